@@ -1,0 +1,159 @@
+/* be_cpu.c - the native CPU backend: buffers in host memory, kernels from
+ * cpu_kernels.c run with OpenMP, wall-clock timers with the same labels as
+ * the OpenCL backend's profiling events.
+ * Invariant: launches are synchronous, so a timer covers exactly its pass.
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "be_cpu.h"
+
+static fcl_buf *cpu_buf_new(fcl_backend *be, size_t bytes, const char *what)
+{
+    (void)be;
+    fcl_buf *b = calloc(1, sizeof *b);
+    size_t sz = (bytes + 63) / 64 * 64;
+    if (b)
+        b->ptr = aligned_alloc(64, sz ? sz : 64);
+    if (!b || !b->ptr) {
+        fprintf(stderr, "fluidcl: out of host memory allocating %zu bytes for %s\n", bytes, what);
+        free(b);
+        return NULL;
+    }
+    memset(b->ptr, 0, sz ? sz : 64);
+    b->bytes = bytes;
+    return b;
+}
+
+static void cpu_buf_free(fcl_backend *be, fcl_buf *b)
+{
+    (void)be;
+    if (b)
+        free(b->ptr);
+    free(b);
+}
+
+static int cpu_buf_write(fcl_backend *be, fcl_buf *b, size_t off, size_t bytes, const void *src)
+{
+    (void)be;
+    if (bytes)
+        memcpy((char *)b->ptr + off, src, bytes);
+    return 0;
+}
+
+static int cpu_buf_read(fcl_backend *be, fcl_buf *b, size_t off, size_t bytes, void *dst)
+{
+    (void)be;
+    if (bytes)
+        memcpy(dst, (const char *)b->ptr + off, bytes);
+    return 0;
+}
+
+static fcl_kernel *cpu_kernel(fcl_backend *be, const char *name)
+{
+    (void)be;
+    for (size_t i = 0; i < fcl_cpu_kernel_count; i++)
+        if (strcmp(fcl_cpu_kernels[i].name, name) == 0)
+            return (fcl_kernel *)&fcl_cpu_kernels[i];
+    fprintf(stderr, "fluidcl: the CPU backend has no kernel '%s'\n", name);
+    return NULL;
+}
+
+static int cpu_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_arg *args, int nargs,
+                      const char *timer)
+{
+    (void)nargs;
+    double t0 = omp_get_wtime();
+    if (items)
+        k->fn(args, items);
+    timers_add(&be->timers, timer, (omp_get_wtime() - t0) * 1e3);
+    return 0;
+}
+
+/* Two-pass parallel exclusive scan: each thread sums its chunk, the chunk
+ * sums are scanned serially, then each thread scans its chunk from its
+ * offset. */
+static int cpu_scan(fcl_backend *be, fcl_buf *data, size_t n, const char *timer)
+{
+    double t0 = omp_get_wtime();
+    unsigned *d = data->ptr;
+    int nt = omp_get_max_threads();
+    unsigned sums[257] = { 0 };
+    if (nt > 256)
+        nt = 256;
+#pragma omp parallel num_threads(nt)
+    {
+        int t = omp_get_thread_num(), T = omp_get_num_threads();
+        size_t b = n * (size_t)t / (size_t)T, e = n * (size_t)(t + 1) / (size_t)T;
+        unsigned s = 0;
+        for (size_t i = b; i < e; i++)
+            s += d[i];
+        sums[t + 1] = s;
+#pragma omp barrier
+#pragma omp single
+        for (int k = 1; k <= T; k++)
+            sums[k] += sums[k - 1];
+        s = sums[t];
+        for (size_t i = b; i < e; i++) {
+            unsigned v = d[i];
+            d[i] = s;
+            s += v;
+        }
+    }
+    timers_add(&be->timers, timer, (omp_get_wtime() - t0) * 1e3);
+    return 0;
+}
+
+static int cpu_finish(fcl_backend *be)
+{
+    (void)be;
+    return 0;
+}
+
+static void cpu_destroy(fcl_backend *be)
+{
+    free(be);
+}
+
+static const fcl_backend_ops cpu_ops = {
+    cpu_buf_new, cpu_buf_free, cpu_buf_write, cpu_buf_read, cpu_kernel,
+    cpu_launch, cpu_scan, cpu_finish, cpu_destroy,
+};
+
+/* "model name" from /proc/cpuinfo, for tables that name the machine. */
+static void cpu_model(char *out, size_t len)
+{
+    snprintf(out, len, "CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            snprintf(out, len, "%s", colon + 2);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+fcl_backend *be_cpu_create(char *err, size_t errlen)
+{
+    fcl_backend *be = calloc(1, sizeof *be);
+    if (!be) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    char model[120];
+    cpu_model(model, sizeof model);
+    be->ops = &cpu_ops;
+    snprintf(be->kind, sizeof be->kind, "cpu");
+    snprintf(be->name, sizeof be->name, "%s (native, OpenMP %d threads)", model, omp_get_max_threads());
+    be->mem_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    be->max_alloc = be->mem_bytes;
+    return be;
+}

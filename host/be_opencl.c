@@ -1,0 +1,262 @@
+/* be_opencl.c - the OpenCL backend: one context, one in-order profiling
+ * queue and one program per device; kernels looked up by name and cached;
+ * per-pass times from profiling events, folded in at finish().
+ * Invariant: every enqueued launch leaves one event in `pending` until the
+ * next finish(), which releases it after reading its timestamps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/fcl_types.h"
+#include "backend.h"
+#include "clrt.h"
+
+enum { MAX_KERNELS = 64, MAX_PENDING = 4096, MAX_SCAN_LEVELS = 8 };
+
+struct fcl_buf {
+    cl_mem mem;
+    size_t bytes;
+};
+
+struct fcl_kernel {
+    char name[64];
+    cl_kernel k;
+    size_t reqd_wg;     /* reqd_work_group_size, or 0 */
+};
+
+typedef struct cl_backend {
+    fcl_backend base;   /* first, so fcl_backend* casts to cl_backend* */
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_device_id dev;
+    struct fcl_kernel kernels[MAX_KERNELS];
+    int nkernels;
+    cl_event pending[MAX_PENDING];
+    const char *pending_label[MAX_PENDING];
+    int npending;
+    fcl_buf *scan_sums[MAX_SCAN_LEVELS];  /* block sums per scan level */
+} cl_backend;
+
+static fcl_buf *ocl_buf_new(fcl_backend *be, size_t bytes, const char *what)
+{
+    cl_backend *b = (cl_backend *)be;
+    fcl_buf *buf = calloc(1, sizeof *buf);
+    cl_int e = CL_OUT_OF_HOST_MEMORY;
+    char call[160];
+    if (buf)
+        buf->mem = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &e);
+    snprintf(call, sizeof call, "clCreateBuffer(%s, %zu bytes)", what, bytes);
+    if (!clrt_ok(e, call)) {
+        free(buf);
+        return NULL;
+    }
+    buf->bytes = bytes;
+    return buf;
+}
+
+static void ocl_buf_free(fcl_backend *be, fcl_buf *buf)
+{
+    (void)be;
+    if (buf) {
+        clReleaseMemObject(buf->mem);
+        free(buf);
+    }
+}
+
+static int ocl_buf_write(fcl_backend *be, fcl_buf *buf, size_t off, size_t bytes, const void *src)
+{
+    cl_backend *b = (cl_backend *)be;
+    if (!bytes)
+        return 0;
+    return clrt_ok(clEnqueueWriteBuffer(b->q, buf->mem, CL_TRUE, off, bytes, src, 0, NULL, NULL),
+                   "clEnqueueWriteBuffer") ? 0 : -1;
+}
+
+static int ocl_buf_read(fcl_backend *be, fcl_buf *buf, size_t off, size_t bytes, void *dst)
+{
+    cl_backend *b = (cl_backend *)be;
+    if (!bytes)
+        return 0;
+    return clrt_ok(clEnqueueReadBuffer(b->q, buf->mem, CL_TRUE, off, bytes, dst, 0, NULL, NULL),
+                   "clEnqueueReadBuffer") ? 0 : -1;
+}
+
+static fcl_kernel *ocl_kernel(fcl_backend *be, const char *name)
+{
+    cl_backend *b = (cl_backend *)be;
+    for (int i = 0; i < b->nkernels; i++)
+        if (strcmp(b->kernels[i].name, name) == 0)
+            return &b->kernels[i];
+    if (b->nkernels == MAX_KERNELS)
+        return NULL;
+    cl_int e;
+    struct fcl_kernel *k = &b->kernels[b->nkernels];
+    char call[128];
+    snprintf(call, sizeof call, "clCreateKernel(%s)", name);
+    k->k = clCreateKernel(b->prog, name, &e);
+    if (!clrt_ok(e, call))
+        return NULL;
+    size_t wg[3] = { 0, 0, 0 };
+    clGetKernelWorkGroupInfo(k->k, b->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+    k->reqd_wg = wg[0];
+    snprintf(k->name, sizeof k->name, "%s", name);
+    b->nkernels++;
+    return k;
+}
+
+/* Fold finished events into the timers and release them. */
+static int drain_events(cl_backend *b)
+{
+    int ok = 1;
+    for (int i = 0; i < b->npending; i++) {
+        cl_ulong t0 = 0, t1 = 0;
+        ok &= clrt_ok(clGetEventProfilingInfo(b->pending[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL),
+                      "clGetEventProfilingInfo(START)");
+        ok &= clrt_ok(clGetEventProfilingInfo(b->pending[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL),
+                      "clGetEventProfilingInfo(END)");
+        timers_add(&b->base.timers, b->pending_label[i], (double)(t1 - t0) * 1e-6);
+        clReleaseEvent(b->pending[i]);
+    }
+    b->npending = 0;
+    return ok ? 0 : -1;
+}
+
+static int ocl_finish(fcl_backend *be)
+{
+    cl_backend *b = (cl_backend *)be;
+    if (!clrt_ok(clFinish(b->q), "clFinish"))
+        return -1;
+    return drain_events(b);
+}
+
+static int ocl_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_arg *args, int nargs,
+                      const char *timer)
+{
+    cl_backend *b = (cl_backend *)be;
+    char call[128];
+    if (items == 0)
+        return 0;
+    for (int i = 0; i < nargs; i++) {
+        cl_int e = args[i].buf ? clSetKernelArg(k->k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem)
+                               : clSetKernelArg(k->k, (cl_uint)i, args[i].size, args[i].val);
+        snprintf(call, sizeof call, "clSetKernelArg(%s, %d)", k->name, i);
+        if (!clrt_ok(e, call))
+            return -1;
+    }
+    size_t local = k->reqd_wg ? k->reqd_wg : (size_t)be->workgroup;
+    size_t global = local ? (items + local - 1) / local * local : items;
+    if (b->npending == MAX_PENDING && drain_events(b) != 0)
+        return -1;
+    cl_event ev;
+    snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s, %zu items)", k->name, items);
+    if (!clrt_ok(clEnqueueNDRangeKernel(b->q, k->k, 1, NULL, &global, local ? &local : NULL, 0, NULL, &ev),
+                 call))
+        return -1;
+    b->pending[b->npending] = ev;
+    b->pending_label[b->npending++] = timer;
+    return 0;
+}
+
+/* Multi-level work-efficient scan: scan blocks of 2*FCL_WG in place
+ * writing block sums, scan the sums the same way (recursively), then add
+ * each block's scanned sum back. Any length works. */
+static int scan_level(cl_backend *b, fcl_buf *data, size_t n, int level, const char *timer)
+{
+    size_t per = 2 * FCL_WG, blocks = (n + per - 1) / per;
+    if (level == MAX_SCAN_LEVELS)
+        return -1;
+    fcl_buf **sums = &b->scan_sums[level];
+    if (!*sums || (*sums)->bytes < blocks * sizeof(cl_uint)) {
+        ocl_buf_free(&b->base, *sums);
+        *sums = ocl_buf_new(&b->base, blocks * sizeof(cl_uint) * 2, "scan block sums");
+        if (!*sums)
+            return -1;
+    }
+    cl_uint nn = (cl_uint)n;
+    fcl_arg args[3] = { FCL_BUF(data), FCL_BUF(*sums), FCL_VAL(nn) };
+    fcl_kernel *kb = ocl_kernel(&b->base, "scan_block"), *ka = ocl_kernel(&b->base, "scan_add");
+    if (!kb || !ka || ocl_launch(&b->base, kb, blocks * FCL_WG, args, 3, timer) != 0)
+        return -1;
+    if (blocks == 1)
+        return 0;
+    if (scan_level(b, *sums, blocks, level + 1, timer) != 0)
+        return -1;
+    return ocl_launch(&b->base, ka, blocks * FCL_WG, args, 3, timer);
+}
+
+static int ocl_scan(fcl_backend *be, fcl_buf *data, size_t n, const char *timer)
+{
+    return n ? scan_level((cl_backend *)be, data, n, 0, timer) : 0;
+}
+
+static void ocl_destroy(fcl_backend *be)
+{
+    cl_backend *b = (cl_backend *)be;
+    if (b->q)
+        clFinish(b->q);
+    drain_events(b);
+    for (int i = 0; i < MAX_SCAN_LEVELS; i++)
+        ocl_buf_free(be, b->scan_sums[i]);
+    for (int i = 0; i < b->nkernels; i++)
+        clReleaseKernel(b->kernels[i].k);
+    if (b->prog) clReleaseProgram(b->prog);
+    if (b->q) clReleaseCommandQueue(b->q);
+    if (b->ctx) clReleaseContext(b->ctx);
+    free(b);
+}
+
+static const fcl_backend_ops ocl_ops = {
+    ocl_buf_new, ocl_buf_free, ocl_buf_write, ocl_buf_read, ocl_kernel,
+    ocl_launch, ocl_scan, ocl_finish, ocl_destroy,
+};
+
+static int ocl_open(cl_backend *b, const clrt_device *d, const char *kernel_dir, char *err, size_t errlen)
+{
+    cl_int e;
+    b->dev = d->id;
+    b->ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &e);
+    if (e != CL_SUCCESS) {
+        snprintf(err, errlen, "clCreateContext failed: %s (%d)", clrt_error_name(e), (int)e);
+        return -1;
+    }
+    b->q = clCreateCommandQueue(b->ctx, d->id, CL_QUEUE_PROFILING_ENABLE, &e);
+    if (e != CL_SUCCESS) {
+        snprintf(err, errlen, "clCreateCommandQueue failed: %s (%d)", clrt_error_name(e), (int)e);
+        return -1;
+    }
+    char *log = NULL;
+    b->prog = clrt_build(b->ctx, d->id, kernel_dir, &log, err, errlen);
+    if (!b->prog) {
+        if (log)
+            fprintf(stderr, "%s\n", log);
+        free(log);
+        return -1;
+    }
+    return 0;
+}
+
+fcl_backend *be_opencl_create(const char *device, const char *kernel_dir, char *err, size_t errlen)
+{
+    clrt_device *devs = NULL;
+    int count = clrt_devices(&devs);
+    int pick = clrt_choose(devs, count, device, err, errlen);
+    cl_backend *b = pick >= 0 ? calloc(1, sizeof *b) : NULL;
+    if (pick >= 0 && !b)
+        snprintf(err, errlen, "out of memory");
+    if (b && ocl_open(b, &devs[pick], kernel_dir, err, errlen) != 0) {
+        ocl_destroy(&b->base);
+        b = NULL;
+    }
+    if (b) {
+        b->base.ops = &ocl_ops;
+        snprintf(b->base.kind, sizeof b->base.kind, "opencl");
+        snprintf(b->base.name, sizeof b->base.name, "%s (OpenCL %s, %s)", devs[pick].name,
+                 clrt_type_name(devs[pick].type), devs[pick].platform_name);
+        b->base.mem_bytes = devs[pick].global_mem;
+        b->base.max_alloc = devs[pick].max_alloc;
+    }
+    free(devs);
+    return b ? &b->base : NULL;
+}

@@ -1,0 +1,213 @@
+/* bench.c - `fluidcl bench`: the same scene on every backend and device,
+ * one table of ms per step per pass, particle-steps per second and speedup
+ * against the native CPU backend; the same figures as JSON.
+ * Invariant: a column's pass times come from its backend's own timers
+ * (profiling events on OpenCL, wall clock on the CPU), measured after
+ * warm-up steps that are not counted.
+ */
+#include <cJSON.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "clrt.h"
+#include "sim.h"
+
+enum { MAX_COLS = 16, WARMUP = 2 };
+
+typedef struct bench_col {
+    char backend[16], device[320];
+    fcl_timers timers;       /* summed over the measured steps */
+    double wall_ms;          /* per step */
+    long steps;
+    size_t n;
+} bench_col;
+
+typedef struct bench_table {
+    bench_col col[MAX_COLS];
+    int ncols;
+    const char *label[FCL_TIMERS_MAX];   /* union of pass labels, in order */
+    int nlabels;
+} bench_table;
+
+static int bench_one(const fcl_scene *sc, const char *kind, const char *device, const fcl_cli *o,
+                     long steps, bench_col *col)
+{
+    char err[1024] = "";
+    fcl_backend *be = backend_create(kind, device, o->kernel_dir, err, sizeof err);
+    float4 *pos = NULL, *vel = NULL;
+    size_t n = 0;
+    fcl_sim sim;
+    memset(&sim, 0, sizeof sim);
+    int rc = !be ? FCL_EXIT_DEVICE : FCL_EXIT_INPUT;
+    if (be && sim_check_fits(be, &sc->params, (size_t)scene_count(sc, &sc->params), err, sizeof err) == 0 &&
+        scene_particles(sc, &sc->params, &pos, &vel, &n, err, sizeof err) == 0)
+        rc = sim_create(&sim, be, &sc->params, pos, vel, n, err, sizeof err);
+    free(pos);
+    free(vel);
+    if (rc != 0) {
+        cli_error("bench on %s: %s", be ? be->name : kind, err);
+        sim_destroy(&sim);
+        backend_destroy(be);
+        return rc;
+    }
+    fprintf(stderr, "bench: %s, %zu particles, %ld steps ...\n", be->name, n, steps);
+    for (int k = 0; k < WARMUP && rc == 0; k++)
+        rc = sim_step(&sim);
+    timers_reset(&be->timers);
+    double t0 = omp_get_wtime();
+    for (long k = 0; k < steps && rc == 0; k++)
+        rc = sim_step(&sim);
+    col->wall_ms = (omp_get_wtime() - t0) * 1e3 / (double)steps;
+    snprintf(col->backend, sizeof col->backend, "%s", be->kind);
+    snprintf(col->device, sizeof col->device, "%s", be->name);
+    col->timers = be->timers;
+    col->steps = steps;
+    col->n = n;
+    if (rc != 0)
+        cli_error("bench on %s: a step failed", be->name);
+    sim_destroy(&sim);
+    backend_destroy(be);
+    return rc;
+}
+
+static void add_labels(bench_table *t, const fcl_timers *tm)
+{
+    for (int i = 0; i < tm->count; i++) {
+        int seen = 0;
+        for (int k = 0; k < t->nlabels; k++)
+            seen |= strcmp(t->label[k], tm->label[i]) == 0;
+        if (!seen && t->nlabels < FCL_TIMERS_MAX)
+            t->label[t->nlabels++] = tm->label[i];
+    }
+}
+
+/* Short column heads: "cpu" or "ocl:N". */
+static void head(const bench_table *t, int c, char *out, size_t len)
+{
+    if (strcmp(t->col[c].backend, "cpu") == 0)
+        snprintf(out, len, "cpu");
+    else
+        snprintf(out, len, "ocl:%d", c);
+}
+
+static void print_table(const bench_table *t)
+{
+    char h[32];
+    printf("\n%-18s", "pass (ms/step)");
+    for (int c = 0; c < t->ncols; c++) {
+        head(t, c, h, sizeof h);
+        printf(" %12s", h);
+    }
+    printf("\n");
+    for (int l = 0; l < t->nlabels; l++) {
+        printf("%-18s", t->label[l]);
+        for (int c = 0; c < t->ncols; c++)
+            printf(" %12.4f", timers_get(&t->col[c].timers, t->label[l]) / (double)t->col[c].steps);
+        printf("\n");
+    }
+    double cpu_wall = 0.0;
+    for (int c = 0; c < t->ncols; c++)
+        if (strcmp(t->col[c].backend, "cpu") == 0)
+            cpu_wall = t->col[c].wall_ms;
+    const char *rows[] = { "sum of passes", "wall ms/step", "particle-steps/s", "speedup vs cpu" };
+    for (int r = 0; r < 4; r++) {
+        printf("%-18s", rows[r]);
+        for (int c = 0; c < t->ncols; c++) {
+            const bench_col *b = &t->col[c];
+            double v[4] = { timers_total(&b->timers) / (double)b->steps, b->wall_ms,
+                            (double)b->n * 1e3 / b->wall_ms, cpu_wall > 0 ? cpu_wall / b->wall_ms : 0.0 };
+            printf(r == 2 ? " %12.4g" : " %12.4f", v[r]);
+        }
+        printf("\n");
+    }
+    printf("\n");
+    for (int c = 0; c < t->ncols; c++) {
+        head(t, c, h, sizeof h);
+        printf("%-6s = %s, %zu particles, %ld steps\n", h, t->col[c].device, t->col[c].n, t->col[c].steps);
+    }
+}
+
+static int write_json(const bench_table *t, const fcl_scene *sc, const char *path)
+{
+    cJSON *root = cJSON_CreateObject(), *cols = cJSON_AddArrayToObject(root, "backends");
+    cJSON_AddStringToObject(root, "scene", sc->file);
+    cJSON_AddStringToObject(root, "solver", sc->params.sim_solver);
+    for (int c = 0; c < t->ncols; c++) {
+        const bench_col *b = &t->col[c];
+        cJSON *o = cJSON_CreateObject(), *passes = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "backend", b->backend);
+        cJSON_AddStringToObject(o, "device", b->device);
+        cJSON_AddNumberToObject(o, "particles", (double)b->n);
+        cJSON_AddNumberToObject(o, "steps", (double)b->steps);
+        for (int l = 0; l < b->timers.count; l++)
+            cJSON_AddNumberToObject(passes, b->timers.label[l], b->timers.ms[l] / (double)b->steps);
+        cJSON_AddItemToObject(o, "ms_per_step", passes);
+        cJSON_AddNumberToObject(o, "sum_of_passes_ms", timers_total(&b->timers) / (double)b->steps);
+        cJSON_AddNumberToObject(o, "wall_ms_per_step", b->wall_ms);
+        cJSON_AddNumberToObject(o, "particle_steps_per_s", (double)b->n * 1e3 / b->wall_ms);
+        cJSON_AddItemToArray(cols, o);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    FILE *f = text ? fopen(path, "w") : NULL;
+    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    ok = (f && fclose(f) == 0) && ok;
+    free(text);
+    if (!ok)
+        cli_error("--json %s: cannot write the file", path);
+    return ok ? 0 : FCL_EXIT_INPUT;
+}
+
+/* The columns to run: the native CPU backend, then each OpenCL device (or
+ * the one --device names). */
+static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_table *t)
+{
+    int want_cpu = strcmp(o->backend, "cpu") == 0 || strcmp(o->backend, "all") == 0;
+    int want_cl = strcmp(o->backend, "opencl") == 0 || strcmp(o->backend, "all") == 0;
+    if (!want_cpu && !want_cl) {
+        cli_error("--backend '%s': expected cpu, opencl or all", o->backend);
+        return FCL_EXIT_INPUT;
+    }
+    if (want_cpu && bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols++]) != 0)
+        return FCL_EXIT_DEVICE;
+    clrt_device *devs = NULL;
+    int count = want_cl ? clrt_devices(&devs) : 0;
+    for (int d = 0; d < count && t->ncols < MAX_COLS; d++) {
+        char idx[16];
+        snprintf(idx, sizeof idx, "%d", d);
+        if (o->device && strcmp(o->device, idx) != 0 && !strstr(devs[d].name, o->device))
+            continue;
+        if (bench_one(sc, "opencl", idx, o, steps, &t->col[t->ncols]) == 0)
+            t->ncols++;
+    }
+    free(devs);
+    for (int c = 0; c < t->ncols; c++)
+        add_labels(t, &t->col[c].timers);
+    return t->ncols ? 0 : FCL_EXIT_DEVICE;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    fcl_cli o;
+    fcl_scene sc;
+    int rc = cli_parse(&o, argc, argv, "bench");
+    if (rc != 0 || (rc = cli_scene(&o, &sc)) != 0)
+        return rc;
+    long steps = o.steps > 0 ? o.steps : 20;
+    bench_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return FCL_EXIT_DEVICE;
+    rc = bench_all(&sc, &o, steps, t);
+    if (rc == 0) {
+        printf("fluidcl bench: %s, solver %s\n", sc.file, sc.params.sim_solver);
+        print_table(t);
+        if (o.json)
+            rc = write_json(t, &sc, o.json);
+    }
+    free(t);
+    scene_free(&sc);
+    return rc;
+}

@@ -1,0 +1,148 @@
+/* cpu_kernels.c - the native CPU backend's kernels: the same kernels/ (*.cl)
+ * sources compiled as C, each pass wrapped in an OpenMP loop.
+ *
+ * Including the .cl files here is the point: the per-particle *_item
+ * functions are the single definition of each pass, so the two backends
+ * cannot drift apart and agree to float rounding. Wrappers unpack their
+ * arguments once, outside the loop, so the item functions inline.
+ * Invariant: each wrapper's argument order is that of the __kernel.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels/fcl_common.h"
+#include "../kernels/fcl_types.h"
+#include "../kernels/smoothing.h"
+#include "../kernels/grid.cl"
+#include "../kernels/wcsph.cl"
+#include "be_cpu.h"
+
+#define BUF(i, T) ((T *)a[i].buf->ptr)
+#define VAL(i, T) (*(const T *)a[i].val)
+
+static void k_grid_clear(const fcl_arg *a, size_t items)
+{
+    uint *count = BUF(0, uint);
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < items; c++)
+        grid_clear_item((uint)c, count);
+}
+
+static void k_grid_count(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4);
+    uint *cell = BUF(1, uint), *rank = BUF(2, uint), *count = BUF(3, uint);
+    const fcl_grid_info g = VAL(4, fcl_grid_info);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < items; i++)
+        grid_count_item((uint)i, pos, cell, rank, count, &g);
+}
+
+static void k_grid_scatter(const fcl_arg *a, size_t items)
+{
+    const uint *cell = BUF(0, const uint), *rank = BUF(1, const uint), *start = BUF(2, const uint);
+    uint *order = BUF(3, uint);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < items; i++)
+        grid_scatter_item((uint)i, cell, rank, start, order);
+}
+
+static void k_grid_sort_cells(const fcl_arg *a, size_t items)
+{
+    const uint *start = BUF(0, const uint);
+    uint *order = BUF(1, uint);
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (size_t c = 0; c < items; c++)
+        grid_sort_cell_item((uint)c, start, order);
+}
+
+static void k_grid_gather_f4(const fcl_arg *a, size_t items)
+{
+    const uint *order = BUF(0, const uint);
+    const float4 *src = BUF(1, const float4);
+    float4 *dst = BUF(2, float4);
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < items; k++)
+        grid_gather_f4_item((uint)k, order, src, dst);
+}
+
+static void k_grid_gather_u32(const fcl_arg *a, size_t items)
+{
+    const uint *order = BUF(0, const uint), *src = BUF(1, const uint);
+    uint *dst = BUF(2, uint);
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < items; k++)
+        grid_gather_u32_item((uint)k, order, src, dst);
+}
+
+static void k_density(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4);
+    const uint *start = BUF(1, const uint);
+    float *rho = BUF(2, float), *prs = BUF(3, float);
+    const fcl_grid_info g = VAL(4, fcl_grid_info);
+    const fcl_sph_consts c = VAL(5, fcl_sph_consts);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        density_item((uint)i, pos, start, rho, prs, &g, &c);
+}
+
+static void k_forces(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4), *vev = BUF(1, const float4);
+    const float *rho = BUF(2, const float), *prs = BUF(3, const float);
+    const uint *start = BUF(4, const uint);
+    float4 *acc = BUF(5, float4);
+    const fcl_grid_info g = VAL(6, fcl_grid_info);
+    const fcl_sph_consts c = VAL(7, fcl_sph_consts);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        forces_item((uint)i, pos, vev, rho, prs, start, acc, &g, &c);
+}
+
+static void k_integrate(const fcl_arg *a, size_t items)
+{
+    float4 *pos = BUF(0, float4), *vel = BUF(1, float4), *vev = BUF(2, float4);
+    const float4 *acc = BUF(3, const float4);
+    const fcl_sph_consts c = VAL(4, fcl_sph_consts);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < items; i++)
+        integrate_item((uint)i, pos, vel, vev, acc, &c);
+}
+
+/* Same grouping as the OpenCL reduction: one partial per FCL_WG items. */
+static void k_stats(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4), *vel = BUF(1, const float4);
+    const float *rho = BUF(2, const float);
+    fcl_stats_partial *out = BUF(3, fcl_stats_partial);
+    const fcl_sph_consts c = VAL(4, fcl_sph_consts);
+    size_t groups = (items + FCL_WG - 1) / FCL_WG;
+#pragma omp parallel for schedule(static)
+    for (size_t gi = 0; gi < groups; gi++) {
+        fcl_stats_partial r = { 0.0f, 0.0f, 0.0f, 0xffffffffu };
+        size_t end = (gi + 1) * FCL_WG < items ? (gi + 1) * FCL_WG : items;
+        for (size_t i = gi * FCL_WG; i < end; i++) {
+            fcl_stats_partial s = stats_item((uint)i, pos, vel, rho, &c);
+            r.max_speed2 = fmaxf(r.max_speed2, s.max_speed2);
+            r.sum_density_err += s.sum_density_err;
+            r.max_density_err = fmaxf(r.max_density_err, s.max_density_err);
+            r.first_bad = s.first_bad < r.first_bad ? s.first_bad : r.first_bad;
+        }
+        out[gi] = r;
+    }
+}
+
+const struct fcl_kernel fcl_cpu_kernels[] = {
+    { "grid_clear", k_grid_clear },
+    { "grid_count", k_grid_count },
+    { "grid_scatter", k_grid_scatter },
+    { "grid_sort_cells", k_grid_sort_cells },
+    { "grid_gather_f4", k_grid_gather_f4 },
+    { "grid_gather_u32", k_grid_gather_u32 },
+    { "density", k_density },
+    { "forces", k_forces },
+    { "integrate", k_integrate },
+    { "stats", k_stats },
+};
+const size_t fcl_cpu_kernel_count = sizeof fcl_cpu_kernels / sizeof fcl_cpu_kernels[0];

@@ -1,0 +1,140 @@
+/* grid.c - counting-sort neighbor grid launchers (kernels/grid.cl).
+ * The step reads like the algorithm: clear + count, scan, scatter + sort
+ * cells + gather every attribute.
+ */
+#include "grid.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int grid_layout(fcl_grid_info *info, const float lo[3], const float hi[3], float cell, size_t n,
+                char *err, size_t errlen)
+{
+    memset(info, 0, sizeof *info);
+    double dims[3], total = 1.0;
+    for (int a = 0; a < 3; a++) {
+        dims[a] = ceil((double)(hi[a] - lo[a]) / cell);
+        if (dims[a] < 1.0)
+            dims[a] = 1.0;
+        total *= dims[a];
+    }
+    if (total > 4.0e9 || n > 4000000000u) {
+        snprintf(err, errlen, "the domain spans %.0f x %.0f x %.0f grid cells of %g m (%.3g in all); "
+                 "at most 4e9 fit: enlarge particles.spacing or shrink the domain",
+                 dims[0], dims[1], dims[2], cell, total);
+        return -1;
+    }
+    info->origin = fcl_f4(lo[0], lo[1], lo[2], 0.0f);
+    info->cell_size = cell;
+    info->inv_cell_size = 1.0f / cell;
+    info->nx = (uint)dims[0];
+    info->ny = (uint)dims[1];
+    info->nz = (uint)dims[2];
+    info->ncells = (uint)total;
+    info->n = (uint)n;
+    return 0;
+}
+
+size_t grid_bytes(const fcl_grid_info *info, size_t attr_bytes_per_particle)
+{
+    return (size_t)info->n * (3 * sizeof(uint) + 2 * attr_bytes_per_particle) +
+           ((size_t)info->ncells + 1) * sizeof(uint);
+}
+
+int grid_init(fcl_grid *g, fcl_backend *be, const fcl_grid_info *info)
+{
+    memset(g, 0, sizeof *g);
+    g->info = *info;
+    size_t n = info->n;
+    const fcl_backend_ops *o = be->ops;
+    g->start = o->buf_new(be, ((size_t)info->ncells + 1) * sizeof(uint), "grid cell starts");
+    g->cell = o->buf_new(be, n * sizeof(uint), "grid cell ids");
+    g->rank = o->buf_new(be, n * sizeof(uint), "grid ranks");
+    g->order = o->buf_new(be, n * sizeof(uint), "grid order");
+    g->k_clear = o->kernel(be, "grid_clear");
+    g->k_count = o->kernel(be, "grid_count");
+    g->k_scatter = o->kernel(be, "grid_scatter");
+    g->k_sort = o->kernel(be, "grid_sort_cells");
+    g->k_gather_f4 = o->kernel(be, "grid_gather_f4");
+    g->k_gather_u32 = o->kernel(be, "grid_gather_u32");
+    if (!g->start || !g->cell || !g->rank || !g->order || !g->k_clear || !g->k_count ||
+        !g->k_scatter || !g->k_sort || !g->k_gather_f4 || !g->k_gather_u32)
+        return -1;
+    return 0;
+}
+
+int grid_add_attr(fcl_grid *g, fcl_backend *be, const char *name, size_t elem)
+{
+    if (g->nattr == FCL_MAX_ATTRS || (elem != 4 && elem != 16))
+        return -1;
+    fcl_attr *a = &g->attr[g->nattr];
+    a->cur = be->ops->buf_new(be, g->info.n * elem, name);
+    a->spare = be->ops->buf_new(be, g->info.n * elem, name);
+    a->elem = elem;
+    a->name = name;
+    if (!a->cur || !a->spare)
+        return -1;
+    return g->nattr++;
+}
+
+static int grid_count(fcl_grid *g, fcl_backend *be, fcl_buf *pos)
+{
+    uint nc1 = g->info.ncells + 1;
+    fcl_arg clear[] = { FCL_BUF(g->start), FCL_VAL(nc1) };
+    fcl_arg count[] = { FCL_BUF(pos), FCL_BUF(g->cell), FCL_BUF(g->rank), FCL_BUF(g->start),
+                        FCL_VAL(g->info) };
+    if (be->ops->launch(be, g->k_clear, nc1, clear, 2, "grid-count") != 0)
+        return -1;
+    return be->ops->launch(be, g->k_count, g->info.n, count, 5, "grid-count");
+}
+
+static int grid_scan(fcl_grid *g, fcl_backend *be)
+{
+    return be->ops->scan(be, g->start, (size_t)g->info.ncells + 1, "grid-scan");
+}
+
+/* Scatter indices to slots, make each cell's order deterministic, then
+ * gather every attribute into the new order and swap buffers. */
+static int grid_reorder(fcl_grid *g, fcl_backend *be)
+{
+    uint n = g->info.n, nc = g->info.ncells;
+    fcl_arg scatter[] = { FCL_BUF(g->cell), FCL_BUF(g->rank), FCL_BUF(g->start), FCL_BUF(g->order),
+                          FCL_VAL(n) };
+    fcl_arg sort[] = { FCL_BUF(g->start), FCL_BUF(g->order), FCL_VAL(nc) };
+    if (be->ops->launch(be, g->k_scatter, n, scatter, 5, "grid-reorder") != 0 ||
+        be->ops->launch(be, g->k_sort, nc, sort, 3, "grid-reorder") != 0)
+        return -1;
+    for (int i = 0; i < g->nattr; i++) {
+        fcl_attr *a = &g->attr[i];
+        fcl_arg gather[] = { FCL_BUF(g->order), FCL_BUF(a->cur), FCL_BUF(a->spare), FCL_VAL(n) };
+        fcl_kernel *k = a->elem == 16 ? g->k_gather_f4 : g->k_gather_u32;
+        if (be->ops->launch(be, k, n, gather, 4, "grid-reorder") != 0)
+            return -1;
+        fcl_buf *t = a->cur;
+        a->cur = a->spare;
+        a->spare = t;
+    }
+    return 0;
+}
+
+int grid_build(fcl_grid *g, fcl_backend *be, int pos_attr)
+{
+    if (grid_count(g, be, g->attr[pos_attr].cur) != 0 || grid_scan(g, be) != 0)
+        return -1;
+    return grid_reorder(g, be);
+}
+
+void grid_free(fcl_grid *g, fcl_backend *be)
+{
+    const fcl_backend_ops *o = be->ops;
+    o->buf_free(be, g->start);
+    o->buf_free(be, g->cell);
+    o->buf_free(be, g->rank);
+    o->buf_free(be, g->order);
+    for (int i = 0; i < g->nattr; i++) {
+        o->buf_free(be, g->attr[i].cur);
+        o->buf_free(be, g->attr[i].spare);
+    }
+    memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,104 @@
+/* main.c - the fluidcl command: subcommand dispatch, `devices` and `help`.
+ * With no arguments it runs the scene embedded in the binary.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrt.h"
+#include "embedded.h"
+#include "params.h"
+#include "rnd_probe.h"
+#include "sim.h"
+#include "solver.h"
+
+int cmd_run(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+static const char *default_scene = "embedded:dam_break.json";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "fluidcl - particle fluids on OpenCL (any device) with a native CPU twin\n\n"
+        "usage:\n"
+        "  fluidcl                       run the embedded default scene (%s)\n"
+        "  fluidcl run SCENE [options]   simulate headless\n"
+        "  fluidcl bench SCENE [options] time every pass on every backend and device\n"
+        "  fluidcl devices               list OpenCL devices and the OpenGL renderer\n"
+        "  fluidcl help [params|solvers|scenes]\n\n"
+        "SCENE is a JSON file, or embedded:NAME.json for a scene built into the binary.\n\n"
+        "options:\n"
+        "  --backend cpu|opencl          native C + OpenMP, or OpenCL (default; bench: all)\n"
+        "  --device N|NAME               OpenCL device by index or name substring\n"
+        "                                (default: first GPU, else first CPU device)\n"
+        "  --solver NAME                 override the scene's solver\n"
+        "  --steps N | --time T          how long to simulate (steps or seconds)\n"
+        "  --out DIR  --every K          write frames to DIR every K steps (default 100)\n"
+        "  --stats FILE.csv              per-step statistics\n"
+        "  --param group.name=value      set any parameter (repeatable; see 'help params')\n"
+        "  --kernel-dir DIR              load kernel sources from DIR instead of the binary\n"
+        "  --json FILE                   (bench) write the table as JSON\n"
+        "  --quiet                       no progress output\n\n"
+        "exit codes: 0 success, 2 bad input, 3 device or runtime failure\n", default_scene);
+}
+
+static int cmd_devices(void)
+{
+    clrt_device *devs = NULL;
+    int n = clrt_devices(&devs);
+    if (n == 0)
+        printf("no OpenCL device found (install an ICD, e.g. pocl-opencl-icd)\n");
+    for (int i = 0; i < n; i++) {
+        clrt_device *d = &devs[i];
+        printf("[%d] %s\n    platform: %s\n    type: %s, %u compute units, %.0f MiB global memory "
+               "(%.0f MiB per buffer), %s\n    cl_khr_gl_sharing: %s\n",
+               i, d->name, d->platform_name, clrt_type_name(d->type), d->compute_units,
+               d->global_mem / 1048576.0, d->max_alloc / 1048576.0, d->version,
+               d->gl_sharing ? "yes" : "no");
+    }
+    free(devs);
+    char gl[512];
+    rnd_probe(gl, sizeof gl);
+    printf("OpenGL: %s\n", gl);
+    return n > 0 ? 0 : FCL_EXIT_DEVICE;
+}
+
+static int cmd_help(const char *topic)
+{
+    if (!topic) {
+        usage(stdout);
+    } else if (strcmp(topic, "params") == 0) {
+        params_print_help(stdout);
+    } else if (strcmp(topic, "solvers") == 0) {
+        for (size_t i = 0; i < fcl_solver_count; i++)
+            printf("%-8s %s\n", fcl_solvers[i]->name, fcl_solvers[i]->summary);
+    } else if (strcmp(topic, "scenes") == 0) {
+        for (size_t i = 0; i < fcl_embedded_scene_count; i++)
+            printf("embedded:%s\n", fcl_embedded_scenes[i].name);
+    } else {
+        fprintf(stderr, "fluidcl: help '%s': expected params, solvers or scenes\n", topic);
+        return FCL_EXIT_INPUT;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        char *args[] = { (char *)default_scene };
+        return cmd_run(1, args);
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argc - 2, argv + 2);
+    if (strcmp(cmd, "devices") == 0)
+        return cmd_devices();
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+        return cmd_help(argc > 2 ? argv[2] : NULL);
+    fprintf(stderr, "fluidcl: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return FCL_EXIT_INPUT;
+}

@@ -1,0 +1,76 @@
+/* output.h - particle frame files (VTK, PLY) and per-step statistics (CSV).
+ *
+ * Invariant: a file appears under its final name only once it is complete.
+ * Every writer goes through "<path>.tmp", fflush, fsync and rename, so a
+ * crash or a full disk never leaves a half-written file under the real name.
+ * The readers accept exactly what the writers produce, bit for bit, and say
+ * which file and what is wrong otherwise.
+ */
+#ifndef FCL_OUTPUT_H
+#define FCL_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../kernels/fcl_common.h"
+
+/* A borrowed view of one frame. Arrays may be NULL when n == 0. */
+typedef struct fcl_frame {
+    size_t n;                 /* particles */
+    const float4 *pos;        /* x,y,z used, w ignored */
+    const float4 *vel;
+    const float *density;
+    const float *pressure;
+    const uint32_t *id;       /* original particle index */
+} fcl_frame;
+
+/* Create dir (like mkdir -p) and prove it is writable by creating and
+ * removing a probe file. Returns 0 on success; on failure fills err with a
+ * message naming the directory and strerror. */
+int out_prepare_dir(const char *dir, char *err, size_t errlen);
+
+/* Legacy VTK 3.0, BINARY (big-endian) POLYDATA: POINTS, one VERTICES cell
+ * per point (so ParaView shows points), then POINT_DATA with VECTORS
+ * velocity and SCALARS density, pressure (float) and id (int; the uint32 id
+ * bit pattern, exact for ids below 2^31). The title carries the time.
+ * Atomic (see above). Returns 0, or -1 and fills err. */
+int out_write_vtk(const char *path, const fcl_frame *f, double time,
+                  char *err, size_t errlen);
+
+/* Binary little-endian PLY: element vertex n with float x y z vx vy vz
+ * density pressure and uint id. Atomic. Returns 0, or -1 and fills err. */
+int out_write_ply(const char *path, const fcl_frame *f, char *err, size_t errlen);
+
+/* A frame read back from disk; free with out_frame_free. The w members of
+ * pos and vel are 0. Arrays are NULL when n == 0. */
+typedef struct fcl_frame_data {
+    size_t n;
+    float4 *pos, *vel;
+    float *density, *pressure;
+    uint32_t *id;
+    double time;            /* from the VTK title; 0 for PLY */
+} fcl_frame_data;
+
+/* Readers for the two formats above. On failure *d is left empty (nothing
+ * to free), -1 is returned and err names the file and the problem. */
+int out_read_vtk(const char *path, fcl_frame_data *d, char *err, size_t errlen);
+int out_read_ply(const char *path, fcl_frame_data *d, char *err, size_t errlen);
+void out_frame_free(fcl_frame_data *d);
+
+/* A borrowed fcl_frame view of d, e.g. to write a frame that was read. */
+fcl_frame out_frame_view(const fcl_frame_data *d);
+
+/* Per-step statistics CSV. Columns are given at open (a NULL-terminated list
+ * of names without commas, quotes or newlines); rows are arrays of doubles
+ * of the same length, written with %.9g. Rows go to "<path>.tmp", flushed
+ * one by one so progress is visible there; out_csv_close renames it to path.
+ * After a write error the .tmp is kept (not renamed) for inspection. */
+typedef struct fcl_csv fcl_csv;
+fcl_csv *out_csv_open(const char *path, const char *const *columns,
+                      char *err, size_t errlen);
+int out_csv_row(fcl_csv *c, const double *values);        /* 0 or -1 */
+const char *out_csv_error(const fcl_csv *c);   /* last error, "" if none */
+int out_csv_close(fcl_csv *c);   /* renames into place; returns 0 or -1 */
+/* As out_csv_close, and fills err on failure. NULL c is a no-op (0). */
+int out_csv_close_err(fcl_csv *c, char *err, size_t errlen);
+
+#endif

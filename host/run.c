@@ -1,0 +1,202 @@
+/* run.c - `fluidcl run`: a headless simulation with progress, frames,
+ * per-step statistics and a closing summary.
+ * Invariant: nothing is written until the scene, the output folder and the
+ * statistics file have all been checked; frames appear atomically, so the
+ * newest frame on disk is always a complete, good one.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output.h"
+#include "progress.h"
+#include "sim.h"
+
+typedef struct run_ctx {
+    fcl_sim sim;
+    fcl_csv *csv;
+    float4 *pos, *vel;       /* host copies for frames */
+    float *rho, *prs;
+    uint *id;
+    long frames;
+    double max_err;
+} run_ctx;
+
+static const char *const csv_columns[] = {
+    "step", "time", "dt", "max_speed", "avg_density_error_pct", "max_density_error_pct", NULL,
+};
+
+static int write_frame(run_ctx *r, const fcl_params *p)
+{
+    fcl_sim *s = &r->sim;
+    char path[FCL_STR_MAX + 64], err[512];
+    if (sim_download(s, r->pos, r->vel, r->rho, r->prs, r->id) != 0)
+        return FCL_EXIT_DEVICE;
+    fcl_frame f = { s->n, r->pos, r->vel, r->rho, r->prs, r->id };
+    int both = strcmp(p->output_format, "both") == 0, rc = 0;
+    if (both || strcmp(p->output_format, "vtk") == 0) {
+        snprintf(path, sizeof path, "%s/frame_%06ld.vtk", p->output_dir, s->step);
+        rc |= out_write_vtk(path, &f, s->time, err, sizeof err);
+    }
+    if (rc == 0 && (both || strcmp(p->output_format, "ply") == 0)) {
+        snprintf(path, sizeof path, "%s/frame_%06ld.ply", p->output_dir, s->step);
+        rc |= out_write_ply(path, &f, err, sizeof err);
+    }
+    if (rc != 0) {
+        cli_error("%s", err);
+        return FCL_EXIT_DEVICE;
+    }
+    r->frames++;
+    return 0;
+}
+
+/* Everything that can be checked before simulating: output folder, stats
+ * file, host buffers for frames. */
+static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
+{
+    char err[1024];
+    if (p->output_every > 0) {
+        if (!p->output_dir[0]) {
+            cli_error("output.every is %ld but output.dir is empty: give --out DIR", p->output_every);
+            return FCL_EXIT_INPUT;
+        }
+        if (out_prepare_dir(p->output_dir, err, sizeof err) != 0) {
+            cli_error("%s", err);
+            return FCL_EXIT_INPUT;
+        }
+        r->pos = malloc(n * sizeof *r->pos + 16);
+        r->vel = malloc(n * sizeof *r->vel + 16);
+        r->rho = malloc(n * sizeof *r->rho + 16);
+        r->prs = malloc(n * sizeof *r->prs + 16);
+        r->id = malloc(n * sizeof *r->id + 16);
+        if (!r->pos || !r->vel || !r->rho || !r->prs || !r->id) {
+            cli_error("not enough host memory for frame buffers of %zu particles", n);
+            return FCL_EXIT_DEVICE;
+        }
+    }
+    if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns, err, sizeof err))) {
+        cli_error("%s", err);
+        return FCL_EXIT_INPUT;
+    }
+    return 0;
+}
+
+static int report_blowup(const fcl_sim *s)
+{
+    const fcl_step_stats *st = &s->stats;
+    cli_error("numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "
+              "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s); "
+              "reduce sim.dt or raise material.viscosity. Frames written so far are intact.",
+              st->step, st->time, st->bad_id, s->prm->sim_max_step_ratio, st->max_speed, st->dt);
+    return FCL_EXIT_DEVICE;
+}
+
+static int record(run_ctx *r)
+{
+    const fcl_step_stats *st = &r->sim.stats;
+    if (st->max_density_err > r->max_err)
+        r->max_err = st->max_density_err;
+    double row[] = { (double)st->step, st->time, st->dt, st->max_speed, st->avg_density_err,
+                     st->max_density_err };
+    if (r->csv && out_csv_row(r->csv, row) != 0) {
+        cli_error("%s: writing statistics failed", "--stats");
+        return FCL_EXIT_DEVICE;
+    }
+    return 0;
+}
+
+static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long total, double *wall)
+{
+    fcl_sim *s = &r->sim;
+    fcl_progress bar;
+    int rc = p->output_every > 0 ? write_frame(r, p) : 0;
+    progress_start(&bar, o->quiet ? NULL : "run", total);
+    double t0 = omp_get_wtime();
+    for (long k = 0; rc == 0 && k < total; k++) {
+        if ((rc = sim_step(s)) != 0)
+            break;
+        if (s->stats.bad_id >= 0) {
+            progress_end(&bar);
+            return report_blowup(s);
+        }
+        if ((rc = record(r)) == 0 && p->output_every > 0 && s->step % p->output_every == 0)
+            rc = write_frame(r, p);
+        char extra[96];
+        double el = omp_get_wtime() - t0;
+        snprintf(extra, sizeof extra, "t=%.4gs  %.3g particle-steps/s", s->time,
+                 el > 0 ? (double)s->n * (double)(k + 1) / el : 0.0);
+        progress_update(&bar, k + 1, extra);
+    }
+    *wall = omp_get_wtime() - t0;
+    progress_end(&bar);
+    return rc;
+}
+
+static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
+{
+    const fcl_sim *s = &r->sim;
+    printf("scene            %s%s%s\n", sc->file, sc->name[0] ? " - " : "", sc->name);
+    printf("solver           %s on %s\n", s->solver->name, s->be->name);
+    printf("particles        %zu\n", s->n);
+    printf("steps            %ld (dt %.4g s)\n", s->step, s->prm->sim_dt);
+    printf("simulated time   %.6g s\n", s->time);
+    printf("wall time        %.3f s\n", wall);
+    printf("particle-steps/s %.4g\n", wall > 0 ? (double)s->n * (double)s->step / wall : 0.0);
+    printf("max density err  %.4g %%\n", r->max_err);
+    if (r->frames)
+        printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
+}
+
+static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
+{
+    char err[1024] = "";
+    const fcl_params *p = &sc->params;
+    fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
+    if (!be) {
+        cli_error("%s", err);
+        return strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
+    }
+    double count = scene_count(sc, p);
+    float4 *pos = NULL, *vel = NULL;
+    size_t n = 0;
+    int rc = FCL_EXIT_INPUT;
+    if (count > 4e9 || sim_check_fits(be, p, (size_t)count, err, sizeof err) != 0)
+        cli_error("%s: %s", sc->file, err[0] ? err : "particles.spacing: too many particles");
+    else if (scene_particles(sc, p, &pos, &vel, &n, err, sizeof err) != 0)
+        cli_error("%s", err);
+    else if ((rc = prepare_outputs(r, o, p, n)) == 0 &&
+             (rc = sim_create(&r->sim, be, p, pos, vel, n, err, sizeof err)) != 0)
+        cli_error("%s: %s", sc->file, err);
+    free(pos);
+    free(vel);
+    double wall = 0.0;
+    if (rc == 0 && (rc = simulate(r, o, p, cli_total_steps(p), &wall)) == 0)
+        summary(r, sc, wall);
+    if (r->csv && out_csv_close(r->csv) != 0 && rc == 0)
+        rc = FCL_EXIT_DEVICE;
+    sim_destroy(&r->sim);
+    backend_destroy(be);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    fcl_cli o;
+    fcl_scene sc;
+    int rc = cli_parse(&o, argc, argv, "run");
+    if (rc != 0 || (rc = cli_scene(&o, &sc)) != 0)
+        return rc;
+    run_ctx r;
+    memset(&r, 0, sizeof r);
+    rc = run_scene(&o, &sc, &r);
+    free(r.pos);
+    free(r.vel);
+    free(r.rho);
+    free(r.prs);
+    free(r.id);
+    scene_free(&sc);
+    return rc;
+}

@@ -1,0 +1,56 @@
+/* scene.h - scene files: JSON with one object per parameter group (keys
+ * and values exactly as in the parameter table) plus "name",
+ * "description" and "fluid", a list of boxes and spheres to fill.
+ *
+ *   { "name": "dam break", "sim": {"solver": "wcsph", "dt": 2.5e-4},
+ *     "domain": {"min": [0,0,0], "max": [1,0.6,0.4]},
+ *     "particles": {"spacing": 0.0125},
+ *     "fluid": [ {"type": "box", "min": [0,0,0], "max": [0.4,0.5,0.4]},
+ *                {"type": "sphere", "center": [0.5,0.8,0.2], "radius": 0.1,
+ *                 "velocity": [0,-1,0]} ] }
+ *
+ * Invariant: a scene that loaded has only known keys with values in range;
+ * errors name the file and the key and say what was expected.
+ */
+#ifndef FCL_SCENE_H
+#define FCL_SCENE_H
+
+#include <stddef.h>
+
+#include "../kernels/fcl_common.h"
+#include "params.h"
+
+typedef enum { FCL_BOX, FCL_SPHERE } fcl_block_kind;
+
+typedef struct fcl_block {
+    fcl_block_kind kind;
+    float min[3], max[3];        /* box */
+    float center[3], radius;     /* sphere */
+    float velocity[3];
+} fcl_block;
+
+typedef struct fcl_scene {
+    char file[1024];             /* as given, for messages */
+    char name[128];
+    char description[512];
+    fcl_params params;
+    fcl_block *blocks;
+    int nblocks;
+} fcl_scene;
+
+/* Load a file, or an embedded scene when path is "embedded:NAME.json".
+ * Returns 0, or -1 with "FILE: KEY: what was expected" in err. */
+int scene_load(fcl_scene *s, const char *path, char *err, size_t errlen);
+/* Parse scene text; `file` names it in messages. */
+int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, size_t errlen);
+/* Consistency of blocks and domain under parameters p (the scene's own,
+ * possibly overridden from the command line). */
+int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
+/* Number of particles the blocks produce at p's spacing. */
+double scene_count(const fcl_scene *s, const fcl_params *p);
+/* Fill the blocks: *pos and *vel are malloc'd arrays of *n entries. */
+int scene_particles(const fcl_scene *s, const fcl_params *p, float4 **pos, float4 **vel, size_t *n,
+                    char *err, size_t errlen);
+void scene_free(fcl_scene *s);
+
+#endif

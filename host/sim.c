@@ -1,0 +1,209 @@
+/* sim.c - simulation state and the step wrapper shared by all solvers. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smoothing.h"
+
+/* position, velocity, velocity at t (float4, double-buffered), id (uint,
+ * double-buffered), density, pressure, acceleration, grid bookkeeping. */
+static const size_t common_attr_bytes = 3 * 16 + 4;
+static const size_t common_plain_bytes = 4 + 4 + 16;
+
+size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid)
+{
+    return grid_bytes(grid, common_attr_bytes) +
+           grid->n * (common_plain_bytes + (solver ? solver->extra_bytes_per_particle : 0));
+}
+
+void sim_update_consts(fcl_sim *s)
+{
+    const fcl_params *p = s->prm;
+    fcl_sph_consts *c = &s->c;
+    smoothing_consts(c, s->h);
+    c->gravity = fcl_f4(p->sim_gravity[0], p->sim_gravity[1], p->sim_gravity[2], 0.0f);
+    c->domain_min = fcl_f4(p->domain_min[0], p->domain_min[1], p->domain_min[2], 0.0f);
+    c->domain_max = fcl_f4(p->domain_max[0], p->domain_max[1], p->domain_max[2], 0.0f);
+    c->radius = 0.5f * s->spacing;
+    c->wall_scale = smoothing_wall_scale(s->h, s->spacing);
+    c->rest_density = p->material_rest_density;
+    c->mass = (float)(p->material_rest_density / smoothing_lattice_sum(s->h, s->spacing));
+    c->stiffness = p->material_stiffness;
+    c->negative_pressure = p->material_negative_pressure;
+    c->viscosity = p->material_viscosity;
+    c->surface_tension = p->material_surface_tension;
+    c->surface_threshold = p->material_surface_threshold;
+    c->restitution = p->domain_restitution;
+    c->dt = p->sim_dt;
+    c->max_step_ratio = p->sim_max_step_ratio;
+    c->n = (uint)s->n;
+    s->mass = c->mass;
+    s->be->workgroup = (int)p->opencl_workgroup;
+}
+
+int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, char *err, size_t errlen)
+{
+    fcl_grid_info info;
+    float h = prm->particles_support * prm->particles_spacing;
+    if (grid_layout(&info, prm->domain_min, prm->domain_max, h, n, err, errlen) != 0)
+        return -1;
+    size_t need = sim_bytes_needed(solver_find(prm->sim_solver), &info), largest = n * 16;
+    if ((double)need > 0.9 * (double)be->mem_bytes || largest > be->max_alloc) {
+        snprintf(err, errlen, "particles.spacing: %zu particles need %.1f MiB (largest buffer %.1f MiB) "
+                 "but %s has %.1f MiB (largest buffer %.1f MiB): expected a larger spacing or a smaller "
+                 "fluid", n, need / 1048576.0, largest / 1048576.0, be->name,
+                 be->mem_bytes / 1048576.0, be->max_alloc / 1048576.0);
+        return -1;
+    }
+    return 0;
+}
+
+static int upload(fcl_sim *s, const float4 *pos, const float4 *vel)
+{
+    fcl_backend *be = s->be;
+    uint *id = malloc(s->n * sizeof *id + 1);
+    if (!id)
+        return -1;
+    for (size_t i = 0; i < s->n; i++)
+        id[i] = (uint)i;
+    fcl_attr *a = s->grid.attr;
+    int rc = be->ops->buf_write(be, a[s->a_pos].cur, 0, s->n * 16, pos) |
+             be->ops->buf_write(be, a[s->a_vel].cur, 0, s->n * 16, vel) |
+             be->ops->buf_write(be, a[s->a_vev].cur, 0, s->n * 16, vel) |
+             be->ops->buf_write(be, a[s->a_id].cur, 0, s->n * 4, id);
+    free(id);
+    return rc;
+}
+
+static int alloc_common(fcl_sim *s)
+{
+    fcl_backend *be = s->be;
+    fcl_grid *g = &s->grid;
+    s->a_pos = grid_add_attr(g, be, "position", 16);
+    s->a_vel = grid_add_attr(g, be, "velocity", 16);
+    s->a_vev = grid_add_attr(g, be, "velocity at t", 16);
+    s->a_id = grid_add_attr(g, be, "particle id", 4);
+    s->rho = be->ops->buf_new(be, s->n * 4, "density");
+    s->prs = be->ops->buf_new(be, s->n * 4, "pressure");
+    s->acc = be->ops->buf_new(be, s->n * 16, "acceleration");
+    s->partials = be->ops->buf_new(be, (s->n / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
+    s->k_stats = be->ops->kernel(be, "stats");
+    return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
+            !s->acc || !s->partials || !s->k_stats) ? -1 : 0;
+}
+
+int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos,
+               const float4 *vel, size_t n, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->be = be;
+    s->prm = prm;
+    s->n = n;
+    s->spacing = prm->particles_spacing;
+    s->h = prm->particles_support * prm->particles_spacing;
+    s->solver = solver_find(prm->sim_solver);
+    if (!s->solver) {
+        char names[256];
+        solver_names(names, sizeof names);
+        snprintf(err, errlen, "sim.solver: unknown solver '%s' (expected one of: %s)", prm->sim_solver, names);
+        return FCL_EXIT_INPUT;
+    }
+    fcl_grid_info info;
+    if (sim_check_fits(be, prm, n, err, errlen) != 0 ||
+        grid_layout(&info, prm->domain_min, prm->domain_max, s->h, n, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
+    sim_update_consts(s);
+    if (grid_init(&s->grid, be, &info) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
+        s->solver->init(s, err, errlen) != 0) {
+        if (!*err)
+            snprintf(err, errlen, "setting up the simulation on %s failed (see above)", be->name);
+        return FCL_EXIT_DEVICE;
+    }
+    s->stats.bad_id = -1;
+    return 0;
+}
+
+/* Fold the per-group partials of the stats pass into s->stats. */
+static int measure(fcl_sim *s)
+{
+    fcl_backend *be = s->be;
+    size_t groups = (s->n + FCL_WG - 1) / FCL_WG;
+    fcl_arg args[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vev].cur),
+                       FCL_BUF(s->rho), FCL_BUF(s->partials), FCL_VAL(s->c) };
+    fcl_stats_partial *part = malloc(groups * sizeof *part + 1);
+    if (!part || be->ops->launch(be, s->k_stats, s->n, args, 5, "stats") != 0 ||
+        be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0) {
+        free(part);
+        return -1;
+    }
+    double m2 = 0.0, sum = 0.0, mx = 0.0;
+    uint bad = 0xffffffffu;
+    for (size_t g = 0; g < groups; g++) {
+        m2 = fmax(m2, part[g].max_speed2);
+        sum += part[g].sum_density_err;
+        mx = fmax(mx, part[g].max_density_err);
+        bad = part[g].first_bad < bad ? part[g].first_bad : bad;
+    }
+    free(part);
+    fcl_step_stats *st = &s->stats;
+    st->max_speed = sqrt(m2);
+    st->avg_density_err = s->n ? 100.0 * sum / (double)s->n : 0.0;
+    st->max_density_err = 100.0 * mx;
+    st->bad_id = -1;
+    if (bad != 0xffffffffu) {
+        uint id = 0;
+        if (be->ops->buf_read(be, s->grid.attr[s->a_id].cur, (size_t)bad * 4, 4, &id) != 0)
+            return -1;
+        st->bad_id = id;
+    }
+    return 0;
+}
+
+int sim_step(fcl_sim *s)
+{
+    sim_update_consts(s);
+    if (s->n == 0) {
+        s->step++;
+        s->time += s->c.dt;
+    } else {
+        if (s->solver->step(s) != 0 || measure(s) != 0 || s->be->ops->finish(s->be) != 0)
+            return FCL_EXIT_DEVICE;
+        s->step++;
+        s->time += s->c.dt;
+    }
+    s->stats.step = s->step;
+    s->stats.time = s->time;
+    s->stats.dt = s->c.dt;
+    return 0;
+}
+
+int sim_download(fcl_sim *s, float4 *pos, float4 *vel, float *rho, float *prs, uint *id)
+{
+    fcl_backend *be = s->be;
+    fcl_attr *a = s->grid.attr;
+    int rc = 0;
+    if (pos) rc |= be->ops->buf_read(be, a[s->a_pos].cur, 0, s->n * 16, pos);
+    if (vel) rc |= be->ops->buf_read(be, a[s->a_vev].cur, 0, s->n * 16, vel);
+    if (rho) rc |= be->ops->buf_read(be, s->rho, 0, s->n * 4, rho);
+    if (prs) rc |= be->ops->buf_read(be, s->prs, 0, s->n * 4, prs);
+    if (id) rc |= be->ops->buf_read(be, a[s->a_id].cur, 0, s->n * 4, id);
+    return rc ? -1 : 0;
+}
+
+void sim_destroy(fcl_sim *s)
+{
+    if (!s->be)
+        return;
+    if (s->solver && s->solver->destroy)
+        s->solver->destroy(s);
+    fcl_backend *be = s->be;
+    be->ops->buf_free(be, s->rho);
+    be->ops->buf_free(be, s->prs);
+    be->ops->buf_free(be, s->acc);
+    be->ops->buf_free(be, s->partials);
+    grid_free(&s->grid, be);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,68 @@
+/* sim.h - one simulation: particles on a backend, their neighbor grid, the
+ * solver that advances them, and per-step statistics.
+ *
+ * Data flows one way: parameters (read at every step, so live edits apply
+ * at the next one) -> solver step -> grid -> passes -> stats -> outputs.
+ * Invariant: between steps every grid attribute is in cell order and
+ * rho/prs/acc refer to that order.
+ */
+#ifndef FCL_SIM_H
+#define FCL_SIM_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "grid.h"
+#include "params.h"
+#include "solver.h"
+
+/* Exit codes of the command-line tool. */
+enum { FCL_EXIT_OK = 0, FCL_EXIT_INPUT = 2, FCL_EXIT_DEVICE = 3 };
+
+typedef struct fcl_step_stats {
+    long step;
+    double time, dt;
+    double max_speed;
+    double avg_density_err, max_density_err;  /* percent, compression only */
+    long bad_id;            /* original index of a blown-up particle, or -1 */
+} fcl_step_stats;
+
+typedef struct fcl_sim {
+    fcl_backend *be;
+    const fcl_params *prm;
+    const fcl_solver *solver;
+    void *solver_data;
+    size_t n;
+    float spacing, h, mass;
+    fcl_grid grid;
+    int a_pos, a_vel, a_vev, a_id;   /* grid attributes: position, leapfrog
+                                        velocity, velocity at t, original id */
+    fcl_buf *rho, *prs, *acc, *partials;
+    fcl_kernel *k_stats;
+    fcl_sph_consts c;
+    long step;
+    double time;
+    fcl_step_stats stats;
+} fcl_sim;
+
+/* Particles start at pos with velocity vel (w ignored). Returns 0,
+ * FCL_EXIT_INPUT when the scene does not fit the backend's memory, or
+ * FCL_EXIT_DEVICE; err says why. */
+int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos,
+               const float4 *vel, size_t n, char *err, size_t errlen);
+/* One step; 0 or FCL_EXIT_DEVICE. A blow-up is not an error here: it is
+ * reported in s->stats.bad_id for the caller to act on. */
+int sim_step(fcl_sim *s);
+/* Copy the current state to the host; any pointer may be NULL. The order
+ * is the grid's (use id for the original index). */
+int sim_download(fcl_sim *s, float4 *pos, float4 *vel, float *rho, float *prs, uint *id);
+void sim_destroy(fcl_sim *s);
+/* Device bytes a scene of n particles needs with this solver. */
+size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid);
+/* Whether n particles under prm fit the backend's memory; the message
+ * names particles.spacing and the sizes. 0 or -1. */
+int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, char *err, size_t errlen);
+/* Rebuild s->c from the parameter table (called by sim_step). */
+void sim_update_consts(fcl_sim *s);
+
+#endif

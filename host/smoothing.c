@@ -1,0 +1,66 @@
+/* smoothing.c - kernel normalisation constants (Mueller et al. 2003,
+ * eqs. 20-22) and the lattice sum used to calibrate particle mass. */
+#include "smoothing.h"
+
+#include <math.h>
+
+#include "../kernels/smoothing.h"
+
+#define PI 3.14159265358979323846
+
+void smoothing_consts(fcl_sph_consts *c, float h)
+{
+    double hd = h;
+    c->h = h;
+    c->h2 = h * h;
+    c->poly6 = (float)(315.0 / (64.0 * PI * pow(hd, 9)));
+    c->poly6_grad = -6.0f * c->poly6;
+    c->poly6_lap = -6.0f * c->poly6;
+    c->spiky_grad = (float)(-45.0 / (PI * pow(hd, 6)));
+    c->visc_lap = (float)(45.0 / (PI * pow(hd, 6)));
+}
+
+float smoothing_spiky_coef(float h)
+{
+    return (float)(15.0 / (PI * pow(h, 6)));
+}
+
+float smoothing_visc_coef(float h)
+{
+    return (float)(15.0 / (2.0 * PI * pow(h, 3)));
+}
+
+double smoothing_lattice_sum(float h, float spacing)
+{
+    fcl_sph_consts c;
+    smoothing_consts(&c, h);
+    int r = (int)ceil(h / spacing);
+    double sum = 0.0;
+    for (int i = -r; i <= r; i++)
+        for (int j = -r; j <= r; j++)
+            for (int k = -r; k <= r; k++) {
+                float x = i * spacing, y = j * spacing, z = k * spacing;
+                sum += w_poly6(x * x + y * y + z * z, c.h2, c.poly6);
+            }
+    return sum;
+}
+
+/* The wall term is a continuous integral; the fluid it stands for is a
+ * lattice. Scale it so that a particle of the first layer (half a spacing
+ * from the wall) sees exactly the density its missing lattice neighbors
+ * would give, which makes a fluid at rest against a wall start at rho0. */
+float smoothing_wall_scale(float h, float spacing)
+{
+    fcl_sph_consts c;
+    smoothing_consts(&c, h);
+    int r = (int)ceil(h / spacing);
+    double missing = 0.0;
+    for (int i = -r; i <= -1; i++)
+        for (int j = -r; j <= r; j++)
+            for (int k = -r; k <= r; k++) {
+                float x = i * spacing, y = j * spacing, z = k * spacing;
+                missing += w_poly6(x * x + y * y + z * z, c.h2, c.poly6);
+            }
+    double cont = w_poly6_beyond(0.5f * spacing / h);
+    return cont > 0.0 ? (float)(missing / smoothing_lattice_sum(h, spacing) / cont) : 1.0f;
+}

@@ -1,0 +1,22 @@
+/* smoothing.h (host) - normalisation constants of the smoothing kernels in
+ * kernels/smoothing.h, computed once per support radius on the host.
+ */
+#ifndef FCL_HOST_SMOOTHING_H
+#define FCL_HOST_SMOOTHING_H
+
+#include "../kernels/fcl_types.h"
+
+/* Fill h, h2 and the poly6/spiky/viscosity constants of c. */
+void smoothing_consts(fcl_sph_consts *c, float h);
+/* Value constants (the passes need only derivatives of spiky/viscosity). */
+float smoothing_spiky_coef(float h);
+float smoothing_visc_coef(float h);
+/* Sum of W_poly6 over an infinite cubic lattice of the given spacing,
+ * centred on a lattice point: the density of a fluid at rest is
+ * mass * this sum, so mass = rho0 / sum. */
+double smoothing_lattice_sum(float h, float spacing);
+
+/* Factor on the wall terms that matches them to the particle lattice. */
+float smoothing_wall_scale(float h, float spacing);
+
+#endif

@@ -1,0 +1,32 @@
+/* solver.h - the solver interface and registry. A solver is a small struct
+ * of function pointers registered by name; scenes pick one with
+ * sim.solver. Each solver lives in host/solvers/NAME.c with its passes in
+ * kernels/NAME.cl, and uses the shared grid, attributes and backend.
+ * Invariant: step() advances the state by exactly one time step, leaves
+ * the grid attributes in a consistent order, and sets sim->dt_used.
+ */
+#ifndef FCL_SOLVER_H
+#define FCL_SOLVER_H
+
+#include <stddef.h>
+
+struct fcl_sim;
+
+typedef struct fcl_solver {
+    const char *name;
+    const char *summary;
+    /* Extra bytes per particle the solver allocates beyond the common set
+     * (used for the memory check before anything is allocated). */
+    size_t extra_bytes_per_particle;
+    int (*init)(struct fcl_sim *s, char *err, size_t errlen);
+    int (*step)(struct fcl_sim *s);
+    void (*destroy)(struct fcl_sim *s);
+} fcl_solver;
+
+const fcl_solver *solver_find(const char *name);
+/* "wcsph, dfsph, ..." for messages and help. */
+void solver_names(char *out, size_t len);
+extern const fcl_solver *const fcl_solvers[];
+extern const size_t fcl_solver_count;
+
+#endif

@@ -1,0 +1,24 @@
+/* timers.h - per-pass timers keyed by label ("grid-count", "density", ...).
+ * Both backends use the same labels so that bench tables line up.
+ * Invariant: labels are kept in first-use order; ms is the sum over all
+ * recorded launches since the last reset.
+ */
+#ifndef FCL_TIMERS_H
+#define FCL_TIMERS_H
+
+enum { FCL_TIMERS_MAX = 32 };
+
+typedef struct fcl_timers {
+    int count;
+    const char *label[FCL_TIMERS_MAX];
+    double ms[FCL_TIMERS_MAX];
+} fcl_timers;
+
+/* Index of label, adding it if new; -1 if the table is full. */
+int timers_slot(fcl_timers *t, const char *label);
+void timers_add(fcl_timers *t, const char *label, double ms);
+void timers_reset(fcl_timers *t);
+double timers_total(const fcl_timers *t);
+double timers_get(const fcl_timers *t, const char *label);
+
+#endif

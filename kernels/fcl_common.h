@@ -1,0 +1,55 @@
+/* fcl_common.h - the dialect shared by OpenCL C and host C.
+ *
+ * Every file in kernels/ is compiled twice: by the OpenCL compiler (for the
+ * OpenCL backend) and by the host C compiler (for the native CPU backend,
+ * see host/cpu_kernels.c). This header maps the few places where the two
+ * languages differ onto one vocabulary, so that each pass is written once.
+ * Invariant: kernel code uses only these macros, float/uint/int scalars and
+ * the .x/.y/.z/.w members of float4 (no vector arithmetic operators).
+ */
+#ifndef FCL_COMMON_H
+#define FCL_COMMON_H
+
+#ifdef __OPENCL_C_VERSION__
+#define FCL_DEVICE 1
+#define GLOBAL __global
+#define FCL_INLINE inline
+#define FCL_ATOMIC_INC(p) atomic_inc(p)
+#define FCL_ATOMIC_MIN(p, v) atomic_min(p, v)
+#define FCL_SQRT(x) native_sqrt(x)
+#define FCL_ISFINITE(x) isfinite(x)
+#else
+#include <math.h>
+#include <stdint.h>
+#define GLOBAL
+#define FCL_INLINE static inline
+#define FCL_ATOMIC_INC(p) __atomic_fetch_add((p), 1u, __ATOMIC_RELAXED)
+#define FCL_ATOMIC_MIN(p, v) fcl_atomic_min_u32((p), (v))
+#define FCL_SQRT(x) sqrtf(x)
+#define FCL_ISFINITE(x) isfinite(x)
+typedef uint32_t uint;
+/* Same layout as OpenCL's float4 / cl_float4: 16 bytes, 16-byte aligned. */
+typedef struct { float x, y, z, w; } __attribute__((aligned(16))) float4;
+static inline uint fcl_atomic_min_u32(uint *p, uint v)
+{
+    uint old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < old &&
+           !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+#endif
+
+FCL_INLINE float4 fcl_f4(float x, float y, float z, float w)
+{
+    float4 r;
+    r.x = x; r.y = y; r.z = z; r.w = w;
+    return r;
+}
+
+FCL_INLINE float fcl_clampf(float v, float lo, float hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+#endif

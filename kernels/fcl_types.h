@@ -1,0 +1,66 @@
+/* fcl_types.h - structs shared by host and device, declared once.
+ *
+ * They are passed by value as kernel arguments, so host and OpenCL layouts
+ * must agree byte for byte: members are float, uint and float4 only, float4
+ * members come first, and host/fcl_types_check.c asserts every size.
+ * Invariant: adding a member means updating the size assert in that file.
+ */
+#ifndef FCL_TYPES_H
+#define FCL_TYPES_H
+
+#ifndef __OPENCL_C_VERSION__
+#include "fcl_common.h"
+#endif
+
+/* Work-group size of the scan and reduction kernels. The OpenCL build gets
+ * it as -DFCL_WG=...; the CPU backend groups its reductions the same way. */
+#ifndef FCL_WG
+#define FCL_WG 256
+#endif
+
+/* The uniform neighbor grid. Cells are cubes of side cell_size (= h) laid
+ * out with x fastest, so the three cells x-1..x+1 of a row are contiguous in
+ * cell order and therefore in sorted particle order. */
+typedef struct fcl_grid_info {
+    float4 origin;      /* lower corner of cell (0,0,0) */
+    float cell_size;
+    float inv_cell_size;
+    uint nx, ny, nz;    /* cells per axis */
+    uint ncells;        /* nx*ny*nz */
+    uint n;             /* particles */
+    uint pad0;
+} fcl_grid_info;
+
+/* Everything a smoothing-kernel pass needs. Rebuilt by the host from the
+ * parameter table before every step, which is how live edits take effect. */
+typedef struct fcl_sph_consts {
+    float4 gravity;
+    float4 domain_min;  /* the walls */
+    float4 domain_max;
+    float h, h2;        /* support radius and its square */
+    float mass;         /* per particle */
+    float rest_density;
+    float stiffness;    /* k in p = k (rho - rho0) */
+    float negative_pressure;   /* scale applied to p < 0 (0 clamps) */
+    float viscosity;    /* mu */
+    float surface_tension;     /* sigma */
+    float surface_threshold;   /* l: |n| above which tension applies */
+    float restitution;  /* fraction of normal speed kept at a wall */
+    float radius;       /* particle radius: closest approach to a wall */
+    float wall_scale;   /* matches the wall integrals to the lattice */
+    float dt;
+    float max_step_ratio;      /* |v| dt / h above this is a blow-up */
+    float poly6, poly6_grad, poly6_lap;  /* normalisation constants */
+    float spiky_grad, visc_lap;
+    uint n;
+} fcl_sph_consts;
+
+/* Per work-group partial results of the stats pass. */
+typedef struct fcl_stats_partial {
+    float max_speed2;
+    float sum_density_err;  /* sum of max(rho/rho0 - 1, 0) */
+    float max_density_err;
+    uint first_bad;         /* smallest sorted index that blew up, or ~0 */
+} fcl_stats_partial;
+
+#endif

@@ -1,0 +1,224 @@
+/* grid.cl - the counting-sort neighbor grid (Hoetzlein's counting sort,
+ * Mueller's "copies of particles in the cells").
+ *
+ * One rebuild is: clear counts -> count (cell id and atomic rank per
+ * particle) -> exclusive scan of counts into cell starts -> scatter particle
+ * indices to their slots -> sort each cell's slots by previous index (this
+ * makes the order deterministic whatever order the atomics ran in) ->
+ * gather every particle attribute into the new order.
+ * Invariants: after a rebuild, particles of cell c occupy sorted indices
+ * start[c] .. start[c+1]-1 in increasing previous index; start has
+ * ncells+1 entries and start[ncells] = n. Positions outside the domain are
+ * clamped into border cells, so no index is ever out of range.
+ * The *_item functions are shared with the CPU backend; the __kernel
+ * wrappers and the work-group scan are OpenCL only.
+ */
+
+/* Integer cell coordinate along one axis; NaN and -inf go to 0, +inf and
+ * anything past the end to the last cell. */
+FCL_INLINE uint grid_axis(float p, float origin, float inv, uint cells)
+{
+    float f = (p - origin) * inv;
+    f = f >= 0.0f ? f : 0.0f;
+    return f < (float)cells ? (uint)f : cells - 1u;
+}
+
+FCL_INLINE uint grid_cell_of(float4 p, const fcl_grid_info *g)
+{
+    uint ix = grid_axis(p.x, g->origin.x, g->inv_cell_size, g->nx);
+    uint iy = grid_axis(p.y, g->origin.y, g->inv_cell_size, g->ny);
+    uint iz = grid_axis(p.z, g->origin.z, g->inv_cell_size, g->nz);
+    return ix + g->nx * (iy + g->ny * iz);
+}
+
+/* The neighborhood of p as at most 9 contiguous ranges [lo, hi) of sorted
+ * particle indices: for each (y, z) row the cells x-1..x+1 are adjacent in
+ * cell order, so their particles are adjacent in memory. */
+FCL_INLINE uint grid_neighbor_rows(const fcl_grid_info *g, GLOBAL const uint *start,
+                                   float4 p, uint *lo, uint *hi)
+{
+    uint ix = grid_axis(p.x, g->origin.x, g->inv_cell_size, g->nx);
+    uint iy = grid_axis(p.y, g->origin.y, g->inv_cell_size, g->ny);
+    uint iz = grid_axis(p.z, g->origin.z, g->inv_cell_size, g->nz);
+    uint x0 = ix > 0u ? ix - 1u : 0u, x1 = ix + 1u < g->nx ? ix + 1u : ix;
+    uint y0 = iy > 0u ? iy - 1u : 0u, y1 = iy + 1u < g->ny ? iy + 1u : iy;
+    uint z0 = iz > 0u ? iz - 1u : 0u, z1 = iz + 1u < g->nz ? iz + 1u : iz;
+    uint rows = 0u;
+    for (uint z = z0; z <= z1; z++) {
+        for (uint y = y0; y <= y1; y++) {
+            uint row = g->nx * (y + g->ny * z);
+            lo[rows] = start[row + x0];
+            hi[rows] = start[row + x1 + 1u];
+            rows++;
+        }
+    }
+    return rows;
+}
+
+FCL_INLINE void grid_clear_item(uint c, GLOBAL uint *count)
+{
+    count[c] = 0u;
+}
+
+FCL_INLINE void grid_count_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *cell,
+                                GLOBAL uint *rank, GLOBAL uint *count, const fcl_grid_info *g)
+{
+    uint c = grid_cell_of(pos[i], g);
+    cell[i] = c;
+    rank[i] = FCL_ATOMIC_INC(&count[c]);
+}
+
+FCL_INLINE void grid_scatter_item(uint i, GLOBAL const uint *cell, GLOBAL const uint *rank,
+                                  GLOBAL const uint *start, GLOBAL uint *order)
+{
+    order[start[cell[i]] + rank[i]] = i;
+}
+
+/* Shell sort of one cell's slots with Tokuda's gaps ceil(0.8 (2.25^k - 1)).
+ * Typical cells hold a handful of particles (two short passes); a scene
+ * with every particle in one cell still finishes in O(n^1.25). */
+FCL_INLINE void grid_sort_cell_item(uint c, GLOBAL const uint *start, GLOBAL uint *order)
+{
+    uint b = start[c], n = start[c + 1u] - b;
+    if (n < 2u)
+        return;
+    int k = 1;
+    float p = 2.25f;
+    while (ceil(0.8f * (p * 2.25f - 1.0f)) < (float)n) {
+        p *= 2.25f;
+        k++;
+    }
+    for (; k >= 1; k--) {
+        uint gap = (uint)ceil(0.8f * (p - 1.0f));
+        p /= 2.25f;
+        for (uint a = gap; a < n; a++) {
+            uint v = order[b + a], j = a;
+            for (; j >= gap && order[b + j - gap] > v; j -= gap)
+                order[b + j] = order[b + j - gap];
+            order[b + j] = v;
+        }
+    }
+}
+
+FCL_INLINE void grid_gather_f4_item(uint k, GLOBAL const uint *order, GLOBAL const float4 *src,
+                                    GLOBAL float4 *dst)
+{
+    dst[k] = src[order[k]];
+}
+
+FCL_INLINE void grid_gather_u32_item(uint k, GLOBAL const uint *order, GLOBAL const uint *src,
+                                     GLOBAL uint *dst)
+{
+    dst[k] = src[order[k]];
+}
+
+#ifdef FCL_DEVICE
+__kernel void grid_clear(__global uint *count, uint ncells1)
+{
+    uint c = get_global_id(0);
+    if (c < ncells1)
+        grid_clear_item(c, count);
+}
+
+__kernel void grid_count(__global const float4 *pos, __global uint *cell, __global uint *rank,
+                         __global uint *count, fcl_grid_info g)
+{
+    uint i = get_global_id(0);
+    if (i < g.n)
+        grid_count_item(i, pos, cell, rank, count, &g);
+}
+
+__kernel void grid_scatter(__global const uint *cell, __global const uint *rank,
+                           __global const uint *start, __global uint *order, uint n)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        grid_scatter_item(i, cell, rank, start, order);
+}
+
+__kernel void grid_sort_cells(__global const uint *start, __global uint *order, uint ncells)
+{
+    uint c = get_global_id(0);
+    if (c < ncells)
+        grid_sort_cell_item(c, start, order);
+}
+
+__kernel void grid_gather_f4(__global const uint *order, __global const float4 *src,
+                             __global float4 *dst, uint n)
+{
+    uint k = get_global_id(0);
+    if (k < n)
+        grid_gather_f4_item(k, order, src, dst);
+}
+
+__kernel void grid_gather_u32(__global const uint *order, __global const uint *src,
+                              __global uint *dst, uint n)
+{
+    uint k = get_global_id(0);
+    if (k < n)
+        grid_gather_u32_item(k, order, src, dst);
+}
+
+/* Work-efficient (Blelloch) exclusive scan of one block of 2*FCL_WG
+ * elements in local memory, in place; the block's total goes to sums[group].
+ * The host scans sums recursively and adds them back with scan_add, so any
+ * length works. */
+__kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))
+void scan_block(__global uint *data, __global uint *sums, uint n)
+{
+    __local uint t[2 * FCL_WG];
+    uint lid = get_local_id(0), base = get_group_id(0) * 2u * FCL_WG;
+    t[lid] = base + lid < n ? data[base + lid] : 0u;
+    t[lid + FCL_WG] = base + lid + FCL_WG < n ? data[base + lid + FCL_WG] : 0u;
+    uint off = 1u;
+    for (uint d = FCL_WG; d > 0u; d >>= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < d)
+            t[off * (2u * lid + 2u) - 1u] += t[off * (2u * lid + 1u) - 1u];
+        off <<= 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0u) {
+        sums[get_group_id(0)] = t[2u * FCL_WG - 1u];
+        t[2u * FCL_WG - 1u] = 0u;
+    }
+    for (uint d = 1u; d <= FCL_WG; d <<= 1) {
+        off >>= 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < d) {
+            uint a = off * (2u * lid + 1u) - 1u, b = off * (2u * lid + 2u) - 1u;
+            uint v = t[a];
+            t[a] = t[b];
+            t[b] += v;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (base + lid < n)
+        data[base + lid] = t[lid];
+    if (base + lid + FCL_WG < n)
+        data[base + lid + FCL_WG] = t[lid + FCL_WG];
+}
+
+__kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))
+void scan_add(__global uint *data, __global const uint *sums, uint n)
+{
+    uint s = sums[get_group_id(0)];
+    uint i = get_group_id(0) * 2u * FCL_WG + get_local_id(0);
+    if (i < n)
+        data[i] += s;
+    if (i + FCL_WG < n)
+        data[i + FCL_WG] += s;
+}
+#endif
+
+#ifdef FCL_DEVICE
+/* Sizes of the shared structs as the OpenCL compiler lays them out; the
+ * tests compare them with the host's (host/fcl_types_check.c). */
+__kernel void fcl_type_sizes(__global uint *out)
+{
+    out[0] = (uint)sizeof(fcl_grid_info);
+    out[1] = (uint)sizeof(fcl_sph_consts);
+    out[2] = (uint)sizeof(fcl_stats_partial);
+    out[3] = (uint)sizeof(float4);
+}
+#endif

@@ -1,0 +1,90 @@
+/* smoothing.h - SPH smoothing kernels, shared by every solver and backend.
+ *
+ * Each kernel has a normalisation constant computed once on the host
+ * (fcl_smoothing_consts in host/smoothing.c) and a shape function here that
+ * takes r^2 or r so that callers avoid square roots where the kernel allows.
+ * Gradients return the scalar g such that grad W(r_ij) = g * r_ij, where
+ * r_ij = x_i - x_j; this keeps vector algebra with the caller.
+ * Invariant: every kernel is zero for r >= h and integrates to 1 over R^3
+ * (tests/test_smoothing.c checks both numerically).
+ */
+#ifndef FCL_SMOOTHING_H
+#define FCL_SMOOTHING_H
+
+/* Mueller et al. 2003, eq. 20: W = 315/(64 pi h^9) (h^2 - r^2)^3. */
+FCL_INLINE float w_poly6(float r2, float h2, float coef)
+{
+    float d = h2 - r2;
+    return r2 < h2 ? coef * d * d * d : 0.0f;
+}
+
+/* grad W_poly6 = -6 coef (h^2 - r^2)^2 r_ij; here coef_grad = -6 coef. */
+FCL_INLINE float w_poly6_grad(float r2, float h2, float coef_grad)
+{
+    float d = h2 - r2;
+    return r2 < h2 ? coef_grad * d * d : 0.0f;
+}
+
+/* lap W_poly6 = -6 coef (h^2 - r^2)(3h^2 - 7r^2); coef_lap = -6 coef. */
+FCL_INLINE float w_poly6_lap(float r2, float h2, float coef_lap)
+{
+    return r2 < h2 ? coef_lap * (h2 - r2) * (3.0f * h2 - 7.0f * r2) : 0.0f;
+}
+
+/* Desbrun's spiky kernel, eq. 21, gradient only: -45/(pi h^6) (h-r)^2 r_ij/r.
+ * The r > 0 guard makes a particle exert no force on itself. */
+FCL_INLINE float w_spiky_grad(float r, float h, float coef_grad)
+{
+    float d = h - r;
+    return (r < h && r > 1e-9f) ? coef_grad * d * d / r : 0.0f;
+}
+
+/* Viscosity kernel, eq. 22, Laplacian only: 45/(pi h^6) (h - r). */
+FCL_INLINE float w_visc_lap(float r, float h, float coef_lap)
+{
+    return r < h ? coef_lap * (h - r) : 0.0f;
+}
+
+/* Shapes used by the tests' numerical integration: the kernel values
+ * themselves for spiky and viscosity. */
+FCL_INLINE float w_spiky(float r, float h, float coef)
+{
+    float d = h - r;
+    return r < h ? coef * d * d * d : 0.0f;
+}
+
+FCL_INLINE float w_visc(float r, float h, float coef)
+{
+    if (r >= h || r <= 0.0f)
+        return 0.0f;
+    float q = r / h;
+    return coef * (-0.5f * q * q * q + q * q + 0.5f / q - 1.0f);
+}
+
+/* Walls as continued fluid. A particle at distance d = q h from a flat
+ * wall misses the neighbors the wall hides; these integrals of the
+ * normalised kernels over the half-space beyond the wall restore them.
+ * poly6: fraction of the kernel's mass beyond the plane,
+ *   (315/256) [A(1) - A(q)], A(q) = q - 4q^3/3 + 6q^5/5 - 4q^7/7 + q^9/9,
+ * so rest density is recovered as rho_i + rho0 * w_poly6_beyond(q). */
+FCL_INLINE float w_poly6_beyond(float q)
+{
+    if (q >= 1.0f)
+        return 0.0f;
+    q = q > 0.0f ? q : 0.0f;
+    float q2 = q * q;
+    float a = q * (1.0f + q2 * (-4.0f / 3.0f + q2 * (6.0f / 5.0f + q2 * (-4.0f / 7.0f + q2 / 9.0f))));
+    return 1.23046875f * (0.40634921f - a);
+}
+
+/* |integral of grad W_spiky over the half-space beyond the wall|, which
+ * points towards the wall: (30/h) ((1-q)^4/4 - (1-q)^5/5). */
+FCL_INLINE float w_spiky_grad_beyond(float q, float h)
+{
+    if (q >= 1.0f)
+        return 0.0f;
+    float u = 1.0f - (q > 0.0f ? q : 0.0f), u4 = u * u * u * u;
+    return 30.0f / h * (0.25f * u4 - 0.2f * u4 * u);
+}
+
+#endif

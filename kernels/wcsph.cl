@@ -1,0 +1,213 @@
+/* wcsph.cl - Mueller, Charypar, Gross 2003 SPH passes over sorted particles.
+ *
+ * density:   rho_i = m sum_j W_poly6(r_ij), p_i = k (rho_i - rho0), with
+ *            negative pressures scaled by material.negative_pressure
+ * forces:    symmetric pressure (spiky), viscosity (viscosity kernel
+ *            Laplacian), color-field surface tension where |n| > l, gravity
+ * walls:     the box walls act as fluid continued beyond them: closed-form
+ *            half-space integrals (smoothing.h) add the missing density and
+ *            push back with the particle's own pressure
+ * integrate: leapfrog, then box walls with restitution
+ * stats:     per-particle speed, density error and blow-up flag, reduced
+ * Invariant: every pass reads only sorted arrays and the cell starts of the
+ * current grid; the *_item functions are shared with the CPU backend.
+ */
+
+/* Scaled distances q = d/h to the six walls, for the wall terms. */
+FCL_INLINE void wall_q(float4 p, const fcl_sph_consts *c, float *q)
+{
+    float inv = 1.0f / c->h;
+    q[0] = (p.x - c->domain_min.x) * inv; q[1] = (c->domain_max.x - p.x) * inv;
+    q[2] = (p.y - c->domain_min.y) * inv; q[3] = (c->domain_max.y - p.y) * inv;
+    q[4] = (p.z - c->domain_min.z) * inv; q[5] = (c->domain_max.z - p.z) * inv;
+}
+
+FCL_INLINE void density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
+                             GLOBAL float *rho, GLOBAL float *prs, const fcl_grid_info *g,
+                             const fcl_sph_consts *c)
+{
+    float4 pi = pos[i];
+    uint lo[9], hi[9];
+    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
+    float sum = 0.0f;
+    for (uint r = 0u; r < rows; r++) {
+        for (uint j = lo[r]; j < hi[r]; j++) {
+            float4 pj = pos[j];
+            float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+            sum += w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+        }
+    }
+    /* Kernel mass outside the box: 1 - prod(1 - F_k) counts the corner
+     * regions beyond two or three walls once (exact at the wall planes). */
+    float q[6], inside = 1.0f;
+    wall_q(pi, c, q);
+    for (int k = 0; k < 6; k++)
+        inside *= 1.0f - c->wall_scale * w_poly6_beyond(q[k]);
+    float wall = 1.0f - inside;
+    float d = c->mass * sum + c->rest_density * wall;
+    rho[i] = d;
+    float p = c->stiffness * (d - c->rest_density);
+    prs[i] = p < 0.0f ? p * c->negative_pressure : p;
+}
+
+/* Pressure, viscosity and surface tension in one neighbor loop; the
+ * acceleration (force density over rho_i, plus gravity) goes to acc. */
+FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
+                            GLOBAL const float *rho, GLOBAL const float *prs,
+                            GLOBAL const uint *start, GLOBAL float4 *acc,
+                            const fcl_grid_info *g, const fcl_sph_consts *c)
+{
+    float4 pi = pos[i], vi = vev[i];
+    float p_i = prs[i];
+    float fx = 0.0f, fy = 0.0f, fz = 0.0f;   /* pressure + viscosity */
+    float nx = 0.0f, ny = 0.0f, nz = 0.0f;   /* color field gradient */
+    float lap = 0.0f;                        /* color field Laplacian */
+    uint lo[9], hi[9];
+    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
+    for (uint r = 0u; r < rows; r++) {
+        for (uint j = lo[r]; j < hi[r]; j++) {
+            float4 pj = pos[j];
+            float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+            float r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= c->h2)
+                continue;
+            float rr = FCL_SQRT(r2);
+            float vol = c->mass / rho[j];
+            float fp = -vol * 0.5f * (p_i + prs[j]) * w_spiky_grad(rr, c->h, c->spiky_grad);
+            float fv = c->viscosity * vol * w_visc_lap(rr, c->h, c->visc_lap);
+            float4 vj = vev[j];
+            fx += fp * dx + fv * (vj.x - vi.x);
+            fy += fp * dy + fv * (vj.y - vi.y);
+            fz += fp * dz + fv * (vj.z - vi.z);
+            float gc = vol * w_poly6_grad(r2, c->h2, c->poly6_grad);
+            nx += gc * dx; ny += gc * dy; nz += gc * dz;
+            lap += vol * w_poly6_lap(r2, c->h2, c->poly6_lap);
+        }
+    }
+    /* The walls push back with this particle's own pressure, as mirrored
+     * fluid would (free-slip: no wall viscosity). */
+    float q[6];
+    wall_q(pi, c, q);
+    float pw = p_i * c->wall_scale;
+    fx += pw * (w_spiky_grad_beyond(q[0], c->h) - w_spiky_grad_beyond(q[1], c->h));
+    fy += pw * (w_spiky_grad_beyond(q[2], c->h) - w_spiky_grad_beyond(q[3], c->h));
+    fz += pw * (w_spiky_grad_beyond(q[4], c->h) - w_spiky_grad_beyond(q[5], c->h));
+    float nlen = FCL_SQRT(nx * nx + ny * ny + nz * nz);
+    if (c->surface_tension > 0.0f && nlen > c->surface_threshold) {
+        float s = -c->surface_tension * lap / nlen;
+        fx += s * nx; fy += s * ny; fz += s * nz;
+    }
+    float inv = 1.0f / rho[i];
+    acc[i] = fcl_f4(fx * inv + c->gravity.x, fy * inv + c->gravity.y, fz * inv + c->gravity.z, 0.0f);
+}
+
+/* Reflect one coordinate off the walls lo/hi: the particle is put back on
+ * the wall and keeps `rest` of its normal speed. Works on scalars because
+ * OpenCL C cannot take the address of a vector component. */
+FCL_INLINE float wall_pos(float x, float lo, float hi)
+{
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+FCL_INLINE float wall_vel(float x, float v, float lo, float hi, float rest)
+{
+    return ((x < lo && v < 0.0f) || (x > hi && v > 0.0f)) ? -rest * v : v;
+}
+
+/* Leapfrog: vel holds v(t - dt/2); vev gets v(t) = the mean of the two
+ * half steps, used by viscosity and reported as the particle velocity. */
+FCL_INLINE void integrate_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
+                               GLOBAL const float4 *acc, const fcl_sph_consts *c)
+{
+    float4 p = pos[i], v = vel[i], a = acc[i], n, e;
+    float dt = c->dt, rest = c->restitution;
+    float r = c->radius;
+    float4 lo = fcl_f4(c->domain_min.x + r, c->domain_min.y + r, c->domain_min.z + r, 0.0f);
+    float4 hi = fcl_f4(c->domain_max.x - r, c->domain_max.y - r, c->domain_max.z - r, 0.0f);
+    n = fcl_f4(v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, 0.0f);
+    e = fcl_f4(0.5f * (v.x + n.x), 0.5f * (v.y + n.y), 0.5f * (v.z + n.z), 0.0f);
+    p = fcl_f4(p.x + n.x * dt, p.y + n.y * dt, p.z + n.z * dt, p.w);
+    n = fcl_f4(wall_vel(p.x, n.x, lo.x, hi.x, rest), wall_vel(p.y, n.y, lo.y, hi.y, rest),
+               wall_vel(p.z, n.z, lo.z, hi.z, rest), 0.0f);
+    e = fcl_f4(wall_vel(p.x, e.x, lo.x, hi.x, rest), wall_vel(p.y, e.y, lo.y, hi.y, rest),
+               wall_vel(p.z, e.z, lo.z, hi.z, rest), 0.0f);
+    p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
+    pos[i] = p;
+    vel[i] = n;
+    vev[i] = e;
+}
+
+/* One particle's contribution to the step statistics. A particle is bad
+ * when its state is not finite or it moves more than max_step_ratio * h in
+ * one step (the CFL limit is exceeded). */
+FCL_INLINE fcl_stats_partial stats_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
+                                        GLOBAL const float *rho, const fcl_sph_consts *c)
+{
+    float4 p = pos[i], v = vel[i];
+    fcl_stats_partial s;
+    s.max_speed2 = v.x * v.x + v.y * v.y + v.z * v.z;
+    float e = rho[i] / c->rest_density - 1.0f;
+    s.sum_density_err = e > 0.0f ? e : 0.0f;
+    s.max_density_err = s.sum_density_err;
+    float lim = c->max_step_ratio * c->h / c->dt;
+    int ok = FCL_ISFINITE(p.x) && FCL_ISFINITE(p.y) && FCL_ISFINITE(p.z) &&
+             FCL_ISFINITE(s.max_speed2) && FCL_ISFINITE(rho[i]) && s.max_speed2 <= lim * lim;
+    s.first_bad = ok ? 0xffffffffu : i;
+    return s;
+}
+
+#ifdef FCL_DEVICE
+__kernel void density(__global const float4 *pos, __global const uint *start, __global float *rho,
+                      __global float *prs, fcl_grid_info g, fcl_sph_consts c)
+{
+    uint i = get_global_id(0);
+    if (i < c.n)
+        density_item(i, pos, start, rho, prs, &g, &c);
+}
+
+__kernel void forces(__global const float4 *pos, __global const float4 *vev,
+                     __global const float *rho, __global const float *prs,
+                     __global const uint *start, __global float4 *acc, fcl_grid_info g,
+                     fcl_sph_consts c)
+{
+    uint i = get_global_id(0);
+    if (i < c.n)
+        forces_item(i, pos, vev, rho, prs, start, acc, &g, &c);
+}
+
+__kernel void integrate(__global float4 *pos, __global float4 *vel, __global float4 *vev,
+                        __global const float4 *acc, fcl_sph_consts c)
+{
+    uint i = get_global_id(0);
+    if (i < c.n)
+        integrate_item(i, pos, vel, vev, acc, &c);
+}
+
+/* Work-group reduction of stats_item into one partial per group; the host
+ * folds the partials (there are n / FCL_WG of them). */
+__kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))
+void stats(__global const float4 *pos, __global const float4 *vel, __global const float *rho,
+           __global fcl_stats_partial *out, fcl_sph_consts c)
+{
+    __local float m2[FCL_WG], se[FCL_WG], me[FCL_WG];
+    __local uint bad[FCL_WG];
+    uint i = get_global_id(0), l = get_local_id(0);
+    fcl_stats_partial s = { 0.0f, 0.0f, 0.0f, 0xffffffffu };
+    if (i < c.n)
+        s = stats_item(i, pos, vel, rho, &c);
+    m2[l] = s.max_speed2; se[l] = s.sum_density_err; me[l] = s.max_density_err; bad[l] = s.first_bad;
+    for (uint d = FCL_WG / 2u; d > 0u; d >>= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l < d) {
+            m2[l] = fmax(m2[l], m2[l + d]);
+            se[l] += se[l + d];
+            me[l] = fmax(me[l], me[l + d]);
+            bad[l] = min(bad[l], bad[l + d]);
+        }
+    }
+    if (l == 0u) {
+        fcl_stats_partial r = { m2[0], se[0], me[0], bad[0] };
+        out[get_group_id(0)] = r;
+    }
+}
+#endif

@@ -1,0 +1,460 @@
+/* test_output.c - round trips and failure modes of host/output.c.
+ *
+ * Writes frames with known values (special floats included) into a fresh
+ * mkdtemp directory, reads them back with both readers and demands bit
+ * equality; checks the on-disk layout byte by byte where ParaView and
+ * other readers depend on it; and checks that every failure names its file.
+ * Invariant: prints "N passed, M failed" last and exits 0 only if M == 0.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "../host/output.h"
+#include "../host/progress.h"
+
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int pass, fail;
+
+#define CHECK(cond, ...)                                              \
+    do {                                                              \
+        if (cond) {                                                   \
+            pass++;                                                   \
+        } else {                                                      \
+            fail++;                                                   \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);    \
+            printf(__VA_ARGS__);                                      \
+            printf("\n");                                             \
+        }                                                             \
+    } while (0)
+
+static char tmpdir[64];
+
+static char *path_in(const char *name)
+{
+    static char buf[8][256];
+    static int k;
+    k = (k + 1) % 8;    /* a few live at once, enough for one call's arguments */
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+/* The whole file in memory (NUL-terminated for string checks). */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, fp) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(fp);
+    if (b) {
+        b[n] = '\0';
+        *len = (size_t)n;
+    }
+    return b;
+}
+
+static int spit(const char *path, const void *data, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        return -1;
+    size_t w = fwrite(data, 1, len, fp);
+    return fclose(fp) == 0 && w == len ? 0 : -1;
+}
+
+static const unsigned char *find(const unsigned char *hay, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t i = 0; m <= n && i <= n - m; i++)
+        if (memcmp(hay + i, needle, m) == 0)
+            return hay + i;
+    return NULL;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static uint32_t bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* ---- the reference frame */
+
+typedef struct {
+    size_t n;
+    float4 *pos, *vel;
+    float *den, *prs;
+    uint32_t *id;
+} owned_frame;
+
+static void make_frame(owned_frame *o, size_t n)
+{
+    o->n = n;
+    o->pos = aligned_alloc(16, (n ? n : 1) * sizeof(float4));
+    o->vel = aligned_alloc(16, (n ? n : 1) * sizeof(float4));
+    o->den = malloc((n ? n : 1) * sizeof(float));
+    o->prs = malloc((n ? n : 1) * sizeof(float));
+    o->id = malloc((n ? n : 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < n; i++) {
+        float t = (float)i;
+        o->pos[i] = fcl_f4(0.001f * t - 0.25f, sinf(t), -1e-3f * t * t, 99.0f);
+        o->vel[i] = fcl_f4(cosf(t) * 3.0f, 1.0f / (t + 1.0f), -t, -7.0f);
+        o->den[i] = 1000.0f + 0.5f * t;
+        o->prs[i] = -12.75f * t + 1e-7f;
+        o->id[i] = (uint32_t)((i * 7919u) % n);
+    }
+    if (n >= 8) {   /* values a careless text or byte-order path would change */
+        o->pos[0].x = 1.5f;   /* big-endian 3f c0 00 00, checked raw below */
+        o->pos[1] = fcl_f4(-0.0f, FLT_MIN / 4, FLT_MAX, 0);
+        o->vel[2] = fcl_f4(INFINITY, -INFINITY, NAN, 0);
+        o->den[3] = FLT_EPSILON;
+        o->prs[4] = -NAN;
+        o->id[5] = 0xFFFFFFFFu;
+        o->id[6] = 0x80000000u;
+    }
+}
+
+static void free_frame(owned_frame *o)
+{
+    free(o->pos);
+    free(o->vel);
+    free(o->den);
+    free(o->prs);
+    free(o->id);
+}
+
+static fcl_frame view(const owned_frame *o)
+{
+    fcl_frame f = {o->n, o->pos, o->vel, o->den, o->prs, o->id};
+    return f;
+}
+
+/* Counts values whose bit patterns differ; reports the first. */
+static int compare(const owned_frame *o, const fcl_frame_data *d, const char *what)
+{
+    if (d->n != o->n) {
+        printf("  %s: n %zu != %zu\n", what, d->n, o->n);
+        return 1;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        uint32_t a[9] = {bits(o->pos[i].x), bits(o->pos[i].y), bits(o->pos[i].z),
+                         bits(o->vel[i].x), bits(o->vel[i].y), bits(o->vel[i].z),
+                         bits(o->den[i]), bits(o->prs[i]), o->id[i]};
+        uint32_t b[9] = {bits(d->pos[i].x), bits(d->pos[i].y), bits(d->pos[i].z),
+                         bits(d->vel[i].x), bits(d->vel[i].y), bits(d->vel[i].z),
+                         bits(d->density[i]), bits(d->pressure[i]), d->id[i]};
+        for (int k = 0; k < 9; k++)
+            if (a[k] != b[k] && bad++ == 0)
+                printf("  %s: particle %zu value %d: %08x != %08x\n", what, i, k,
+                       (unsigned)b[k], (unsigned)a[k]);
+        if (d->pos[i].w != 0.0f || d->vel[i].w != 0.0f)
+            bad++;
+    }
+    return bad;
+}
+
+/* No "*.tmp" and no probe file may be left behind in dir. */
+static int leftovers(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (dp && (e = readdir(dp)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if ((len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) ||
+            strncmp(e->d_name, ".fluidcl_probe", 14) == 0) {
+            printf("  leftover: %s/%s\n", dir, e->d_name);
+            n++;
+        }
+    }
+    if (dp)
+        closedir(dp);
+    return n;
+}
+
+/* ---- tests */
+
+static void test_prepare_dir(void)
+{
+    char err[512] = "";
+    CHECK(out_prepare_dir(path_in("frames/a/b/"), err, sizeof err) == 0, "%s", err);
+    CHECK(exists(path_in("frames/a/b")), "directory not created");
+    CHECK(out_prepare_dir(path_in("frames/a/b"), err, sizeof err) == 0,
+          "existing dir: %s", err);
+    CHECK(leftovers(path_in("frames/a/b")) == 0, "probe file left");
+
+    const char *afile = path_in("afile");
+    CHECK(spit(afile, "x", 1) == 0, "cannot create %s", afile);
+    const char *bad = path_in("afile/sub");
+    err[0] = '\0';
+    CHECK(out_prepare_dir(bad, err, sizeof err) != 0, "dir under a regular file accepted");
+    CHECK(strstr(err, bad) != NULL, "message does not name %s: \"%s\"", bad, err);
+    CHECK(strstr(err, "Not a directory") != NULL, "message lacks strerror: \"%s\"", err);
+    CHECK(out_prepare_dir(afile, err, sizeof err) != 0, "regular file accepted as dir");
+    CHECK(strstr(err, afile) != NULL, "message does not name %s: \"%s\"", afile, err);
+    CHECK(out_prepare_dir("", err, sizeof err) != 0, "empty name accepted");
+}
+
+static void test_vtk_layout(const char *path, const owned_frame *o)
+{
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    CHECK(b != NULL, "cannot read back %s", path);
+    if (!b)
+        return;
+    const char *head = "# vtk DataFile Version 3.0\nfluidcl frame time=0.12\n"
+                       "BINARY\nDATASET POLYDATA\nPOINTS 1000 float\n";
+    size_t hl = strlen(head);
+    CHECK(len > hl && memcmp(b, head, hl) == 0, "VTK header differs:\n%.*s", (int)hl, b);
+    const unsigned char be15[4] = {0x3f, 0xc0, 0x00, 0x00};   /* 1.5f big-endian */
+    CHECK(len > hl + 4 && memcmp(b + hl, be15, 4) == 0, "POINTS payload is not big-endian");
+    const char *parts[] = {
+        "\nVERTICES 1000 2000\n", "\nPOINT_DATA 1000\nVECTORS velocity float\n",
+        "\nSCALARS density float 1\nLOOKUP_TABLE default\n",
+        "\nSCALARS pressure float 1\nLOOKUP_TABLE default\n",
+        "\nSCALARS id int 1\nLOOKUP_TABLE default\n",
+    };
+    size_t textlen = hl + 1;   /* + the final newline */
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        CHECK(find(b, len, parts[k]) != NULL, "VTK lacks \"%s\"", parts[k]);
+        textlen += strlen(parts[k]);
+    }
+    CHECK(len == textlen + 44 * o->n, "VTK size %zu, expected %zu", len, textlen + 44 * o->n);
+    const unsigned char *cells = find(b, len, "\nVERTICES 1000 2000\n");
+    const unsigned char cell7[8] = {0, 0, 0, 1, 0, 0, 0, 7};   /* (1, 7) big-endian */
+    CHECK(cells && memcmp(cells + 20 + 7 * 8, cell7, 8) == 0, "vertex cell 7 is not (1, 7)");
+    free(b);
+}
+
+static void test_ply_layout(const char *path, const owned_frame *o)
+{
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    CHECK(b != NULL, "cannot read back %s", path);
+    if (!b)
+        return;
+    const char *props = "element vertex 1000\nproperty float x\nproperty float y\n"
+        "property float z\nproperty float vx\nproperty float vy\nproperty float vz\n"
+        "property float density\nproperty float pressure\nproperty uint id\nend_header\n";
+    CHECK(memcmp(b, "ply\nformat binary_little_endian 1.0\n", 36) == 0, "PLY preamble");
+    const unsigned char *p = find(b, len, props);
+    CHECK(p != NULL, "PLY header lacks the vertex element:\n%s", (const char *)b);
+    if (p) {
+        size_t hl = (size_t)(p - b) + strlen(props);
+        CHECK(len == hl + 36 * o->n, "PLY size %zu, expected %zu", len, hl + 36 * o->n);
+        const unsigned char le15[4] = {0x00, 0x00, 0xc0, 0x3f};   /* 1.5f little-endian */
+        CHECK(memcmp(b + hl, le15, 4) == 0, "PLY payload is not little-endian");
+    }
+    free(b);
+}
+
+static void test_round_trip(size_t n)
+{
+    owned_frame o;
+    make_frame(&o, n);
+    fcl_frame f = view(&o);
+    char err[512] = "", name[64];
+    fcl_frame_data d;
+    snprintf(name, sizeof name, "frames/f%zu.vtk", n);
+    const char *vtk = path_in(name);
+    CHECK(out_write_vtk(vtk, &f, 0.12, err, sizeof err) == 0, "write vtk: %s", err);
+    CHECK(out_read_vtk(vtk, &d, err, sizeof err) == 0, "read vtk: %s", err);
+    CHECK(compare(&o, &d, "vtk") == 0, "VTK round trip of %zu particles not exact", n);
+    CHECK(d.time == 0.12, "VTK time %.17g != 0.12", d.time);
+    out_frame_free(&d);
+    if (n == 1000)
+        test_vtk_layout(vtk, &o);
+    if (n == 0) {   /* VTK's own reader rejects "VERTICES 0 0" */
+        size_t len = 0;
+        unsigned char *b = slurp(vtk, &len);
+        CHECK(b && !find(b, len, "VERTICES") && find(b, len, "POINT_DATA 0\n"),
+              "empty VTK frame layout:\n%s", b ? (char *)b : "(none)");
+        free(b);
+    }
+
+    snprintf(name, sizeof name, "frames/f%zu.ply", n);
+    const char *ply = path_in(name);
+    CHECK(out_write_ply(ply, &f, err, sizeof err) == 0, "write ply: %s", err);
+    CHECK(out_read_ply(ply, &d, err, sizeof err) == 0, "read ply: %s", err);
+    CHECK(compare(&o, &d, "ply") == 0, "PLY round trip of %zu particles not exact", n);
+    CHECK(d.time == 0.0, "PLY time %g != 0", d.time);
+    if (n == 1000)
+        test_ply_layout(ply, &o);
+
+    /* Rewriting what was read must give the same bytes. */
+    fcl_frame again = out_frame_view(&d);
+    const char *vtk2 = path_in("frames/again.vtk");
+    CHECK(out_write_vtk(vtk2, &again, 0.12, err, sizeof err) == 0, "rewrite: %s", err);
+    size_t l1 = 0, l2 = 0;
+    unsigned char *b1 = slurp(vtk, &l1), *b2 = slurp(vtk2, &l2);
+    CHECK(b1 && b2 && l1 == l2 && memcmp(b1, b2, l1) == 0, "rewritten VTK differs");
+    free(b1);
+    free(b2);
+    unlink(vtk2);
+    out_frame_free(&d);
+    CHECK(d.n == 0 && d.pos == NULL && d.id == NULL, "out_frame_free leaves data");
+    CHECK(leftovers(path_in("frames")) == 0, ".tmp files left behind");
+    free_frame(&o);
+}
+
+typedef int (*reader_fn)(const char *, fcl_frame_data *, char *, size_t);
+
+/* Every cut of a good file, and a good file plus one byte, must be refused
+ * with a message naming the file. */
+static void test_damaged(const char *good, reader_fn reader, const char *fmt)
+{
+    size_t len = 0;
+    unsigned char *b = slurp(path_in(good), &len);
+    CHECK(b != NULL, "cannot read %s", good);
+    if (!b)
+        return;
+    const char *bad = path_in("damaged");
+    size_t cuts[] = {0, 1, 10, 30, 60, 100, 150, 200, 300, 400, len / 2, len - 37, len - 1};
+    int refused = 0, named = 0, tried = 0;
+    char err[512];
+    fcl_frame_data d;
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++, tried++) {
+        err[0] = '\0';
+        spit(bad, b, cuts[k] < len ? cuts[k] : len - 1);
+        refused += reader(bad, &d, err, sizeof err) != 0;
+        named += strstr(err, bad) != NULL;
+        if (k == sizeof cuts / sizeof cuts[0] - 1)
+            printf("  (%s, cut at %zu of %zu bytes: %s)\n", fmt, len - 1, len, err);
+    }
+    CHECK(refused == tried, "%s: %d of %d truncated files accepted", fmt, tried - refused, tried);
+    CHECK(named == tried, "%s: %d of %d errors do not name the file", fmt, tried - named, tried);
+    b[len] = 'x';
+    spit(bad, b, len + 1);
+    CHECK(reader(bad, &d, err, sizeof err) != 0, "%s: trailing byte accepted", fmt);
+    CHECK(d.n == 0 && d.pos == NULL, "%s: failed read left data", fmt);
+    CHECK(reader(path_in("nonexistent"), &d, err, sizeof err) != 0 &&
+          strstr(err, "nonexistent") != NULL, "%s: missing file: \"%s\"", fmt, err);
+    CHECK(reader(tmpdir, &d, err, sizeof err) != 0, "%s: directory accepted", fmt);
+    unlink(bad);
+    free(b);
+}
+
+static void test_write_errors(void)
+{
+    owned_frame o;
+    make_frame(&o, 16);
+    fcl_frame f = view(&o);
+    char err[512] = "";
+    const char *p = path_in("no/such/dir/x.vtk");
+    CHECK(out_write_vtk(p, &f, 0, err, sizeof err) != 0, "write into missing dir succeeded");
+    CHECK(strstr(err, p) != NULL, "message does not name the file: \"%s\"", err);
+    fcl_frame broken = f;
+    broken.id = NULL;
+    CHECK(out_write_ply(path_in("broken.ply"), &broken, err, sizeof err) != 0,
+          "NULL array accepted");
+    CHECK(!exists(path_in("broken.ply")) && !exists(path_in("broken.ply.tmp")),
+          "refused frame left a file");
+    free_frame(&o);
+}
+
+static void test_csv(void)
+{
+    const char *cols[] = {"step", "time", "max_speed", NULL};
+    const char *path = path_in("stats.csv");
+    char err[512] = "", tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    fcl_csv *c = out_csv_open(path, cols, err, sizeof err);
+    CHECK(c != NULL, "open: %s", err);
+    if (!c)
+        return;
+    double rows[3][3] = {{0, 0, 1.5}, {1, 0.001, 1.0 / 3.0}, {2, 1e-10, -123456789.25}};
+    char want[512];
+    int k = snprintf(want, sizeof want, "step,time,max_speed\n");
+    for (int r = 0; r < 3; r++) {
+        CHECK(out_csv_row(c, rows[r]) == 0, "row %d: %s", r, out_csv_error(c));
+        k += snprintf(want + k, sizeof want - (size_t)k, "%.9g,%.9g,%.9g\n",
+                      rows[r][0], rows[r][1], rows[r][2]);
+    }
+    size_t len = 0;
+    unsigned char *b = slurp(tmp, &len);
+    CHECK(b && strcmp((char *)b, want) == 0, "rows not flushed to the .tmp");
+    CHECK(!exists(path), "final CSV exists before close");
+    free(b);
+    CHECK(out_csv_close(c) == 0, "close failed");
+    b = slurp(path, &len);
+    CHECK(b && strcmp((char *)b, want) == 0, "CSV content:\n%s\nexpected:\n%s",
+          b ? (char *)b : "(none)", want);
+    CHECK(b && strstr((char *)b, "1,0.001,0.333333333\n"), "%%.9g formatting");
+    free(b);
+    CHECK(!exists(tmp), ".tmp left after close");
+    const char *badcols[] = {"a,b", NULL};
+    CHECK(out_csv_open(path, badcols, err, sizeof err) == NULL, "comma in column accepted");
+    CHECK(out_csv_open(path_in("no/dir/s.csv"), cols, err, sizeof err) == NULL &&
+          strstr(err, "no/dir/s.csv.tmp") != NULL, "bad path: \"%s\"", err);
+    CHECK(out_csv_close(NULL) == 0, "close(NULL)");
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    char p[512];
+    while (dp && (e = readdir(dp)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(p);
+        else
+            unlink(p);
+    }
+    if (dp)
+        closedir(dp);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    strcpy(tmpdir, "/tmp/test_output_XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_prepare_dir();
+    test_round_trip(1000);
+    test_round_trip(0);
+    test_round_trip(1);
+    test_damaged("frames/f1000.vtk", out_read_vtk, "vtk");
+    test_damaged("frames/f1000.ply", out_read_ply, "ply");
+    test_damaged("frames/f0.vtk", out_read_vtk, "vtk n=0");
+    test_write_errors();
+    test_csv();
+
+    fcl_progress q;   /* quiet mode must be silent and harmless */
+    progress_start(&q, NULL, 10);
+    progress_update(&q, 5, "x");
+    progress_end(&q);
+
+    remove_tree(tmpdir);
+    printf("%d passed, %d failed\n", pass, fail);
+    return fail == 0 ? 0 : 1;
+}
