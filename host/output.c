@@ -780,3 +780,13 @@ int out_csv_close(fcl_csv *c)
 {
     return out_csv_close_err(c, NULL, 0);
 }
+
+/* For a run that ends before it starts (bad input found after the file was
+ * opened): nothing was measured, so nothing is left on disk. */
+void out_csv_discard(fcl_csv *c)
+{
+    if (!c)
+        return;
+    wfinish(&c->io, 0, 0);
+    free(c);
+}

@@ -72,5 +72,7 @@ const char *out_csv_error(const fcl_csv *c);   /* last error, "" if none */
 int out_csv_close(fcl_csv *c);   /* renames into place; returns 0 or -1 */
 /* As out_csv_close, and fills err on failure. NULL c is a no-op (0). */
 int out_csv_close_err(fcl_csv *c, char *err, size_t errlen);
+/* Close and delete the .tmp without renaming: the run never started. */
+void out_csv_discard(fcl_csv *c);
 
 #endif

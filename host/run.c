@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "output.h"
@@ -53,33 +54,41 @@ static int write_frame(run_ctx *r, const fcl_params *p)
     return 0;
 }
 
-/* Everything that can be checked before simulating: output folder, stats
- * file, host buffers for frames. */
+/* Everything that can be checked before simulating: the statistics file
+ * (first, so that a bad one leaves no folder behind), the output folder,
+ * host buffers for frames. */
 static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
 {
     char err[1024];
-    if (p->output_every > 0) {
-        if (!p->output_dir[0]) {
-            cli_error("output.every is %ld but output.dir is empty: give --out DIR", p->output_every);
-            return FCL_EXIT_INPUT;
-        }
-        if (out_prepare_dir(p->output_dir, err, sizeof err) != 0) {
-            cli_error("%s", err);
-            return FCL_EXIT_INPUT;
-        }
-        r->pos = malloc(n * sizeof *r->pos + 16);
-        r->vel = malloc(n * sizeof *r->vel + 16);
-        r->rho = malloc(n * sizeof *r->rho + 16);
-        r->prs = malloc(n * sizeof *r->prs + 16);
-        r->id = malloc(n * sizeof *r->id + 16);
-        if (!r->pos || !r->vel || !r->rho || !r->prs || !r->id) {
-            cli_error("not enough host memory for frame buffers of %zu particles", n);
-            return FCL_EXIT_DEVICE;
-        }
+    struct stat st;
+    if (o->stats && stat(o->stats, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("--stats %s: is a folder, expected a file name", o->stats);
+        return FCL_EXIT_INPUT;
     }
     if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns, err, sizeof err))) {
         cli_error("%s", err);
         return FCL_EXIT_INPUT;
+    }
+    if (p->output_every <= 0)
+        return 0;
+    if (!p->output_dir[0]) {
+        cli_error("output.every is %ld but output.dir is empty: give --out DIR", p->output_every);
+        return FCL_EXIT_INPUT;
+    }
+    if (out_prepare_dir(p->output_dir, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        out_csv_discard(r->csv);
+        r->csv = NULL;
+        return FCL_EXIT_INPUT;
+    }
+    r->pos = malloc(n * sizeof *r->pos + 16);
+    r->vel = malloc(n * sizeof *r->vel + 16);
+    r->rho = malloc(n * sizeof *r->rho + 16);
+    r->prs = malloc(n * sizeof *r->prs + 16);
+    r->id = malloc(n * sizeof *r->id + 16);
+    if (!r->pos || !r->vel || !r->rho || !r->prs || !r->id) {
+        cli_error("not enough host memory for frame buffers of %zu particles", n);
+        return FCL_EXIT_DEVICE;
     }
     return 0;
 }
@@ -175,8 +184,10 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     double wall = 0.0;
     if (rc == 0 && (rc = simulate(r, o, p, cli_total_steps(p), &wall)) == 0)
         summary(r, sc, wall);
-    if (r->csv && out_csv_close(r->csv) != 0 && rc == 0)
-        rc = FCL_EXIT_DEVICE;
+    if (r->csv && out_csv_close_err(r->csv, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        rc = rc ? rc : FCL_EXIT_DEVICE;
+    }
     sim_destroy(&r->sim);
     backend_destroy(be);
     return rc;

@@ -28,7 +28,6 @@ void sim_update_consts(fcl_sim *s)
     c->domain_min = fcl_f4(p->domain_min[0], p->domain_min[1], p->domain_min[2], 0.0f);
     c->domain_max = fcl_f4(p->domain_max[0], p->domain_max[1], p->domain_max[2], 0.0f);
     c->radius = 0.5f * s->spacing;
-    c->wall_scale = smoothing_wall_scale(s->h, s->spacing);
     c->rest_density = p->material_rest_density;
     c->mass = (float)(p->material_rest_density / smoothing_lattice_sum(s->h, s->spacing));
     c->stiffness = p->material_stiffness;

@@ -44,23 +44,3 @@ double smoothing_lattice_sum(float h, float spacing)
             }
     return sum;
 }
-
-/* The wall term is a continuous integral; the fluid it stands for is a
- * lattice. Scale it so that a particle of the first layer (half a spacing
- * from the wall) sees exactly the density its missing lattice neighbors
- * would give, which makes a fluid at rest against a wall start at rho0. */
-float smoothing_wall_scale(float h, float spacing)
-{
-    fcl_sph_consts c;
-    smoothing_consts(&c, h);
-    int r = (int)ceil(h / spacing);
-    double missing = 0.0;
-    for (int i = -r; i <= -1; i++)
-        for (int j = -r; j <= r; j++)
-            for (int k = -r; k <= r; k++) {
-                float x = i * spacing, y = j * spacing, z = k * spacing;
-                missing += w_poly6(x * x + y * y + z * z, c.h2, c.poly6);
-            }
-    double cont = w_poly6_beyond(0.5f * spacing / h);
-    return cont > 0.0 ? (float)(missing / smoothing_lattice_sum(h, spacing) / cont) : 1.0f;
-}

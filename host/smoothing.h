@@ -16,7 +16,4 @@ float smoothing_visc_coef(float h);
  * mass * this sum, so mass = rho0 / sum. */
 double smoothing_lattice_sum(float h, float spacing);
 
-/* Factor on the wall terms that matches them to the particle lattice. */
-float smoothing_wall_scale(float h, float spacing);
-
 #endif

@@ -47,12 +47,12 @@ typedef struct fcl_sph_consts {
     float surface_threshold;   /* l: |n| above which tension applies */
     float restitution;  /* fraction of normal speed kept at a wall */
     float radius;       /* particle radius: closest approach to a wall */
-    float wall_scale;   /* matches the wall integrals to the lattice */
     float dt;
     float max_step_ratio;      /* |v| dt / h above this is a blow-up */
     float poly6, poly6_grad, poly6_lap;  /* normalisation constants */
     float spiky_grad, visc_lap;
     uint n;
+    uint pad0;
 } fcl_sph_consts;
 
 /* Per work-group partial results of the stats pass. */

@@ -61,30 +61,4 @@ FCL_INLINE float w_visc(float r, float h, float coef)
     return coef * (-0.5f * q * q * q + q * q + 0.5f / q - 1.0f);
 }
 
-/* Walls as continued fluid. A particle at distance d = q h from a flat
- * wall misses the neighbors the wall hides; these integrals of the
- * normalised kernels over the half-space beyond the wall restore them.
- * poly6: fraction of the kernel's mass beyond the plane,
- *   (315/256) [A(1) - A(q)], A(q) = q - 4q^3/3 + 6q^5/5 - 4q^7/7 + q^9/9,
- * so rest density is recovered as rho_i + rho0 * w_poly6_beyond(q). */
-FCL_INLINE float w_poly6_beyond(float q)
-{
-    if (q >= 1.0f)
-        return 0.0f;
-    q = q > 0.0f ? q : 0.0f;
-    float q2 = q * q;
-    float a = q * (1.0f + q2 * (-4.0f / 3.0f + q2 * (6.0f / 5.0f + q2 * (-4.0f / 7.0f + q2 / 9.0f))));
-    return 1.23046875f * (0.40634921f - a);
-}
-
-/* |integral of grad W_spiky over the half-space beyond the wall|, which
- * points towards the wall: (30/h) ((1-q)^4/4 - (1-q)^5/5). */
-FCL_INLINE float w_spiky_grad_beyond(float q, float h)
-{
-    if (q >= 1.0f)
-        return 0.0f;
-    float u = 1.0f - (q > 0.0f ? q : 0.0f), u4 = u * u * u * u;
-    return 30.0f / h * (0.25f * u4 - 0.2f * u4 * u);
-}
-
 #endif

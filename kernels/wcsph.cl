@@ -4,94 +4,116 @@
  *            negative pressures scaled by material.negative_pressure
  * forces:    symmetric pressure (spiky), viscosity (viscosity kernel
  *            Laplacian), color-field surface tension where |n| > l, gravity
- * walls:     the box walls act as fluid continued beyond them: closed-form
- *            half-space integrals (smoothing.h) add the missing density and
- *            push back with the particle's own pressure
+ * walls:     mirror images of the neighbors across walls within h stand
+ *            in for the fluid the walls hide (free-slip); integrate keeps
+ *            particles half a spacing inside and reflects their velocity
  * integrate: leapfrog, then box walls with restitution
  * stats:     per-particle speed, density error and blow-up flag, reduced
  * Invariant: every pass reads only sorted arrays and the cell starts of the
  * current grid; the *_item functions are shared with the CPU backend.
  */
 
-/* Scaled distances q = d/h to the six walls, for the wall terms. */
-FCL_INLINE void wall_q(float4 p, const fcl_sph_consts *c, float *q)
+/* Walls as mirrors. A particle within h of a wall misses the neighbors
+ * the wall hides; mirror images of its real neighbors across the near
+ * walls stand in for them (Monaghan's ghost particles): faces, edges and
+ * corners alike, exact for fluid mirrored at the wall, and free-slip. An
+ * image is never closer than its original, so the grid's neighbors suffice.
+ * near_walls() returns a 3-bit mask of axes with a wall within h, and the
+ * plane of that wall per axis. */
+FCL_INLINE uint near_walls(float4 p, const fcl_sph_consts *c, float4 *plane)
 {
-    float inv = 1.0f / c->h;
-    q[0] = (p.x - c->domain_min.x) * inv; q[1] = (c->domain_max.x - p.x) * inv;
-    q[2] = (p.y - c->domain_min.y) * inv; q[3] = (c->domain_max.y - p.y) * inv;
-    q[4] = (p.z - c->domain_min.z) * inv; q[5] = (c->domain_max.z - p.z) * inv;
+    uint m = 0u;
+    float4 lo = c->domain_min, hi = c->domain_max;
+    float h = c->h;
+    *plane = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (p.x - lo.x < h) { m |= 1u; plane->x = lo.x; } else if (hi.x - p.x < h) { m |= 1u; plane->x = hi.x; }
+    if (p.y - lo.y < h) { m |= 2u; plane->y = lo.y; } else if (hi.y - p.y < h) { m |= 2u; plane->y = hi.y; }
+    if (p.z - lo.z < h) { m |= 4u; plane->z = lo.z; } else if (hi.z - p.z < h) { m |= 4u; plane->z = hi.z; }
+    return m;
+}
+
+/* p reflected across the planes whose bits are set in m. */
+FCL_INLINE float4 mirror(float4 p, uint m, float4 plane)
+{
+    return fcl_f4((m & 1u) ? 2.0f * plane.x - p.x : p.x, (m & 2u) ? 2.0f * plane.y - p.y : p.y,
+                  (m & 4u) ? 2.0f * plane.z - p.z : p.z, p.w);
+}
+
+/* A velocity mirrored the same way: normal components flip (free slip). */
+FCL_INLINE float4 mirror_vel(float4 v, uint m)
+{
+    return fcl_f4((m & 1u) ? -v.x : v.x, (m & 2u) ? -v.y : v.y, (m & 4u) ? -v.z : v.z, v.w);
 }
 
 FCL_INLINE void density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
                              GLOBAL float *rho, GLOBAL float *prs, const fcl_grid_info *g,
                              const fcl_sph_consts *c)
 {
-    float4 pi = pos[i];
+    float4 pi = pos[i], plane;
+    uint near = near_walls(pi, c, &plane);
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
     float sum = 0.0f;
     for (uint r = 0u; r < rows; r++) {
         for (uint j = lo[r]; j < hi[r]; j++) {
             float4 pj = pos[j];
-            float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
-            sum += w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+            /* m = 0 is the neighbor itself, m > 0 its images. */
+            for (uint m = 0u; m < 8u; m++) {
+                if ((m & near) != m)
+                    continue;
+                float4 q = mirror(pj, m, plane);
+                float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+                sum += w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+            }
         }
     }
-    /* Kernel mass outside the box: 1 - prod(1 - F_k) counts the corner
-     * regions beyond two or three walls once (exact at the wall planes). */
-    float q[6], inside = 1.0f;
-    wall_q(pi, c, q);
-    for (int k = 0; k < 6; k++)
-        inside *= 1.0f - c->wall_scale * w_poly6_beyond(q[k]);
-    float wall = 1.0f - inside;
-    float d = c->mass * sum + c->rest_density * wall;
-    rho[i] = d;
+    float d = c->mass * sum;
     float p = c->stiffness * (d - c->rest_density);
+    rho[i] = d;
     prs[i] = p < 0.0f ? p * c->negative_pressure : p;
 }
 
-/* Pressure, viscosity and surface tension in one neighbor loop; the
- * acceleration (force density over rho_i, plus gravity) goes to acc. */
+/* Pressure, viscosity and surface tension in one neighbor loop, over the
+ * neighbors and their wall images; the acceleration (force density over
+ * rho_i, plus gravity) goes to acc. */
 FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                             GLOBAL const float *rho, GLOBAL const float *prs,
                             GLOBAL const uint *start, GLOBAL float4 *acc,
                             const fcl_grid_info *g, const fcl_sph_consts *c)
 {
-    float4 pi = pos[i], vi = vev[i];
+    float4 pi = pos[i], vi = vev[i], plane;
     float p_i = prs[i];
     float fx = 0.0f, fy = 0.0f, fz = 0.0f;   /* pressure + viscosity */
     float nx = 0.0f, ny = 0.0f, nz = 0.0f;   /* color field gradient */
     float lap = 0.0f;                        /* color field Laplacian */
+    uint near = near_walls(pi, c, &plane);
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
     for (uint r = 0u; r < rows; r++) {
         for (uint j = lo[r]; j < hi[r]; j++) {
-            float4 pj = pos[j];
-            float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
-            float r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 >= c->h2)
-                continue;
-            float rr = FCL_SQRT(r2);
-            float vol = c->mass / rho[j];
-            float fp = -vol * 0.5f * (p_i + prs[j]) * w_spiky_grad(rr, c->h, c->spiky_grad);
-            float fv = c->viscosity * vol * w_visc_lap(rr, c->h, c->visc_lap);
-            float4 vj = vev[j];
-            fx += fp * dx + fv * (vj.x - vi.x);
-            fy += fp * dy + fv * (vj.y - vi.y);
-            fz += fp * dz + fv * (vj.z - vi.z);
-            float gc = vol * w_poly6_grad(r2, c->h2, c->poly6_grad);
-            nx += gc * dx; ny += gc * dy; nz += gc * dz;
-            lap += vol * w_poly6_lap(r2, c->h2, c->poly6_lap);
+            float4 pj0 = pos[j], vj0 = vev[j];
+            float vol = c->mass / rho[j], pp = 0.5f * (p_i + prs[j]);
+            for (uint m = 0u; m < 8u; m++) {
+                if ((m & near) != m)
+                    continue;
+                float4 pj = mirror(pj0, m, plane);
+                float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+                float r2 = dx * dx + dy * dy + dz * dz;
+                if (r2 >= c->h2)
+                    continue;
+                float rr = FCL_SQRT(r2);
+                float4 vj = mirror_vel(vj0, m);
+                float fp = -vol * pp * w_spiky_grad(rr, c->h, c->spiky_grad);
+                float fv = c->viscosity * vol * w_visc_lap(rr, c->h, c->visc_lap);
+                fx += fp * dx + fv * (vj.x - vi.x);
+                fy += fp * dy + fv * (vj.y - vi.y);
+                fz += fp * dz + fv * (vj.z - vi.z);
+                float gc = vol * w_poly6_grad(r2, c->h2, c->poly6_grad);
+                nx += gc * dx; ny += gc * dy; nz += gc * dz;
+                lap += vol * w_poly6_lap(r2, c->h2, c->poly6_lap);
+            }
         }
     }
-    /* The walls push back with this particle's own pressure, as mirrored
-     * fluid would (free-slip: no wall viscosity). */
-    float q[6];
-    wall_q(pi, c, q);
-    float pw = p_i * c->wall_scale;
-    fx += pw * (w_spiky_grad_beyond(q[0], c->h) - w_spiky_grad_beyond(q[1], c->h));
-    fy += pw * (w_spiky_grad_beyond(q[2], c->h) - w_spiky_grad_beyond(q[3], c->h));
-    fz += pw * (w_spiky_grad_beyond(q[4], c->h) - w_spiky_grad_beyond(q[5], c->h));
     float nlen = FCL_SQRT(nx * nx + ny * ny + nz * nz);
     if (c->surface_tension > 0.0f && nlen > c->surface_threshold) {
         float s = -c->surface_tension * lap / nlen;

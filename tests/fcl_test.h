@@ -1,0 +1,55 @@
+/* fcl_test.h - the small harness shared by the C tests: checks that count
+ * and print, the list of backends to run on, and a closing line that ctest
+ * and CI read ("N passed, M failed"). A test whose needs the machine lacks
+ * exits 77, which ctest reports as skipped.
+ */
+#ifndef FCL_TEST_H
+#define FCL_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+static int ft_pass, ft_fail;
+
+#define CHECK(cond, ...)                                   \
+    do {                                                   \
+        if (cond) {                                        \
+            ft_pass++;                                     \
+        } else {                                           \
+            ft_fail++;                                     \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);    \
+            printf(__VA_ARGS__);                           \
+            printf("\n");                                  \
+        }                                                  \
+    } while (0)
+
+static inline int ft_done(void)
+{
+    printf("%d passed, %d failed\n", ft_pass, ft_fail);
+    return ft_fail ? 1 : 0;
+}
+
+/* Backend i of the test matrix: 0 = native CPU, 1 = OpenCL (PoCL on a
+ * machine without a GPU). NULL when that backend is not available, with
+ * the reason printed once. */
+static inline fcl_backend *ft_backend(int i)
+{
+    char err[1024] = "";
+    fcl_backend *be = i == 0 ? be_cpu_create(err, sizeof err) : be_opencl_create(NULL, NULL, err, sizeof err);
+    if (!be)
+        printf("SKIP %s backend: %s\n", i == 0 ? "cpu" : "opencl", err);
+    return be;
+}
+
+/* Uniform random in [lo, hi) from a fixed-seed generator (reproducible). */
+static inline float ft_rand(unsigned *state, float lo, float hi)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return lo + (hi - lo) * (float)((*state >> 8) & 0xffffff) / 16777216.0f;
+}
+
+#endif

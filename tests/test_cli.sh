@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# test_cli.sh - the fluidcl command line end to end.
+#
+# Bad input (broken JSON, unknown keys, wrong types, impossible sizes, bad
+# --param, unwritable outputs) must be refused with exit 2, a message that
+# names the file and the offending key, and nothing written. Good runs must
+# write complete frames and statistics; a numerical blow-up must stop with
+# exit 3 and leave the frames written before it intact.
+#
+# usage: bash tests/test_cli.sh path/to/fluidcl      (any working directory)
+set -u
+
+if [ $# -lt 1 ] || [ -z "$1" ]; then
+    echo "usage: $0 path/to/fluidcl" >&2
+    exit 2
+fi
+BIN=$1
+case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
+if [ ! -x "$BIN" ]; then
+    echo "FAIL - fluidcl binary '$BIN' is not an executable file"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/fluidcl_cli.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+cd "$T" || exit 1
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $1 ($2)"; }
+
+# Every invocation is bounded, so a hang is a failure and not a stuck test.
+TIMEOUT=()
+command -v timeout >/dev/null 2>&1 && TIMEOUT=(timeout 120)
+
+# fl ARGS...: run fluidcl; sets RC, OUT (stdout text), ERR (stderr text).
+fl() {
+    "${TIMEOUT[@]}" "$BIN" "$@" >"$T/stdout.txt" 2>"$T/stderr.txt"
+    RC=$?
+    OUT=$(cat "$T/stdout.txt")
+    ERR=$(cat "$T/stderr.txt")
+}
+
+# Short one-line rendering of stderr for FAIL messages.
+errline() { printf '%s' "$ERR" | tr '\n' ' ' | cut -c1-400; }
+
+# ---- scenes -------------------------------------------------------------
+
+# scene FILE SIM DOMAIN PARTICLES MATERIAL FLUID: writes a scene whose lines
+# are, in order: 1 "{", 2 name, 3 sim, 4 domain, 5 particles, 6 material,
+# 7 fluid, 8 "}". Empty arguments get small, stable defaults.
+scene() {
+    local file=$1 sim=${2:-'{ "dt": 0.0005 }'} dom=${3:-'{ "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }'}
+    local prt=${4:-'{ "spacing": 0.02 }'} mat=${5:-'{ "stiffness": 1000 }'}
+    local fld=${6:-'[ { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.12, 0.2] } ]'}
+    cat >"$file" <<EOF
+{
+  "name": "cli test",
+  "sim": $sim,
+  "domain": $dom,
+  "particles": $prt,
+  "material": $mat,
+  "fluid": $fld
+}
+EOF
+}
+
+GOOD=$T/good.json          # 10 x 6 x 10 = 600 particles
+scene "$GOOD"
+GOOD_N=600
+
+# ---- refusals -------------------------------------------------------------
+
+n=0
+# refused DESC OUTDIR STATSFILE NEEDLE... -- RUN-ARGS...
+# Runs `fluidcl run RUN-ARGS --backend cpu --steps 3 --quiet --out OUTDIR
+# --stats STATSFILE` and expects exit 2, every NEEDLE in stderr, no summary
+# on stdout, OUTDIR not created, and neither STATSFILE (unless it existed
+# before) nor its .tmp present.
+refused() {
+    local desc=$1 out=$2 stats=$3 needles=() problems=""
+    shift 3
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do needles+=("$1"); shift; done
+    shift
+    local pre=0
+    [ -e "$stats" ] && pre=1   # 8c: STATSFILE is a folder made beforehand
+    local t0=$SECONDS
+    fl run "$@" --backend cpu --steps 3 --quiet --out "$out" --stats "$stats"
+    LAST_SECONDS=$((SECONDS - t0))
+    [ "$RC" -eq 2 ] || problems+="exit $RC, expected 2; "
+    local k
+    for k in "${needles[@]}"; do
+        case $ERR in *"$k"*) ;; *) problems+="stderr lacks '$k'; " ;; esac
+    done
+    case $OUT in *"simulated time"*) problems+="a run summary was printed; " ;; esac
+    [ -e "$out" ] && problems+="output folder '$out' was created; "
+    [ "$pre" -eq 0 ] && [ -e "$stats" ] && problems+="stats file '$stats' was written; "
+    [ -e "$stats.tmp" ] && problems+="stats file '$stats.tmp' was written; "
+    if [ -z "$problems" ]; then
+        ok "$desc"
+    else
+        bad "$desc" "${problems}stderr: $(errline)"
+    fi
+}
+next() { n=$((n + 1)); O=$T/frames_$n; S=$T/stats_$n.csv; }
+
+# 1. JSON syntax error: line 3 ("sim") loses its trailing comma, so the
+#    parser stops at the "domain" key, the first thing on line 4.
+F=$T/syntax.json
+scene "$F"
+sed -i '3s/,$//' "$F"
+next; refused "1 JSON syntax error reported as file:4:col" "$O" "$S" "$F:4:" "syntax" -- "$F"
+
+# 2. Unknown keys, top level and inside a group.
+F=$T/unknown_top.json
+scene "$F"
+sed -i 's/"name"/"nmae"/' "$F"
+next; refused "2a unknown top-level key 'nmae' named" "$O" "$S" "$F" "nmae" "unknown key" -- "$F"
+F=$T/unknown_group.json
+scene "$F" "" "" "" '{ "stifness": 1000 }'
+next; refused "2b unknown key material.stifness named" "$O" "$S" "$F" "material.stifness" "unknown key" -- "$F"
+
+# 3. Wrong type.
+F=$T/wrong_type.json
+scene "$F" "" "" "" '{ "stiffness": "hard" }'
+next; refused "3 material.stiffness: \"hard\" refused as not a number" "$O" "$S" \
+    "$F" "material.stiffness" "expected a number" -- "$F"
+
+# 4. Non-positive spacing.
+for sp in 0 -0.01; do
+    F=$T/spacing_$sp.json
+    scene "$F" "" "" "{ \"spacing\": $sp }"
+    next; refused "4 particles.spacing = $sp refused" "$O" "$S" "$F" "particles.spacing" -- "$F"
+done
+
+# 5. Fluid outside the domain (a box, then a sphere as the second block).
+F=$T/box_outside.json
+scene "$F" "" "" "" "" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.3, 0.1] } ]'
+next; refused "5a fluid box outside the domain names fluid[0]" "$O" "$S" "$F" "fluid[0]" -- "$F"
+F=$T/sphere_outside.json
+scene "$F" "" "" "" "" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] },
+            { "type": "sphere", "center": [0.1, 0.1, 0.1], "radius": 0.15 } ]'
+next; refused "5b fluid sphere outside the domain names fluid[1]" "$O" "$S" "$F" "fluid[1]" -- "$F"
+
+# 6. More particles than fit: 1e-5 spacing in a 1 m box (1e15 particles),
+#    then 1 mm (1e9 particles: indexable, but more than memory holds).
+for sp in 1e-5 0.001; do
+    F=$T/huge_$sp.json
+    scene "$F" "" '{ "min": [0, 0, 0], "max": [1, 1, 1] }' "{ \"spacing\": $sp }" "" \
+        '[ { "type": "box", "min": [0, 0, 0], "max": [1, 1, 1] } ]'
+    next; refused "6 spacing $sp in a 1 m box refused as too many particles" "$O" "$S" \
+        "$F" "particles.spacing" -- "$F"
+    if [ "$LAST_SECONDS" -le 5 ]; then
+        ok "6 spacing $sp refused quickly (${LAST_SECONDS}s)"
+    else
+        bad "6 spacing $sp refused quickly" "took ${LAST_SECONDS}s"
+    fi
+done
+
+# 7. Bad --param: unknown key, out-of-range values. (These come from the
+#    command line, not the scene, so only the key is required.)
+next; refused "7a --param with unknown key material.stifness" "$O" "$S" "material.stifness" -- \
+    "$GOOD" --param material.stifness=3
+next; refused "7b --param material.stiffness=-3 out of range" "$O" "$S" "material.stiffness" -- \
+    "$GOOD" --param material.stiffness=-3
+next; refused "7c --param sim.dt=5 out of range" "$O" "$S" "sim.dt" -- "$GOOD" --param sim.dt=5
+next; refused "7d --param particles.spacing=0 out of range" "$O" "$S" "particles.spacing" -- \
+    "$GOOD" --param particles.spacing=0
+
+# 8. Outputs that cannot be written are reported before simulating.
+: >"$T/plainfile"
+next; refused "8a --out under a regular file refused before simulating" "$T/plainfile/frames" "$S" \
+    "$T/plainfile/frames" -- "$GOOD"
+next; refused "8b --stats under a regular file refused, --out folder not created" "$O" \
+    "$T/plainfile/stats.csv" "$T/plainfile/stats.csv" -- "$GOOD"
+mkdir -p "$T/statsdir"
+next; refused "8c --stats naming an existing folder refused before simulating" "$O" \
+    "$T/statsdir" "$T/statsdir" -- "$GOOD"
+rm -f "$T/statsdir.tmp"
+
+# ---- runs -------------------------------------------------------------------
+
+HEADER='step,time,dt,max_speed,avg_density_error_pct,max_density_error_pct'
+
+# good_run DESC OUTDIR STATS BACKEND: 6 steps, a frame every 2.
+good_run() {
+    local desc=$1 out=$2 stats=$3 backend=$4 problems=""
+    fl run "$GOOD" --backend "$backend" --steps 6 --every 2 --out "$out" --stats "$stats" --quiet
+    [ "$RC" -eq 0 ] || problems+="exit $RC, expected 0; "
+    printf '%s\n' "$OUT" | grep -Eq "^particles +$GOOD_N\$" ||
+        problems+="summary lacks 'particles $GOOD_N'; "
+    local s
+    for s in 000000 000002 000004 000006; do
+        [ -s "$out/frame_$s.vtk" ] || problems+="frame_$s.vtk missing; "
+    done
+    local extra
+    extra=$(find "$out" -name 'frame_*' ! -name 'frame_00000[0246].vtk' 2>/dev/null | head -3 | tr '\n' ' ')
+    [ -z "$extra" ] || problems+="unexpected frames: $extra; "
+    if [ -f "$stats" ]; then
+        [ "$(head -n 1 "$stats")" = "$HEADER" ] || problems+="stats header is '$(head -n 1 "$stats")'; "
+        local rows
+        rows=$(($(wc -l <"$stats") - 1))
+        [ "$rows" -eq 6 ] || problems+="stats has $rows rows, expected 6; "
+        awk -F, 'NR > 1 && (NF != 6 || $1 != NR - 1) { bad = 1 } END { exit bad }' "$stats" ||
+            problems+="stats rows are not steps 1..6 with 6 columns; "
+    else
+        problems+="stats file missing; "
+    fi
+    local tmps
+    tmps=$(find "$T" -name '*.tmp' 2>/dev/null | head -3 | tr '\n' ' ')
+    [ -z "$tmps" ] || problems+=".tmp files left: $tmps; "
+    if [ -z "$problems" ]; then
+        ok "$desc"
+    else
+        bad "$desc" "${problems}stderr: $(errline)"
+    fi
+}
+
+# 9. A good run on the native backend.
+good_run "9 good run (cpu): summary, frames 0/2/4/6, stats header and 6 rows, no .tmp" \
+    "$T/good_frames" "$T/good_stats.csv" cpu
+
+# 10. Numerical blow-up: stiffness 1e4 with dt 2 ms explodes a 600-particle
+#     block within a few steps (step 3 on the native backend).
+F=$T/blowup.json
+scene "$F" '{ "dt": 0.002 }' "" "" '{ "stiffness": 10000 }'
+B=$T/blowup_frames
+fl run "$F" --backend cpu --steps 200 --every 1 --out "$B" --stats "$T/blowup.csv" --quiet
+problems=""
+[ "$RC" -eq 3 ] || problems+="exit $RC, expected 3; "
+case $ERR in *blow-up*) ;; *) problems+="stderr lacks 'blow-up'; " ;; esac
+bstep=$(printf '%s' "$ERR" | grep -o 'step [0-9][0-9]*' | head -n 1 | cut -d' ' -f2)
+if [ -z "$bstep" ]; then
+    problems+="stderr names no 'step N'; "
+elif [ "$bstep" -le 0 ]; then
+    problems+="reported step $bstep is not > 0; "
+else
+    # --every 1: frames 0 .. step-1 were written before the blow-up.
+    for ((k = 0; k < bstep; k++)); do
+        f=$(printf '%s/frame_%06d.vtk' "$B" "$k")
+        [ -s "$f" ] || problems+="$(basename "$f") missing; "
+    done
+    newest=$(find "$B" -name 'frame_*.vtk' 2>/dev/null | sort | tail -n 1)
+    if [ -n "$newest" ]; then
+        [ -e "$newest.tmp" ] && problems+="newest frame has a .tmp sibling; "
+        head -c 32 "$newest" | grep -q '^# vtk DataFile' || problems+="newest frame lacks a VTK header; "
+        grep -aq "^POINTS $GOOD_N float" "$newest" || problems+="newest frame lacks 'POINTS $GOOD_N'; "
+        s0=$(wc -c <"$B/frame_000000.vtk") sn=$(wc -c <"$newest")
+        [ $((sn - s0)) -le 64 ] && [ $((s0 - sn)) -le 64 ] ||
+            problems+="newest frame is $sn bytes, the first $s0 (truncated?); "
+    fi
+    [ -e "$(printf '%s/frame_%06d.vtk' "$B" "$bstep")" ] && problems+="a frame of the blown-up step was written; "
+fi
+tmps=$(find "$B" -name '*.tmp' 2>/dev/null | head -3 | tr '\n' ' ')
+[ -z "$tmps" ] || problems+=".tmp files left: $tmps; "
+if [ -z "$problems" ]; then
+    ok "10 blow-up: exit 3 at step $bstep, frames before it intact"
+else
+    bad "10 blow-up: exit 3, message names the step, frames before it intact" "${problems}stderr: $(errline)"
+fi
+
+# 11. Embedded scene, help, unknown subcommand.
+fl run embedded:dam_break.json --steps 2 --backend cpu --quiet
+if [ "$RC" -eq 0 ]; then ok "11a embedded:dam_break.json runs 2 steps"; else
+    bad "11a embedded:dam_break.json runs 2 steps" "exit $RC; stderr: $(errline)"; fi
+fl help params
+if [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q 'material\.viscosity'; then
+    ok "11b help params lists material.viscosity"
+else
+    bad "11b help params lists material.viscosity" "exit $RC; stderr: $(errline)"
+fi
+fl help solvers
+if [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -qw 'wcsph'; then
+    ok "11c help solvers lists wcsph"
+else
+    bad "11c help solvers lists wcsph" "exit $RC; stdout: $(printf '%s' "$OUT" | head -c 200)"
+fi
+fl frobnicate
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q 'frobnicate'; then
+    ok "11d unknown subcommand exits 2 and names it"
+else
+    bad "11d unknown subcommand exits 2 and names it" "exit $RC; stderr: $(errline)"
+fi
+fl help frobnicate
+if [ "$RC" -eq 2 ]; then ok "11e unknown help topic exits 2"; else
+    bad "11e unknown help topic exits 2" "exit $RC; stderr: $(errline)"; fi
+
+# 12. OpenCL, when there is a device.
+fl devices
+if [ "$RC" -eq 0 ]; then
+    good_run "12 good run (opencl): summary, frames, stats, no .tmp" "$T/cl_frames" "$T/cl_stats.csv" opencl
+else
+    echo "SKIP opencl run: no device"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
