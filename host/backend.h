@@ -50,6 +50,11 @@ struct fcl_backend {
     size_t mem_bytes;       /* memory the backend may use */
     size_t max_alloc;       /* largest single buffer */
     int workgroup;          /* particle-pass work-group size, 0 = auto */
+    /* 1 on CPU devices (and the native backend): scans and reductions run
+     * each group serially in one work-item, since local-memory barriers
+     * cost a thread switch there; 0 on GPUs: work-group trees. Tests flip
+     * it to check both variants on any device. */
+    int serial_groups;
     fcl_timers timers;
 };
 

@@ -155,5 +155,6 @@ fcl_backend *be_cpu_create(char *err, size_t errlen)
     snprintf(be->name, sizeof be->name, "%s (native, OpenMP %d threads)", model, omp_get_max_threads());
     be->mem_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
     be->max_alloc = be->mem_bytes;
+    be->serial_groups = 1;
     return be;
 }

@@ -12,7 +12,7 @@
 #include "backend.h"
 #include "clrt.h"
 
-enum { MAX_KERNELS = 64, MAX_PENDING = 4096, MAX_SCAN_LEVELS = 8 };
+enum { MAX_KERNELS = 64, MAX_PENDING = 4096, MAX_SCAN_LEVELS = 8, SCAN_CHUNK = 2048 };
 
 struct fcl_buf {
     cl_mem mem;
@@ -159,12 +159,14 @@ static int ocl_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_ar
     return 0;
 }
 
-/* Multi-level work-efficient scan: scan blocks of 2*FCL_WG in place
- * writing block sums, scan the sums the same way (recursively), then add
- * each block's scanned sum back. Any length works. */
+/* Multi-level exclusive scan: scan blocks in place writing one sum per
+ * block, scan the sums the same way (recursively), then add each block's
+ * scanned sum back. Any length works. Blocks are 2*FCL_WG elements in
+ * local memory (work-efficient Blelloch scan, for GPUs), or SCAN_CHUNK
+ * elements scanned serially by one work-item (for CPU devices). */
 static int scan_level(cl_backend *b, fcl_buf *data, size_t n, int level, const char *timer)
 {
-    size_t per = 2 * FCL_WG, blocks = (n + per - 1) / per;
+    size_t per = b->base.serial_groups ? SCAN_CHUNK : 2 * FCL_WG, blocks = (n + per - 1) / per;
     if (level == MAX_SCAN_LEVELS)
         return -1;
     fcl_buf **sums = &b->scan_sums[level];
@@ -174,16 +176,20 @@ static int scan_level(cl_backend *b, fcl_buf *data, size_t n, int level, const c
         if (!*sums)
             return -1;
     }
-    cl_uint nn = (cl_uint)n;
-    fcl_arg args[3] = { FCL_BUF(data), FCL_BUF(*sums), FCL_VAL(nn) };
-    fcl_kernel *kb = ocl_kernel(&b->base, "scan_block"), *ka = ocl_kernel(&b->base, "scan_add");
-    if (!kb || !ka || ocl_launch(&b->base, kb, blocks * FCL_WG, args, 3, timer) != 0)
+    cl_uint nn = (cl_uint)n, chunk = SCAN_CHUNK;
+    fcl_arg args[4] = { FCL_BUF(data), FCL_BUF(*sums), FCL_VAL(nn), FCL_VAL(chunk) };
+    const char *kb_name = b->base.serial_groups ? "scan_chunks" : "scan_block";
+    const char *ka_name = b->base.serial_groups ? "scan_chunks_add" : "scan_add";
+    fcl_kernel *kb = ocl_kernel(&b->base, kb_name), *ka = ocl_kernel(&b->base, ka_name);
+    size_t items = b->base.serial_groups ? blocks : blocks * FCL_WG;
+    int nargs = b->base.serial_groups ? 4 : 3;
+    if (!kb || !ka || ocl_launch(&b->base, kb, items, args, nargs, timer) != 0)
         return -1;
     if (blocks == 1)
         return 0;
     if (scan_level(b, *sums, blocks, level + 1, timer) != 0)
         return -1;
-    return ocl_launch(&b->base, ka, blocks * FCL_WG, args, 3, timer);
+    return ocl_launch(&b->base, ka, items, args, nargs, timer);
 }
 
 static int ocl_scan(fcl_backend *be, fcl_buf *data, size_t n, const char *timer)
@@ -255,6 +261,7 @@ fcl_backend *be_opencl_create(const char *device, const char *kernel_dir, char *
         snprintf(b->base.name, sizeof b->base.name, "%s (OpenCL %s, %s)", devs[pick].name,
                  clrt_type_name(devs[pick].type), devs[pick].platform_name);
         b->base.mem_bytes = devs[pick].global_mem;
+        b->base.serial_groups = (devs[pick].type & CL_DEVICE_TYPE_CPU) != 0;
         b->base.max_alloc = devs[pick].max_alloc;
     }
     free(devs);

@@ -19,6 +19,7 @@ enum { MAX_COLS = 16, WARMUP = 2 };
 
 typedef struct bench_col {
     char backend[16], device[320];
+    int device_index;        /* OpenCL device number, -1 for the CPU */
     fcl_timers timers;       /* summed over the measured steps */
     double wall_ms;          /* per step */
     long steps;
@@ -66,6 +67,7 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     col->timers = be->timers;
     col->steps = steps;
     col->n = n;
+    col->device_index = device ? atoi(device) : -1;
     if (rc != 0)
         cli_error("bench on %s: a step failed", be->name);
     sim_destroy(&sim);
@@ -84,13 +86,13 @@ static void add_labels(bench_table *t, const fcl_timers *tm)
     }
 }
 
-/* Short column heads: "cpu" or "ocl:N". */
+/* Short column heads: "cpu" or "ocl:N" with N as in `fluidcl devices`. */
 static void head(const bench_table *t, int c, char *out, size_t len)
 {
-    if (strcmp(t->col[c].backend, "cpu") == 0)
+    if (t->col[c].device_index < 0)
         snprintf(out, len, "cpu");
     else
-        snprintf(out, len, "ocl:%d", c);
+        snprintf(out, len, "ocl:%d", t->col[c].device_index);
 }
 
 static void print_table(const bench_table *t)
@@ -140,6 +142,7 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
         cJSON *o = cJSON_CreateObject(), *passes = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "backend", b->backend);
         cJSON_AddStringToObject(o, "device", b->device);
+        cJSON_AddNumberToObject(o, "device_index", b->device_index);
         cJSON_AddNumberToObject(o, "particles", (double)b->n);
         cJSON_AddNumberToObject(o, "steps", (double)b->steps);
         for (int l = 0; l < b->timers.count; l++)

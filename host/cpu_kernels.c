@@ -110,27 +110,15 @@ static void k_integrate(const fcl_arg *a, size_t items)
         integrate_item((uint)i, pos, vel, vev, acc, &c);
 }
 
-/* Same grouping as the OpenCL reduction: one partial per FCL_WG items. */
-static void k_stats(const fcl_arg *a, size_t items)
+static void k_stats_chunks(const fcl_arg *a, size_t items)
 {
     const float4 *pos = BUF(0, const float4), *vel = BUF(1, const float4);
     const float *rho = BUF(2, const float);
     fcl_stats_partial *out = BUF(3, fcl_stats_partial);
     const fcl_sph_consts c = VAL(4, fcl_sph_consts);
-    size_t groups = (items + FCL_WG - 1) / FCL_WG;
 #pragma omp parallel for schedule(static)
-    for (size_t gi = 0; gi < groups; gi++) {
-        fcl_stats_partial r = { 0.0f, 0.0f, 0.0f, 0xffffffffu };
-        size_t end = (gi + 1) * FCL_WG < items ? (gi + 1) * FCL_WG : items;
-        for (size_t i = gi * FCL_WG; i < end; i++) {
-            fcl_stats_partial s = stats_item((uint)i, pos, vel, rho, &c);
-            r.max_speed2 = fmaxf(r.max_speed2, s.max_speed2);
-            r.sum_density_err += s.sum_density_err;
-            r.max_density_err = fmaxf(r.max_density_err, s.max_density_err);
-            r.first_bad = s.first_bad < r.first_bad ? s.first_bad : r.first_bad;
-        }
-        out[gi] = r;
-    }
+    for (size_t g = 0; g < items; g++)
+        stats_chunk_item((uint)g, pos, vel, rho, out, &c);
 }
 
 const struct fcl_kernel fcl_cpu_kernels[] = {
@@ -143,6 +131,6 @@ const struct fcl_kernel fcl_cpu_kernels[] = {
     { "density", k_density },
     { "forces", k_forces },
     { "integrate", k_integrate },
-    { "stats", k_stats },
+    { "stats_chunks", k_stats_chunks },
 };
 const size_t fcl_cpu_kernel_count = sizeof fcl_cpu_kernels / sizeof fcl_cpu_kernels[0];

@@ -89,7 +89,7 @@ static int alloc_common(fcl_sim *s)
     s->prs = be->ops->buf_new(be, s->n * 4, "pressure");
     s->acc = be->ops->buf_new(be, s->n * 16, "acceleration");
     s->partials = be->ops->buf_new(be, (s->n / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
-    s->k_stats = be->ops->kernel(be, "stats");
+    s->k_stats = be->ops->kernel(be, be->serial_groups ? "stats_chunks" : "stats");
     return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
             !s->acc || !s->partials || !s->k_stats) ? -1 : 0;
 }
@@ -133,7 +133,8 @@ static int measure(fcl_sim *s)
     fcl_arg args[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vev].cur),
                        FCL_BUF(s->rho), FCL_BUF(s->partials), FCL_VAL(s->c) };
     fcl_stats_partial *part = malloc(groups * sizeof *part + 1);
-    if (!part || be->ops->launch(be, s->k_stats, s->n, args, 5, "stats") != 0 ||
+    size_t items = be->serial_groups ? groups : s->n;
+    if (!part || be->ops->launch(be, s->k_stats, items, args, 5, "stats") != 0 ||
         be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0) {
         free(part);
         return -1;

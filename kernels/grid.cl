@@ -212,6 +212,34 @@ void scan_add(__global uint *data, __global const uint *sums, uint n)
 #endif
 
 #ifdef FCL_DEVICE
+/* The scan for CPU devices: local-memory barriers cost a thread switch
+ * there, so each work-item scans a contiguous chunk serially (cache
+ * friendly) and writes its total to sums[k]; the host scans the sums and
+ * scan_chunks_add adds them back. GPUs use scan_block above. */
+__kernel void scan_chunks(__global uint *data, __global uint *sums, uint n, uint chunk)
+{
+    uint k = get_global_id(0), b = k * chunk;
+    if (b >= n)
+        return;
+    uint e = b + chunk < n ? b + chunk : n, s = 0u;
+    for (uint i = b; i < e; i++) {
+        uint v = data[i];
+        data[i] = s;
+        s += v;
+    }
+    sums[k] = s;
+}
+
+__kernel void scan_chunks_add(__global uint *data, __global const uint *sums, uint n, uint chunk)
+{
+    uint k = get_global_id(0), b = k * chunk;
+    if (b >= n)
+        return;
+    uint e = b + chunk < n ? b + chunk : n, s = sums[k];
+    for (uint i = b; i < e; i++)
+        data[i] += s;
+}
+
 /* Sizes of the shared structs as the OpenCL compiler lays them out; the
  * tests compare them with the host's (host/fcl_types_check.c). */
 __kernel void fcl_type_sizes(__global uint *out)

@@ -32,6 +32,18 @@ FCL_INLINE uint near_walls(float4 p, const fcl_sph_consts *c, float4 *plane)
     return m;
 }
 
+/* The image masks to visit for a particle whose near walls are `near`:
+ * every subset of near, 0 (the neighbor itself) first. Interior particles
+ * get just {0}, so the mirror loops cost them nothing. */
+FCL_INLINE uint image_masks(uint near, uint *masks)
+{
+    uint k = 0u;
+    for (uint m = 0u; m < 8u; m++)
+        if ((m & near) == m)
+            masks[k++] = m;
+    return k;
+}
+
 /* p reflected across the planes whose bits are set in m. */
 FCL_INLINE float4 mirror(float4 p, uint m, float4 plane)
 {
@@ -45,35 +57,69 @@ FCL_INLINE float4 mirror_vel(float4 v, uint m)
     return fcl_f4((m & 1u) ? -v.x : v.x, (m & 2u) ? -v.y : v.y, (m & 4u) ? -v.z : v.z, v.w);
 }
 
+/* Sum of W_poly6 over the neighbors of pi, each reflected by mask m. */
+FCL_INLINE float density_sum(float4 pi, uint m, float4 plane, uint rows, const uint *lo, const uint *hi,
+                             GLOBAL const float4 *pos, const fcl_sph_consts *c)
+{
+    float sum = 0.0f;
+    for (uint r = 0u; r < rows; r++) {
+        for (uint j = lo[r]; j < hi[r]; j++) {
+            float4 q = mirror(pos[j], m, plane);
+            float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+            sum += w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+        }
+    }
+    return sum;
+}
+
+/* The neighbors themselves first (the only pass for interior particles),
+ * then their images across the near walls. */
 FCL_INLINE void density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
                              GLOBAL float *rho, GLOBAL float *prs, const fcl_grid_info *g,
                              const fcl_sph_consts *c)
 {
     float4 pi = pos[i], plane;
-    uint near = near_walls(pi, c, &plane);
+    uint masks[8];
+    uint nm = image_masks(near_walls(pi, c, &plane), masks);
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
-    float sum = 0.0f;
-    for (uint r = 0u; r < rows; r++) {
-        for (uint j = lo[r]; j < hi[r]; j++) {
-            float4 pj = pos[j];
-            /* m = 0 is the neighbor itself, m > 0 its images. */
-            for (uint m = 0u; m < 8u; m++) {
-                if ((m & near) != m)
-                    continue;
-                float4 q = mirror(pj, m, plane);
-                float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
-                sum += w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
-            }
-        }
-    }
+    float sum = density_sum(pi, 0u, plane, rows, lo, hi, pos, c);
+    for (uint k = 1u; k < nm; k++)
+        sum += density_sum(pi, masks[k], plane, rows, lo, hi, pos, c);
     float d = c->mass * sum;
     float p = c->stiffness * (d - c->rest_density);
     rho[i] = d;
     prs[i] = p < 0.0f ? p * c->negative_pressure : p;
 }
 
-/* Pressure, viscosity and surface tension in one neighbor loop, over the
+/* Running sums of the forces pass for one particle. */
+typedef struct fcl_force_sum {
+    float fx, fy, fz;   /* pressure + viscosity force density */
+    float nx, ny, nz;   /* color field gradient */
+    float lap;          /* color field Laplacian */
+} fcl_force_sum;
+
+/* One neighbor's (or image's) contribution: j at pj with velocity vj,
+ * volume m/rho_j and mean pressure (p_i + p_j)/2. */
+FCL_INLINE void force_pair(fcl_force_sum *f, float4 pi, float4 vi, float4 pj, float4 vj, float vol, float pp,
+                           const fcl_sph_consts *c)
+{
+    float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+    float r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 >= c->h2)
+        return;
+    float rr = FCL_SQRT(r2);
+    float fp = -vol * pp * w_spiky_grad(rr, c->h, c->spiky_grad);
+    float fv = c->viscosity * vol * w_visc_lap(rr, c->h, c->visc_lap);
+    f->fx += fp * dx + fv * (vj.x - vi.x);
+    f->fy += fp * dy + fv * (vj.y - vi.y);
+    f->fz += fp * dz + fv * (vj.z - vi.z);
+    float gc = vol * w_poly6_grad(r2, c->h2, c->poly6_grad);
+    f->nx += gc * dx; f->ny += gc * dy; f->nz += gc * dz;
+    f->lap += vol * w_poly6_lap(r2, c->h2, c->poly6_lap);
+}
+
+/* Pressure, viscosity and surface tension in one neighbor loop over the
  * neighbors and their wall images; the acceleration (force density over
  * rho_i, plus gravity) goes to acc. */
 FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
@@ -83,44 +129,27 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
 {
     float4 pi = pos[i], vi = vev[i], plane;
     float p_i = prs[i];
-    float fx = 0.0f, fy = 0.0f, fz = 0.0f;   /* pressure + viscosity */
-    float nx = 0.0f, ny = 0.0f, nz = 0.0f;   /* color field gradient */
-    float lap = 0.0f;                        /* color field Laplacian */
-    uint near = near_walls(pi, c, &plane);
+    fcl_force_sum f = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+    uint masks[8];
+    uint nm = image_masks(near_walls(pi, c, &plane), masks);
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
     for (uint r = 0u; r < rows; r++) {
         for (uint j = lo[r]; j < hi[r]; j++) {
-            float4 pj0 = pos[j], vj0 = vev[j];
+            float4 pj = pos[j], vj = vev[j];
             float vol = c->mass / rho[j], pp = 0.5f * (p_i + prs[j]);
-            for (uint m = 0u; m < 8u; m++) {
-                if ((m & near) != m)
-                    continue;
-                float4 pj = mirror(pj0, m, plane);
-                float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
-                float r2 = dx * dx + dy * dy + dz * dz;
-                if (r2 >= c->h2)
-                    continue;
-                float rr = FCL_SQRT(r2);
-                float4 vj = mirror_vel(vj0, m);
-                float fp = -vol * pp * w_spiky_grad(rr, c->h, c->spiky_grad);
-                float fv = c->viscosity * vol * w_visc_lap(rr, c->h, c->visc_lap);
-                fx += fp * dx + fv * (vj.x - vi.x);
-                fy += fp * dy + fv * (vj.y - vi.y);
-                fz += fp * dz + fv * (vj.z - vi.z);
-                float gc = vol * w_poly6_grad(r2, c->h2, c->poly6_grad);
-                nx += gc * dx; ny += gc * dy; nz += gc * dz;
-                lap += vol * w_poly6_lap(r2, c->h2, c->poly6_lap);
-            }
+            force_pair(&f, pi, vi, pj, vj, vol, pp, c);
+            for (uint k = 1u; k < nm; k++)
+                force_pair(&f, pi, vi, mirror(pj, masks[k], plane), mirror_vel(vj, masks[k]), vol, pp, c);
         }
     }
-    float nlen = FCL_SQRT(nx * nx + ny * ny + nz * nz);
+    float nlen = FCL_SQRT(f.nx * f.nx + f.ny * f.ny + f.nz * f.nz);
     if (c->surface_tension > 0.0f && nlen > c->surface_threshold) {
-        float s = -c->surface_tension * lap / nlen;
-        fx += s * nx; fy += s * ny; fz += s * nz;
+        float s = -c->surface_tension * f.lap / nlen;
+        f.fx += s * f.nx; f.fy += s * f.ny; f.fz += s * f.nz;
     }
     float inv = 1.0f / rho[i];
-    acc[i] = fcl_f4(fx * inv + c->gravity.x, fy * inv + c->gravity.y, fz * inv + c->gravity.z, 0.0f);
+    acc[i] = fcl_f4(f.fx * inv + c->gravity.x, f.fy * inv + c->gravity.y, f.fz * inv + c->gravity.z, 0.0f);
 }
 
 /* Reflect one coordinate off the walls lo/hi: the particle is put back on
@@ -178,7 +207,37 @@ FCL_INLINE fcl_stats_partial stats_item(uint i, GLOBAL const float4 *pos, GLOBAL
     return s;
 }
 
+/* Fold one partial into another (max, sum, max, min). */
+FCL_INLINE void stats_fold(fcl_stats_partial *r, fcl_stats_partial s)
+{
+    r->max_speed2 = s.max_speed2 > r->max_speed2 ? s.max_speed2 : r->max_speed2;
+    r->sum_density_err += s.sum_density_err;
+    r->max_density_err = s.max_density_err > r->max_density_err ? s.max_density_err : r->max_density_err;
+    r->first_bad = s.first_bad < r->first_bad ? s.first_bad : r->first_bad;
+}
+
+/* One partial per group of FCL_WG particles, the group folded serially by
+ * one work-item (for CPU devices; `stats` below is the GPU variant). */
+FCL_INLINE void stats_chunk_item(uint g, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
+                                 GLOBAL const float *rho, GLOBAL fcl_stats_partial *out,
+                                 const fcl_sph_consts *c)
+{
+    fcl_stats_partial r = { 0.0f, 0.0f, 0.0f, 0xffffffffu };
+    uint end = (g + 1u) * FCL_WG < c->n ? (g + 1u) * FCL_WG : c->n;
+    for (uint i = g * FCL_WG; i < end; i++)
+        stats_fold(&r, stats_item(i, pos, vel, rho, c));
+    out[g] = r;
+}
+
 #ifdef FCL_DEVICE
+__kernel void stats_chunks(__global const float4 *pos, __global const float4 *vel, __global const float *rho,
+                           __global fcl_stats_partial *out, fcl_sph_consts c)
+{
+    uint g = get_global_id(0);
+    if (g * FCL_WG < c.n)
+        stats_chunk_item(g, pos, vel, rho, out, &c);
+}
+
 __kernel void density(__global const float4 *pos, __global const uint *start, __global float *rho,
                       __global float *prs, fcl_grid_info g, fcl_sph_consts c)
 {
@@ -205,8 +264,8 @@ __kernel void integrate(__global float4 *pos, __global float4 *vel, __global flo
         integrate_item(i, pos, vel, vev, acc, &c);
 }
 
-/* Work-group reduction of stats_item into one partial per group; the host
- * folds the partials (there are n / FCL_WG of them). */
+/* Work-group tree reduction of stats_item into one partial per group (for
+ * GPUs); the host folds the partials (there are n / FCL_WG of them). */
 __kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))
 void stats(__global const float4 *pos, __global const float4 *vel, __global const float *rho,
            __global fcl_stats_partial *out, fcl_sph_consts c)

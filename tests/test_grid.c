@@ -1,5 +1,6 @@
 /* test_grid.c - the neighbor grid against brute-force references, on both
- * backends: the multi-level exclusive scan on edge sizes, the counting
+ * backends: the multi-level exclusive scan on edge sizes (both OpenCL
+ * variants: serial chunks and work-group trees), the counting
  * sort (order, cell starts, determinism) with empty input, one particle,
  * 2^k +- 1 particles, everything in one cell and particles outside the
  * domain, and the neighbor sets found through the grid against O(N^2)
@@ -196,8 +197,14 @@ int main(void)
         fcl_backend *be = ft_backend(bi);
         if (!be)
             continue;
-        for (size_t k = 0; k < sizeof scan_sizes / sizeof scan_sizes[0]; k++)
-            check_scan(be, scan_sizes[k]);
+        /* On OpenCL both scan variants: serial chunks (CPU devices) and
+         * work-group Blelloch trees (GPUs), whatever this device is. */
+        for (int variant = 0; variant < (bi == 1 ? 2 : 1); variant++) {
+            if (bi == 1)
+                be->serial_groups = variant;
+            for (size_t k = 0; k < sizeof scan_sizes / sizeof scan_sizes[0]; k++)
+                check_scan(be, scan_sizes[k]);
+        }
         check_sorts(be);
         check_neighbors(be);
         if (bi == 1)
