@@ -22,6 +22,7 @@ if [ ! -x "$BIN" ]; then
     exit 1
 fi
 
+SRC=$(cd "$(dirname "$0")/../kernels" && pwd) || exit 1
 T=$(mktemp -d "${TMPDIR:-/tmp}/fluidcl_cli.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
@@ -294,6 +295,35 @@ if [ "$RC" -eq 0 ]; then
     good_run "12 good run (opencl): summary, frames, stats, no .tmp" "$T/cl_frames" "$T/cl_stats.csv" opencl
 else
     echo "SKIP opencl run: no device"
+fi
+
+# 13 --kernel-dir: kernels load from disk; a syntax error there is reported
+# with the compiler log naming kernels/FILE:LINE, exit 3, and no output.
+if [ "$RC" -eq 0 ]; then
+    mkdir -p "$T/kdir" && cp "$SRC"/*.cl "$SRC"/*.h "$T/kdir/"
+    fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/kdir"
+    [ "$RC" -eq 0 ] && ok "13a --kernel-dir with intact sources runs" || bad "13a --kernel-dir run" "exit $RC: $(errline)"
+    line=$(grep -n 'float d = c->mass \* sum;' "$T/kdir/wcsph.cl" | cut -d: -f1)
+    sed -i 's/float d = c->mass \* sum;/float d = c->mass * sum/' "$T/kdir/wcsph.cl"
+    fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/kdir" --out "$T/kframes"
+    # The missing ';' is reported at the end of that line or the next.
+    if [ "$RC" -eq 3 ] && grep -qE "kernels/wcsph.cl:($line|$((line + 1))):" "$T/stderr.txt" && [ ! -e "$T/kframes" ]; then
+        ok "13b a kernel syntax error names kernels/wcsph.cl:$line, exit 3, nothing written"
+    else
+        bad "13b kernel syntax error report" "exit $RC, want 3 and kernels/wcsph.cl:$line: $(errline)"
+    fi
+    fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/nonexistent"
+    [ "$RC" -eq 3 ] && grep -q "nonexistent" "$T/stderr.txt" && ok "13c a missing --kernel-dir is named" ||
+        bad "13c missing --kernel-dir" "exit $RC: $(errline)"
+    # 14 --device by index and by name substring; an unknown one exits 2.
+    fl run "$GOOD" --backend opencl --device 0 --steps 1 --quiet
+    [ "$RC" -eq 0 ] && ok "14a --device 0" || bad "14a --device 0" "exit $RC: $(errline)"
+    name=$("$BIN" devices | sed -n 's/^\[0\] \(....\).*/\1/p')
+    fl run "$GOOD" --backend opencl --device "$name" --steps 1 --quiet
+    [ "$RC" -eq 0 ] && ok "14b --device '$name' (name substring)" || bad "14b --device by name" "exit $RC: $(errline)"
+    fl run "$GOOD" --backend opencl --device no-such-device --steps 1 --quiet
+    [ "$RC" -eq 2 ] && grep -q "no-such-device" "$T/stderr.txt" && ok "14c unknown --device exits 2 naming it" ||
+        bad "14c unknown --device" "exit $RC: $(errline)"
 fi
 
 echo "$pass passed, $fail failed"
