@@ -159,42 +159,59 @@ static int ocl_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_ar
     return 0;
 }
 
-/* Multi-level exclusive scan: scan blocks in place writing one sum per
- * block, scan the sums the same way (recursively), then add each block's
- * scanned sum back. Any length works. Blocks are 2*FCL_WG elements in
- * local memory (work-efficient Blelloch scan, for GPUs), or SCAN_CHUNK
- * elements scanned serially by one work-item (for CPU devices). */
-static int scan_level(cl_backend *b, fcl_buf *data, size_t n, int level, const char *timer)
+/* Scratch for one value per scan block at a given level. */
+static fcl_buf *scan_sums(cl_backend *b, int level, size_t blocks)
 {
-    size_t per = b->base.serial_groups ? SCAN_CHUNK : 2 * FCL_WG, blocks = (n + per - 1) / per;
-    if (level == MAX_SCAN_LEVELS)
-        return -1;
     fcl_buf **sums = &b->scan_sums[level];
     if (!*sums || (*sums)->bytes < blocks * sizeof(cl_uint)) {
         ocl_buf_free(&b->base, *sums);
         *sums = ocl_buf_new(&b->base, blocks * sizeof(cl_uint) * 2, "scan block sums");
-        if (!*sums)
-            return -1;
     }
-    cl_uint nn = (cl_uint)n, chunk = SCAN_CHUNK;
-    fcl_arg args[4] = { FCL_BUF(data), FCL_BUF(*sums), FCL_VAL(nn), FCL_VAL(chunk) };
-    const char *kb_name = b->base.serial_groups ? "scan_chunks" : "scan_block";
-    const char *ka_name = b->base.serial_groups ? "scan_chunks_add" : "scan_add";
-    fcl_kernel *kb = ocl_kernel(&b->base, kb_name), *ka = ocl_kernel(&b->base, ka_name);
-    size_t items = b->base.serial_groups ? blocks : blocks * FCL_WG;
-    int nargs = b->base.serial_groups ? 4 : 3;
-    if (!kb || !ka || ocl_launch(&b->base, kb, items, args, nargs, timer) != 0)
+    return *sums;
+}
+
+/* GPUs: multi-level work-efficient (Blelloch) scan. Scan blocks of
+ * 2*FCL_WG elements in local memory writing one sum per block, scan the
+ * sums the same way (recursively), then add each block's scanned sum back.
+ * Any length works. */
+static int scan_level(cl_backend *b, fcl_buf *data, size_t n, int level, const char *timer)
+{
+    size_t blocks = (n + 2 * FCL_WG - 1) / (2 * FCL_WG);
+    fcl_buf *sums = level < MAX_SCAN_LEVELS ? scan_sums(b, level, blocks) : NULL;
+    cl_uint nn = (cl_uint)n;
+    fcl_arg args[3] = { FCL_BUF(data), FCL_BUF(sums), FCL_VAL(nn) };
+    fcl_kernel *kb = ocl_kernel(&b->base, "scan_block"), *ka = ocl_kernel(&b->base, "scan_add");
+    if (!sums || !kb || !ka || ocl_launch(&b->base, kb, blocks * FCL_WG, args, 3, timer) != 0)
         return -1;
     if (blocks == 1)
         return 0;
-    if (scan_level(b, *sums, blocks, level + 1, timer) != 0)
+    if (scan_level(b, sums, blocks, level + 1, timer) != 0)
         return -1;
-    return ocl_launch(&b->base, ka, items, args, nargs, timer);
+    return ocl_launch(&b->base, ka, blocks * FCL_WG, args, 3, timer);
+}
+
+/* CPU devices: at most FCL_WG chunks of at least SCAN_CHUNK elements, each
+ * scanned serially, then offset by the chunks before it: two launches. */
+static int scan_serial(cl_backend *b, fcl_buf *data, size_t n, const char *timer)
+{
+    size_t chunk = (n + FCL_WG - 1) / FCL_WG;
+    chunk = chunk < SCAN_CHUNK ? SCAN_CHUNK : chunk;
+    size_t blocks = (n + chunk - 1) / chunk;
+    fcl_buf *sums = scan_sums(b, 0, blocks);
+    cl_uint nn = (cl_uint)n, ch = (cl_uint)chunk;
+    fcl_arg args[4] = { FCL_BUF(data), FCL_BUF(sums), FCL_VAL(nn), FCL_VAL(ch) };
+    fcl_kernel *kc = ocl_kernel(&b->base, "scan_chunks"), *ka = ocl_kernel(&b->base, "scan_chunks_add");
+    if (!sums || !kc || !ka || ocl_launch(&b->base, kc, blocks, args, 4, timer) != 0)
+        return -1;
+    return blocks > 1 ? ocl_launch(&b->base, ka, blocks, args, 4, timer) : 0;
 }
 
 static int ocl_scan(fcl_backend *be, fcl_buf *data, size_t n, const char *timer)
 {
-    return n ? scan_level((cl_backend *)be, data, n, 0, timer) : 0;
+    if (n == 0)
+        return 0;
+    return be->serial_groups ? scan_serial((cl_backend *)be, data, n, timer)
+                             : scan_level((cl_backend *)be, data, n, 0, timer);
 }
 
 static void ocl_destroy(fcl_backend *be)

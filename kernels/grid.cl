@@ -214,14 +214,18 @@ void scan_add(__global uint *data, __global const uint *sums, uint n)
 #ifdef FCL_DEVICE
 /* The scan for CPU devices: local-memory barriers cost a thread switch
  * there, so each work-item scans a contiguous chunk serially (cache
- * friendly) and writes its total to sums[k]; the host scans the sums and
- * scan_chunks_add adds them back. GPUs use scan_block above. */
-__kernel void scan_chunks(__global uint *data, __global uint *sums, uint n, uint chunk)
+ * friendly) and writes its total to sums[k]; then scan_chunks_add has each
+ * chunk add the totals of the chunks before it. The host picks the chunk
+ * size so that there are at most FCL_WG chunks: two launches for any
+ * length, no recursion. GPUs use scan_block above. One work-item per
+ * work-group, so that the runtime spreads the chunks over its threads. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void scan_chunks(__global uint *data, __global uint *sums, uint n, uint chunk)
 {
     uint k = get_global_id(0), b = k * chunk;
     if (b >= n)
         return;
-    uint e = b + chunk < n ? b + chunk : n, s = 0u;
+    uint e = n - b > chunk ? b + chunk : n, s = 0u;
     for (uint i = b; i < e; i++) {
         uint v = data[i];
         data[i] = s;
@@ -230,12 +234,15 @@ __kernel void scan_chunks(__global uint *data, __global uint *sums, uint n, uint
     sums[k] = s;
 }
 
-__kernel void scan_chunks_add(__global uint *data, __global const uint *sums, uint n, uint chunk)
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void scan_chunks_add(__global uint *data, __global const uint *sums, uint n, uint chunk)
 {
     uint k = get_global_id(0), b = k * chunk;
-    if (b >= n)
+    if (b >= n || k == 0u)
         return;
-    uint e = b + chunk < n ? b + chunk : n, s = sums[k];
+    uint e = n - b > chunk ? b + chunk : n, s = 0u;
+    for (uint m = 0u; m < k; m++)
+        s += sums[m];
     for (uint i = b; i < e; i++)
         data[i] += s;
 }
