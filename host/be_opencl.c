@@ -147,7 +147,7 @@ static int ocl_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_ar
     }
     size_t local = k->reqd_wg ? k->reqd_wg : (size_t)be->workgroup;
     size_t global = local ? (items + local - 1) / local * local : items;
-    if (b->npending == MAX_PENDING && drain_events(b) != 0)
+    if (b->npending == MAX_PENDING && (!clrt_ok(clFinish(b->q), "clFinish") || drain_events(b) != 0))
         return -1;
     cl_event ev;
     snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s, %zu items)", k->name, items);

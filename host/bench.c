@@ -174,8 +174,9 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
         cli_error("--backend '%s': expected cpu, opencl or all", o->backend);
         return FCL_EXIT_INPUT;
     }
-    if (want_cpu && bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols++]) != 0)
-        return FCL_EXIT_DEVICE;
+    int rc = want_cpu ? bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols++]) : 0;
+    if (rc != 0)
+        return rc;
     clrt_device *devs = NULL;
     int count = want_cl ? clrt_devices(&devs) : 0;
     for (int d = 0; d < count && t->ncols < MAX_COLS; d++) {
@@ -183,13 +184,18 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
         snprintf(idx, sizeof idx, "%d", d);
         if (o->device && strcmp(o->device, idx) != 0 && !strstr(devs[d].name, o->device))
             continue;
-        if (bench_one(sc, "opencl", idx, o, steps, &t->col[t->ncols]) == 0)
+        rc = bench_one(sc, "opencl", idx, o, steps, &t->col[t->ncols]);
+        if (rc == 0)
             t->ncols++;
     }
     free(devs);
     for (int c = 0; c < t->ncols; c++)
         add_labels(t, &t->col[c].timers);
-    return t->ncols ? 0 : FCL_EXIT_DEVICE;
+    if (t->ncols == 0 && want_cl && o->device && rc == 0) {
+        cli_error("--device '%s': no OpenCL device matches (see 'fluidcl devices')", o->device);
+        return FCL_EXIT_INPUT;
+    }
+    return t->ncols ? 0 : (rc ? rc : FCL_EXIT_DEVICE);
 }
 
 int cmd_bench(int argc, char **argv)

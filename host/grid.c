@@ -73,8 +73,12 @@ int grid_add_attr(fcl_grid *g, fcl_backend *be, const char *name, size_t elem)
     a->spare = be->ops->buf_new(be, g->info.n * elem, name);
     a->elem = elem;
     a->name = name;
-    if (!a->cur || !a->spare)
+    if (!a->cur || !a->spare) {
+        be->ops->buf_free(be, a->cur);
+        be->ops->buf_free(be, a->spare);
+        a->cur = a->spare = NULL;
         return -1;
+    }
     return g->nattr++;
 }
 

@@ -182,8 +182,12 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     free(pos);
     free(vel);
     double wall = 0.0;
-    if (rc == 0 && (rc = simulate(r, o, p, cli_total_steps(p), &wall)) == 0)
+    if (rc != 0) {
+        out_csv_discard(r->csv);   /* nothing was simulated: leave nothing */
+        r->csv = NULL;
+    } else if ((rc = simulate(r, o, p, cli_total_steps(p), &wall)) == 0) {
         summary(r, sc, wall);
+    }
     if (r->csv && out_csv_close_err(r->csv, err, sizeof err) != 0) {
         cli_error("%s", err);
         rc = rc ? rc : FCL_EXIT_DEVICE;

@@ -168,6 +168,8 @@ static int read_fluid(fcl_scene *s, const cJSON *arr, const char *file, char *er
 {
     if (!cJSON_IsArray(arr))
         return err_at(err, errlen, file, "fluid: expected an array of boxes and spheres, got %s", json_type(arr), "");
+    if (s->blocks)
+        return err_at(err, errlen, file, "fluid: given twice (expected one list of boxes and spheres)%s%s", "", "");
     int n = cJSON_GetArraySize(arr);
     s->blocks = calloc((size_t)n + 1, sizeof *s->blocks);
     if (!s->blocks)

@@ -49,7 +49,12 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, char 
     float h = prm->particles_support * prm->particles_spacing;
     if (grid_layout(&info, prm->domain_min, prm->domain_max, h, n, err, errlen) != 0)
         return -1;
-    size_t need = sim_bytes_needed(solver_find(prm->sim_solver), &info), largest = n * 16;
+    size_t need = sim_bytes_needed(solver_find(prm->sim_solver), &info);
+    size_t cells = ((size_t)info.ncells + 1) * sizeof(uint), largest = n * 16 > cells ? n * 16 : cells;
+    /* The native backend shares RAM with the host's staging copies of
+     * positions and velocities and the frame buffers (~76 B/particle). */
+    if (strcmp(be->kind, "cpu") == 0)
+        need += n * 76;
     if ((double)need > 0.9 * (double)be->mem_bytes || largest > be->max_alloc) {
         snprintf(err, errlen, "particles.spacing: %zu particles need %.1f MiB (largest buffer %.1f MiB) "
                  "but %s has %.1f MiB (largest buffer %.1f MiB): expected a larger spacing or a smaller "
@@ -89,7 +94,8 @@ static int alloc_common(fcl_sim *s)
     s->prs = be->ops->buf_new(be, s->n * 4, "pressure");
     s->acc = be->ops->buf_new(be, s->n * 16, "acceleration");
     s->partials = be->ops->buf_new(be, (s->n / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
-    s->k_stats = be->ops->kernel(be, be->serial_groups ? "stats_chunks" : "stats");
+    s->stats_serial = be->serial_groups;
+    s->k_stats = be->ops->kernel(be, s->stats_serial ? "stats_chunks" : "stats");
     return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
             !s->acc || !s->partials || !s->k_stats) ? -1 : 0;
 }
@@ -116,7 +122,8 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
         return FCL_EXIT_INPUT;
     sim_update_consts(s);
     if (grid_init(&s->grid, be, &info) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
-        s->solver->init(s, err, errlen) != 0) {
+        s->solver->init(s, err, errlen) != 0 ||
+        (n > 0 && (s->solver->prepare(s) != 0 || be->ops->finish(be) != 0))) {
         if (!*err)
             snprintf(err, errlen, "setting up the simulation on %s failed (see above)", be->name);
         return FCL_EXIT_DEVICE;
@@ -133,7 +140,7 @@ static int measure(fcl_sim *s)
     fcl_arg args[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vev].cur),
                        FCL_BUF(s->rho), FCL_BUF(s->partials), FCL_VAL(s->c) };
     fcl_stats_partial *part = malloc(groups * sizeof *part + 1);
-    size_t items = be->serial_groups ? groups : s->n;
+    size_t items = s->stats_serial ? groups : s->n;
     if (!part || be->ops->launch(be, s->k_stats, items, args, 5, "stats") != 0 ||
         be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0) {
         free(part);

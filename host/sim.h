@@ -39,6 +39,7 @@ typedef struct fcl_sim {
                                         velocity, velocity at t, original id */
     fcl_buf *rho, *prs, *acc, *partials;
     fcl_kernel *k_stats;
+    int stats_serial;                /* k_stats is stats_chunks (per group) */
     fcl_sph_consts c;
     long step;
     double time;

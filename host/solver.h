@@ -19,6 +19,9 @@ typedef struct fcl_solver {
      * (used for the memory check before anything is allocated). */
     size_t extra_bytes_per_particle;
     int (*init)(struct fcl_sim *s, char *err, size_t errlen);
+    /* Bring the derived fields (density, pressure) up to date with the
+     * initial state, so that frame 0 and step-0 figures are real. */
+    int (*prepare)(struct fcl_sim *s);
     int (*step)(struct fcl_sim *s);
     void (*destroy)(struct fcl_sim *s);
 } fcl_solver;

@@ -89,7 +89,8 @@ FCL_INLINE void grid_sort_cell_item(uint c, GLOBAL const uint *start, GLOBAL uin
         k++;
     }
     for (; k >= 1; k--) {
-        uint gap = (uint)ceil(0.8f * (p - 1.0f));
+        /* The last gap is 1 exactly, whatever float rounding did to p. */
+        uint gap = k == 1 ? 1u : (uint)ceil(0.8f * (p - 1.0f));
         p /= 2.25f;
         for (uint a = gap; a < n; a++) {
             uint v = order[b + a], j = a;

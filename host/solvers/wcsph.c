@@ -52,6 +52,14 @@ static int launch_integrate(fcl_sim *s, wcsph *w)
     return s->be->ops->launch(s->be, w->integrate, s->n, a, 5, "integrate");
 }
 
+static int wcsph_prepare(fcl_sim *s)
+{
+    wcsph *w = s->solver_data;
+    if (grid_build(&s->grid, s->be, s->a_pos) != 0 || launch_density(s, w) != 0)
+        return -1;
+    return 0;
+}
+
 static int wcsph_step(fcl_sim *s)
 {
     wcsph *w = s->solver_data;
@@ -73,6 +81,7 @@ const fcl_solver fcl_solver_wcsph = {
     "Mueller et al. 2003 weakly compressible SPH (poly6, spiky, viscosity kernels; color-field surface tension)",
     0,
     wcsph_init,
+    wcsph_prepare,
     wcsph_step,
     wcsph_destroy,
 };
