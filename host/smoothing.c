@@ -44,3 +44,28 @@ double smoothing_lattice_sum(float h, float spacing)
             }
     return sum;
 }
+
+float smoothing_cubic_k(float h)
+{
+    return (float)(8.0 / (PI * pow(h, 3)));
+}
+
+float smoothing_cubic_l_over_h2(float h)
+{
+    return (float)(48.0 / (PI * pow(h, 5)));
+}
+
+/* Sampled with the same float functions the device's exact mode uses, so
+ * the table and the exact kernel agree at every sample point. */
+void smoothing_cubic_tables(float h, unsigned n, float *w, float *g)
+{
+    float k = smoothing_cubic_k(h), l = smoothing_cubic_l_over_h2(h);
+    for (unsigned i = 0; i < n; i++) {
+        float q = (float)i / (float)(n - 1);
+        if (w)
+            w[i] = w_cubic(q, k);
+        /* g at q = 0 is its limit, -2 l / h^2. */
+        if (g)
+            g[i] = w_cubic_grad(q, l);
+    }
+}

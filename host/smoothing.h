@@ -16,4 +16,11 @@ float smoothing_visc_coef(float h);
  * mass * this sum, so mass = rho0 / sum. */
 double smoothing_lattice_sum(float h, float spacing);
 
+/* Cubic spline constants: k for W, l / h^2 for the gradient factor g. */
+float smoothing_cubic_k(float h);
+float smoothing_cubic_l_over_h2(float h);
+/* Fill lookup tables of n >= 2 samples over q in [0, 1]: W(q) into w and
+ * g(q) (grad W = x_ij g) into g; either may be NULL. */
+void smoothing_cubic_tables(float h, unsigned n, float *w, float *g);
+
 #endif

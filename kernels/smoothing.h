@@ -61,4 +61,44 @@ FCL_INLINE float w_visc(float r, float h, float coef)
     return coef * (-0.5f * q * q * q + q * q + 0.5f / q - 1.0f);
 }
 
+/* Cubic spline (Bender & Koschier 2015, after Monaghan), q = r / h:
+ *   W = k { 6q^3 - 6q^2 + 1   (q <= 1/2);  2 (1-q)^3   (q <= 1) },  k = 8 / (pi h^3)
+ *   grad W = x_ij * g(q),  g = l f(q) / (q h^2),  l = 48 / (pi h^3),
+ *   f = q (3q - 2) (q <= 1/2),  -(1-q)^2 (q <= 1).
+ * g stays finite as q -> 0 (f/q -> -2), so it tabulates well. */
+FCL_INLINE float w_cubic(float q, float k)
+{
+    if (q >= 1.0f)
+        return 0.0f;
+    if (q <= 0.5f)
+        return k * (6.0f * q * q * (q - 1.0f) + 1.0f);
+    float u = 1.0f - q;
+    return k * 2.0f * u * u * u;
+}
+
+/* g(q) with grad W = x_ij g; l_over_h2 = l / h^2. */
+FCL_INLINE float w_cubic_grad(float q, float l_over_h2)
+{
+    if (q >= 1.0f)
+        return 0.0f;
+    if (q <= 0.5f)
+        return l_over_h2 * (3.0f * q - 2.0f);
+    float u = 1.0f - q;
+    return -l_over_h2 * u * u / q;
+}
+
+/* A tabulated function of q on [0, 1] with n samples (tab[0] at q = 0,
+ * tab[n-1] at q = 1), read with linear interpolation; 0 beyond q = 1.
+ * Lookup tables replace the branches and divisions above by one fetch
+ * pair (Bender & Koschier 2015, section 3.4). */
+FCL_INLINE float w_table(GLOBAL const float *tab, uint n, float q)
+{
+    if (!(q < 1.0f))
+        return 0.0f;
+    float x = (q > 0.0f ? q : 0.0f) * (float)(n - 1u);
+    uint i = (uint)x;
+    float t = x - (float)i;
+    return tab[i] + t * (tab[i + 1u] - tab[i]);
+}
+
 #endif

@@ -2,7 +2,8 @@
  *
  * kernels/smoothing.h promises that every kernel is zero for r >= h and
  * non-negative inside, integrates to 1 over R^3, that the gradient and
- * Laplacian functions are the true derivatives of the kernel values.
+ * Laplacian functions are the true derivatives of the kernel values, and
+ * that the cubic spline's lookup tables match it (see check_cubic).
  * A wrong constant or sign there skews density, pressure and viscosity
  * everywhere without crashing anything, so each promise is checked here
  * against brute-force quadrature accumulated in double, for h = 1 and for a
@@ -69,6 +70,8 @@ static double poly6_g(double r) { float f = (float)r; return w_poly6_grad(f * f,
 static double spiky_g(double r) { return w_spiky_grad((float)r, K.h, K.spiky_grad); }
 static double poly6_lap(double r) { float f = (float)r; return w_poly6_lap(f * f, K.h2, K.poly6_lap); }
 static double visc_lap(double r) { return w_visc_lap((float)r, K.h, K.visc_lap); }
+static double cubic(double r) { return w_cubic((float)(r / K.h), smoothing_cubic_k(K.h)); }
+static double cubic_g(double r) { return w_cubic_grad((float)(r / K.h), smoothing_cubic_l_over_h2(K.h)); }
 
 /* Integral over R^3 of f(|x|) (or |f| if absval) on midpoint shells. */
 static double shells(radial f, int absval)
@@ -190,6 +193,39 @@ static void check_derivatives(void)
     }
 }
 
+/* The cubic spline (DFSPH's kernel): normalised, gradient equal to the
+ * derivative, net gradient zero, and its 1000-sample lookup tables within
+ * the linear-interpolation bound of the exact functions. That bound is
+ * dq^2/8 max|f''|: for W, 12 k dq^2 / 8 = 1.8e-6 k; for g, whose second
+ * derivative peaks at q = 1/2 (16 l/h^2), 2e-6 l/h^2. Tolerance 1e-5 of
+ * W(0) = k and of |g(0)| = 2 l/h^2, sampled at 100,000 q values. */
+static void check_cubic(void)
+{
+    double n = shells(cubic, 0);
+    CHECK(rel(n, 1.0) < 1e-3, "h=%g: integral of cubic spline W = %.9f", K.h, n);
+    double net = net_gradient(cubic_g, 128);
+    CHECK(net < 1e-6, "h=%g: |integral grad W_cubic| / integral |grad W_cubic| = %.3g", K.h, net);
+    static const double qs[] = { 0.15, 0.3, 0.45, 0.55, 0.8 };
+    for (int i = 0; i < 5; i++) {
+        double r = qs[i] * K.h, a = cubic_g(r) * r, fd = fd_d1(cubic, r, K.h / 64.0);
+        CHECK(rel(a, fd) < 1e-3, "h=%g q=%g: cubic grad g*r = %.7g, FD dW/dr = %.7g", K.h, qs[i], a, fd);
+    }
+    enum { N = 1000 };
+    static float tw[N], tg[N];
+    float k = smoothing_cubic_k(K.h), l = smoothing_cubic_l_over_h2(K.h);
+    smoothing_cubic_tables(K.h, N, tw, tg);
+    double ew = 0.0, eg = 0.0;
+    for (int i = 0; i <= 100000; i++) {
+        float q = (float)i / 100000.0f;
+        ew = fmax(ew, fabs(w_table(tw, N, q) - w_cubic(q, k)) / k);
+        eg = fmax(eg, fabs(w_table(tg, N, q) - w_cubic_grad(q, l)) / (2.0 * l));
+    }
+    CHECK(ew < 1e-5 && eg < 1e-5, "h=%g: cubic lookup tables (%d samples) vs exact: W %.3g, g %.3g of their "
+          "peak (bound 1e-5)", K.h, N, ew, eg);
+    CHECK(w_table(tw, N, 1.0f) == 0.0f && w_table(tg, N, 1.5f) == 0.0f && w_table(tw, N, NAN) == 0.0f,
+          "h=%g: tables are zero at and beyond q = 1 (and for NaN)", K.h);
+}
+
 static void check_lattice(void)
 {
     float s = 0.5f * K.h;
@@ -209,6 +245,7 @@ int main(void)
         check_support();
         check_derivatives();
         check_lattice();
+        check_cubic();
     }
     printf("# %.3f s CPU\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
     printf("%d passed, %d failed\n", pass, fail);
