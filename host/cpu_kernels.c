@@ -15,6 +15,7 @@
 #include "../kernels/smoothing.h"
 #include "../kernels/grid.cl"
 #include "../kernels/wcsph.cl"
+#include "../kernels/dfsph.cl"
 #include "be_cpu.h"
 
 #define BUF(i, T) ((T *)a[i].buf->ptr)
@@ -121,6 +122,96 @@ static void k_stats_chunks(const fcl_arg *a, size_t items)
         stats_chunk_item((uint)g, pos, vel, rho, out, &c);
 }
 
+static void k_dfsph_density_alpha(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4);
+    const uint *start = BUF(1, const uint);
+    float *rho = BUF(2, float), *alpha = BUF(3, float);
+    const float *tab = BUF(4, const float);
+    const fcl_grid_info g = VAL(5, fcl_grid_info);
+    const fcl_sph_consts c = VAL(6, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(7, fcl_dfsph_consts);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        dfsph_density_alpha_item((uint)i, pos, start, rho, alpha, tab, &g, &c, &d);
+}
+
+static void k_dfsph_predict(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4), *vel = BUF(1, const float4);
+    float4 *vpred = BUF(2, float4);
+    const uint *start = BUF(3, const uint);
+    const float *tab = BUF(4, const float);
+    const fcl_grid_info g = VAL(5, fcl_grid_info);
+    const fcl_sph_consts c = VAL(6, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(7, fcl_dfsph_consts);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        dfsph_predict_item((uint)i, pos, vel, vpred, start, tab, &g, &c, &d);
+}
+
+static void k_dfsph_source(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4), *v = BUF(1, const float4);
+    const float *rho = BUF(2, const float), *alpha = BUF(3, const float);
+    const uint *start = BUF(4, const uint);
+    float *kap = BUF(5, float), *ksum = BUF(6, float), *err = BUF(7, float);
+    const float *tab = BUF(8, const float);
+    const fcl_grid_info g = VAL(9, fcl_grid_info);
+    const fcl_sph_consts c = VAL(10, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(11, fcl_dfsph_consts);
+    const uint mode = VAL(12, uint);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        dfsph_source_item((uint)i, pos, v, rho, alpha, start, kap, ksum, err, tab, &g, &c, &d, mode);
+}
+
+static void k_dfsph_pressure_vel(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4);
+    float4 *v = BUF(1, float4);
+    const float *kap = BUF(2, const float);
+    const uint *start = BUF(3, const uint);
+    const float *tab = BUF(4, const float);
+    const fcl_grid_info g = VAL(5, fcl_grid_info);
+    const fcl_sph_consts c = VAL(6, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(7, fcl_dfsph_consts);
+    const float f = VAL(8, float);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        dfsph_pressure_vel_item((uint)i, pos, v, kap, start, tab, &g, &c, &d, f);
+}
+
+static void k_dfsph_advect(const fcl_arg *a, size_t items)
+{
+    float4 *pos = BUF(0, float4), *vel = BUF(2, float4);
+    const float4 *vpred = BUF(1, const float4);
+    const fcl_sph_consts c = VAL(3, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(4, fcl_dfsph_consts);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < items; i++)
+        dfsph_advect_item((uint)i, pos, vpred, vel, &c, &d);
+}
+
+static void k_dfsph_scale(const fcl_arg *a, size_t items)
+{
+    float *x = BUF(0, float);
+    const float s = VAL(1, float);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < items; i++)
+        dfsph_scale_item((uint)i, x, s);
+}
+
+static void k_dfsph_sum_chunks(const fcl_arg *a, size_t items)
+{
+    const float *x = BUF(0, const float);
+    float *out = BUF(1, float);
+    const uint n = VAL(2, uint);
+#pragma omp parallel for schedule(static)
+    for (size_t g = 0; g < items; g++)
+        dfsph_sum_chunk_item((uint)g, x, out, n);
+}
+
 const struct fcl_kernel fcl_cpu_kernels[] = {
     { "grid_clear", k_grid_clear },
     { "grid_count", k_grid_count },
@@ -132,5 +223,12 @@ const struct fcl_kernel fcl_cpu_kernels[] = {
     { "forces", k_forces },
     { "integrate", k_integrate },
     { "stats_chunks", k_stats_chunks },
+    { "dfsph_density_alpha", k_dfsph_density_alpha },
+    { "dfsph_predict", k_dfsph_predict },
+    { "dfsph_source", k_dfsph_source },
+    { "dfsph_pressure_vel", k_dfsph_pressure_vel },
+    { "dfsph_advect", k_dfsph_advect },
+    { "dfsph_scale", k_dfsph_scale },
+    { "dfsph_sum_chunks", k_dfsph_sum_chunks },
 };
 const size_t fcl_cpu_kernel_count = sizeof fcl_cpu_kernels / sizeof fcl_cpu_kernels[0];

@@ -27,7 +27,8 @@ typedef struct run_ctx {
 } run_ctx;
 
 static const char *const csv_columns[] = {
-    "step", "time", "dt", "max_speed", "avg_density_error_pct", "max_density_error_pct", NULL,
+    "step", "time", "dt", "max_speed", "avg_density_error_pct", "max_density_error_pct",
+    "density_iterations", "divergence_iterations", "avg_divergence_error_pct_per_s", NULL,
 };
 
 static int write_frame(run_ctx *r, const fcl_params *p)
@@ -109,7 +110,8 @@ static int record(run_ctx *r)
     if (st->max_density_err > r->max_err)
         r->max_err = st->max_density_err;
     double row[] = { (double)st->step, st->time, st->dt, st->max_speed, st->avg_density_err,
-                     st->max_density_err };
+                     st->max_density_err, (double)st->density_iters, (double)st->divergence_iters,
+                     st->avg_divergence_err };
     if (r->csv && out_csv_row(r->csv, row) != 0) {
         cli_error("%s: writing statistics failed", "--stats");
         return FCL_EXIT_DEVICE;
@@ -150,7 +152,7 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     printf("scene            %s%s%s\n", sc->file, sc->name[0] ? " - " : "", sc->name);
     printf("solver           %s on %s\n", s->solver->name, s->be->name);
     printf("particles        %zu\n", s->n);
-    printf("steps            %ld (dt %.4g s)\n", s->step, s->prm->sim_dt);
+    printf("steps            %ld (last dt %.4g s)\n", s->step, s->stats.dt);
     printf("simulated time   %.6g s\n", s->time);
     printf("wall time        %.3f s\n", wall);
     printf("particle-steps/s %.4g\n", wall > 0 ? (double)s->n * (double)s->step / wall : 0.0);

@@ -176,14 +176,15 @@ int sim_step(fcl_sim *s)
         s->step++;
         s->time += s->c.dt;
     } else {
+        s->dt_used = s->c.dt;
         if (s->solver->step(s) != 0 || measure(s) != 0 || s->be->ops->finish(s->be) != 0)
             return FCL_EXIT_DEVICE;
         s->step++;
-        s->time += s->c.dt;
+        s->time += s->dt_used;
     }
     s->stats.step = s->step;
     s->stats.time = s->time;
-    s->stats.dt = s->c.dt;
+    s->stats.dt = s->n ? s->dt_used : s->c.dt;
     return 0;
 }
 

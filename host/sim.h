@@ -25,6 +25,11 @@ typedef struct fcl_step_stats {
     double max_speed;
     double avg_density_err, max_density_err;  /* percent, compression only */
     long bad_id;            /* original index of a blown-up particle, or -1 */
+    /* Iterative solvers (0 for those that have none): iterations of the
+     * density and divergence solvers, and the average divergence error in
+     * percent of rho0 per second. */
+    long density_iters, divergence_iters;
+    double avg_divergence_err;
 } fcl_step_stats;
 
 typedef struct fcl_sim {
@@ -41,6 +46,7 @@ typedef struct fcl_sim {
     fcl_kernel *k_stats;
     int stats_serial;                /* k_stats is stats_chunks (per group) */
     fcl_sph_consts c;
+    double dt_used;                  /* set by the solver's step() */
     long step;
     double time;
     fcl_step_stats stats;

@@ -5,8 +5,9 @@
 #include <string.h>
 
 extern const fcl_solver fcl_solver_wcsph;
+extern const fcl_solver fcl_solver_dfsph;
 
-const fcl_solver *const fcl_solvers[] = { &fcl_solver_wcsph };
+const fcl_solver *const fcl_solvers[] = { &fcl_solver_wcsph, &fcl_solver_dfsph };
 const size_t fcl_solver_count = sizeof fcl_solvers / sizeof fcl_solvers[0];
 
 const fcl_solver *solver_find(const char *name)

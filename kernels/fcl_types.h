@@ -55,6 +55,17 @@ typedef struct fcl_sph_consts {
     uint pad0;
 } fcl_sph_consts;
 
+/* DFSPH's own constants (kernels/dfsph.cl), rebuilt before every step. */
+typedef struct fcl_dfsph_consts {
+    float dt;           /* this step's (adaptive) time step */
+    float inv_h;
+    float k, l;         /* cubic spline: W constant, gradient factor l / h^2 */
+    float volume;       /* V = m / rho0 */
+    float xsph;         /* XSPH velocity smoothing epsilon */
+    uint use_table;     /* 1: lookup tables, 0: exact kernel */
+    uint table_n;       /* samples per table */
+} fcl_dfsph_consts;
+
 /* Per work-group partial results of the stats pass. */
 typedef struct fcl_stats_partial {
     float max_speed2;

@@ -256,5 +256,6 @@ __kernel void fcl_type_sizes(__global uint *out)
     out[1] = (uint)sizeof(fcl_sph_consts);
     out[2] = (uint)sizeof(fcl_stats_partial);
     out[3] = (uint)sizeof(float4);
+    out[4] = (uint)sizeof(fcl_dfsph_consts);
 }
 #endif

@@ -184,7 +184,7 @@ rm -f "$T/statsdir.tmp"
 
 # ---- runs -------------------------------------------------------------------
 
-HEADER='step,time,dt,max_speed,avg_density_error_pct,max_density_error_pct'
+HEADER='step,time,dt,max_speed,avg_density_error_pct,max_density_error_pct,density_iterations,divergence_iterations,avg_divergence_error_pct_per_s'
 
 # good_run DESC OUTDIR STATS BACKEND: 6 steps, a frame every 2.
 good_run() {
@@ -205,8 +205,8 @@ good_run() {
         local rows
         rows=$(($(wc -l <"$stats") - 1))
         [ "$rows" -eq 6 ] || problems+="stats has $rows rows, expected 6; "
-        awk -F, 'NR > 1 && (NF != 6 || $1 != NR - 1) { bad = 1 } END { exit bad }' "$stats" ||
-            problems+="stats rows are not steps 1..6 with 6 columns; "
+        awk -F, 'NR > 1 && (NF != 9 || $1 != NR - 1) { bad = 1 } END { exit bad }' "$stats" ||
+            problems+="stats rows are not steps 1..6 with 9 columns; "
     else
         problems+="stats file missing; "
     fi

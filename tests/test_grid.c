@@ -177,14 +177,14 @@ static void check_neighbors(fcl_backend *be)
 static void check_type_sizes(fcl_backend *be)
 {
     fcl_kernel *k = be->ops->kernel(be, "fcl_type_sizes");
-    fcl_buf *b = be->ops->buf_new(be, 16, "sizes");
-    unsigned got[4] = { 0 };
+    fcl_buf *b = be->ops->buf_new(be, 20, "sizes");
+    unsigned got[5] = { 0 };
     fcl_arg a[] = { FCL_BUF(b) };
     be->ops->launch(be, k, 1, a, 1, "test");
     be->ops->finish(be);
-    be->ops->buf_read(be, b, 0, 16, got);
+    be->ops->buf_read(be, b, 0, 20, got);
     CHECK(got[0] == sizeof(fcl_grid_info) && got[1] == sizeof(fcl_sph_consts) &&
-          got[2] == sizeof(fcl_stats_partial) && got[3] == sizeof(float4),
+          got[2] == sizeof(fcl_stats_partial) && got[3] == sizeof(float4) && got[4] == sizeof(fcl_dfsph_consts),
           "device struct sizes %u %u %u %u differ from host %zu %zu %zu %zu", got[0], got[1], got[2], got[3],
           sizeof(fcl_grid_info), sizeof(fcl_sph_consts), sizeof(fcl_stats_partial), sizeof(float4));
     be->ops->buf_free(be, b);
