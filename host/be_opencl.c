@@ -48,7 +48,16 @@ static fcl_buf *ocl_buf_new(fcl_backend *be, size_t bytes, const char *what)
     if (buf)
         buf->mem = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &e);
     snprintf(call, sizeof call, "clCreateBuffer(%s, %zu bytes)", what, bytes);
+    /* Zero-filled, like the CPU backend's buffers, so that state a solver
+     * accumulates (warm starts) starts the same on both backends. */
+    cl_uint zero = 0;
+    if (clrt_ok(e, call)) {
+        snprintf(call, sizeof call, "clEnqueueFillBuffer(%s)", what);
+        e = clEnqueueFillBuffer(b->q, buf->mem, &zero, sizeof zero, 0, (bytes ? bytes : 16) / 4 * 4, 0, NULL, NULL);
+    }
     if (!clrt_ok(e, call)) {
+        if (buf && buf->mem)
+            clReleaseMemObject(buf->mem);
         free(buf);
         return NULL;
     }
