@@ -213,8 +213,13 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
             if (read_group(&s->params, v, file, err, errlen) != 0)
                 return -1;
         } else {
+            char groups[256] = "";
+            for (size_t i = 0; i < fcl_param_count; i++)
+                if (i == 0 || strcmp(fcl_param_table[i].group, fcl_param_table[i - 1].group) != 0)
+                    snprintf(groups + strlen(groups), sizeof groups - strlen(groups), ", %s",
+                             fcl_param_table[i].group);
             return err_at(err, errlen, file, "%s: unknown key (expected name, description, fluid, or a "
-                          "parameter group: sim, domain, particles, material, output, opencl)%s", k, "");
+                          "parameter group:%s)", k, groups + 1);
         }
     }
     return 0;
