@@ -29,7 +29,7 @@ void sim_update_consts(fcl_sim *s)
     c->domain_max = fcl_f4(p->domain_max[0], p->domain_max[1], p->domain_max[2], 0.0f);
     c->radius = 0.5f * s->spacing;
     c->rest_density = p->material_rest_density;
-    c->mass = (float)(p->material_rest_density / smoothing_lattice_sum(s->h, s->spacing));
+    c->mass = (float)(p->material_rest_density / s->lattice_sum);
     c->stiffness = p->material_stiffness;
     c->negative_pressure = p->material_negative_pressure;
     c->viscosity = p->material_viscosity;
@@ -94,10 +94,11 @@ static int alloc_common(fcl_sim *s)
     s->prs = be->ops->buf_new(be, s->n * 4, "pressure");
     s->acc = be->ops->buf_new(be, s->n * 16, "acceleration");
     s->partials = be->ops->buf_new(be, (s->n / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
+    s->host_partials = malloc((s->n / FCL_WG + 1) * sizeof(fcl_stats_partial));
     s->stats_serial = be->serial_groups;
     s->k_stats = be->ops->kernel(be, s->stats_serial ? "stats_chunks" : "stats");
     return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
-            !s->acc || !s->partials || !s->k_stats) ? -1 : 0;
+            !s->acc || !s->partials || !s->host_partials || !s->k_stats) ? -1 : 0;
 }
 
 int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos,
@@ -109,6 +110,8 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
     s->n = n;
     s->spacing = prm->particles_spacing;
     s->h = prm->particles_support * prm->particles_spacing;
+    /* h and the spacing are fixed for a simulation; rho0 is live. */
+    s->lattice_sum = smoothing_lattice_sum(s->h, s->spacing);
     s->solver = solver_find(prm->sim_solver);
     if (!s->solver) {
         char names[256];
@@ -139,13 +142,11 @@ static int measure(fcl_sim *s)
     size_t groups = (s->n + FCL_WG - 1) / FCL_WG;
     fcl_arg args[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vev].cur),
                        FCL_BUF(s->rho), FCL_BUF(s->partials), FCL_VAL(s->c) };
-    fcl_stats_partial *part = malloc(groups * sizeof *part + 1);
+    fcl_stats_partial *part = s->host_partials;
     size_t items = s->stats_serial ? groups : s->n;
-    if (!part || be->ops->launch(be, s->k_stats, items, args, 5, "stats") != 0 ||
-        be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0) {
-        free(part);
+    if (be->ops->launch(be, s->k_stats, items, args, 5, "stats") != 0 ||
+        be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0)
         return -1;
-    }
     double m2 = 0.0, sum = 0.0, mx = 0.0;
     uint bad = 0xffffffffu;
     for (size_t g = 0; g < groups; g++) {
@@ -154,7 +155,6 @@ static int measure(fcl_sim *s)
         mx = fmax(mx, part[g].max_density_err);
         bad = part[g].first_bad < bad ? part[g].first_bad : bad;
     }
-    free(part);
     fcl_step_stats *st = &s->stats;
     st->max_speed = sqrt(m2);
     st->avg_density_err = s->n ? 100.0 * sum / (double)s->n : 0.0;
@@ -212,6 +212,7 @@ void sim_destroy(fcl_sim *s)
     be->ops->buf_free(be, s->prs);
     be->ops->buf_free(be, s->acc);
     be->ops->buf_free(be, s->partials);
+    free(s->host_partials);
     grid_free(&s->grid, be);
     memset(s, 0, sizeof *s);
 }

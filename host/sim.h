@@ -39,10 +39,12 @@ typedef struct fcl_sim {
     void *solver_data;
     size_t n;
     float spacing, h, mass;
+    double lattice_sum;              /* sum of W_poly6 over a resting lattice */
     fcl_grid grid;
     int a_pos, a_vel, a_vev, a_id;   /* grid attributes: position, leapfrog
                                         velocity, velocity at t, original id */
     fcl_buf *rho, *prs, *acc, *partials;
+    fcl_stats_partial *host_partials;  /* one per FCL_WG particles */
     fcl_kernel *k_stats;
     int stats_serial;                /* k_stats is stats_chunks (per group) */
     fcl_sph_consts c;
