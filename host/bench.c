@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "clrt.h"
+#include "setup.h"
 #include "sim.h"
 
 enum { MAX_COLS = 16, WARMUP = 2 };
@@ -38,16 +39,15 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
 {
     char err[1024] = "";
     fcl_backend *be = backend_create(kind, device, o->kernel_dir, err, sizeof err);
-    float4 *pos = NULL, *vel = NULL;
-    size_t n = 0;
+    fcl_initial in;
     fcl_sim sim;
     memset(&sim, 0, sizeof sim);
-    int rc = !be ? FCL_EXIT_DEVICE : FCL_EXIT_INPUT;
-    if (be && sim_check_fits(be, &sc->params, (size_t)scene_count(sc, &sc->params), err, sizeof err) == 0 &&
-        scene_particles(sc, &sc->params, &pos, &vel, &n, err, sizeof err) == 0)
-        rc = sim_create(&sim, be, &sc->params, pos, vel, n, err, sizeof err);
-    free(pos);
-    free(vel);
+    memset(&in, 0, sizeof in);
+    int rc = !be ? FCL_EXIT_DEVICE : setup_initial(sc, &sc->params, be, &in, err, sizeof err);
+    if (rc == 0)
+        rc = sim_create(&sim, be, &sc->params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
+    size_t n = in.n;
+    setup_free(&in);
     if (rc != 0) {
         cli_error("bench on %s: %s", be ? be->name : kind, err);
         sim_destroy(&sim);

@@ -14,6 +14,7 @@
 #include "../kernels/fcl_types.h"
 #include "../kernels/smoothing.h"
 #include "../kernels/grid.cl"
+#include "../kernels/boundary.cl"
 #include "../kernels/wcsph.cl"
 #include "../kernels/dfsph.cl"
 #include "be_cpu.h"
@@ -78,27 +79,28 @@ static void k_grid_gather_u32(const fcl_arg *a, size_t items)
 
 static void k_density(const fcl_arg *a, size_t items)
 {
-    const float4 *pos = BUF(0, const float4);
-    const uint *start = BUF(1, const uint);
-    float *rho = BUF(2, float), *prs = BUF(3, float);
-    const fcl_grid_info g = VAL(4, fcl_grid_info);
-    const fcl_sph_consts c = VAL(5, fcl_sph_consts);
+    const float4 *pos = BUF(0, const float4), *bpos = BUF(2, const float4);
+    const uint *start = BUF(1, const uint), *bstart = BUF(3, const uint);
+    float *rho = BUF(4, float), *prs = BUF(5, float);
+    const fcl_grid_info g = VAL(6, fcl_grid_info);
+    const fcl_sph_consts c = VAL(7, fcl_sph_consts);
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < items; i++)
-        density_item((uint)i, pos, start, rho, prs, &g, &c);
+        density_item((uint)i, pos, start, bpos, bstart, rho, prs, &g, &c);
 }
 
 static void k_forces(const fcl_arg *a, size_t items)
 {
     const float4 *pos = BUF(0, const float4), *vev = BUF(1, const float4);
     const float *rho = BUF(2, const float), *prs = BUF(3, const float);
-    const uint *start = BUF(4, const uint);
-    float4 *acc = BUF(5, float4);
-    const fcl_grid_info g = VAL(6, fcl_grid_info);
-    const fcl_sph_consts c = VAL(7, fcl_sph_consts);
+    const uint *start = BUF(4, const uint), *bstart = BUF(6, const uint);
+    const float4 *bpos = BUF(5, const float4);
+    float4 *acc = BUF(7, float4);
+    const fcl_grid_info g = VAL(8, fcl_grid_info);
+    const fcl_sph_consts c = VAL(9, fcl_sph_consts);
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < items; i++)
-        forces_item((uint)i, pos, vev, rho, prs, start, acc, &g, &c);
+        forces_item((uint)i, pos, vev, rho, prs, start, bpos, bstart, acc, &g, &c);
 }
 
 static void k_integrate(const fcl_arg *a, size_t items)
@@ -124,16 +126,16 @@ static void k_stats_chunks(const fcl_arg *a, size_t items)
 
 static void k_dfsph_density_alpha(const fcl_arg *a, size_t items)
 {
-    const float4 *pos = BUF(0, const float4);
-    const uint *start = BUF(1, const uint);
-    float *rho = BUF(2, float), *alpha = BUF(3, float);
-    const float *tab = BUF(4, const float);
-    const fcl_grid_info g = VAL(5, fcl_grid_info);
-    const fcl_sph_consts c = VAL(6, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(7, fcl_dfsph_consts);
+    const float4 *pos = BUF(0, const float4), *bpos = BUF(2, const float4);
+    const uint *start = BUF(1, const uint), *bstart = BUF(3, const uint);
+    float *rho = BUF(4, float), *alpha = BUF(5, float);
+    const float *tab = BUF(6, const float);
+    const fcl_grid_info g = VAL(7, fcl_grid_info);
+    const fcl_sph_consts c = VAL(8, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(9, fcl_dfsph_consts);
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < items; i++)
-        dfsph_density_alpha_item((uint)i, pos, start, rho, alpha, tab, &g, &c, &d);
+        dfsph_density_alpha_item((uint)i, pos, start, bpos, bstart, rho, alpha, tab, &g, &c, &d);
 }
 
 static void k_dfsph_predict(const fcl_arg *a, size_t items)
@@ -152,34 +154,36 @@ static void k_dfsph_predict(const fcl_arg *a, size_t items)
 
 static void k_dfsph_source(const fcl_arg *a, size_t items)
 {
-    const float4 *pos = BUF(0, const float4), *v = BUF(1, const float4);
+    const float4 *pos = BUF(0, const float4), *v = BUF(1, const float4), *bpos = BUF(5, const float4);
     const float *rho = BUF(2, const float), *alpha = BUF(3, const float);
-    const uint *start = BUF(4, const uint);
-    float *kap = BUF(5, float), *ksum = BUF(6, float), *err = BUF(7, float);
-    const float *tab = BUF(8, const float);
-    const fcl_grid_info g = VAL(9, fcl_grid_info);
-    const fcl_sph_consts c = VAL(10, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(11, fcl_dfsph_consts);
-    const uint mode = VAL(12, uint);
+    const uint *start = BUF(4, const uint), *bstart = BUF(6, const uint);
+    float *kap = BUF(7, float), *ksum = BUF(8, float), *err = BUF(9, float);
+    const float *tab = BUF(10, const float);
+    const fcl_grid_info g = VAL(11, fcl_grid_info);
+    const fcl_sph_consts c = VAL(12, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(13, fcl_dfsph_consts);
+    const uint mode = VAL(14, uint);
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < items; i++)
-        dfsph_source_item((uint)i, pos, v, rho, alpha, start, kap, ksum, err, tab, &g, &c, &d, mode);
+        dfsph_source_item((uint)i, pos, v, rho, alpha, start, bpos, bstart, kap, ksum, err, tab, &g, &c, &d,
+                          mode);
 }
 
 static void k_dfsph_pressure_vel(const fcl_arg *a, size_t items)
 {
-    const float4 *pos = BUF(0, const float4);
+    const float4 *pos = BUF(0, const float4), *bpos = BUF(5, const float4);
     float4 *v = BUF(1, float4);
     const float *kap = BUF(2, const float);
-    const uint *start = BUF(3, const uint);
-    const float *tab = BUF(4, const float);
-    const fcl_grid_info g = VAL(5, fcl_grid_info);
-    const fcl_sph_consts c = VAL(6, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(7, fcl_dfsph_consts);
-    const float f = VAL(8, float);
+    float *ksum = BUF(3, float);
+    const uint *start = BUF(4, const uint), *bstart = BUF(6, const uint);
+    const float *tab = BUF(7, const float);
+    const fcl_grid_info g = VAL(8, fcl_grid_info);
+    const fcl_sph_consts c = VAL(9, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(10, fcl_dfsph_consts);
+    const float f = VAL(11, float);
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < items; i++)
-        dfsph_pressure_vel_item((uint)i, pos, v, kap, start, tab, &g, &c, &d, f);
+        dfsph_pressure_vel_item((uint)i, pos, v, kap, ksum, start, bpos, bstart, tab, &g, &c, &d, f);
 }
 
 static void k_dfsph_advect(const fcl_arg *a, size_t items)
@@ -193,13 +197,15 @@ static void k_dfsph_advect(const fcl_arg *a, size_t items)
         dfsph_advect_item((uint)i, pos, vpred, vel, &c, &d);
 }
 
-static void k_dfsph_scale(const fcl_arg *a, size_t items)
+static void k_dfsph_pressure(const fcl_arg *a, size_t items)
 {
-    float *x = BUF(0, float);
-    const float s = VAL(1, float);
+    const float *ksum = BUF(0, const float), *kvsum = BUF(1, const float);
+    float *prs = BUF(2, float);
+    const fcl_sph_consts c = VAL(3, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(4, fcl_dfsph_consts);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < items; i++)
-        dfsph_scale_item((uint)i, x, s);
+        dfsph_pressure_item((uint)i, ksum, kvsum, prs, &c, &d);
 }
 
 static void k_dfsph_sum_chunks(const fcl_arg *a, size_t items)
@@ -210,6 +216,29 @@ static void k_dfsph_sum_chunks(const fcl_arg *a, size_t items)
 #pragma omp parallel for schedule(static)
     for (size_t g = 0; g < items; g++)
         dfsph_sum_chunk_item((uint)g, x, out, n);
+}
+
+static void k_boundary_volume(const fcl_arg *a, size_t items)
+{
+    const float4 *bpos = BUF(0, const float4);
+    const uint *bstart = BUF(1, const uint);
+    float *vol = BUF(2, float);
+    const fcl_grid_info g = VAL(3, fcl_grid_info);
+    const fcl_sph_consts c = VAL(4, fcl_sph_consts);
+    const uint kind = VAL(5, uint);
+    const float cubic_k = VAL(6, float), gamma = VAL(7, float);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t b = 0; b < items; b++)
+        boundary_volume_item((uint)b, bpos, bstart, vol, &g, &c, kind, cubic_k, gamma);
+}
+
+static void k_boundary_pack(const fcl_arg *a, size_t items)
+{
+    float4 *bpos = BUF(0, float4);
+    const float *vol = BUF(1, const float);
+#pragma omp parallel for schedule(static)
+    for (size_t b = 0; b < items; b++)
+        boundary_pack_item((uint)b, bpos, vol);
 }
 
 const struct fcl_kernel fcl_cpu_kernels[] = {
@@ -228,7 +257,9 @@ const struct fcl_kernel fcl_cpu_kernels[] = {
     { "dfsph_source", k_dfsph_source },
     { "dfsph_pressure_vel", k_dfsph_pressure_vel },
     { "dfsph_advect", k_dfsph_advect },
-    { "dfsph_scale", k_dfsph_scale },
+    { "dfsph_pressure", k_dfsph_pressure },
     { "dfsph_sum_chunks", k_dfsph_sum_chunks },
+    { "boundary_volume", k_boundary_volume },
+    { "boundary_pack", k_boundary_pack },
 };
 const size_t fcl_cpu_kernel_count = sizeof fcl_cpu_kernels / sizeof fcl_cpu_kernels[0];

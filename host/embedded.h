@@ -1,5 +1,6 @@
 /* embedded.h - files compiled into the binary by CMake (cmake/embed.cmake):
- * the kernel sources of kernels/ and the scenes of scenes/.
+ * the kernel sources of kernels/ and the scenes of scenes/ (the JSON scenes
+ * and the OBJ meshes they use, in one table).
  * Invariant: text is NUL-terminated and len excludes the NUL.
  */
 #ifndef FCL_EMBEDDED_H

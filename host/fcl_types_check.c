@@ -15,7 +15,7 @@ _Static_assert(offsetof(fcl_grid_info, nx) == 24, "fcl_grid_info offsets");
 _Static_assert(sizeof(fcl_sph_consts) == 128, "fcl_sph_consts layout changed: update this assert");
 _Static_assert(offsetof(fcl_sph_consts, h) == 48, "fcl_sph_consts offsets");
 _Static_assert(sizeof(fcl_stats_partial) == 16, "fcl_stats_partial layout changed");
-_Static_assert(sizeof(fcl_dfsph_consts) == 32, "fcl_dfsph_consts layout changed");
+_Static_assert(sizeof(fcl_dfsph_consts) == 48, "fcl_dfsph_consts layout changed");
 
 /* ISO C forbids an empty translation unit. */
 extern const int fcl_types_checked;

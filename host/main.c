@@ -74,8 +74,13 @@ static int cmd_help(const char *topic)
         for (size_t i = 0; i < fcl_solver_count; i++)
             printf("%-8s %s\n", fcl_solvers[i]->name, fcl_solvers[i]->summary);
     } else if (strcmp(topic, "scenes") == 0) {
-        for (size_t i = 0; i < fcl_embedded_scene_count; i++)
-            printf("embedded:%s\n", fcl_embedded_scenes[i].name);
+        /* The table also holds the meshes the scenes use; list scenes only. */
+        for (size_t i = 0; i < fcl_embedded_scene_count; i++) {
+            const char *name = fcl_embedded_scenes[i].name;
+            size_t len = strlen(name);
+            if (len > 5 && strcmp(name + len - 5, ".json") == 0)
+                printf("embedded:%s\n", name);
+        }
     } else {
         fprintf(stderr, "fluidcl: help '%s': expected params, solvers or scenes\n", topic);
         return FCL_EXIT_INPUT;

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "output.h"
 #include "progress.h"
+#include "setup.h"
 #include "sim.h"
 
 typedef struct run_ctx {
@@ -161,6 +162,17 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
         printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
 }
 
+/* Where the boundary came from, so users see what a cache hit saved. */
+static void boundary_report(const fcl_initial *in, const fcl_cli *o)
+{
+    if (o->quiet || in->b.n == 0)
+        return;
+    fprintf(stderr, "boundary: %zu particles (%d obstacles) %s%s%s; %zu fluid particles carved out\n", in->b.n,
+            in->b.nobstacles, in->b.from_cache ? "read from " : "sampled",
+            in->b.from_cache ? in->b.cache_file : (in->b.cache_file[0] ? ", cached in " : ""),
+            in->b.from_cache ? "" : in->b.cache_file, in->carved);
+}
+
 static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
 {
     char err[1024] = "";
@@ -170,19 +182,16 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
         cli_error("%s", err);
         return strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
     }
-    double count = scene_count(sc, p);
-    float4 *pos = NULL, *vel = NULL;
-    size_t n = 0;
-    int rc = FCL_EXIT_INPUT;
-    if (count > 4e9 || sim_check_fits(be, p, (size_t)count, err, sizeof err) != 0)
-        cli_error("%s: %s", sc->file, err[0] ? err : "particles.spacing: too many particles");
-    else if (scene_particles(sc, p, &pos, &vel, &n, err, sizeof err) != 0)
+    fcl_initial in;
+    int rc = setup_initial(sc, p, be, &in, err, sizeof err);
+    if (rc != 0)
         cli_error("%s", err);
-    else if ((rc = prepare_outputs(r, o, p, n)) == 0 &&
-             (rc = sim_create(&r->sim, be, p, pos, vel, n, err, sizeof err)) != 0)
+    else if ((rc = prepare_outputs(r, o, p, in.n)) == 0 &&
+             (rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
-    free(pos);
-    free(vel);
+    if (rc == 0)
+        boundary_report(&in, o);
+    setup_free(&in);
     double wall = 0.0;
     if (rc != 0) {
         out_csv_discard(r->csv);   /* nothing was simulated: leave nothing */

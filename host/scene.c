@@ -1,6 +1,7 @@
 /* scene.c - loading and checking scene files, and filling fluid blocks
  * with particles on a cubic lattice. Parameter groups are read through the
- * parameter table, so new parameters need no code here.
+ * parameter table, so new parameters need no code here. Obstacles are only
+ * described here (mesh paths resolved); boundary.c loads and samples them.
  */
 #include "scene.h"
 
@@ -122,11 +123,11 @@ static int check_block_keys(const cJSON *o, const char *const *allowed, const ch
         for (int i = 0; allowed[i]; i++)
             ok |= strcmp(v->string, allowed[i]) == 0;
         if (!ok) {
-            char key[128];
+            char key[128], names[160] = "";
             snprintf(key, sizeof key, "%s.%s", where, v->string);
-            return err_at(err, errlen, file, "%s: unknown key (expected one of: %s)", key,
-                          allowed[1] && strcmp(allowed[1], "min") == 0 ? "type, min, max, velocity"
-                                                                        : "type, center, radius, velocity");
+            for (int i = 0; allowed[i]; i++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", allowed[i]);
+            return err_at(err, errlen, file, "%s: unknown key (expected one of: %s)", key, names);
         }
     }
     return 0;
@@ -181,6 +182,97 @@ static int read_fluid(fcl_scene *s, const cJSON *arr, const char *file, char *er
     return 0;
 }
 
+/* Mesh files are named relative to the scene file's folder; the meshes of
+ * a scene built into the binary are looked up in the same table. */
+static int mesh_path(char *out, size_t outlen, const char *scene, const char *name)
+{
+    int n;
+    if (name[0] == '/' || strncmp(name, "embedded:", 9) == 0) {
+        n = snprintf(out, outlen, "%s", name);
+    } else if (strncmp(scene, "embedded:", 9) == 0) {
+        n = snprintf(out, outlen, "embedded:%s", name);
+    } else {
+        const char *slash = strrchr(scene, '/');
+        n = snprintf(out, outlen, "%.*s%s", slash ? (int)(slash - scene + 1) : 0, scene, name);
+    }
+    return n >= 0 && (size_t)n < outlen ? 0 : -1;
+}
+
+static int read_obstacle_mesh(fcl_obstacle *b, const cJSON *o, const char *where, const char *file,
+                              char *err, size_t errlen)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "file");
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scale");
+    if (!cJSON_IsString(f) || !f->valuestring[0])
+        return err_at(err, errlen, file, "%s.file: expected the name of an OBJ file, got %s", where,
+                      !f ? "nothing" : cJSON_IsString(f) ? "an empty string" : json_type(f));
+    if (mesh_path(b->file, sizeof b->file, file, f->valuestring) != 0)
+        return err_at(err, errlen, file, "%s.file: expected a path shorter than 1024 bytes, got '%.40s...'",
+                      where, f->valuestring);
+    b->scale = 1.0f;
+    if (sc && (!cJSON_IsNumber(sc) || !(sc->valuedouble > 0.0) || !isfinite(sc->valuedouble)))
+        return err_at(err, errlen, file, "%s.scale: expected a positive number, got %s", where, json_type(sc));
+    if (sc)
+        b->scale = (float)sc->valuedouble;
+    return read_vec3(o, "translate", b->translate, 0, where, file, err, errlen);
+}
+
+static int read_obstacle(fcl_obstacle *b, const cJSON *o, int idx, const char *file, char *err, size_t errlen)
+{
+    static const char *const box_keys[] = { "type", "min", "max", NULL };
+    static const char *const sphere_keys[] = { "type", "center", "radius", NULL };
+    static const char *const mesh_keys[] = { "type", "file", "scale", "translate", NULL };
+    char where[32];
+    snprintf(where, sizeof where, "obstacles[%d]", idx);
+    memset(b, 0, sizeof *b);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
+    if (!cJSON_IsObject(o) || !cJSON_IsString(type))
+        return err_at(err, errlen, file, "%s: expected an object with \"type\": \"box\", \"sphere\" or \"mesh\"%s",
+                      where, "");
+    const char *t = type->valuestring;
+    if (strcmp(t, "box") == 0) {
+        b->kind = FCL_OBST_BOX;
+        return check_block_keys(o, box_keys, where, file, err, errlen) ||
+               read_vec3(o, "min", b->min, 1, where, file, err, errlen) ||
+               read_vec3(o, "max", b->max, 1, where, file, err, errlen) ? -1 : 0;
+    }
+    if (strcmp(t, "sphere") == 0) {
+        b->kind = FCL_OBST_SPHERE;
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "radius");
+        if (check_block_keys(o, sphere_keys, where, file, err, errlen) ||
+            read_vec3(o, "center", b->center, 1, where, file, err, errlen))
+            return -1;
+        if (!cJSON_IsNumber(r) || !(r->valuedouble > 0.0) || !isfinite(r->valuedouble))
+            return err_at(err, errlen, file, "%s.radius: expected a positive number (m)%s", where, "");
+        b->radius = (float)r->valuedouble;
+        return 0;
+    }
+    if (strcmp(t, "mesh") == 0) {
+        b->kind = FCL_OBST_MESH;
+        return check_block_keys(o, mesh_keys, where, file, err, errlen) ||
+               read_obstacle_mesh(b, o, where, file, err, errlen) ? -1 : 0;
+    }
+    return err_at(err, errlen, file, "%s.type: expected \"box\", \"sphere\" or \"mesh\", got '%.40s'", where, t);
+}
+
+static int read_obstacles(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)
+{
+    if (!cJSON_IsArray(arr))
+        return err_at(err, errlen, file, "obstacles: expected an array of boxes, spheres and meshes, got %s",
+                      json_type(arr), "");
+    if (s->obstacles)
+        return err_at(err, errlen, file, "obstacles: given twice (expected one list)%s%s", "", "");
+    int n = cJSON_GetArraySize(arr);
+    s->obstacles = calloc((size_t)n + 1, sizeof *s->obstacles);
+    if (!s->obstacles)
+        return err_at(err, errlen, file, "out of memory%s%s", "", "");
+    for (int i = 0; i < n; i++)
+        if (read_obstacle(&s->obstacles[i], cJSON_GetArrayItem(arr, i), i, file, err, errlen) != 0)
+            return -1;
+    s->nobstacles = n;
+    return 0;
+}
+
 /* cJSON reports where parsing stopped; turn that into line:column. */
 static int syntax_error(const char *text, const char *file, char *err, size_t errlen)
 {
@@ -209,6 +301,9 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
         } else if (strcmp(k, "fluid") == 0) {
             if (read_fluid(s, v, file, err, errlen) != 0)
                 return -1;
+        } else if (strcmp(k, "obstacles") == 0) {
+            if (read_obstacles(s, v, file, err, errlen) != 0)
+                return -1;
         } else if (is_group(k)) {
             if (read_group(&s->params, v, file, err, errlen) != 0)
                 return -1;
@@ -218,7 +313,7 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
                 if (i == 0 || strcmp(fcl_param_table[i].group, fcl_param_table[i - 1].group) != 0)
                     snprintf(groups + strlen(groups), sizeof groups - strlen(groups), ", %s",
                              fcl_param_table[i].group);
-            return err_at(err, errlen, file, "%s: unknown key (expected name, description, fluid, or a "
+            return err_at(err, errlen, file, "%s: unknown key (expected name, description, fluid, obstacles, or a "
                           "parameter group:%s)", k, groups + 1);
         }
     }
@@ -298,6 +393,34 @@ static void block_bounds(const fcl_block *b, float lo[3], float hi[3])
     }
 }
 
+/* Boxes and spheres must be solid and reach into the domain; an obstacle
+ * entirely outside could never touch the fluid and is surely a typo. */
+static int check_obstacle(const fcl_scene *s, const fcl_params *p, int i, char *err, size_t errlen)
+{
+    const fcl_obstacle *o = &s->obstacles[i];
+    const float *dl = p->domain_min, *dh = p->domain_max;
+    float lo[3], hi[3];
+    int solid = 1, overlap = 1;
+    if (o->kind == FCL_OBST_MESH)
+        return 0;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = o->kind == FCL_OBST_BOX ? o->min[k] : o->center[k] - o->radius;
+        hi[k] = o->kind == FCL_OBST_BOX ? o->max[k] : o->center[k] + o->radius;
+        solid &= hi[k] > lo[k];
+        overlap &= lo[k] < dh[k] && hi[k] > dl[k];
+    }
+    char a[32], b[400];
+    snprintf(a, sizeof a, "obstacles[%d]", i);
+    if (!solid)
+        snprintf(b, sizeof b, "expected max above min in every component, got [%g, %g, %g] - [%g, %g, %g]",
+                 lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    else
+        snprintf(b, sizeof b, "expected an obstacle overlapping the domain [%g, %g, %g] - [%g, %g, %g], got "
+                 "[%g, %g, %g] - [%g, %g, %g]", dl[0], dl[1], dl[2], dh[0], dh[1], dh[2],
+                 lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    return solid && overlap ? 0 : err_at(err, errlen, s->file, "%s: %s", a, b);
+}
+
 int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
 {
     const float *dl = p->domain_min, *dh = p->domain_max;
@@ -322,6 +445,9 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
             return err_at(err, errlen, s->file, "%s: %s", a, b);
         }
     }
+    for (int i = 0; i < s->nobstacles; i++)
+        if (check_obstacle(s, p, i, err, errlen) != 0)
+            return -1;
     return 0;
 }
 
@@ -398,4 +524,7 @@ void scene_free(fcl_scene *s)
     free(s->blocks);
     s->blocks = NULL;
     s->nblocks = 0;
+    free(s->obstacles);
+    s->obstacles = NULL;
+    s->nobstacles = 0;
 }

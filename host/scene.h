@@ -1,13 +1,18 @@
 /* scene.h - scene files: JSON with one object per parameter group (keys
  * and values exactly as in the parameter table) plus "name",
- * "description" and "fluid", a list of boxes and spheres to fill.
+ * "description", "fluid", a list of boxes and spheres to fill, and
+ * optionally "obstacles", static solids (boxes, spheres, OBJ meshes).
  *
  *   { "name": "dam break", "sim": {"solver": "wcsph", "dt": 2.5e-4},
  *     "domain": {"min": [0,0,0], "max": [1,0.6,0.4]},
  *     "particles": {"spacing": 0.0125},
  *     "fluid": [ {"type": "box", "min": [0,0,0], "max": [0.4,0.5,0.4]},
  *                {"type": "sphere", "center": [0.5,0.8,0.2], "radius": 0.1,
- *                 "velocity": [0,-1,0]} ] }
+ *                 "velocity": [0,-1,0]} ],
+ *     "obstacles": [ {"type": "box", "min": [0.6,0,0.1], "max": [0.7,0.3,0.2]},
+ *                    {"type": "sphere", "center": [0.8,0.1,0.3], "radius": 0.06},
+ *                    {"type": "mesh", "file": "glass.obj", "scale": 1,
+ *                     "translate": [0.5,0,0.2]} ] }
  *
  * Invariant: a scene that loaded has only known keys with values in range;
  * errors name the file and the key and say what was expected.
@@ -29,6 +34,17 @@ typedef struct fcl_block {
     float velocity[3];
 } fcl_block;
 
+typedef enum { FCL_OBST_BOX, FCL_OBST_SPHERE, FCL_OBST_MESH } fcl_obstacle_kind;
+
+typedef struct fcl_obstacle {
+    fcl_obstacle_kind kind;
+    float min[3], max[3];        /* box */
+    float center[3], radius;     /* sphere */
+    char file[1024];             /* mesh: resolved against the scene's folder,
+                                    "embedded:NAME" for an embedded scene */
+    float scale, translate[3];   /* mesh: x' = scale * x + translate */
+} fcl_obstacle;
+
 typedef struct fcl_scene {
     char file[1024];             /* as given, for messages */
     char name[128];
@@ -36,6 +52,8 @@ typedef struct fcl_scene {
     fcl_params params;
     fcl_block *blocks;
     int nblocks;
+    fcl_obstacle *obstacles;     /* NULL when the scene has none */
+    int nobstacles;
 } fcl_scene;
 
 /* Load a file, or an embedded scene when path is "embedded:NAME.json".
@@ -43,8 +61,9 @@ typedef struct fcl_scene {
 int scene_load(fcl_scene *s, const char *path, char *err, size_t errlen);
 /* Parse scene text; `file` names it in messages. */
 int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, size_t errlen);
-/* Consistency of blocks and domain under parameters p (the scene's own,
- * possibly overridden from the command line). */
+/* Consistency of blocks, obstacles and domain under parameters p (the
+ * scene's own, possibly overridden from the command line). Mesh files are
+ * not read here: boundary_build checks their extent once it loads them. */
 int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
 /* Number of particles the blocks produce at p's spacing. */
 double scene_count(const fcl_scene *s, const fcl_params *p);

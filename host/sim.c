@@ -13,9 +13,12 @@
 static const size_t common_attr_bytes = 3 * 16 + 4;
 static const size_t common_plain_bytes = 4 + 4 + 16;
 
-size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid)
+size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid, size_t nb)
 {
-    return grid_bytes(grid, common_attr_bytes) +
+    fcl_grid_info b = *grid;
+    b.n = (uint)nb;
+    /* The boundary grid keeps positions only, plus a volume scratch. */
+    return grid_bytes(grid, common_attr_bytes) + grid_bytes(&b, 16) + nb * 4 +
            grid->n * (common_plain_bytes + (solver ? solver->extra_bytes_per_particle : 0));
 }
 
@@ -39,17 +42,18 @@ void sim_update_consts(fcl_sim *s)
     c->dt = p->sim_dt;
     c->max_step_ratio = p->sim_max_step_ratio;
     c->n = (uint)s->n;
+    c->mirror_walls = strcmp(p->boundary_walls, "mirror") == 0 ? 1u : 0u;
     s->mass = c->mass;
     s->be->workgroup = (int)p->opencl_workgroup;
 }
 
-int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, char *err, size_t errlen)
+int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_t nb, char *err, size_t errlen)
 {
     fcl_grid_info info;
     float h = prm->particles_support * prm->particles_spacing;
     if (grid_layout(&info, prm->domain_min, prm->domain_max, h, n, err, errlen) != 0)
         return -1;
-    size_t need = sim_bytes_needed(solver_find(prm->sim_solver), &info);
+    size_t need = sim_bytes_needed(solver_find(prm->sim_solver), &info, nb);
     size_t cells = ((size_t)info.ncells + 1) * sizeof(uint), largest = n * 16 > cells ? n * 16 : cells;
     /* The native backend shares RAM with the host's staging copies of
      * positions and velocities and the frame buffers (~76 B/particle). */
@@ -101,8 +105,49 @@ static int alloc_common(fcl_sim *s)
             !s->acc || !s->partials || !s->host_partials || !s->k_stats) ? -1 : 0;
 }
 
-int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos,
-               const float4 *vel, size_t n, char *err, size_t errlen)
+/* The boundary grid shares the fluid grid's layout, so one cell index
+ * finds both kinds of neighbor; it is sorted once, here. */
+static int boundary_setup(fcl_sim *s, const float4 *bpos, size_t nb)
+{
+    fcl_backend *be = s->be;
+    fcl_grid_info info = s->grid.info;
+    info.n = (uint)nb;
+    s->nb = nb;
+    if (grid_init(&s->bgrid, be, &info) != 0 ||
+        (s->b_pos = grid_add_attr(&s->bgrid, be, "boundary position", 16)) < 0)
+        return -1;
+    if (nb == 0)
+        return 0;
+    if (be->ops->buf_write(be, s->bgrid.attr[s->b_pos].cur, 0, nb * 16, bpos) != 0)
+        return -1;
+    return grid_build(&s->bgrid, be, s->b_pos);
+}
+
+fcl_buf *sim_bpos(fcl_sim *s)
+{
+    return s->bgrid.attr[s->b_pos].cur;
+}
+
+int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k)
+{
+    fcl_backend *be = s->be;
+    if (s->nb == 0)
+        return 0;
+    fcl_kernel *kv = be->ops->kernel(be, "boundary_volume"), *kp = be->ops->kernel(be, "boundary_pack");
+    fcl_buf *vol = be->ops->buf_new(be, s->nb * 4, "boundary volumes");
+    uint nb = (uint)s->nb;
+    float gamma = (float)smoothing_wall_gamma(kind, s->h, s->spacing);
+    fcl_arg av[] = { FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start), FCL_BUF(vol), FCL_VAL(s->bgrid.info),
+                     FCL_VAL(s->c), FCL_VAL(kind), FCL_VAL(cubic_k), FCL_VAL(gamma) };
+    fcl_arg ap[] = { FCL_BUF(sim_bpos(s)), FCL_BUF(vol), FCL_VAL(nb) };
+    int rc = (!kv || !kp || !vol || be->ops->launch(be, kv, s->nb, av, 8, "boundary") != 0 ||
+              be->ops->launch(be, kp, s->nb, ap, 3, "boundary") != 0 || be->ops->finish(be) != 0) ? -1 : 0;
+    be->ops->buf_free(be, vol);
+    return rc;
+}
+
+int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos, const float4 *vel,
+               size_t n, const float4 *bpos, size_t nb, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->be = be;
@@ -120,12 +165,12 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
         return FCL_EXIT_INPUT;
     }
     fcl_grid_info info;
-    if (sim_check_fits(be, prm, n, err, errlen) != 0 ||
+    if (sim_check_fits(be, prm, n, nb, err, errlen) != 0 ||
         grid_layout(&info, prm->domain_min, prm->domain_max, s->h, n, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     sim_update_consts(s);
     if (grid_init(&s->grid, be, &info) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
-        s->solver->init(s, err, errlen) != 0 ||
+        boundary_setup(s, bpos, nb) != 0 || s->solver->init(s, err, errlen) != 0 ||
         (n > 0 && (s->solver->prepare(s) != 0 || be->ops->finish(be) != 0))) {
         if (!*err)
             snprintf(err, errlen, "setting up the simulation on %s failed (see above)", be->name);
@@ -214,5 +259,6 @@ void sim_destroy(fcl_sim *s)
     be->ops->buf_free(be, s->partials);
     free(s->host_partials);
     grid_free(&s->grid, be);
+    grid_free(&s->bgrid, be);
     memset(s, 0, sizeof *s);
 }

@@ -41,6 +41,12 @@ typedef struct fcl_sim {
     float spacing, h, mass;
     double lattice_sum;              /* sum of W_poly6 over a resting lattice */
     fcl_grid grid;
+    /* Static boundary particles (Akinci 2012), sorted once on the fluid
+     * grid's layout; position w holds each one's volume, which the solver
+     * computes with its own kernel (sim_boundary_volumes). nb may be 0. */
+    size_t nb;
+    fcl_grid bgrid;
+    int b_pos;
     int a_pos, a_vel, a_vev, a_id;   /* grid attributes: position, leapfrog
                                         velocity, velocity at t, original id */
     fcl_buf *rho, *prs, *acc, *partials;
@@ -54,11 +60,17 @@ typedef struct fcl_sim {
     fcl_step_stats stats;
 } fcl_sim;
 
-/* Particles start at pos with velocity vel (w ignored). Returns 0,
+/* Particles start at pos with velocity vel (w ignored); bpos holds nb
+ * boundary particles (may be NULL with nb = 0). Returns 0,
  * FCL_EXIT_INPUT when the scene does not fit the backend's memory, or
  * FCL_EXIT_DEVICE; err says why. */
-int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos,
-               const float4 *vel, size_t n, char *err, size_t errlen);
+int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos, const float4 *vel,
+               size_t n, const float4 *bpos, size_t nb, char *err, size_t errlen);
+/* Boundary volumes V_b = 1 / sum_k W_bk with the solver's density kernel
+ * (kind 0: poly6, 1: cubic spline with constant cubic_k), into bpos.w. */
+int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k);
+/* The boundary positions (w = volume) and cell starts for kernel args. */
+fcl_buf *sim_bpos(fcl_sim *s);
 /* One step; 0 or FCL_EXIT_DEVICE. A blow-up is not an error here: it is
  * reported in s->stats.bad_id for the caller to act on. */
 int sim_step(fcl_sim *s);
@@ -66,11 +78,13 @@ int sim_step(fcl_sim *s);
  * is the grid's (use id for the original index). */
 int sim_download(fcl_sim *s, float4 *pos, float4 *vel, float *rho, float *prs, uint *id);
 void sim_destroy(fcl_sim *s);
-/* Device bytes a scene of n particles needs with this solver. */
-size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid);
-/* Whether n particles under prm fit the backend's memory; the message
- * names particles.spacing and the sizes. 0 or -1. */
-int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, char *err, size_t errlen);
+/* Device bytes a scene of n particles (grid->n) and nb boundary
+ * particles needs with this solver. */
+size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid, size_t nb);
+/* Whether n particles and nb boundary particles under prm fit the
+ * backend's memory; the message names particles.spacing and the sizes.
+ * 0 or -1. */
+int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_t nb, char *err, size_t errlen);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 

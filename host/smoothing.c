@@ -69,3 +69,36 @@ void smoothing_cubic_tables(float h, unsigned n, float *w, float *g)
             g[i] = w_cubic_grad(q, l);
     }
 }
+
+/* W of kernel `kind` (0 poly6, 1 cubic spline) at distance^2 r2. */
+static double kernel_w(unsigned kind, float h, float r2)
+{
+    fcl_sph_consts c;
+    smoothing_consts(&c, h);
+    if (kind == 0)
+        return w_poly6(r2, c.h2, c.poly6);
+    return r2 < c.h2 ? w_cubic(sqrtf(r2) / h, smoothing_cubic_k(h)) : 0.0;
+}
+
+/* A fluid lattice filling z > 0 (layers at z = d/2, 3d/2, ...) and one
+ * wall layer at z = -d/2 with volumes 1 / sum W over the layer itself.
+ * For the first fluid particle, with V = 1 / (full lattice sum):
+ *   rho/rho0 = V sum_fluid W + gamma V_b sum_layer W = 1
+ * gives gamma. */
+double smoothing_wall_gamma(unsigned kind, float h, float d)
+{
+    int r = (int)ceil(h / d) + 1;
+    double full = 0.0, half = 0.0, layer_self = 0.0, layer_at = 0.0;
+    for (int i = -r; i <= r; i++)
+        for (int j = -r; j <= r; j++) {
+            float p2 = (float)(i * i + j * j) * d * d;
+            layer_self += kernel_w(kind, h, p2);
+            layer_at += kernel_w(kind, h, p2 + d * d);
+            for (int k = -r; k <= r; k++) {
+                double w = kernel_w(kind, h, p2 + (float)(k * k) * d * d);
+                full += w;
+                half += k >= 0 ? w : 0.0;
+            }
+        }
+    return (1.0 - half / full) / (layer_at / layer_self);
+}

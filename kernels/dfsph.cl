@@ -1,15 +1,21 @@
 /* dfsph.cl - Bender & Koschier 2015, divergence-free SPH, in densities
  * relative to rho0 (rhat = rho / rho0) with the cubic spline kernel.
  *
- * density_alpha:  rhat_i = sum_j V W_ij (V = m / rho0), and the factor
- *                 alpha_i = 1 / max(|sum_j V grad W_ij|^2 + sum_j |V grad W_ij|^2, 1e-6)
+ * density_alpha:  rhat_i = sum_j V W_ij + sum_b V_b W_ib (V = m / rho0), and
+ *                 alpha_i = 1 / max(|sum_j V grad W_ij + sum_b V_b grad W_ib|^2
+ *                                   + sum_j |V grad W_ij|^2, 1e-6)
  * predict:        v*_i = v_i + dt g, plus XSPH smoothing eps sum_j V (v_j - v_i) W_ij
- * source:         density solver: rhat*_i = rhat_i + dt sum_j V (v*_i - v*_j) . grad W_ij,
- *                 k_i += (rhat*_i - 1) alpha_i; divergence solver: D_i = sum_j V
- *                 (v_i - v_j) . grad W_ij, k_i += D_i alpha_i; totals kept >= 0
- * pressure_vel:   v_i -= f sum_j V (k_i + k_j) grad W_ij, with f = 1/dt for the
- *                 density solver and 1 for the divergence solver (a Jacobi step)
- * Walls are mirror images of the neighbors, as in wcsph.cl (free slip).
+ * source:         the error e_i either solver drives to zero, clamped to
+ *                 compression: density solver e = max(rhat_i + dt D_i - 1, 0),
+ *                 divergence solver e = max(D_i, 0) with D_i = sum_j V
+ *                 (v_i - v_j) . grad W_ij + sum_b V_b v_i . grad W_ib; then
+ *                 k_i = e alpha_i (or, for the warm start, half of last
+ *                 step's total where e > 0, as SPlisHSPlasH does)
+ * pressure_vel:   v_i -= f (sum_j V (k_i + k_j) grad W_ij + sum_b V_b k_i grad W_ib),
+ *                 f = 1/dt (density) or 1 (divergence); ksum_i += k_i
+ * With e >= 0 every k is >= 0: no particle is pulled back toward the free
+ * surface, which is the clamp of negative pressures. Walls are boundary
+ * particles (boundary.cl) or mirror images (wcsph.cl), as configured.
  * Invariant: kernels read only sorted arrays; err[] receives each
  * particle's error for the host's average.
  */
@@ -24,8 +30,8 @@ FCL_INLINE float dfsph_g(float q, const fcl_dfsph_consts *d, GLOBAL const float 
     return d->use_table ? w_table(tab + d->table_n, d->table_n, q) : w_cubic_grad(q, d->l);
 }
 
-/* Neighbor j (or its image under mask m) relative to i: r_ij, q, and the
- * image's velocity. Returns 0 when out of range. */
+/* Neighbor j (or its image under mask m) relative to i: r_ij and q.
+ * Returns 0 when out of range. */
 FCL_INLINE int dfsph_pair(float4 pi, float4 pj0, uint m, float4 plane, float inv_h, float4 *r, float *q)
 {
     float4 pj = mirror(pj0, m, plane);
@@ -35,26 +41,52 @@ FCL_INLINE int dfsph_pair(float4 pi, float4 pj0, uint m, float4 plane, float inv
     return *q < 1.0f;
 }
 
+/* The places a pass visits around particle i: the fluid rows with their
+ * wall images, and the boundary rows. */
+typedef struct dfsph_hood {
+    float4 plane;
+    uint masks[8], nm;
+    uint lo[9], hi[9], rows;
+    uint blo[9], bhi[9], brows;
+} dfsph_hood;
+
+FCL_INLINE void dfsph_hood_of(dfsph_hood *n, float4 pi, GLOBAL const uint *start, GLOBAL const uint *bstart,
+                              const fcl_grid_info *g, const fcl_sph_consts *c)
+{
+    n->nm = image_masks(near_walls(pi, c, &n->plane), n->masks);
+    n->rows = grid_neighbor_rows(g, start, pi, n->lo, n->hi);
+    n->brows = grid_neighbor_rows(g, bstart, pi, n->blo, n->bhi);
+}
+
 FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
+                                         GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
                                          GLOBAL float *rho, GLOBAL float *alpha, GLOBAL const float *tab,
                                          const fcl_grid_info *g, const fcl_sph_consts *c,
                                          const fcl_dfsph_consts *d)
 {
-    float4 pi = pos[i], plane, r;
-    uint masks[8], lo[9], hi[9];
-    uint nm = image_masks(near_walls(pi, c, &plane), masks);
-    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
+    float4 pi = pos[i], r;
+    dfsph_hood n;
+    dfsph_hood_of(&n, pi, start, bstart, g, c);
     float sum = 0.0f, gx = 0.0f, gy = 0.0f, gz = 0.0f, g2 = 0.0f, q;
-    for (uint k = 0u; k < nm; k++)
-        for (uint row = 0u; row < rows; row++)
-            for (uint j = lo[row]; j < hi[row]; j++) {
-                if (!dfsph_pair(pi, pos[j], masks[k], plane, d->inv_h, &r, &q))
+    for (uint k = 0u; k < n.nm; k++)
+        for (uint row = 0u; row < n.rows; row++)
+            for (uint j = n.lo[row]; j < n.hi[row]; j++) {
+                if (!dfsph_pair(pi, pos[j], n.masks[k], n.plane, d->inv_h, &r, &q))
                     continue;
                 sum += d->volume * dfsph_w(q, d, tab);
                 float s = d->volume * dfsph_g(q, d, tab);
                 gx += s * r.x; gy += s * r.y; gz += s * r.z;
                 g2 += s * s * (r.x * r.x + r.y * r.y + r.z * r.z);
             }
+    for (uint row = 0u; row < n.brows; row++)
+        for (uint b = n.blo[row]; b < n.bhi[row]; b++) {
+            float4 pb = bpos[b];
+            if (!dfsph_pair(pi, pb, 0u, n.plane, d->inv_h, &r, &q))
+                continue;
+            sum += pb.w * dfsph_w(q, d, tab);
+            float s = pb.w * dfsph_g(q, d, tab);
+            gx += s * r.x; gy += s * r.y; gz += s * r.z;
+        }
     float den = gx * gx + gy * gy + gz * gz + g2;
     rho[i] = sum * c->rest_density;
     alpha[i] = 1.0f / (den > 1e-6f ? den : 1e-6f);
@@ -83,73 +115,98 @@ FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
                       vi.z + e * sz + dt * c->gravity.z, 0.0f);
 }
 
-/* The velocity divergence sum_j V (v_i - v_j) . grad W_ij over neighbors
- * and images; shared by the density and divergence solvers. */
+/* The density change rate D_i = sum_j V (v_i - v_j) . grad W_ij over
+ * neighbors and images, plus sum_b V_b v_i . grad W_ib (boundaries rest);
+ * *count gets the number of neighbors in range. */
 FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v, GLOBAL const uint *start,
-                           GLOBAL const float *tab, const fcl_grid_info *g, const fcl_sph_consts *c,
-                           const fcl_dfsph_consts *d)
+                           GLOBAL const float4 *bpos, GLOBAL const uint *bstart, GLOBAL const float *tab,
+                           const fcl_grid_info *g, const fcl_sph_consts *c, const fcl_dfsph_consts *d,
+                           uint *count)
 {
-    float4 pi = pos[i], vi = v[i], plane, r;
-    uint masks[8], lo[9], hi[9];
-    uint nm = image_masks(near_walls(pi, c, &plane), masks);
-    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
+    float4 pi = pos[i], vi = v[i], r;
+    dfsph_hood n;
+    dfsph_hood_of(&n, pi, start, bstart, g, c);
     float div = 0.0f, q;
-    for (uint k = 0u; k < nm; k++)
-        for (uint row = 0u; row < rows; row++)
-            for (uint j = lo[row]; j < hi[row]; j++) {
-                if (!dfsph_pair(pi, pos[j], masks[k], plane, d->inv_h, &r, &q))
+    uint cnt = 0u;
+    for (uint k = 0u; k < n.nm; k++)
+        for (uint row = 0u; row < n.rows; row++)
+            for (uint j = n.lo[row]; j < n.hi[row]; j++) {
+                if (!dfsph_pair(pi, pos[j], n.masks[k], n.plane, d->inv_h, &r, &q))
                     continue;
-                float4 vj = mirror_vel(v[j], masks[k]);
+                float4 vj = mirror_vel(v[j], n.masks[k]);
                 float s = d->volume * dfsph_g(q, d, tab);
                 div += s * ((vi.x - vj.x) * r.x + (vi.y - vj.y) * r.y + (vi.z - vj.z) * r.z);
+                cnt++;
             }
+    for (uint row = 0u; row < n.brows; row++)
+        for (uint b = n.blo[row]; b < n.bhi[row]; b++) {
+            float4 pb = bpos[b];
+            if (!dfsph_pair(pi, pb, 0u, n.plane, d->inv_h, &r, &q))
+                continue;
+            div += pb.w * dfsph_g(q, d, tab) * (vi.x * r.x + vi.y * r.y + vi.z * r.z);
+            cnt++;
+        }
+    *count = cnt;
     return div;
 }
 
-/* One Jacobi step of either solver for particle i. The error it drives to
- * zero is e = rhat*_i - 1 (mode 0, density) or e = D_i (mode 1,
- * divergence). ksum is the particle's total pressure value, carried from
- * step to step as the warm start; it moves by e alpha_i but never below
- * zero (no tension at the free surface: a projected Jacobi step), and kap
- * gets the change actually made, which pressure_vel applies. err gets
- * max(e, 0): compression is what the solvers must remove. */
+/* The error e_i >= 0 of either solver (see the banner) and the pressure
+ * value k_i it asks for. A particle with too few neighbors (a splash) gets
+ * no divergence correction: its D_i is noise, as in SPlisHSPlasH. The warm
+ * start reuses half of last step's total where the particle is compressed
+ * now and nothing elsewhere; ksum restarts from zero and pressure_vel adds
+ * every k it applies. */
 FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v,
                                   GLOBAL const float *rho, GLOBAL const float *alpha, GLOBAL const uint *start,
+                                  GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
                                   GLOBAL float *kap, GLOBAL float *ksum, GLOBAL float *err, GLOBAL const float *tab,
                                   const fcl_grid_info *g, const fcl_sph_consts *c, const fcl_dfsph_consts *d,
                                   uint mode)
 {
-    float div = dfsph_div(i, pos, v, start, tab, g, c, d);
-    float e = mode == 0u ? rho[i] / c->rest_density + d->dt * div - 1.0f : div;
-    /* Relaxed by 0.5: with the full step the signed Jacobi iteration
-     * diverged on a resting column. */
-    float old = ksum[i], now = old + 0.5f * e * alpha[i];
-    now = now > 0.0f ? now : 0.0f;
-    kap[i] = now - old;
-    ksum[i] = now;
-    err[i] = e > 0.0f ? e : 0.0f;
+    uint count;
+    float div = dfsph_div(i, pos, v, start, bpos, bstart, tab, g, c, d, &count);
+    float e = (mode & DFSPH_DIVERGENCE) ? (count < d->min_neighbors ? 0.0f : div)
+                                        : rho[i] / c->rest_density + d->dt * div - 1.0f;
+    e = e > 0.0f ? e : 0.0f;
+    if (mode & DFSPH_WARM) {
+        kap[i] = e > 0.0f ? d->warm * ksum[i] : 0.0f;
+        ksum[i] = 0.0f;
+    } else {
+        kap[i] = e * alpha[i];
+    }
+    err[i] = e;
 }
 
 FCL_INLINE void dfsph_pressure_vel_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *v,
-                                        GLOBAL const float *kap, GLOBAL const uint *start, GLOBAL const float *tab,
-                                        const fcl_grid_info *g, const fcl_sph_consts *c,
+                                        GLOBAL const float *kap, GLOBAL float *ksum, GLOBAL const uint *start,
+                                        GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
+                                        GLOBAL const float *tab, const fcl_grid_info *g, const fcl_sph_consts *c,
                                         const fcl_dfsph_consts *d, float f)
 {
-    float4 pi = pos[i], plane, r;
-    uint masks[8], lo[9], hi[9];
-    uint nm = image_masks(near_walls(pi, c, &plane), masks);
-    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
+    float4 pi = pos[i], r;
+    dfsph_hood n;
+    dfsph_hood_of(&n, pi, start, bstart, g, c);
     float ki = kap[i], ax = 0.0f, ay = 0.0f, az = 0.0f, q;
-    for (uint k = 0u; k < nm; k++)
-        for (uint row = 0u; row < rows; row++)
-            for (uint j = lo[row]; j < hi[row]; j++) {
-                if (!dfsph_pair(pi, pos[j], masks[k], plane, d->inv_h, &r, &q))
+    for (uint k = 0u; k < n.nm; k++)
+        for (uint row = 0u; row < n.rows; row++)
+            for (uint j = n.lo[row]; j < n.hi[row]; j++) {
+                float kk = ki + kap[j];
+                if (kk == 0.0f || !dfsph_pair(pi, pos[j], n.masks[k], n.plane, d->inv_h, &r, &q))
                     continue;
-                float s = d->volume * (ki + kap[j]) * dfsph_g(q, d, tab);
+                float s = d->volume * kk * dfsph_g(q, d, tab);
                 ax += s * r.x; ay += s * r.y; az += s * r.z;
             }
+    for (uint row = 0u; ki != 0.0f && row < n.brows; row++)
+        for (uint b = n.blo[row]; b < n.bhi[row]; b++) {
+            float4 pb = bpos[b];
+            if (!dfsph_pair(pi, pb, 0u, n.plane, d->inv_h, &r, &q))
+                continue;
+            float s = pb.w * ki * dfsph_g(q, d, tab);
+            ax += s * r.x; ay += s * r.y; az += s * r.z;
+        }
     float4 vi = v[i];
     v[i] = fcl_f4(vi.x - f * ax, vi.y - f * ay, vi.z - f * az, 0.0f);
+    ksum[i] += ki;
 }
 
 /* x += dt v*, v = v*, then the walls (as in wcsph.cl). */
@@ -167,9 +224,15 @@ FCL_INLINE void dfsph_advect_item(uint i, GLOBAL float4 *pos, GLOBAL const float
     vel[i] = n;
 }
 
-FCL_INLINE void dfsph_scale_item(uint i, GLOBAL float *a, float s)
+/* The pressure both solvers applied this step, as p in a_i = -grad p / rho:
+ * the density solver's velocity change k / dt per unit V grad W is
+ * dt p / rho0, so p = rho0 k / dt^2; the divergence solver's is k, so
+ * p = rho0 k / dt. */
+FCL_INLINE void dfsph_pressure_item(uint i, GLOBAL const float *ksum, GLOBAL const float *kvsum,
+                                    GLOBAL float *prs, const fcl_sph_consts *c, const fcl_dfsph_consts *d)
 {
-    a[i] *= s;
+    float idt = 1.0f / d->dt;
+    prs[i] = c->rest_density * (ksum[i] * idt * idt + kvsum[i] * idt);
 }
 
 /* One partial sum per group of FCL_WG values (CPU devices); dfsph_sum_tree
@@ -184,13 +247,14 @@ FCL_INLINE void dfsph_sum_chunk_item(uint gi, GLOBAL const float *x, GLOBAL floa
 }
 
 #ifdef FCL_DEVICE
-__kernel void dfsph_density_alpha(__global const float4 *pos, __global const uint *start, __global float *rho,
+__kernel void dfsph_density_alpha(__global const float4 *pos, __global const uint *start,
+                                  __global const float4 *bpos, __global const uint *bstart, __global float *rho,
                                   __global float *alpha, __global const float *tab, fcl_grid_info g,
                                   fcl_sph_consts c, fcl_dfsph_consts d)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        dfsph_density_alpha_item(i, pos, start, rho, alpha, tab, &g, &c, &d);
+        dfsph_density_alpha_item(i, pos, start, bpos, bstart, rho, alpha, tab, &g, &c, &d);
 }
 
 __kernel void dfsph_predict(__global const float4 *pos, __global const float4 *vel, __global float4 *vpred,
@@ -203,22 +267,24 @@ __kernel void dfsph_predict(__global const float4 *pos, __global const float4 *v
 }
 
 __kernel void dfsph_source(__global const float4 *pos, __global const float4 *v, __global const float *rho,
-                           __global const float *alpha, __global const uint *start, __global float *kap,
-                           __global float *ksum, __global float *err, __global const float *tab,
-                           fcl_grid_info g, fcl_sph_consts c, fcl_dfsph_consts d, uint mode)
+                           __global const float *alpha, __global const uint *start, __global const float4 *bpos,
+                           __global const uint *bstart, __global float *kap, __global float *ksum,
+                           __global float *err, __global const float *tab, fcl_grid_info g, fcl_sph_consts c,
+                           fcl_dfsph_consts d, uint mode)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        dfsph_source_item(i, pos, v, rho, alpha, start, kap, ksum, err, tab, &g, &c, &d, mode);
+        dfsph_source_item(i, pos, v, rho, alpha, start, bpos, bstart, kap, ksum, err, tab, &g, &c, &d, mode);
 }
 
 __kernel void dfsph_pressure_vel(__global const float4 *pos, __global float4 *v, __global const float *kap,
-                                 __global const uint *start, __global const float *tab, fcl_grid_info g,
+                                 __global float *ksum, __global const uint *start, __global const float4 *bpos,
+                                 __global const uint *bstart, __global const float *tab, fcl_grid_info g,
                                  fcl_sph_consts c, fcl_dfsph_consts d, float f)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        dfsph_pressure_vel_item(i, pos, v, kap, start, tab, &g, &c, &d, f);
+        dfsph_pressure_vel_item(i, pos, v, kap, ksum, start, bpos, bstart, tab, &g, &c, &d, f);
 }
 
 __kernel void dfsph_advect(__global float4 *pos, __global const float4 *vpred, __global float4 *vel,
@@ -229,11 +295,12 @@ __kernel void dfsph_advect(__global float4 *pos, __global const float4 *vpred, _
         dfsph_advect_item(i, pos, vpred, vel, &c, &d);
 }
 
-__kernel void dfsph_scale(__global float *a, float s, uint n)
+__kernel void dfsph_pressure(__global const float *ksum, __global const float *kvsum, __global float *prs,
+                             fcl_sph_consts c, fcl_dfsph_consts d)
 {
     uint i = get_global_id(0);
-    if (i < n)
-        dfsph_scale_item(i, a, s);
+    if (i < c.n)
+        dfsph_pressure_item(i, ksum, kvsum, prs, &c, &d);
 }
 
 __kernel void dfsph_sum_chunks(__global const float *x, __global float *out, uint n)

@@ -52,7 +52,7 @@ typedef struct fcl_sph_consts {
     float poly6, poly6_grad, poly6_lap;  /* normalisation constants */
     float spiky_grad, visc_lap;
     uint n;
-    uint pad0;
+    uint mirror_walls;  /* 1: walls are mirror images; 0: boundary particles */
 } fcl_sph_consts;
 
 /* DFSPH's own constants (kernels/dfsph.cl), rebuilt before every step. */
@@ -64,7 +64,15 @@ typedef struct fcl_dfsph_consts {
     float xsph;         /* XSPH velocity smoothing epsilon */
     uint use_table;     /* 1: lookup tables, 0: exact kernel */
     uint table_n;       /* samples per table */
+    uint min_neighbors; /* fewer (fluid + boundary): no divergence solve */
+    float warm;         /* warm start: share of last step's total, times
+                           the dt ratio that keeps its pressure */
+    uint pad1, pad2;
 } fcl_dfsph_consts;
+
+/* Mode bits of the dfsph_source pass: which solver, and whether this is
+ * the warm start of that solver. */
+enum { DFSPH_DENSITY = 0, DFSPH_DIVERGENCE = 1, DFSPH_WARM = 2 };
 
 /* Per work-group partial results of the stats pass. */
 typedef struct fcl_stats_partial {

@@ -4,8 +4,10 @@
  *            negative pressures scaled by material.negative_pressure
  * forces:    symmetric pressure (spiky), viscosity (viscosity kernel
  *            Laplacian), color-field surface tension where |n| > l, gravity
- * walls:     mirror images of the neighbors across walls within h stand
- *            in for the fluid the walls hide (free-slip); integrate keeps
+ * walls:     boundary particles (boundary.cl: density rho0 V_b W, pressure
+ *            with p_b = p_i) or, with boundary.walls = mirror, mirror
+ *            images of the neighbors across walls within h standing in for
+ *            the fluid the walls hide (free-slip); integrate keeps
  *            particles half a spacing inside and reflects their velocity
  * integrate: leapfrog, then box walls with restitution
  * stats:     per-particle speed, density error and blow-up flag, reduced
@@ -26,6 +28,9 @@ FCL_INLINE uint near_walls(float4 p, const fcl_sph_consts *c, float4 *plane)
     float4 lo = c->domain_min, hi = c->domain_max;
     float h = c->h;
     *plane = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    /* Walls made of boundary particles need no images. */
+    if (!c->mirror_walls)
+        return 0u;
     if (p.x - lo.x < h) { m |= 1u; plane->x = lo.x; } else if (hi.x - p.x < h) { m |= 1u; plane->x = hi.x; }
     if (p.y - lo.y < h) { m |= 2u; plane->y = lo.y; } else if (hi.y - p.y < h) { m |= 2u; plane->y = hi.y; }
     if (p.z - lo.z < h) { m |= 4u; plane->z = lo.z; } else if (hi.z - p.z < h) { m |= 4u; plane->z = hi.z; }
@@ -74,7 +79,24 @@ FCL_INLINE float density_sum(float4 pi, uint m, float4 plane, uint rows, const u
 
 /* The neighbors themselves first (the only pass for interior particles),
  * then their images across the near walls. */
+/* Sum of V_b W_poly6 over the boundary particles near pi (boundary.cl). */
+FCL_INLINE float boundary_density_sum(float4 pi, GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
+                                      const fcl_grid_info *g, const fcl_sph_consts *c)
+{
+    uint lo[9], hi[9];
+    uint rows = grid_neighbor_rows(g, bstart, pi, lo, hi);
+    float sum = 0.0f;
+    for (uint r = 0u; r < rows; r++)
+        for (uint b = lo[r]; b < hi[r]; b++) {
+            float4 q = bpos[b];
+            float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+            sum += q.w * w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+        }
+    return sum;
+}
+
 FCL_INLINE void density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
+                             GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
                              GLOBAL float *rho, GLOBAL float *prs, const fcl_grid_info *g,
                              const fcl_sph_consts *c)
 {
@@ -86,7 +108,7 @@ FCL_INLINE void density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint
     float sum = density_sum(pi, 0u, plane, rows, lo, hi, pos, c);
     for (uint k = 1u; k < nm; k++)
         sum += density_sum(pi, masks[k], plane, rows, lo, hi, pos, c);
-    float d = c->mass * sum;
+    float d = c->mass * sum + c->rest_density * boundary_density_sum(pi, bpos, bstart, g, c);
     float p = c->stiffness * (d - c->rest_density);
     rho[i] = d;
     prs[i] = p < 0.0f ? p * c->negative_pressure : p;
@@ -122,10 +144,29 @@ FCL_INLINE void force_pair(fcl_force_sum *f, float4 pi, float4 vi, float4 pj, fl
 /* Pressure, viscosity and surface tension in one neighbor loop over the
  * neighbors and their wall images; the acceleration (force density over
  * rho_i, plus gravity) goes to acc. */
+/* Akinci 2012: boundary particle b pushes with the particle's own
+ * pressure (p_b = p_i) over the volume V_b; no friction (free slip). */
+FCL_INLINE void boundary_pressure(fcl_force_sum *f, float4 pi, float p_i, GLOBAL const float4 *bpos,
+                                  GLOBAL const uint *bstart, const fcl_grid_info *g, const fcl_sph_consts *c)
+{
+    uint lo[9], hi[9];
+    uint rows = grid_neighbor_rows(g, bstart, pi, lo, hi);
+    for (uint r = 0u; r < rows; r++)
+        for (uint b = lo[r]; b < hi[r]; b++) {
+            float4 q = bpos[b];
+            float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+            float r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= c->h2)
+                continue;
+            float fp = -q.w * p_i * w_spiky_grad(FCL_SQRT(r2), c->h, c->spiky_grad);
+            f->fx += fp * dx; f->fy += fp * dy; f->fz += fp * dz;
+        }
+}
+
 FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                             GLOBAL const float *rho, GLOBAL const float *prs,
-                            GLOBAL const uint *start, GLOBAL float4 *acc,
-                            const fcl_grid_info *g, const fcl_sph_consts *c)
+                            GLOBAL const uint *start, GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
+                            GLOBAL float4 *acc, const fcl_grid_info *g, const fcl_sph_consts *c)
 {
     float4 pi = pos[i], vi = vev[i], plane;
     float p_i = prs[i];
@@ -143,6 +184,7 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
                 force_pair(&f, pi, vi, mirror(pj, masks[k], plane), mirror_vel(vj, masks[k]), vol, pp, c);
         }
     }
+    boundary_pressure(&f, pi, p_i, bpos, bstart, g, c);
     float nlen = FCL_SQRT(f.nx * f.nx + f.ny * f.ny + f.nz * f.nz);
     if (c->surface_tension > 0.0f && nlen > c->surface_threshold) {
         float s = -c->surface_tension * f.lap / nlen;
@@ -238,22 +280,23 @@ __kernel void stats_chunks(__global const float4 *pos, __global const float4 *ve
         stats_chunk_item(g, pos, vel, rho, out, &c);
 }
 
-__kernel void density(__global const float4 *pos, __global const uint *start, __global float *rho,
-                      __global float *prs, fcl_grid_info g, fcl_sph_consts c)
+__kernel void density(__global const float4 *pos, __global const uint *start, __global const float4 *bpos,
+                      __global const uint *bstart, __global float *rho, __global float *prs, fcl_grid_info g,
+                      fcl_sph_consts c)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        density_item(i, pos, start, rho, prs, &g, &c);
+        density_item(i, pos, start, bpos, bstart, rho, prs, &g, &c);
 }
 
 __kernel void forces(__global const float4 *pos, __global const float4 *vev,
                      __global const float *rho, __global const float *prs,
-                     __global const uint *start, __global float4 *acc, fcl_grid_info g,
-                     fcl_sph_consts c)
+                     __global const uint *start, __global const float4 *bpos, __global const uint *bstart,
+                     __global float4 *acc, fcl_grid_info g, fcl_sph_consts c)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        forces_item(i, pos, vev, rho, prs, start, acc, &g, &c);
+        forces_item(i, pos, vev, rho, prs, start, bpos, bstart, acc, &g, &c);
 }
 
 __kernel void integrate(__global float4 *pos, __global float4 *vel, __global float4 *vev,

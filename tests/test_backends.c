@@ -4,7 +4,8 @@
  * device, and with the other scan/reduction variant (serial groups for CPU
  * devices, work-group trees for GPUs), so both are checked on any machine.
  * Both run the same scene (a dam-break column plus a drop thrown at it,
- * with walls, viscosity, surface tension) from the same state. After each
+ * walls and a box obstacle of boundary particles, viscosity, surface
+ * tension) from the same state. After each
  * step the output of every pass is compared: the grid order (exact: the
  * sort is deterministic), density and pressure (density pass),
  * acceleration (forces pass), position and velocity (integrate).
@@ -19,6 +20,7 @@
  */
 #include "fcl_test.h"
 #include "scene.h"
+#include "setup.h"
 #include "sim.h"
 
 static const char *scene_text =
@@ -26,7 +28,8 @@ static const char *scene_text =
     "  \"particles\": {\"spacing\": 0.0125},"
     "  \"fluid\": [ {\"type\": \"box\", \"min\": [0,0,0], \"max\": [0.1,0.2,0.2]},"
     "             {\"type\": \"sphere\", \"center\": [0.2,0.15,0.1], \"radius\": 0.04,"
-    "              \"velocity\": [-1.5, 0.5, 0.2]} ] }";
+    "              \"velocity\": [-1.5, 0.5, 0.2]} ],"
+    "  \"obstacles\": [ {\"type\": \"box\", \"min\": [0.14,0,0.05], \"max\": [0.18,0.05,0.15]} ] }";
 
 typedef struct state {
     float4 *pos, *vel, *acc;
@@ -103,17 +106,18 @@ int main(void)
     alt->serial_groups = !ocl->serial_groups;
     fcl_scene sc;
     char err[1024];
-    float4 *pos, *vel;
-    size_t n;
+    fcl_initial in;
     if (scene_parse(&sc, scene_text, "test scene", err, sizeof err) != 0 ||
-        scene_particles(&sc, &sc.params, &pos, &vel, &n, err, sizeof err) != 0) {
+        setup_initial(&sc, &sc.params, NULL, &in, err, sizeof err) != 0) {
         printf("FAIL scene: %s\n", err);
         return 1;
     }
+    float4 *pos = in.pos, *vel = in.vel, *bpos = in.b.pos;
+    size_t n = in.n, nb = in.b.n;
     fcl_sim a, b, c;
-    CHECK(sim_create(&a, cpu, &sc.params, pos, vel, n, err, sizeof err) == 0, "cpu sim: %s", err);
-    CHECK(sim_create(&b, ocl, &sc.params, pos, vel, n, err, sizeof err) == 0, "opencl sim: %s", err);
-    CHECK(sim_create(&c, alt, &sc.params, pos, vel, n, err, sizeof err) == 0, "opencl sim: %s", err);
+    CHECK(sim_create(&a, cpu, &sc.params, pos, vel, n, bpos, nb, err, sizeof err) == 0, "cpu sim: %s", err);
+    CHECK(sim_create(&b, ocl, &sc.params, pos, vel, n, bpos, nb, err, sizeof err) == 0, "opencl sim: %s", err);
+    CHECK(sim_create(&c, alt, &sc.params, pos, vel, n, bpos, nb, err, sizeof err) == 0, "opencl sim: %s", err);
     printf("%zu particles\n", n);
     for (int step = 1; step <= 10; step++) {
         CHECK(sim_step(&a) == 0 && sim_step(&b) == 0 && sim_step(&c) == 0, "step %d failed", step);
@@ -129,8 +133,8 @@ int main(void)
      * number of solver iterations (a rounding difference that changed an
      * iteration count would show here first). */
     snprintf(sc.params.sim_solver, sizeof sc.params.sim_solver, "dfsph");
-    CHECK(sim_create(&a, cpu, &sc.params, pos, vel, n, err, sizeof err) == 0, "cpu dfsph: %s", err);
-    CHECK(sim_create(&b, ocl, &sc.params, pos, vel, n, err, sizeof err) == 0, "opencl dfsph: %s", err);
+    CHECK(sim_create(&a, cpu, &sc.params, pos, vel, n, bpos, nb, err, sizeof err) == 0, "cpu dfsph: %s", err);
+    CHECK(sim_create(&b, ocl, &sc.params, pos, vel, n, bpos, nb, err, sizeof err) == 0, "opencl dfsph: %s", err);
     for (int step = 1; step <= 3; step++) {
         CHECK(sim_step(&a) == 0 && sim_step(&b) == 0, "dfsph step %d failed", step);
         CHECK(a.stats.density_iters == b.stats.density_iters &&
@@ -145,8 +149,7 @@ int main(void)
     backend_destroy(cpu);
     backend_destroy(ocl);
     backend_destroy(alt);
-    free(pos);
-    free(vel);
+    setup_free(&in);
     scene_free(&sc);
     return ft_done();
 }

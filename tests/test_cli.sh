@@ -303,8 +303,8 @@ if [ "$RC" -eq 0 ]; then
     mkdir -p "$T/kdir" && cp "$SRC"/*.cl "$SRC"/*.h "$T/kdir/"
     fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/kdir"
     [ "$RC" -eq 0 ] && ok "13a --kernel-dir with intact sources runs" || bad "13a --kernel-dir run" "exit $RC: $(errline)"
-    line=$(grep -n 'float d = c->mass \* sum;' "$T/kdir/wcsph.cl" | cut -d: -f1)
-    sed -i 's/float d = c->mass \* sum;/float d = c->mass * sum/' "$T/kdir/wcsph.cl"
+    line=$(grep -nF '    rho[i] = d;' "$T/kdir/wcsph.cl" | cut -d: -f1)
+    sed -i 's/    rho\[i\] = d;/    rho[i] = d/' "$T/kdir/wcsph.cl"
     fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/kdir" --out "$T/kframes"
     # The missing ';' is reported at the end of that line or the next.
     if [ "$RC" -eq 3 ] && grep -qE "kernels/wcsph.cl:($line|$((line + 1))):" "$T/stderr.txt" && [ ! -e "$T/kframes" ]; then

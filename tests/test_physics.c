@@ -12,6 +12,7 @@
  */
 #include "fcl_test.h"
 #include "scene.h"
+#include "setup.h"
 #include "sim.h"
 
 static fcl_backend *be;
@@ -19,20 +20,18 @@ static fcl_backend *be;
 static int make(fcl_sim *s, fcl_scene *sc, const char *text, void (*perturb)(float4 *, size_t))
 {
     char err[1024];
-    float4 *pos, *vel;
-    size_t n;
+    fcl_initial in;
     if (scene_parse(sc, text, "test scene", err, sizeof err) != 0 ||
-        scene_particles(sc, &sc->params, &pos, &vel, &n, err, sizeof err) != 0) {
+        setup_initial(sc, &sc->params, be, &in, err, sizeof err) != 0) {
         printf("FAIL scene: %s\n", err);
         return -1;
     }
     if (perturb)
-        perturb(vel, n);
-    int rc = sim_create(s, be, &sc->params, pos, vel, n, err, sizeof err);
+        perturb(in.vel, in.n);
+    int rc = sim_create(s, be, &sc->params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
     if (rc)
         printf("FAIL sim: %s\n", err);
-    free(pos);
-    free(vel);
+    setup_free(&in);
     return rc;
 }
 
@@ -98,7 +97,7 @@ static void test_hydrostatic(void)
     fcl_sim s;
     fcl_scene sc;
     const char *text = "{ \"domain\": {\"min\": [0,0,0], \"max\": [0.1,0.4,0.1]},"
-                       "\"material\": {\"viscosity\": 5},"
+                       "\"material\": {\"viscosity\": 5}, \"boundary\": {\"walls\": \"mirror\"},"
                        "\"particles\": {\"spacing\": 0.0125}, \"fluid\": [ {\"type\": \"box\","
                        "\"min\": [0,0,0], \"max\": [0.1,0.3,0.1]} ] }";
     if (make(&s, &sc, text, NULL) != 0)
@@ -151,12 +150,12 @@ static void test_dam_break(void)
         CHECK(0, "%s", err);
         return;
     }
-    float4 *pos, *vel;
-    size_t n;
-    scene_particles(&sc, &sc.params, &pos, &vel, &n, err, sizeof err);
-    int rc = sim_create(&s, be, &sc.params, pos, vel, n, err, sizeof err);
-    free(pos);
-    free(vel);
+    fcl_initial in;
+    int rc = setup_initial(&sc, &sc.params, be, &in, err, sizeof err);
+    if (rc == 0)
+        rc = sim_create(&s, be, &sc.params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
+    size_t n = in.n;
+    setup_free(&in);
     CHECK(rc == 0, "dam break: %s", err);
     if (rc)
         return;

@@ -21,13 +21,16 @@
 #include "../../kernels/smoothing.h"
 
 enum { TABLE_N = 1001 };   /* samples per table: dq = 1/1000 */
+/* Share of last step's pressure that warm-starts each solver. */
+static const double WARM_SHARE = 0.5;
 
 typedef struct dfsph {
-    fcl_kernel *density_alpha, *predict, *source, *pressure_vel, *advect, *scale, *sum;
+    fcl_kernel *density_alpha, *predict, *source, *pressure_vel, *advect, *pressure, *sum;
     int a_ksum, a_kvsum;                 /* grid attributes */
     fcl_buf *alpha, *kap, *err, *vpred, *partial, *table;
     int sum_serial;                      /* sum kernel is per group (CPU devices) */
     fcl_dfsph_consts d;
+    double dt_prev;                      /* last step's dt, 0 before the first */
     float *host_partial;
 } dfsph;
 
@@ -36,16 +39,21 @@ static fcl_buf *attr(fcl_sim *s, int a)
     return s->grid.attr[a].cur;
 }
 
-/* V such that a particle inside a resting lattice has rhat = 1. */
-static float lattice_volume(float h, float spacing)
+/* Lattice points within the support: V such that a particle inside a
+ * resting lattice has rhat = 1, and the neighbor count there. */
+static float lattice_volume(float h, float spacing, uint *count)
 {
     float k = smoothing_cubic_k(h);
     int r = (int)ceil(h / spacing);
     double sum = 0.0;
+    *count = 0;
     for (int i = -r; i <= r; i++)
         for (int j = -r; j <= r; j++)
-            for (int l = -r; l <= r; l++)
-                sum += w_cubic(sqrtf((float)(i * i + j * j + l * l)) * spacing / h, k);
+            for (int l = -r; l <= r; l++) {
+                float q = sqrtf((float)(i * i + j * j + l * l)) * spacing / h;
+                sum += w_cubic(q, k);
+                *count += q < 1.0f;
+            }
     return (float)(1.0 / sum);
 }
 
@@ -56,11 +64,11 @@ static int find_kernels(fcl_backend *be, dfsph *d)
     d->source = be->ops->kernel(be, "dfsph_source");
     d->pressure_vel = be->ops->kernel(be, "dfsph_pressure_vel");
     d->advect = be->ops->kernel(be, "dfsph_advect");
-    d->scale = be->ops->kernel(be, "dfsph_scale");
+    d->pressure = be->ops->kernel(be, "dfsph_pressure");
     d->sum_serial = be->serial_groups;
     d->sum = be->ops->kernel(be, d->sum_serial ? "dfsph_sum_chunks" : "dfsph_sum_tree");
-    return (d->density_alpha && d->predict && d->source && d->pressure_vel && d->advect && d->scale && d->sum)
-               ? 0 : -1;
+    return (d->density_alpha && d->predict && d->source && d->pressure_vel && d->advect && d->pressure &&
+            d->sum) ? 0 : -1;
 }
 
 static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -86,14 +94,20 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
         !d->table || !d->host_partial || find_kernels(be, d) != 0)
         return -1;
     float tab[2 * TABLE_N];
+    uint full;
     smoothing_cubic_tables(s->h, TABLE_N, tab, tab + TABLE_N);
     d->d.inv_h = 1.0f / s->h;
     d->d.k = smoothing_cubic_k(s->h);
     d->d.l = smoothing_cubic_l_over_h2(s->h);
-    d->d.volume = lattice_volume(s->h, s->spacing);
+    d->d.volume = lattice_volume(s->h, s->spacing, &full);
+    /* SPlisHSPlasH skips the divergence solve below 20 neighbors at
+     * h = 2 spacings (33 in a full lattice): the same fraction here. */
+    d->d.min_neighbors = (uint)(0.6 * full);
     d->d.table_n = TABLE_N;
     s->mass = d->d.volume * s->prm->material_rest_density;
-    return be->ops->buf_write(be, d->table, 0, sizeof tab, tab);
+    if (be->ops->buf_write(be, d->table, 0, sizeof tab, tab) != 0)
+        return -1;
+    return sim_boundary_volumes(s, 1u, d->d.k);
 }
 
 /* Average of err[] over the particles (host folds the group sums). */
@@ -115,9 +129,10 @@ static int average(fcl_sim *s, dfsph *d, double *avg)
 
 static int launch_density_alpha(fcl_sim *s, dfsph *d)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(s->grid.start), FCL_BUF(s->rho), FCL_BUF(d->alpha),
-                    FCL_BUF(d->table), FCL_VAL(s->grid.info), FCL_VAL(s->c), FCL_VAL(d->d) };
-    return s->be->ops->launch(s->be, d->density_alpha, s->n, a, 8, "density");
+    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)),
+                    FCL_BUF(s->bgrid.start), FCL_BUF(s->rho), FCL_BUF(d->alpha), FCL_BUF(d->table),
+                    FCL_VAL(s->grid.info), FCL_VAL(s->c), FCL_VAL(d->d) };
+    return s->be->ops->launch(s->be, d->density_alpha, s->n, a, 10, "density");
 }
 
 static int launch_predict(fcl_sim *s, dfsph *d)
@@ -131,16 +146,18 @@ static int launch_predict(fcl_sim *s, dfsph *d)
 static int launch_source(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, uint mode, const char *timer)
 {
     fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(v), FCL_BUF(s->rho), FCL_BUF(d->alpha),
-                    FCL_BUF(s->grid.start), FCL_BUF(d->kap), FCL_BUF(ksum), FCL_BUF(d->err), FCL_BUF(d->table),
-                    FCL_VAL(s->grid.info), FCL_VAL(s->c), FCL_VAL(d->d), FCL_VAL(mode) };
-    return s->be->ops->launch(s->be, d->source, s->n, a, 13, timer);
+                    FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start), FCL_BUF(d->kap),
+                    FCL_BUF(ksum), FCL_BUF(d->err), FCL_BUF(d->table), FCL_VAL(s->grid.info), FCL_VAL(s->c),
+                    FCL_VAL(d->d), FCL_VAL(mode) };
+    return s->be->ops->launch(s->be, d->source, s->n, a, 15, timer);
 }
 
-static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *kap, float f, const char *timer)
+static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, float f, const char *timer)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(v), FCL_BUF(kap), FCL_BUF(s->grid.start),
-                    FCL_BUF(d->table), FCL_VAL(s->grid.info), FCL_VAL(s->c), FCL_VAL(d->d), FCL_VAL(f) };
-    return s->be->ops->launch(s->be, d->pressure_vel, s->n, a, 9, timer);
+    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(v), FCL_BUF(d->kap), FCL_BUF(ksum),
+                    FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start), FCL_BUF(d->table),
+                    FCL_VAL(s->grid.info), FCL_VAL(s->c), FCL_VAL(d->d), FCL_VAL(f) };
+    return s->be->ops->launch(s->be, d->pressure_vel, s->n, a, 12, timer);
 }
 
 static int launch_advect(fcl_sim *s, dfsph *d)
@@ -150,27 +167,41 @@ static int launch_advect(fcl_sim *s, dfsph *d)
     return s->be->ops->launch(s->be, d->advect, s->n, a, 5, "integrate");
 }
 
-/* One of the two pressure solvers on velocities v: warm start with the
- * total pressure values of the last step, then Jacobi iterations until the
- * average error is below `limit` (and at least min_iter of them), each
- * adding its values to that total. The total carries over: at rest it is
- * the hydrostatic pressure, and the iterations only correct changes. */
+static int launch_pressure(fcl_sim *s, dfsph *d)
+{
+    fcl_arg a[] = { FCL_BUF(attr(s, d->a_ksum)), FCL_BUF(attr(s, d->a_kvsum)), FCL_BUF(s->prs), FCL_VAL(s->c),
+                    FCL_VAL(d->d) };
+    return s->be->ops->launch(s->be, d->pressure, s->n, a, 5, "integrate");
+}
+
+/* One of the two pressure solvers on velocities v (mode DFSPH_DENSITY or
+ * DFSPH_DIVERGENCE): the warm start (half of last step's total where the
+ * particle is compressed), then Jacobi iterations until the average
+ * error is below `limit`, at least min_iter of them. Each iteration
+ * applies the k of the last error measured and measures again, so the
+ * loop stops on the error of the velocities it leaves. */
 static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, double limit, long *iters,
                  double *avg)
 {
     const fcl_params *p = s->prm;
-    const char *timer = mode == 0u ? "density-solve" : "divergence-solve";
-    float f = mode == 0u ? 1.0f / d->d.dt : 1.0f;
+    const char *timer = mode == DFSPH_DENSITY ? "density-solve" : "divergence-solve";
+    float f = mode == DFSPH_DENSITY ? 1.0f / d->d.dt : 1.0f;
     fcl_buf *ksum = attr(s, ksum_attr);
-    if (launch_pressure_vel(s, d, v, ksum, f, timer) != 0)
+    /* Last step's total was applied over dt_prev: the same pressure now
+     * needs k scaled by (dt/dt_prev)^2 (density) or dt/dt_prev. */
+    double ratio = d->dt_prev > 0.0 ? d->d.dt / d->dt_prev : 1.0;
+    d->d.warm = (float)(WARM_SHARE * (mode == DFSPH_DENSITY ? ratio * ratio : ratio));
+    if (launch_source(s, d, v, ksum, mode | DFSPH_WARM, timer) != 0 ||
+        launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0 ||
+        average(s, d, avg) != 0)
         return -1;
     *iters = 0;
-    do {
-        if (launch_source(s, d, v, ksum, mode, timer) != 0 || average(s, d, avg) != 0 ||
-            launch_pressure_vel(s, d, v, d->kap, f, timer) != 0)
+    while ((*avg > limit || *iters < p->dfsph_min_iter) && *iters < p->dfsph_max_iter) {
+        if (launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0 ||
+            average(s, d, avg) != 0)
             return -1;
         ++*iters;
-    } while ((*avg > limit || *iters < p->dfsph_min_iter) && *iters < p->dfsph_max_iter);
+    }
     return 0;
 }
 
@@ -207,12 +238,14 @@ static int dfsph_step(fcl_sim *s)
     double avg = 0.0;
     choose_dt(s, d);
     if (launch_predict(s, d) != 0 ||
-        solve(s, d, d->vpred, d->a_ksum, 0u, s->prm->dfsph_eta * 0.01, &st->density_iters, &avg) != 0 ||
+        solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, s->prm->dfsph_eta * 0.01, &st->density_iters, &avg) != 0 ||
         launch_advect(s, d) != 0 || grid_build(&s->grid, s->be, s->a_pos) != 0 ||
         launch_density_alpha(s, d) != 0 ||
-        solve(s, d, attr(s, s->a_vev), d->a_kvsum, 1u, s->prm->dfsph_eta_v * 0.01 / d->d.dt,
-              &st->divergence_iters, &avg) != 0)
+        solve(s, d, attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->d.dt,
+              &st->divergence_iters, &avg) != 0 ||
+        launch_pressure(s, d) != 0)
         return -1;
+    d->dt_prev = d->d.dt;
     st->avg_divergence_err = 100.0 * avg;
     return 0;
 }

@@ -1,6 +1,7 @@
 /* wcsph.c - Mueller, Charypar, Gross 2003: weakly compressible SPH with
  * the poly6 / spiky / viscosity kernels, color-field surface tension and
- * leapfrog integration. Passes in kernels/wcsph.cl.
+ * leapfrog integration. Passes in kernels/wcsph.cl; walls and obstacles
+ * are boundary particles (kernels/boundary.cl) with poly6 volumes.
  * Invariant: one grid rebuild per step, before the density pass.
  */
 #include <stdlib.h>
@@ -22,7 +23,9 @@ static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
     w->density = s->be->ops->kernel(s->be, "density");
     w->forces = s->be->ops->kernel(s->be, "forces");
     w->integrate = s->be->ops->kernel(s->be, "integrate");
-    return (w->density && w->forces && w->integrate) ? 0 : -1;
+    if (!w->density || !w->forces || !w->integrate)
+        return -1;
+    return sim_boundary_volumes(s, 0u, 0.0f);
 }
 
 static fcl_buf *attr(fcl_sim *s, int a)
@@ -32,17 +35,18 @@ static fcl_buf *attr(fcl_sim *s, int a)
 
 static int launch_density(fcl_sim *s, wcsph *w)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(s->grid.start), FCL_BUF(s->rho),
-                    FCL_BUF(s->prs), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, w->density, s->n, a, 6, "density");
+    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)),
+                    FCL_BUF(s->bgrid.start), FCL_BUF(s->rho), FCL_BUF(s->prs), FCL_VAL(s->grid.info),
+                    FCL_VAL(s->c) };
+    return s->be->ops->launch(s->be, w->density, s->n, a, 8, "density");
 }
 
 static int launch_forces(fcl_sim *s, wcsph *w)
 {
     fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(attr(s, s->a_vev)), FCL_BUF(s->rho),
-                    FCL_BUF(s->prs), FCL_BUF(s->grid.start), FCL_BUF(s->acc),
-                    FCL_VAL(s->grid.info), FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, w->forces, s->n, a, 8, "forces");
+                    FCL_BUF(s->prs), FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start),
+                    FCL_BUF(s->acc), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
+    return s->be->ops->launch(s->be, w->forces, s->n, a, 10, "forces");
 }
 
 static int launch_integrate(fcl_sim *s, wcsph *w)

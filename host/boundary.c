@@ -1,0 +1,327 @@
+/* boundary.c - building the boundary samples of a scene: loading its
+ * meshes, sampling walls and obstacles (surface.c), and the sampling cache
+ * keyed by a hash of everything the samples depend on. Carving the fluid
+ * is in boundary_carve.c.
+ *
+ * Invariant: the cache key covers every input of the sampler (and a format
+ * number raised whenever the sampler changes), so a cache file with the
+ * right name and a sound layout holds exactly the samples we would compute.
+ */
+#include "boundary.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "surface.h"
+
+/* Raise when the sampler or the file layout changes: old caches then miss. */
+#define BOUNDARY_FORMAT 1
+static const char cache_magic[8] = { 'F', 'C', 'L', 'B', 'N', 'D', '1', '\0' };
+
+/* ---- the cache key: FNV-1a 64 over a canonical description */
+
+static void fnv(uint64_t *h, const void *data, size_t len)
+{
+    const unsigned char *c = data;
+    for (size_t i = 0; i < len; i++)
+        *h = (*h ^ c[i]) * 0x100000001b3ull;
+}
+
+/* Numbers go in as %a (hexadecimal, exact), so equal inputs give equal
+ * text and any change of a bit changes it. */
+static void fnv_text(uint64_t *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fnv_text(uint64_t *h, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fnv(h, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+static void key_begin(uint64_t *h, const fcl_params *p)
+{
+    const float *lo = p->domain_min, *hi = p->domain_max;
+    *h = 0xcbf29ce484222325ull;
+    fnv_text(h, "fluidcl boundary %d\nspacing %a\nwalls %s\ndomain %a %a %a %a %a %a\n", BOUNDARY_FORMAT,
+             p->particles_spacing, p->boundary_walls, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+}
+
+static void key_obstacle(uint64_t *h, const fcl_obstacle *o, const char *bytes, size_t len)
+{
+    if (o->kind == FCL_OBST_BOX)
+        fnv_text(h, "box %a %a %a %a %a %a\n", o->min[0], o->min[1], o->min[2], o->max[0], o->max[1], o->max[2]);
+    else if (o->kind == FCL_OBST_SPHERE)
+        fnv_text(h, "sphere %a %a %a %a\n", o->center[0], o->center[1], o->center[2], o->radius);
+    else
+        fnv_text(h, "mesh %a %a %a %a %zu\n", o->scale, o->translate[0], o->translate[1], o->translate[2], len);
+    fnv(h, bytes, len);
+}
+
+/* ---- meshes */
+
+/* x' = scale x + translate, then the mesh must reach into the domain. */
+static int place_mesh(const fcl_scene *s, const fcl_params *p, int i, fcl_mesh *m, char *err, size_t errlen)
+{
+    const fcl_obstacle *o = &s->obstacles[i];
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (size_t v = 0; v < m->nv; v++)
+        for (int k = 0; k < 3; k++) {
+            float x = (float)((double)o->scale * m->v[3 * v + k] + o->translate[k]);
+            m->v[3 * v + k] = x;
+            lo[k] = fminf(lo[k], x);
+            hi[k] = fmaxf(hi[k], x);
+        }
+    const float *dl = p->domain_min, *dh = p->domain_max;
+    int overlap = 1;
+    for (int k = 0; k < 3; k++)
+        overlap &= lo[k] < dh[k] && hi[k] > dl[k];
+    if (overlap)
+        return 0;
+    snprintf(err, errlen, "%s: obstacles[%d]: expected a mesh overlapping the domain [%g, %g, %g] - [%g, %g, %g], "
+             "got %s placed at [%g, %g, %g] - [%g, %g, %g]", s->file, i, dl[0], dl[1], dl[2], dh[0], dh[1], dh[2],
+             o->file, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    return -1;
+}
+
+/* Copies the obstacles, loads the meshes and computes the cache key, which
+ * needs every mesh file's bytes anyway. */
+static int load_obstacles(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, uint64_t *key,
+                          char *err, size_t errlen)
+{
+    key_begin(key, p);
+    b->obstacles = calloc((size_t)s->nobstacles + 1, sizeof *b->obstacles);
+    b->meshes = calloc((size_t)s->nobstacles + 1, sizeof *b->meshes);
+    if (!b->obstacles || !b->meshes) {
+        snprintf(err, errlen, "%s: obstacles: out of memory", s->file);
+        return -1;
+    }
+    b->nobstacles = s->nobstacles;
+    for (int i = 0; i < s->nobstacles; i++) {
+        const fcl_obstacle *o = &s->obstacles[i];
+        b->obstacles[i] = *o;
+        if (o->kind != FCL_OBST_MESH) {
+            key_obstacle(key, o, NULL, 0);
+            continue;
+        }
+        char *text;
+        size_t len;
+        if (obj_read(o->file, &text, &len, err, errlen) != 0)
+            return -1;
+        key_obstacle(key, o, text, len);
+        int rc = obj_parse(text, len, o->file, &b->meshes[i], err, errlen);
+        free(text);
+        if (rc != 0 || place_mesh(s, p, i, &b->meshes[i], err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- sampling */
+
+/* Room for `more` samples after the b->n already taken; NULL if none. */
+static float4 *reserve(fcl_boundary *b, size_t *cap, size_t more)
+{
+    if (b->n + more > *cap || !b->pos) {
+        size_t c = 2 * (b->n + more) + 16;
+        float4 *q = realloc(b->pos, c * sizeof *q);
+        if (!q)
+            return NULL;
+        b->pos = q;
+        *cap = c;
+    }
+    return b->pos + b->n;
+}
+
+static int sample_obstacle(fcl_boundary *b, size_t *cap, int i, float d)
+{
+    const fcl_obstacle *o = &b->obstacles[i];
+    float4 *at, *pts;
+    size_t n;
+    if (o->kind == FCL_OBST_BOX) {
+        if (!(at = reserve(b, cap, surface_box(o->min, o->max, d, NULL))))
+            return -1;
+        b->n += surface_box(o->min, o->max, d, at);
+    } else if (o->kind == FCL_OBST_SPHERE) {
+        if (!(at = reserve(b, cap, surface_sphere(o->center, o->radius, d, NULL))))
+            return -1;
+        b->n += surface_sphere(o->center, o->radius, d, at);
+    } else {
+        if (surface_mesh(&b->meshes[i], d, &pts, &n) != 0)
+            return -1;
+        if ((at = reserve(b, cap, n)) != NULL) {
+            memcpy(at, pts, n * sizeof *pts);
+            b->n += n;
+        }
+        free(pts);
+        return at ? 0 : -1;
+    }
+    return 0;
+}
+
+/* Walls (if sampled) first, then the obstacles in scene order. */
+static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, char *err, size_t errlen)
+{
+    float d = p->particles_spacing, lo[3], hi[3];
+    size_t cap = 0;
+    if (strcmp(p->boundary_walls, "particles") == 0) {
+        for (int k = 0; k < 3; k++) {
+            lo[k] = p->domain_min[k] - 0.5f * d;
+            hi[k] = p->domain_max[k] + 0.5f * d;
+        }
+        float4 *at = reserve(b, &cap, surface_box(lo, hi, d, NULL));
+        if (!at) {
+            snprintf(err, errlen, "%s: boundary.walls: not enough memory for the wall particles at spacing %g",
+                     s->file, d);
+            return -1;
+        }
+        b->n += surface_box(lo, hi, d, at);
+    }
+    for (int i = 0; i < b->nobstacles; i++)
+        if (sample_obstacle(b, &cap, i, d) != 0) {
+            snprintf(err, errlen, "%s: obstacles[%d]: not enough memory to sample it at spacing %g%s%s", s->file,
+                     i, d, b->obstacles[i].kind == FCL_OBST_MESH ? " (or more than 2^31 candidates) from " : "",
+                     b->obstacles[i].kind == FCL_OBST_MESH ? b->obstacles[i].file : "");
+            return -1;
+        }
+    return 0;
+}
+
+/* ---- the cache file */
+
+static int cache_dir(const fcl_params *p, char *dir, size_t len)
+{
+    const char *c = p->boundary_cache_dir, *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (strcmp(c, "off") == 0)
+        return -1;
+    if (*c)
+        n = snprintf(dir, len, "%s", c);
+    else if (xdg && xdg[0] == '/')   /* the XDG spec ignores relative paths */
+        n = snprintf(dir, len, "%s/fluidcl", xdg);
+    else if (home && *home)
+        n = snprintf(dir, len, "%s/.cache/fluidcl", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* 0 with the samples in b, or -1 for a missing, short, long or otherwise
+ * unsound file, which the caller then replaces. */
+static int cache_read(const char *path, fcl_boundary *b)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    unsigned char head[16];
+    uint64_t count = 0;
+    struct stat st;
+    int ok = fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, cache_magic, 8) == 0 &&
+             fstat(fileno(f), &st) == 0;
+    if (ok) {
+        memcpy(&count, head + 8, 8);
+        ok = count < ((uint64_t)1 << 40) && (uint64_t)st.st_size == 16 + 16 * count;
+    }
+    float4 *pos = ok ? malloc((size_t)count * sizeof *pos + sizeof *pos) : NULL;
+    ok = pos && fread(pos, sizeof *pos, (size_t)count, f) == count;
+    fclose(f);
+    for (uint64_t i = 0; ok && i < count; i++)
+        ok = isfinite(pos[i].x) && isfinite(pos[i].y) && isfinite(pos[i].z) && pos[i].w == 0.0f;
+    if (!ok) {
+        free(pos);
+        return -1;
+    }
+    b->pos = pos;
+    b->n = (size_t)count;
+    return 0;
+}
+
+static void cache_warn(const char *what, const char *why)
+{
+    fprintf(stderr, "fluidcl: warning: boundary cache not written: %s%s%s\n", what, *why ? ": " : "", why);
+}
+
+/* Written to a private temporary in the same folder and renamed, so no
+ * reader ever sees half a file. */
+static void cache_write(const char *dir, const char *path, const fcl_boundary *b)
+{
+    char msg[1200], tmp[1100];
+    if (out_prepare_dir(dir, msg, sizeof msg) != 0) {
+        cache_warn(msg, "");
+        return;
+    }
+    snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cache_warn(tmp, strerror(errno));
+        return;
+    }
+    /* mkstemp makes the file private; a cache holds nothing secret. */
+    fchmod(fd, 0644);
+    FILE *f = fdopen(fd, "wb");
+    uint64_t count = b->n;
+    int ok = f && fwrite(cache_magic, 1, 8, f) == 8 && fwrite(&count, 8, 1, f) == 1 &&
+             fwrite(b->pos, sizeof *b->pos, b->n, f) == b->n && fflush(f) == 0 && fsync(fd) == 0;
+    int e = errno;
+    if (f ? fclose(f) != 0 : close(fd) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        unlink(tmp);
+        cache_warn(path, strerror(e));
+    }
+}
+
+/* ---- public */
+
+int boundary_build(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, char *err, size_t errlen)
+{
+    uint64_t key;
+    char dir[1024];
+    memset(b, 0, sizeof *b);
+    if (load_obstacles(s, p, b, &key, err, errlen) != 0) {
+        boundary_free(b);
+        return -1;
+    }
+    int caching = cache_dir(p, dir, sizeof dir) == 0;
+    if (caching) {
+        int n = snprintf(b->cache_file, sizeof b->cache_file, "%s/boundary-%016" PRIx64 ".bin", dir, key);
+        caching = n > 0 && (size_t)n < sizeof b->cache_file;
+        if (!caching)
+            b->cache_file[0] = '\0';
+    }
+    if (caching && cache_read(b->cache_file, b) == 0) {
+        b->from_cache = 1;
+        return 0;
+    }
+    if (sample_all(s, p, b, err, errlen) != 0) {
+        boundary_free(b);
+        return -1;
+    }
+    if (caching)
+        cache_write(dir, b->cache_file, b);
+    return 0;
+}
+
+void boundary_free(fcl_boundary *b)
+{
+    for (int i = 0; b->meshes && i < b->nobstacles; i++)
+        obj_free(&b->meshes[i]);
+    free(b->meshes);
+    free(b->obstacles);
+    free(b->pos);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,57 @@
+/* boundary.h - static solids as boundary particles (Akinci et al. 2012):
+ * one layer of samples on the domain walls (boundary.walls = "particles",
+ * half a spacing outside the box, where the mirror images of the first
+ * fluid layer would sit) and on every obstacle of the scene; removal of
+ * the fluid particles that start inside a solid or too close to it; and a
+ * cache of samplings between runs.
+ *
+ * Cache: <dir>/boundary-<16 hex digits>.bin, the digits a 64-bit FNV-1a of
+ * a canonical description (format version, spacing, walls mode, domain,
+ * each obstacle's kind and numbers, each mesh file's bytes). The file is
+ * the magic "FCLBND1\0", a uint64 count and count float4 (16 bytes each),
+ * native byte order; it is written to DIR/.tmp-XXXXXX and renamed. dir is
+ * boundary.cache_dir, "off" for none; empty means $XDG_CACHE_HOME/fluidcl,
+ * else $HOME/.cache/fluidcl, else no cache.
+ *
+ * Invariant: after boundary_build the samples are those the sampler gives
+ * for the scene and parameters, whether computed or read back; a cache
+ * that cannot be read is recomputed and one that cannot be written costs a
+ * warning on stderr, never the run.
+ */
+#ifndef FCL_BOUNDARY_H
+#define FCL_BOUNDARY_H
+
+#include <stddef.h>
+
+#include "../kernels/fcl_common.h"
+#include "obj.h"
+#include "params.h"
+#include "scene.h"
+
+typedef struct fcl_boundary {
+    float4 *pos;                 /* samples, w = 0 */
+    size_t n;
+    int from_cache;              /* 1 when read from the cache file */
+    char cache_file[1024];       /* "" when caching is off */
+    fcl_obstacle *obstacles;     /* the scene's, copied, for the inside tests */
+    int nobstacles;
+    fcl_mesh *meshes;            /* one per obstacle, scaled and translated
+                                    into place; empty for boxes and spheres */
+} fcl_boundary;
+
+/* Load the scene's meshes (checking that each overlaps the domain of p)
+ * and sample walls and obstacles at p->particles_spacing, or read the
+ * samples from the cache. Returns 0, or -1 with a message naming the file
+ * (the scene's, or the mesh's with its line) in err and *b empty. */
+int boundary_build(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, char *err, size_t errlen);
+
+/* Remove the particles that lie inside an obstacle (boxes and spheres
+ * exactly, meshes by the parity of ray crossings) or closer than gap to a
+ * sample (gap <= 0: no such test). Survivors keep their order; vel (may be
+ * NULL) is compacted alongside pos. Returns the new count, or (size_t)-1
+ * when the search grids do not fit in memory (nothing moved then). */
+size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n, float gap);
+
+void boundary_free(fcl_boundary *b);
+
+#endif

@@ -1,0 +1,273 @@
+/* boundary_carve.c - removing the fluid particles that start inside an
+ * obstacle or too close to a boundary sample (boundary_carve of
+ * boundary.h).
+ *
+ * Inside a mesh: the parity of its crossings by the ray from the particle
+ * along +x. Triangles are bucketed on a grid over their (y, z) extent, so
+ * a particle looks at the few triangles over its own cell. A ray through
+ * an edge or a vertex is decided as if the particle were moved by an
+ * infinitesimal (simulation of simplicity), with each edge evaluated the
+ * same way in both of its triangles, so it counts exactly once.
+ * Near a sample: a hash grid of the samples with cells as wide as the gap.
+ *
+ * Invariant: the survivors are exactly the particles that pass both tests,
+ * in their original order.
+ */
+#include "boundary.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- meshes: triangles bucketed by their extent in (y, z) */
+
+typedef struct locator {
+    const fcl_mesh *m;
+    float lo[3], hi[3];       /* bounding box */
+    int ny, nz;
+    double sy, sz;            /* cells per metre */
+    unsigned *start;          /* ny * nz + 1 offsets into items */
+    unsigned *items;          /* triangle indices, cell after cell */
+} locator;
+
+/* Monotonic in y (a subtraction and a scaling, then a clamp), so a point
+ * inside a triangle's extent falls in one of that extent's cells. */
+static int cell_of(double x, double lo, double scale, int n)
+{
+    double c = (x - lo) * scale;
+    return c < 0.0 ? 0 : c >= n ? n - 1 : (int)c;
+}
+
+static void tri_cells(const locator *L, unsigned t, int c[4])
+{
+    const float *v = L->m->v;
+    const unsigned *i = L->m->tri + 3 * t;
+    float ylo = fminf(v[3 * i[0] + 1], fminf(v[3 * i[1] + 1], v[3 * i[2] + 1]));
+    float yhi = fmaxf(v[3 * i[0] + 1], fmaxf(v[3 * i[1] + 1], v[3 * i[2] + 1]));
+    float zlo = fminf(v[3 * i[0] + 2], fminf(v[3 * i[1] + 2], v[3 * i[2] + 2]));
+    float zhi = fmaxf(v[3 * i[0] + 2], fmaxf(v[3 * i[1] + 2], v[3 * i[2] + 2]));
+    c[0] = cell_of(ylo, L->lo[1], L->sy, L->ny);
+    c[1] = cell_of(yhi, L->lo[1], L->sy, L->ny);
+    c[2] = cell_of(zlo, L->lo[2], L->sz, L->nz);
+    c[3] = cell_of(zhi, L->lo[2], L->sz, L->nz);
+}
+
+static void locator_bounds(locator *L, const fcl_mesh *m)
+{
+    for (int k = 0; k < 3; k++) {
+        L->lo[k] = INFINITY;
+        L->hi[k] = -INFINITY;
+    }
+    for (size_t v = 0; v < m->nv; v++)
+        for (int k = 0; k < 3; k++) {
+            L->lo[k] = fminf(L->lo[k], m->v[3 * v + k]);
+            L->hi[k] = fmaxf(L->hi[k], m->v[3 * v + k]);
+        }
+    /* About one cell per triangle, square-ish cells over the (y, z) box. */
+    int n = (int)ceil(sqrt((double)m->ntri));
+    n = n < 1 ? 1 : n > 1024 ? 1024 : n;
+    double ly = (double)L->hi[1] - L->lo[1], lz = (double)L->hi[2] - L->lo[2];
+    L->ny = L->nz = n;
+    L->sy = ly > 0.0 ? n / ly : 0.0;
+    L->sz = lz > 0.0 ? n / lz : 0.0;
+}
+
+static int locator_build(locator *L, const fcl_mesh *m)
+{
+    memset(L, 0, sizeof *L);
+    L->m = m;
+    locator_bounds(L, m);
+    size_t cells = (size_t)L->ny * L->nz, total = 0;
+    L->start = calloc(cells + 1, sizeof *L->start);
+    if (!L->start)
+        return -1;
+    int c[4];
+    for (unsigned t = 0; t < m->ntri; t++) {
+        tri_cells(L, t, c);
+        total += (size_t)(c[1] - c[0] + 1) * (size_t)(c[3] - c[2] + 1);
+        for (int y = c[0]; y <= c[1]; y++)
+            for (int z = c[2]; z <= c[3]; z++)
+                L->start[(size_t)y * L->nz + z]++;
+    }
+    L->items = total < UINT32_MAX ? malloc((total + 1) * sizeof *L->items) : NULL;
+    if (!L->items)
+        return -1;
+    /* start[k] becomes the end of cell k; filling each cell from its end
+     * down leaves it at the cell's front, triangles in ascending order. */
+    for (size_t k = 1; k < cells; k++)
+        L->start[k] += L->start[k - 1];
+    L->start[cells] = (unsigned)total;
+    for (unsigned t = (unsigned)m->ntri; t-- > 0;) {
+        tri_cells(L, t, c);
+        for (int y = c[0]; y <= c[1]; y++)
+            for (int z = c[2]; z <= c[3]; z++)
+                L->items[--L->start[(size_t)y * L->nz + z]] = t;
+    }
+    return 0;
+}
+
+/* Side of p's (y, z) against the projected edge i -> j, as if p had moved
+ * by (eps, eps^2) for an infinitesimal eps: exactly on the edge line, the
+ * sign of eps's coefficient decides. Computed from the edge's lower vertex
+ * index, so both triangles of an edge get the same number, negated. *e is
+ * the unperturbed value (twice an area), used as barycentric weight. */
+static int edge_side(const float *v, unsigned i, unsigned j, const float4 *p, double *e)
+{
+    unsigned a = i < j ? i : j, b = i < j ? j : i;
+    double dy = (double)v[3 * b + 1] - v[3 * a + 1], dz = (double)v[3 * b + 2] - v[3 * a + 2];
+    double ev = dy * ((double)p->z - v[3 * a + 2]) - dz * ((double)p->y - v[3 * a + 1]);
+    int s = ev > 0 ? 1 : ev < 0 ? -1 : dz < 0 ? 1 : dz > 0 ? -1 : dy > 0 ? 1 : dy < 0 ? -1 : 0;
+    *e = i < j ? ev : -ev;
+    return i < j ? s : -s;
+}
+
+/* Does the ray from p along +x cross triangle t? */
+static int ray_crosses(const fcl_mesh *m, unsigned t, const float4 *p)
+{
+    const unsigned *i = m->tri + 3 * t;
+    double w[3];
+    int s0 = edge_side(m->v, i[1], i[2], p, &w[0]);
+    int s1 = edge_side(m->v, i[2], i[0], p, &w[1]);
+    int s2 = edge_side(m->v, i[0], i[1], p, &w[2]);
+    if (s0 == 0 || s0 != s1 || s1 != s2)
+        return 0;
+    double sum = w[0] + w[1] + w[2];
+    if (sum == 0.0)
+        return 0;
+    double x = (w[0] * m->v[3 * i[0]] + w[1] * m->v[3 * i[1]] + w[2] * m->v[3 * i[2]]) / sum;
+    return x > p->x;
+}
+
+static int mesh_inside(const locator *L, const float4 *p)
+{
+    if (!(p->x >= L->lo[0] && p->x <= L->hi[0] && p->y >= L->lo[1] && p->y <= L->hi[1] && p->z >= L->lo[2] &&
+          p->z <= L->hi[2]))
+        return 0;
+    size_t c = (size_t)cell_of(p->y, L->lo[1], L->sy, L->ny) * L->nz + cell_of(p->z, L->lo[2], L->sz, L->nz);
+    int odd = 0;
+    for (unsigned k = L->start[c]; k < L->start[c + 1]; k++)
+        odd ^= ray_crosses(L->m, L->items[k], p);
+    return odd;
+}
+
+/* ---- samples: a hash grid with cells as wide as the gap */
+
+typedef struct sample_grid {
+    const float4 *pts;
+    unsigned *start;          /* buckets + 1 offsets into idx, bucket after bucket */
+    unsigned *idx;
+    uint64_t mask;
+    double inv;               /* 1 / cell size */
+} sample_grid;
+
+static uint64_t bucket_of(const sample_grid *g, int64_t x, int64_t y, int64_t z)
+{
+    return ((uint64_t)x * 73856093u ^ (uint64_t)y * 19349663u ^ (uint64_t)z * 83492791u) & g->mask;
+}
+
+static uint64_t bucket_at(const sample_grid *g, const float4 *p, int dx, int dy, int dz)
+{
+    return bucket_of(g, (int64_t)floor(p->x * g->inv) + dx, (int64_t)floor(p->y * g->inv) + dy,
+                     (int64_t)floor(p->z * g->inv) + dz);
+}
+
+/* Counting sort of the samples by bucket. */
+static int sample_grid_build(sample_grid *g, const float4 *pts, size_t n, float cell)
+{
+    size_t buckets = 1024;
+    while (buckets < n)
+        buckets *= 2;
+    memset(g, 0, sizeof *g);
+    g->pts = pts;
+    g->mask = buckets - 1;
+    g->inv = 1.0 / cell;
+    g->start = calloc(buckets + 1, sizeof *g->start);
+    g->idx = n < UINT32_MAX ? malloc((n + 1) * sizeof *g->idx) : NULL;
+    if (!g->start || !g->idx)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        g->start[bucket_at(g, &pts[i], 0, 0, 0)]++;
+    /* As in locator_build: ends first, then filled down to the fronts. */
+    for (size_t b = 1; b < buckets; b++)
+        g->start[b] += g->start[b - 1];
+    g->start[buckets] = (unsigned)n;
+    for (size_t i = n; i-- > 0;)
+        g->idx[--g->start[bucket_at(g, &pts[i], 0, 0, 0)]] = (unsigned)i;
+    return 0;
+}
+
+static int sample_near(const sample_grid *g, const float4 *p, double r2)
+{
+    if (!isfinite(p->x) || !isfinite(p->y) || !isfinite(p->z))
+        return 0;
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                uint64_t b = bucket_at(g, p, dx, dy, dz);
+                for (unsigned k = g->start[b]; k < g->start[b + 1]; k++) {
+                    const float4 *q = &g->pts[g->idx[k]];
+                    double ex = (double)q->x - p->x, ey = (double)q->y - p->y, ez = (double)q->z - p->z;
+                    if (ex * ex + ey * ey + ez * ez < r2)
+                        return 1;
+                }
+            }
+    return 0;
+}
+
+/* ---- carving */
+
+static int in_obstacle(const fcl_boundary *b, const locator *L, const float4 *p)
+{
+    for (int i = 0; i < b->nobstacles; i++) {
+        const fcl_obstacle *o = &b->obstacles[i];
+        if (o->kind == FCL_OBST_BOX) {
+            if (p->x > o->min[0] && p->x < o->max[0] && p->y > o->min[1] && p->y < o->max[1] &&
+                p->z > o->min[2] && p->z < o->max[2])
+                return 1;
+        } else if (o->kind == FCL_OBST_SPHERE) {
+            double x = (double)p->x - o->center[0], y = (double)p->y - o->center[1], z = (double)p->z - o->center[2];
+            if (x * x + y * y + z * z < (double)o->radius * o->radius)
+                return 1;
+        } else if (mesh_inside(&L[i], p)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n, float gap)
+{
+    int near = gap > 0.0f && b->n > 0, ok = 1;
+    double gap2 = (double)gap * gap;
+    sample_grid g = { 0 };
+    locator *L = calloc((size_t)b->nobstacles + 1, sizeof *L);
+    unsigned char *drop = malloc(n + 1);
+    ok = L && drop && (!near || sample_grid_build(&g, b->pos, b->n, gap) == 0);
+    for (int i = 0; ok && i < b->nobstacles; i++)
+        if (b->obstacles[i].kind == FCL_OBST_MESH)
+            ok = locator_build(&L[i], &b->meshes[i]) == 0;
+    size_t kept = 0;
+    if (ok) {
+#pragma omp parallel for schedule(dynamic, 4096)
+        for (long long i = 0; i < (long long)n; i++)
+            drop[i] = (unsigned char)(in_obstacle(b, L, &pos[i]) || (near && sample_near(&g, &pos[i], gap2)));
+        for (size_t i = 0; i < n; i++) {
+            if (drop[i])
+                continue;
+            pos[kept] = pos[i];
+            if (vel)
+                vel[kept] = vel[i];
+            kept++;
+        }
+    }
+    for (int i = 0; L && i < b->nobstacles; i++) {
+        free(L[i].start);
+        free(L[i].items);
+    }
+    free(L);
+    free(drop);
+    free(g.start);
+    free(g.idx);
+    return ok ? kept : (size_t)-1;
+}

@@ -1,0 +1,34 @@
+/* setup.h - from a scene to the initial state of a simulation: the fluid
+ * lattice, the boundary samples of walls and obstacles (cached), and the
+ * fluid carved out of the solids, checked against the backend's memory.
+ * Invariant: on success every fluid particle lies outside every obstacle
+ * and at least SETUP_GAP spacings from every boundary sample.
+ */
+#ifndef FCL_SETUP_H
+#define FCL_SETUP_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "boundary.h"
+#include "scene.h"
+
+/* Fluid closer than this many spacings to a boundary sample is removed:
+ * obstacle samples sit on the surface, and a fluid particle nearer than
+ * this would start compressed (walls' samples are exactly 1 away). */
+#define SETUP_GAP 0.75f
+
+typedef struct fcl_initial {
+    float4 *pos, *vel;
+    size_t n;
+    size_t carved;          /* fluid particles removed by the solids */
+    fcl_boundary b;
+} fcl_initial;
+
+/* Returns 0, FCL_EXIT_INPUT (bad scene or mesh, too large; err names the
+ * file) or FCL_EXIT_DEVICE (host memory). be may be NULL (no fit check). */
+int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_initial *in,
+                  char *err, size_t errlen);
+void setup_free(fcl_initial *in);
+
+#endif

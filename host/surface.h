@@ -1,0 +1,36 @@
+/* surface.h - points spread over the surfaces of boxes, spheres and closed
+ * triangle meshes at a target spacing d: the single layer of boundary
+ * particles of Akinci et al. 2012 ("Versatile rigid-fluid coupling for
+ * incompressible SPH"). Each particle's volume is later computed from its
+ * own neighborhood, so the layer must be even and gap-free but the spacing
+ * need not be exact.
+ *
+ * Invariant: every point lies on the surface (up to float rounding), has
+ * w = 0, and the output depends only on the inputs (no randomness), so a
+ * cached sampling is the sampling.
+ */
+#ifndef FCL_SURFACE_H
+#define FCL_SURFACE_H
+
+#include <stddef.h>
+
+#include "../kernels/fcl_common.h"
+#include "obj.h"
+
+/* The surface of the box lo..hi: each face a regular grid of round(L/d)+1
+ * points per axis spanning it exactly, points on shared edges and corners
+ * once. Writes to out unless it is NULL; returns the count either way. */
+size_t surface_box(const float lo[3], const float hi[3], float d, float4 *out);
+
+/* About 4 pi r^2 / d^2 points on a sphere (Fibonacci lattice). Writes to
+ * out unless it is NULL; returns the count either way. */
+size_t surface_sphere(const float center[3], float r, float d, float4 *out);
+
+/* A mesh's vertices, its edges at spacing <= d and its triangles'
+ * interiors on barycentric lattices at spacing <= d; a candidate closer
+ * than d/2 to a point already taken is dropped, so thin triangles and fans
+ * do not pile points up. *out is malloc'd. Returns 0, or -1 when out of
+ * memory or when the sampling would exceed 2^31 candidates. */
+int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n);
+
+#endif
