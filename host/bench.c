@@ -25,6 +25,9 @@ typedef struct bench_col {
     double wall_ms;          /* per step */
     long steps;
     size_t n;
+    /* Solver figures summed over the measured steps (the stats of each). */
+    double sim_time, sum_avg_err, max_err, sum_div_err;
+    long density_iters, div_iters;
 } bench_col;
 
 typedef struct bench_table {
@@ -33,6 +36,15 @@ typedef struct bench_table {
     const char *label[FCL_TIMERS_MAX];   /* union of pass labels, in order */
     int nlabels;
 } bench_table;
+
+static void accumulate(bench_col *col, const fcl_step_stats *st)
+{
+    col->sum_avg_err += st->avg_density_err;
+    col->max_err = st->max_density_err > col->max_err ? st->max_density_err : col->max_err;
+    col->sum_div_err += st->avg_divergence_err;
+    col->density_iters += st->density_iters;
+    col->div_iters += st->divergence_iters;
+}
 
 static int bench_one(const fcl_scene *sc, const char *kind, const char *device, const fcl_cli *o,
                      long steps, bench_col *col)
@@ -58,10 +70,13 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     for (int k = 0; k < WARMUP && rc == 0; k++)
         rc = sim_step(&sim);
     timers_reset(&be->timers);
-    double t0 = omp_get_wtime();
-    for (long k = 0; k < steps && rc == 0; k++)
+    double t0 = omp_get_wtime(), sim_t0 = sim.time;
+    for (long k = 0; k < steps && rc == 0; k++) {
         rc = sim_step(&sim);
+        accumulate(col, &sim.stats);
+    }
     col->wall_ms = (omp_get_wtime() - t0) * 1e3 / (double)steps;
+    col->sim_time = sim.time - sim_t0;
     snprintf(col->backend, sizeof col->backend, "%s", be->kind);
     snprintf(col->device, sizeof col->device, "%s", be->name);
     col->timers = be->timers;
@@ -114,14 +129,19 @@ static void print_table(const bench_table *t)
     for (int c = 0; c < t->ncols; c++)
         if (strcmp(t->col[c].backend, "cpu") == 0)
             cpu_wall = t->col[c].wall_ms;
-    const char *rows[] = { "sum of passes", "wall ms/step", "particle-steps/s", "speedup vs cpu" };
-    for (int r = 0; r < 4; r++) {
+    const char *rows[] = { "sum of passes", "wall ms/step", "particle-steps/s", "speedup vs cpu",
+                           "mean dt (ms)", "ms per sim second", "density iters", "divergence iters",
+                           "avg density err %", "max density err %", "avg div err %/s" };
+    for (int r = 0; r < 11; r++) {
         printf("%-18s", rows[r]);
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
-            double v[4] = { timers_total(&b->timers) / (double)b->steps, b->wall_ms,
-                            (double)b->n * 1e3 / b->wall_ms, cpu_wall > 0 ? cpu_wall / b->wall_ms : 0.0 };
-            printf(r == 2 ? " %12.4g" : " %12.4f", v[r]);
+            double st = (double)b->steps;
+            double v[11] = { timers_total(&b->timers) / st, b->wall_ms, (double)b->n * 1e3 / b->wall_ms,
+                             cpu_wall > 0 ? cpu_wall / b->wall_ms : 0.0, 1e3 * b->sim_time / st,
+                             b->sim_time > 0 ? b->wall_ms * st / b->sim_time : 0.0, b->density_iters / st,
+                             b->div_iters / st, b->sum_avg_err / st, b->max_err, b->sum_div_err / st };
+            printf(r == 2 || r == 5 ? " %12.4g" : " %12.4f", v[r]);
         }
         printf("\n");
     }
@@ -151,6 +171,13 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
         cJSON_AddNumberToObject(o, "sum_of_passes_ms", timers_total(&b->timers) / (double)b->steps);
         cJSON_AddNumberToObject(o, "wall_ms_per_step", b->wall_ms);
         cJSON_AddNumberToObject(o, "particle_steps_per_s", (double)b->n * 1e3 / b->wall_ms);
+        cJSON_AddNumberToObject(o, "mean_dt_s", b->sim_time / (double)b->steps);
+        cJSON_AddNumberToObject(o, "ms_per_simulated_s", b->sim_time > 0 ? b->wall_ms * b->steps / b->sim_time : 0);
+        cJSON_AddNumberToObject(o, "density_iterations_per_step", b->density_iters / (double)b->steps);
+        cJSON_AddNumberToObject(o, "divergence_iterations_per_step", b->div_iters / (double)b->steps);
+        cJSON_AddNumberToObject(o, "avg_density_error_pct", b->sum_avg_err / (double)b->steps);
+        cJSON_AddNumberToObject(o, "max_density_error_pct", b->max_err);
+        cJSON_AddNumberToObject(o, "avg_divergence_error_pct_per_s", b->sum_div_err / (double)b->steps);
         cJSON_AddItemToArray(cols, o);
     }
     char *text = cJSON_Print(root);

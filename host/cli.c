@@ -158,10 +158,3 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     }
     return 0;
 }
-
-long cli_total_steps(const fcl_params *p)
-{
-    if (p->sim_steps > 0)
-        return p->sim_steps;
-    return (long)ceil(p->sim_duration / p->sim_dt - 1e-9);
-}

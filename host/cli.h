@@ -33,8 +33,6 @@ int cli_parse(fcl_cli *o, int argc, char **argv, const char *cmd);
 /* Load o->scene into s and apply o's overrides to s->params; then check.
  * Returns 0 or FCL_EXIT_INPUT (message printed). */
 int cli_scene(const fcl_cli *o, fcl_scene *s);
-/* Steps to run under parameters p. */
-long cli_total_steps(const fcl_params *p);
 /* Prints "fluidcl: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

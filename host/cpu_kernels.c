@@ -15,6 +15,7 @@
 #include "../kernels/smoothing.h"
 #include "../kernels/grid.cl"
 #include "../kernels/boundary.cl"
+#include "../kernels/forces.cl"
 #include "../kernels/wcsph.cl"
 #include "../kernels/dfsph.cl"
 #include "be_cpu.h"
@@ -95,12 +96,26 @@ static void k_forces(const fcl_arg *a, size_t items)
     const float *rho = BUF(2, const float), *prs = BUF(3, const float);
     const uint *start = BUF(4, const uint), *bstart = BUF(6, const uint);
     const float4 *bpos = BUF(5, const float4);
-    float4 *acc = BUF(7, float4);
-    const fcl_grid_info g = VAL(8, fcl_grid_info);
-    const fcl_sph_consts c = VAL(9, fcl_sph_consts);
+    const float4 *normals = BUF(7, const float4);
+    float4 *acc = BUF(8, float4);
+    const fcl_grid_info g = VAL(9, fcl_grid_info);
+    const fcl_sph_consts c = VAL(10, fcl_sph_consts);
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < items; i++)
-        forces_item((uint)i, pos, vev, rho, prs, start, bpos, bstart, acc, &g, &c);
+        forces_item((uint)i, pos, vev, rho, prs, start, bpos, bstart, normals, acc, &g, &c);
+}
+
+static void k_forces_normals(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4);
+    const float *rho = BUF(1, const float);
+    const uint *start = BUF(2, const uint);
+    float4 *normals = BUF(3, float4);
+    const fcl_grid_info g = VAL(4, fcl_grid_info);
+    const fcl_sph_consts c = VAL(5, fcl_sph_consts);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        forces_normals_item((uint)i, pos, rho, start, normals, &g, &c);
 }
 
 static void k_integrate(const fcl_arg *a, size_t items)
@@ -140,16 +155,17 @@ static void k_dfsph_density_alpha(const fcl_arg *a, size_t items)
 
 static void k_dfsph_predict(const fcl_arg *a, size_t items)
 {
-    const float4 *pos = BUF(0, const float4), *vel = BUF(1, const float4);
-    float4 *vpred = BUF(2, float4);
-    const uint *start = BUF(3, const uint);
-    const float *tab = BUF(4, const float);
-    const fcl_grid_info g = VAL(5, fcl_grid_info);
-    const fcl_sph_consts c = VAL(6, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(7, fcl_dfsph_consts);
+    const float4 *pos = BUF(0, const float4), *vel = BUF(1, const float4), *normals = BUF(3, const float4);
+    const float *rho = BUF(2, const float);
+    float4 *vpred = BUF(4, float4);
+    const uint *start = BUF(5, const uint);
+    const float *tab = BUF(6, const float);
+    const fcl_grid_info g = VAL(7, fcl_grid_info);
+    const fcl_sph_consts c = VAL(8, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(9, fcl_dfsph_consts);
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < items; i++)
-        dfsph_predict_item((uint)i, pos, vel, vpred, start, tab, &g, &c, &d);
+        dfsph_predict_item((uint)i, pos, vel, rho, normals, vpred, start, tab, &g, &c, &d);
 }
 
 static void k_dfsph_source(const fcl_arg *a, size_t items)
@@ -250,6 +266,7 @@ const struct fcl_kernel fcl_cpu_kernels[] = {
     { "grid_gather_u32", k_grid_gather_u32 },
     { "density", k_density },
     { "forces", k_forces },
+    { "forces_normals", k_forces_normals },
     { "integrate", k_integrate },
     { "stats_chunks", k_stats_chunks },
     { "dfsph_density_alpha", k_dfsph_density_alpha },

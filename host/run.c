@@ -25,6 +25,9 @@ typedef struct run_ctx {
     uint *id;
     long frames;
     double max_err;
+    /* Sums over the steps for the summary's averages. */
+    double sum_avg_err, sum_div_err, sum_dt, min_dt;
+    long sum_density_iters, sum_div_iters;
 } run_ctx;
 
 static const char *const csv_columns[] = {
@@ -110,6 +113,12 @@ static int record(run_ctx *r)
     const fcl_step_stats *st = &r->sim.stats;
     if (st->max_density_err > r->max_err)
         r->max_err = st->max_density_err;
+    r->sum_avg_err += st->avg_density_err;
+    r->sum_div_err += st->avg_divergence_err;
+    r->sum_dt += st->dt;
+    r->min_dt = r->min_dt > 0.0 && r->min_dt < st->dt ? r->min_dt : st->dt;
+    r->sum_density_iters += st->density_iters;
+    r->sum_div_iters += st->divergence_iters;
     double row[] = { (double)st->step, st->time, st->dt, st->max_speed, st->avg_density_err,
                      st->max_density_err, (double)st->density_iters, (double)st->divergence_iters,
                      st->avg_divergence_err };
@@ -120,14 +129,28 @@ static int record(run_ctx *r)
     return 0;
 }
 
+/* Whether the run is over: after `total` steps, or (total = 0) once the
+ * simulated time reaches sim.duration, which is what adaptive time steps
+ * need. Progress is counted in steps, or in thousandths of the duration. */
+static int finished(const fcl_sim *s, const fcl_params *p, long total, long k, long *done)
+{
+    if (total > 0) {
+        *done = k;
+        return k >= total;
+    }
+    *done = (long)(1000.0 * s->time / p->sim_duration);
+    return s->time >= p->sim_duration * (1.0 - 1e-9);
+}
+
 static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long total, double *wall)
 {
     fcl_sim *s = &r->sim;
     fcl_progress bar;
     int rc = p->output_every > 0 ? write_frame(r, p) : 0;
-    progress_start(&bar, o->quiet ? NULL : "run", total);
+    long done = 0;
+    progress_start(&bar, o->quiet ? NULL : "run", total > 0 ? total : 1000);
     double t0 = omp_get_wtime();
-    for (long k = 0; rc == 0 && k < total; k++) {
+    for (long k = 0; rc == 0 && !finished(s, p, total, k, &done); k++) {
         if ((rc = sim_step(s)) != 0)
             break;
         if (s->stats.bad_id >= 0) {
@@ -140,7 +163,8 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
         double el = omp_get_wtime() - t0;
         snprintf(extra, sizeof extra, "t=%.4gs  %.3g particle-steps/s", s->time,
                  el > 0 ? (double)s->n * (double)(k + 1) / el : 0.0);
-        progress_update(&bar, k + 1, extra);
+        finished(s, p, total, k + 1, &done);
+        progress_update(&bar, done, extra);
     }
     *wall = omp_get_wtime() - t0;
     progress_end(&bar);
@@ -157,7 +181,12 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     printf("simulated time   %.6g s\n", s->time);
     printf("wall time        %.3f s\n", wall);
     printf("particle-steps/s %.4g\n", wall > 0 ? (double)s->n * (double)s->step / wall : 0.0);
-    printf("max density err  %.4g %%\n", r->max_err);
+    double steps = s->step > 0 ? (double)s->step : 1.0;
+    printf("density error    average %.4g %%, max %.4g %%\n", r->sum_avg_err / steps, r->max_err);
+    printf("time step        mean %.4g s, min %.4g s\n", r->sum_dt / steps, r->min_dt);
+    if (r->sum_density_iters + r->sum_div_iters > 0)
+        printf("solver           %.1f density + %.1f divergence iterations per step, divergence error "
+               "%.4g %%/s\n", r->sum_density_iters / steps, r->sum_div_iters / steps, r->sum_div_err / steps);
     if (r->frames)
         printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
 }
@@ -196,7 +225,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     if (rc != 0) {
         out_csv_discard(r->csv);   /* nothing was simulated: leave nothing */
         r->csv = NULL;
-    } else if ((rc = simulate(r, o, p, cli_total_steps(p), &wall)) == 0) {
+    } else if ((rc = simulate(r, o, p, p->sim_steps, &wall)) == 0) {
         summary(r, sc, wall);
     }
     if (r->csv && out_csv_close_err(r->csv, err, sizeof err) != 0) {

@@ -9,9 +9,10 @@
 #include "smoothing.h"
 
 /* position, velocity, velocity at t (float4, double-buffered), id (uint,
- * double-buffered), density, pressure, acceleration, grid bookkeeping. */
+ * double-buffered), density, pressure, acceleration, surface normal,
+ * grid bookkeeping. */
 static const size_t common_attr_bytes = 3 * 16 + 4;
-static const size_t common_plain_bytes = 4 + 4 + 16;
+static const size_t common_plain_bytes = 4 + 4 + 16 + 16;
 
 size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid, size_t nb)
 {
@@ -22,6 +23,15 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid, siz
            grid->n * (common_plain_bytes + (solver ? solver->extra_bytes_per_particle : 0));
 }
 
+/* material.tension_model as FCL_TENSION_*; the table admits no other
+ * names than these three. */
+static uint tension_model(const char *name)
+{
+    if (strcmp(name, "mueller") == 0)
+        return FCL_TENSION_MUELLER;
+    return strcmp(name, "akinci") == 0 ? FCL_TENSION_AKINCI : FCL_TENSION_NONE;
+}
+
 void sim_update_consts(fcl_sim *s)
 {
     const fcl_params *p = s->prm;
@@ -30,7 +40,6 @@ void sim_update_consts(fcl_sim *s)
     c->gravity = fcl_f4(p->sim_gravity[0], p->sim_gravity[1], p->sim_gravity[2], 0.0f);
     c->domain_min = fcl_f4(p->domain_min[0], p->domain_min[1], p->domain_min[2], 0.0f);
     c->domain_max = fcl_f4(p->domain_max[0], p->domain_max[1], p->domain_max[2], 0.0f);
-    c->radius = 0.5f * s->spacing;
     c->rest_density = p->material_rest_density;
     c->mass = (float)(p->material_rest_density / s->lattice_sum);
     c->stiffness = p->material_stiffness;
@@ -38,11 +47,18 @@ void sim_update_consts(fcl_sim *s)
     c->viscosity = p->material_viscosity;
     c->surface_tension = p->material_surface_tension;
     c->surface_threshold = p->material_surface_threshold;
+    c->tension_model = tension_model(p->material_tension_model);
+    c->cohesion = p->material_cohesion;
     c->restitution = p->domain_restitution;
     c->dt = p->sim_dt;
     c->max_step_ratio = p->sim_max_step_ratio;
     c->n = (uint)s->n;
     c->mirror_walls = strcmp(p->boundary_walls, "mirror") == 0 ? 1u : 0u;
+    /* Mirror walls need every particle at least half a spacing inside,
+     * where the images are right. Particle walls hold the fluid off by
+     * pressure; the clamp at the face itself is only a safety net, and a
+     * clamp inside would pile the first layer up against it. */
+    c->radius = c->mirror_walls ? 0.5f * s->spacing : 0.0f;
     s->mass = c->mass;
     s->be->workgroup = (int)p->opencl_workgroup;
 }
@@ -97,13 +113,29 @@ static int alloc_common(fcl_sim *s)
     s->rho = be->ops->buf_new(be, s->n * 4, "density");
     s->prs = be->ops->buf_new(be, s->n * 4, "pressure");
     s->acc = be->ops->buf_new(be, s->n * 16, "acceleration");
+    s->normals = be->ops->buf_new(be, s->n * 16, "surface normals");
     s->partials = be->ops->buf_new(be, (s->n / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
     s->host_partials = malloc((s->n / FCL_WG + 1) * sizeof(fcl_stats_partial));
     s->stats_serial = be->serial_groups;
     s->k_stats = be->ops->kernel(be, s->stats_serial ? "stats_chunks" : "stats");
+    s->k_normals = be->ops->kernel(be, "forces_normals");
     return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
-            !s->acc || !s->partials || !s->host_partials || !s->k_stats) ? -1 : 0;
+            !s->acc || !s->normals || !s->partials || !s->host_partials || !s->k_stats || !s->k_normals)
+               ? -1 : 0;
 }
+
+int sim_normals(fcl_sim *s)
+{
+    if (s->c.tension_model != FCL_TENSION_AKINCI)
+        return 0;
+    fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->rho), FCL_BUF(s->grid.start),
+                    FCL_BUF(s->normals), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
+    return s->be->ops->launch(s->be, s->k_normals, s->n, a, 6, "forces");
+}
+
+/* Step-0 statistics (the initial speeds set an adaptive solver's first
+ * time step); defined below. */
+static int measure(fcl_sim *s);
 
 /* The boundary grid shares the fluid grid's layout, so one cell index
  * finds both kinds of neighbor; it is sorted once, here. */
@@ -171,7 +203,7 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
     sim_update_consts(s);
     if (grid_init(&s->grid, be, &info) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
         boundary_setup(s, bpos, nb) != 0 || s->solver->init(s, err, errlen) != 0 ||
-        (n > 0 && (s->solver->prepare(s) != 0 || be->ops->finish(be) != 0))) {
+        (n > 0 && (s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0))) {
         if (!*err)
             snprintf(err, errlen, "setting up the simulation on %s failed (see above)", be->name);
         return FCL_EXIT_DEVICE;
@@ -256,6 +288,7 @@ void sim_destroy(fcl_sim *s)
     be->ops->buf_free(be, s->rho);
     be->ops->buf_free(be, s->prs);
     be->ops->buf_free(be, s->acc);
+    be->ops->buf_free(be, s->normals);
     be->ops->buf_free(be, s->partials);
     free(s->host_partials);
     grid_free(&s->grid, be);

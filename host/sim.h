@@ -50,8 +50,11 @@ typedef struct fcl_sim {
     int a_pos, a_vel, a_vev, a_id;   /* grid attributes: position, leapfrog
                                         velocity, velocity at t, original id */
     fcl_buf *rho, *prs, *acc, *partials;
+    fcl_buf *normals;                /* Akinci 2013 surface normals (float4),
+                                        filled by forces_normals when the
+                                        tension model needs them */
     fcl_stats_partial *host_partials;  /* one per FCL_WG particles */
-    fcl_kernel *k_stats;
+    fcl_kernel *k_stats, *k_normals;
     int stats_serial;                /* k_stats is stats_chunks (per group) */
     fcl_sph_consts c;
     double dt_used;                  /* set by the solver's step() */
@@ -85,6 +88,11 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid, siz
  * backend's memory; the message names particles.spacing and the sizes.
  * 0 or -1. */
 int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_t nb, char *err, size_t errlen);
+/* Akinci 2013 surface normals into s->normals (pass forces_normals,
+ * timer "forces") when material.tension_model is akinci; nothing
+ * otherwise. Needs the grid and s->rho current, and s->c.mass the
+ * solver's particle mass. 0 or -1. */
+int sim_normals(fcl_sim *s);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 

@@ -1,5 +1,6 @@
 /* smoothing.c - kernel normalisation constants (Mueller et al. 2003,
- * eqs. 20-22) and the lattice sum used to calibrate particle mass. */
+ * eqs. 20-22; Akinci et al. 2013's cohesion spline) and the lattice sum
+ * used to calibrate particle mass. */
 #include "smoothing.h"
 
 #include <math.h>
@@ -18,6 +19,7 @@ void smoothing_consts(fcl_sph_consts *c, float h)
     c->poly6_lap = -6.0f * c->poly6;
     c->spiky_grad = (float)(-45.0 / (PI * pow(hd, 6)));
     c->visc_lap = (float)(45.0 / (PI * pow(hd, 6)));
+    c->akinci_c = (float)(32.0 / (PI * pow(hd, 9)));
 }
 
 float smoothing_spiky_coef(float h)

@@ -6,7 +6,8 @@
 
 #include "../kernels/fcl_types.h"
 
-/* Fill h, h2 and the poly6/spiky/viscosity constants of c. */
+/* Fill h, h2, the poly6/spiky/viscosity constants of c and akinci_c, the
+ * constant of Akinci 2013's cohesion spline (kernels/forces.cl). */
 void smoothing_consts(fcl_sph_consts *c, float h);
 /* Value constants (the passes need only derivatives of spiky/viscosity). */
 float smoothing_spiky_coef(float h);

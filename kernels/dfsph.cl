@@ -4,7 +4,10 @@
  * density_alpha:  rhat_i = sum_j V W_ij + sum_b V_b W_ib (V = m / rho0), and
  *                 alpha_i = 1 / max(|sum_j V grad W_ij + sum_b V_b grad W_ib|^2
  *                                   + sum_j |V grad W_ij|^2, 1e-6)
- * predict:        v*_i = v_i + dt g, plus XSPH smoothing eps sum_j V (v_j - v_i) W_ij
+ * predict:        v*_i = v_i + dt (g + a_tension), plus XSPH smoothing
+ *                 eps sum_j V (v_j - v_i) W_ij; a_tension is the model
+ *                 material.tension_model selects (forces.cl), with the
+ *                 particle mass V rho0 in c->mass (host dfsph.c)
  * source:         the error e_i either solver drives to zero, clamped to
  *                 compression: density solver e = max(rhat_i + dt D_i - 1, 0),
  *                 divergence solver e = max(D_i, 0) with D_i = sum_j V
@@ -92,27 +95,39 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
     alpha[i] = 1.0f / (den > 1e-6f ? den : 1e-6f);
 }
 
+/* v* = v + dt (g + a_tension) + eps sum_j V W_ij (v_j - v_i) (XSPH) in one
+ * loop over the neighbors and their wall images; forces.cl's tension_pair
+ * says which of them each tension model takes. rho is the current
+ * density; the normals are this step's when the model is akinci. */
 FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
-                                   GLOBAL float4 *vpred, GLOBAL const uint *start, GLOBAL const float *tab,
-                                   const fcl_grid_info *g, const fcl_sph_consts *c, const fcl_dfsph_consts *d)
+                                   GLOBAL const float *rho, GLOBAL const float4 *normals, GLOBAL float4 *vpred,
+                                   GLOBAL const uint *start, GLOBAL const float *tab, const fcl_grid_info *g,
+                                   const fcl_sph_consts *c, const fcl_dfsph_consts *d)
 {
     float4 pi = pos[i], vi = vel[i], plane, r;
-    uint masks[8], lo[9], hi[9];
+    float rho_i = rho[i];
+    uint masks[8], lo[9], hi[9], tension = tension_active(c);
     uint nm = image_masks(near_walls(pi, c, &plane), masks);
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
+    float4 ni = c->tension_model == FCL_TENSION_AKINCI ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    fcl_tension_sum t;
+    tension_sum_clear(&t);
     float sx = 0.0f, sy = 0.0f, sz = 0.0f, q;
-    for (uint k = 0u; d->xsph > 0.0f && k < nm; k++)
+    for (uint k = 0u; (d->xsph > 0.0f || tension) && k < nm; k++)
         for (uint row = 0u; row < rows; row++)
             for (uint j = lo[row]; j < hi[row]; j++) {
                 if (!dfsph_pair(pi, pos[j], masks[k], plane, d->inv_h, &r, &q))
                     continue;
+                if (tension)
+                    tension_pair(&t, r, j, k != 0u, ni, rho_i, rho, normals, c);
                 float4 vj = mirror_vel(vel[j], masks[k]);
                 float w = d->volume * dfsph_w(q, d, tab);
                 sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
             }
+    float4 a = tension_accel(&t, rho_i, c);
     float dt = d->dt, e = d->xsph;
-    vpred[i] = fcl_f4(vi.x + e * sx + dt * c->gravity.x, vi.y + e * sy + dt * c->gravity.y,
-                      vi.z + e * sz + dt * c->gravity.z, 0.0f);
+    vpred[i] = fcl_f4(vi.x + e * sx + dt * (c->gravity.x + a.x), vi.y + e * sy + dt * (c->gravity.y + a.y),
+                      vi.z + e * sz + dt * (c->gravity.z + a.z), 0.0f);
 }
 
 /* The density change rate D_i = sum_j V (v_i - v_j) . grad W_ij over
@@ -257,13 +272,13 @@ __kernel void dfsph_density_alpha(__global const float4 *pos, __global const uin
         dfsph_density_alpha_item(i, pos, start, bpos, bstart, rho, alpha, tab, &g, &c, &d);
 }
 
-__kernel void dfsph_predict(__global const float4 *pos, __global const float4 *vel, __global float4 *vpred,
-                            __global const uint *start, __global const float *tab, fcl_grid_info g,
-                            fcl_sph_consts c, fcl_dfsph_consts d)
+__kernel void dfsph_predict(__global const float4 *pos, __global const float4 *vel, __global const float *rho,
+                            __global const float4 *normals, __global float4 *vpred, __global const uint *start,
+                            __global const float *tab, fcl_grid_info g, fcl_sph_consts c, fcl_dfsph_consts d)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        dfsph_predict_item(i, pos, vel, vpred, start, tab, &g, &c, &d);
+        dfsph_predict_item(i, pos, vel, rho, normals, vpred, start, tab, &g, &c, &d);
 }
 
 __kernel void dfsph_source(__global const float4 *pos, __global const float4 *v, __global const float *rho,

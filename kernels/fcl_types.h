@@ -53,7 +53,15 @@ typedef struct fcl_sph_consts {
     float spiky_grad, visc_lap;
     uint n;
     uint mirror_walls;  /* 1: walls are mirror images; 0: boundary particles */
+    uint tension_model; /* FCL_TENSION_* (kernels/forces.cl) */
+    float cohesion;     /* gamma of Akinci et al. 2013 */
+    float akinci_c;     /* 32 / (pi h^9): their cohesion spline's constant */
+    uint pad0;          /* size a multiple of 16 (float4 members) */
 } fcl_sph_consts;
+
+/* Surface tension models (material.tension_model): none, Mueller 2003's
+ * color field, Akinci 2013's cohesion plus curvature. */
+enum { FCL_TENSION_NONE = 0, FCL_TENSION_MUELLER = 1, FCL_TENSION_AKINCI = 2 };
 
 /* DFSPH's own constants (kernels/dfsph.cl), rebuilt before every step. */
 typedef struct fcl_dfsph_consts {

@@ -3,7 +3,9 @@
  * density:   rho_i = m sum_j W_poly6(r_ij), p_i = k (rho_i - rho0), with
  *            negative pressures scaled by material.negative_pressure
  * forces:    symmetric pressure (spiky), viscosity (viscosity kernel
- *            Laplacian), color-field surface tension where |n| > l, gravity
+ *            Laplacian), surface tension by material.tension_model
+ *            (forces.cl: Mueller's color field where |n| > l, or Akinci's
+ *            cohesion and curvature after a forces_normals pass), gravity
  * walls:     boundary particles (boundary.cl: density rho0 V_b W, pressure
  *            with p_b = p_i) or, with boundary.walls = mirror, mirror
  *            images of the neighbors across walls within h standing in for
@@ -77,8 +79,6 @@ FCL_INLINE float density_sum(float4 pi, uint m, float4 plane, uint rows, const u
     return sum;
 }
 
-/* The neighbors themselves first (the only pass for interior particles),
- * then their images across the near walls. */
 /* Sum of V_b W_poly6 over the boundary particles near pi (boundary.cl). */
 FCL_INLINE float boundary_density_sum(float4 pi, GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
                                       const fcl_grid_info *g, const fcl_sph_consts *c)
@@ -95,6 +95,8 @@ FCL_INLINE float boundary_density_sum(float4 pi, GLOBAL const float4 *bpos, GLOB
     return sum;
 }
 
+/* The neighbors themselves first (the only pass for interior particles),
+ * then their images across the near walls. */
 FCL_INLINE void density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
                              GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
                              GLOBAL float *rho, GLOBAL float *prs, const fcl_grid_info *g,
@@ -117,8 +119,7 @@ FCL_INLINE void density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint
 /* Running sums of the forces pass for one particle. */
 typedef struct fcl_force_sum {
     float fx, fy, fz;   /* pressure + viscosity force density */
-    float nx, ny, nz;   /* color field gradient */
-    float lap;          /* color field Laplacian */
+    fcl_color_sum col;  /* Mueller's color field (forces.cl) */
 } fcl_force_sum;
 
 /* One neighbor's (or image's) contribution: j at pj with velocity vj,
@@ -136,14 +137,9 @@ FCL_INLINE void force_pair(fcl_force_sum *f, float4 pi, float4 vi, float4 pj, fl
     f->fx += fp * dx + fv * (vj.x - vi.x);
     f->fy += fp * dy + fv * (vj.y - vi.y);
     f->fz += fp * dz + fv * (vj.z - vi.z);
-    float gc = vol * w_poly6_grad(r2, c->h2, c->poly6_grad);
-    f->nx += gc * dx; f->ny += gc * dy; f->nz += gc * dz;
-    f->lap += vol * w_poly6_lap(r2, c->h2, c->poly6_lap);
+    color_pair(&f->col, dx, dy, dz, r2, vol, c);
 }
 
-/* Pressure, viscosity and surface tension in one neighbor loop over the
- * neighbors and their wall images; the acceleration (force density over
- * rho_i, plus gravity) goes to acc. */
 /* Akinci 2012: boundary particle b pushes with the particle's own
  * pressure (p_b = p_i) over the volume V_b; no friction (free slip). */
 FCL_INLINE void boundary_pressure(fcl_force_sum *f, float4 pi, float p_i, GLOBAL const float4 *bpos,
@@ -163,15 +159,22 @@ FCL_INLINE void boundary_pressure(fcl_force_sum *f, float4 pi, float p_i, GLOBAL
         }
 }
 
+/* Pressure, viscosity and surface tension in one neighbor loop over the
+ * neighbors and their wall images; the acceleration (force density over
+ * rho_i, plus gravity) goes to acc. Mueller's color field rides along in
+ * force_pair; Akinci's pair force (forces.cl) takes the real neighbors
+ * and needs this step's normals (forces_normals), read only then. */
 FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                             GLOBAL const float *rho, GLOBAL const float *prs,
                             GLOBAL const uint *start, GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
-                            GLOBAL float4 *acc, const fcl_grid_info *g, const fcl_sph_consts *c)
+                            GLOBAL const float4 *normals, GLOBAL float4 *acc, const fcl_grid_info *g,
+                            const fcl_sph_consts *c)
 {
     float4 pi = pos[i], vi = vev[i], plane;
-    float p_i = prs[i];
-    fcl_force_sum f = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
-    uint masks[8];
+    float p_i = prs[i], rho_i = rho[i], tx = 0.0f, ty = 0.0f, tz = 0.0f;
+    fcl_force_sum f = { 0.0f, 0.0f, 0.0f, { 0.0f, 0.0f, 0.0f, 0.0f } };
+    uint akinci = c->tension_model == FCL_TENSION_AKINCI, masks[8];
+    float4 ni = akinci ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     uint nm = image_masks(near_walls(pi, c, &plane), masks);
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
@@ -182,16 +185,19 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
             force_pair(&f, pi, vi, pj, vj, vol, pp, c);
             for (uint k = 1u; k < nm; k++)
                 force_pair(&f, pi, vi, mirror(pj, masks[k], plane), mirror_vel(vj, masks[k]), vol, pp, c);
+            if (!akinci)
+                continue;
+            float4 t = tension_akinci_pair(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, ni, normals[j], rho_i,
+                                           rho[j], c);
+            tx += t.x; ty += t.y; tz += t.z;
         }
     }
     boundary_pressure(&f, pi, p_i, bpos, bstart, g, c);
-    float nlen = FCL_SQRT(f.nx * f.nx + f.ny * f.ny + f.nz * f.nz);
-    if (c->surface_tension > 0.0f && nlen > c->surface_threshold) {
-        float s = -c->surface_tension * f.lap / nlen;
-        f.fx += s * f.nx; f.fy += s * f.ny; f.fz += s * f.nz;
-    }
-    float inv = 1.0f / rho[i];
-    acc[i] = fcl_f4(f.fx * inv + c->gravity.x, f.fy * inv + c->gravity.y, f.fz * inv + c->gravity.z, 0.0f);
+    float4 st = tension_mueller_force(&f.col, c);
+    f.fx += st.x; f.fy += st.y; f.fz += st.z;
+    float inv = 1.0f / rho_i;
+    acc[i] = fcl_f4(f.fx * inv + c->gravity.x + tx, f.fy * inv + c->gravity.y + ty,
+                    f.fz * inv + c->gravity.z + tz, 0.0f);
 }
 
 /* Reflect one coordinate off the walls lo/hi: the particle is put back on
@@ -292,11 +298,11 @@ __kernel void density(__global const float4 *pos, __global const uint *start, __
 __kernel void forces(__global const float4 *pos, __global const float4 *vev,
                      __global const float *rho, __global const float *prs,
                      __global const uint *start, __global const float4 *bpos, __global const uint *bstart,
-                     __global float4 *acc, fcl_grid_info g, fcl_sph_consts c)
+                     __global const float4 *normals, __global float4 *acc, fcl_grid_info g, fcl_sph_consts c)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        forces_item(i, pos, vev, rho, prs, start, bpos, bstart, acc, &g, &c);
+        forces_item(i, pos, vev, rho, prs, start, bpos, bstart, normals, acc, &g, &c);
 }
 
 __kernel void integrate(__global float4 *pos, __global float4 *vel, __global float4 *vev,

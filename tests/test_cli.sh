@@ -326,5 +326,60 @@ if [ "$RC" -eq 0 ]; then
         bad "14c unknown --device" "exit $RC: $(errline)"
 fi
 
+# 15. Obstacle meshes: a missing, empty, malformed or open OBJ file is
+#     refused with exit 2 and a message naming the file (and the line);
+#     a closed cube runs.
+mesh_scene() {
+    scene "$1"
+    sed -i '$d' "$1"
+    sed -i '$s/$/,/' "$1"
+    printf '  "obstacles": [ { "type": "mesh", "file": "%s", "scale": 0.04, "translate": [0.08, 0.14, 0.08] } ]\n}\n' \
+        "$2" >>"$1"
+}
+CUBE='v 0 0 0
+v 1 0 0
+v 1 1 0
+v 0 1 0
+v 0 0 1
+v 1 0 1
+v 1 1 1
+v 0 1 1
+f 1 4 3
+f 1 3 2
+f 5 6 7
+f 5 7 8
+f 1 2 6
+f 1 6 5
+f 4 8 7
+f 4 7 3
+f 1 5 8
+f 1 8 4
+f 2 3 7
+f 2 7 6'
+F=$T/mesh_missing.json
+mesh_scene "$F" nope.obj
+next; refused "15a a missing OBJ file is named" "$O" "$S" "nope.obj" -- "$F"
+: >"$T/empty.obj"
+F=$T/mesh_empty.json
+mesh_scene "$F" empty.obj
+next; refused "15b an empty OBJ file is named" "$O" "$S" "empty.obj" "no faces" -- "$F"
+printf 'v 0 0 0\nv 0 0\n' >"$T/bad.obj"
+F=$T/mesh_bad.json
+mesh_scene "$F" bad.obj
+next; refused "15c a malformed OBJ line is named as bad.obj:2" "$O" "$S" "bad.obj:2:" -- "$F"
+printf '%s\n' "$CUBE" | sed '$d' | sed '$d' >"$T/open.obj"
+F=$T/mesh_open.json
+mesh_scene "$F" open.obj
+next; refused "15d an OBJ mesh that is not closed is named" "$O" "$S" "open.obj:" "not closed" -- "$F"
+printf '%s\n' "$CUBE" >"$T/cube.obj"
+F=$T/mesh_cube.json
+mesh_scene "$F" cube.obj
+fl run "$F" --backend cpu --steps 2 --quiet --param boundary.cache_dir="$T/cache"
+if [ "$RC" -eq 0 ] && ls "$T/cache"/boundary-*.bin >/dev/null 2>&1; then
+    ok "15e a closed OBJ cube runs and its sampling is cached"
+else
+    bad "15e closed OBJ cube" "exit $RC: $(errline)"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,8 +1,10 @@
 /* wcsph.c - Mueller, Charypar, Gross 2003: weakly compressible SPH with
- * the poly6 / spiky / viscosity kernels, color-field surface tension and
- * leapfrog integration. Passes in kernels/wcsph.cl; walls and obstacles
- * are boundary particles (kernels/boundary.cl) with poly6 volumes.
- * Invariant: one grid rebuild per step, before the density pass.
+ * the poly6 / spiky / viscosity kernels, surface tension by
+ * material.tension_model (kernels/forces.cl) and leapfrog integration.
+ * Passes in kernels/wcsph.cl; walls and obstacles are boundary particles
+ * (kernels/boundary.cl) with poly6 volumes.
+ * Invariant: one grid rebuild per step, before the density pass; Akinci
+ * normals (when selected) between the density and forces passes.
  */
 #include <stdlib.h>
 
@@ -45,8 +47,8 @@ static int launch_forces(fcl_sim *s, wcsph *w)
 {
     fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(attr(s, s->a_vev)), FCL_BUF(s->rho),
                     FCL_BUF(s->prs), FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start),
-                    FCL_BUF(s->acc), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, w->forces, s->n, a, 10, "forces");
+                    FCL_BUF(s->normals), FCL_BUF(s->acc), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
+    return s->be->ops->launch(s->be, w->forces, s->n, a, 11, "forces");
 }
 
 static int launch_integrate(fcl_sim *s, wcsph *w)
@@ -69,7 +71,8 @@ static int wcsph_step(fcl_sim *s)
     wcsph *w = s->solver_data;
     if (grid_build(&s->grid, s->be, s->a_pos) != 0)
         return -1;
-    if (launch_density(s, w) != 0 || launch_forces(s, w) != 0 || launch_integrate(s, w) != 0)
+    if (launch_density(s, w) != 0 || sim_normals(s) != 0 || launch_forces(s, w) != 0 ||
+        launch_integrate(s, w) != 0)
         return -1;
     return 0;
 }
@@ -82,7 +85,8 @@ static void wcsph_destroy(fcl_sim *s)
 
 const fcl_solver fcl_solver_wcsph = {
     "wcsph",
-    "Mueller et al. 2003 weakly compressible SPH (poly6, spiky, viscosity kernels; color-field surface tension)",
+    "Mueller et al. 2003 weakly compressible SPH (poly6, spiky, viscosity kernels; surface tension by "
+    "material.tension_model)",
     0,
     wcsph_init,
     wcsph_prepare,
