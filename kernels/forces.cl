@@ -5,8 +5,9 @@
  * tension:   c->tension_model selects
  *   mueller  Mueller, Charypar, Gross 2003 (eqs. 15-19): color field
  *            gradient n = sum_j V_j grad W_poly6 and Laplacian
- *            lap = sum_j V_j lap W_poly6, V_j = m / rho_j; where
- *            |n| > l the force density -sigma lap n / |n|
+ *            lap = sum_j V_j lap W_poly6, V_j = m / rho_j, over the
+ *            neighbors and their wall images; where |n| > l the force
+ *            density -sigma lap n / |n|
  *   akinci   Akinci, Akinci, Teschner 2013 (eqs. 1-6): per fluid
  *            neighbor a_i += -gamma K_ij (m C(r) x_ij / r + (n_i - n_j)),
  *            K_ij = 2 rho0 / (rho_i + rho_j), C their cohesion spline,
@@ -36,25 +37,24 @@ FCL_INLINE void color_pair(fcl_color_sum *s, float dx, float dy, float dz, float
     s->lap += vol * w_poly6_lap(r2, c->h2, c->poly6_lap);
 }
 
-/* Mueller's force density -sigma lap n / |n| where the model is selected,
- * sigma > 0 and |n| > l (the particle is at the surface); 0 elsewhere,
- * where n / |n| would be noise. */
-FCL_INLINE float4 tension_mueller_force(const fcl_color_sum *s, const fcl_sph_consts *c)
+/* Mueller's force density is k n with k = -sigma lap / |n| where the
+ * model is selected, sigma > 0 and |n| > l (the particle is at the
+ * surface); k = 0 elsewhere, where n / |n| would be noise. The caller
+ * multiplies, so that wcsph.cl's f += k n rounds as it always has. */
+FCL_INLINE float tension_mueller_coef(const fcl_color_sum *s, const fcl_sph_consts *c)
 {
     float nlen = FCL_SQRT(s->nx * s->nx + s->ny * s->ny + s->nz * s->nz);
     if (c->tension_model != FCL_TENSION_MUELLER || !(c->surface_tension > 0.0f) ||
         !(nlen > c->surface_threshold))
-        return fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-    float k = -c->surface_tension * s->lap / nlen;
-    return fcl_f4(k * s->nx, k * s->ny, k * s->nz, 0.0f);
+        return 0.0f;
+    return -c->surface_tension * s->lap / nlen;
 }
 
 /* The same as an acceleration of a particle of density rho_i. */
 FCL_INLINE float4 tension_mueller_accel(const fcl_color_sum *s, float rho_i, const fcl_sph_consts *c)
 {
-    float4 f = tension_mueller_force(s, c);
-    float inv = 1.0f / rho_i;
-    return fcl_f4(f.x * inv, f.y * inv, f.z * inv, 0.0f);
+    float k = tension_mueller_coef(s, c) / rho_i;
+    return fcl_f4(k * s->nx, k * s->ny, k * s->nz, 0.0f);
 }
 
 /* Akinci 2013, eq. 2, times akinci_c = 32 / (pi h^9):

@@ -193,8 +193,8 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
         }
     }
     boundary_pressure(&f, pi, p_i, bpos, bstart, g, c);
-    float4 st = tension_mueller_force(&f.col, c);
-    f.fx += st.x; f.fy += st.y; f.fz += st.z;
+    float k = tension_mueller_coef(&f.col, c);
+    f.fx += k * f.col.nx; f.fy += k * f.col.ny; f.fz += k * f.col.nz;
     float inv = 1.0f / rho_i;
     acc[i] = fcl_f4(f.fx * inv + c->gravity.x + tx, f.fy * inv + c->gravity.y + ty,
                     f.fz * inv + c->gravity.z + tz, 0.0f);

@@ -63,6 +63,7 @@ static void test_hydrostatic(void)
     fcl_initial in;
     const char *text = "{ \"sim\": {\"solver\": \"dfsph\"}, \"domain\": {\"min\": [0,0,0], \"max\": [0.1,0.4,0.1]},"
                        "\"particles\": {\"spacing\": 0.0125}, \"dfsph\": {\"xsph\": 0.5},"
+                       "\"material\": {\"tension_model\": \"none\"},"
                        "\"fluid\": [ {\"type\": \"box\", \"min\": [0,0,0], \"max\": [0.1,0.3,0.1]} ] }";
     if (make(&s, &sc, &in, text) != 0)
         return;
