@@ -196,10 +196,14 @@ static void boundary_report(const fcl_initial *in, const fcl_cli *o)
 {
     if (o->quiet || in->b.n == 0)
         return;
-    fprintf(stderr, "boundary: %zu particles (%d obstacles) %s%s%s; %zu fluid particles carved out\n", in->b.n,
-            in->b.nobstacles, in->b.from_cache ? "read from " : "sampled",
-            in->b.from_cache ? in->b.cache_file : (in->b.cache_file[0] ? ", cached in " : ""),
-            in->b.from_cache ? "" : in->b.cache_file, in->carved);
+    const fcl_boundary *b = &in->b;
+    char from[1100];
+    if (b->from_cache)
+        snprintf(from, sizeof from, "read from %s", b->cache_file);
+    else
+        snprintf(from, sizeof from, "sampled%s%s", b->cache_file[0] ? ", cached in " : "", b->cache_file);
+    fprintf(stderr, "boundary: %zu particles (%d obstacles) %s; %zu fluid particles carved out\n", b->n,
+            b->nobstacles, from, in->carved);
 }
 
 static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)

@@ -4,6 +4,7 @@
 #include "smoothing.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #include "../kernels/smoothing.h"
 
@@ -34,17 +35,7 @@ float smoothing_visc_coef(float h)
 
 double smoothing_lattice_sum(float h, float spacing)
 {
-    fcl_sph_consts c;
-    smoothing_consts(&c, h);
-    int r = (int)ceil(h / spacing);
-    double sum = 0.0;
-    for (int i = -r; i <= r; i++)
-        for (int j = -r; j <= r; j++)
-            for (int k = -r; k <= r; k++) {
-                float x = i * spacing, y = j * spacing, z = k * spacing;
-                sum += w_poly6(x * x + y * y + z * z, c.h2, c.poly6);
-            }
-    return sum;
+    return smoothing_lattice_sum_of(0, h, spacing, NULL);
 }
 
 float smoothing_cubic_k(float h)
@@ -72,14 +63,46 @@ void smoothing_cubic_tables(float h, unsigned n, float *w, float *g)
     }
 }
 
-/* W of kernel `kind` (0 poly6, 1 cubic spline) at distance^2 r2. */
-static double kernel_w(unsigned kind, float h, float r2)
-{
+/* One kernel's constants, computed once for the sums below. */
+typedef struct kernel_k {
+    unsigned kind;      /* 0 poly6, 1 cubic spline */
     fcl_sph_consts c;
-    smoothing_consts(&c, h);
-    if (kind == 0)
-        return w_poly6(r2, c.h2, c.poly6);
-    return r2 < c.h2 ? w_cubic(sqrtf(r2) / h, smoothing_cubic_k(h)) : 0.0;
+    float cubic_k;
+} kernel_k;
+
+static kernel_k kernel_of(unsigned kind, float h)
+{
+    kernel_k k;
+    k.kind = kind;
+    smoothing_consts(&k.c, h);
+    k.cubic_k = smoothing_cubic_k(h);
+    return k;
+}
+
+/* W at squared distance r2. */
+static double kernel_w(const kernel_k *k, float r2)
+{
+    if (k->kind == 0)
+        return w_poly6(r2, k->c.h2, k->c.poly6);
+    return r2 < k->c.h2 ? w_cubic(sqrtf(r2) / k->c.h, k->cubic_k) : 0.0;
+}
+
+double smoothing_lattice_sum_of(unsigned kind, float h, float spacing, unsigned *count)
+{
+    kernel_k k = kernel_of(kind, h);
+    int r = (int)ceil(h / spacing);
+    double sum = 0.0;
+    unsigned n = 0;
+    for (int i = -r; i <= r; i++)
+        for (int j = -r; j <= r; j++)
+            for (int l = -r; l <= r; l++) {
+                float x = i * spacing, y = j * spacing, z = l * spacing, r2 = x * x + y * y + z * z;
+                sum += kernel_w(&k, r2);
+                n += r2 < k.c.h2;
+            }
+    if (count)
+        *count = n;
+    return sum;
 }
 
 /* A fluid lattice filling z > 0 (layers at z = d/2, 3d/2, ...) and one
@@ -89,15 +112,16 @@ static double kernel_w(unsigned kind, float h, float r2)
  * gives gamma. */
 double smoothing_wall_gamma(unsigned kind, float h, float d)
 {
+    kernel_k kk = kernel_of(kind, h);
     int r = (int)ceil(h / d) + 1;
     double full = 0.0, half = 0.0, layer_self = 0.0, layer_at = 0.0;
     for (int i = -r; i <= r; i++)
         for (int j = -r; j <= r; j++) {
             float p2 = (float)(i * i + j * j) * d * d;
-            layer_self += kernel_w(kind, h, p2);
-            layer_at += kernel_w(kind, h, p2 + d * d);
+            layer_self += kernel_w(&kk, p2);
+            layer_at += kernel_w(&kk, p2 + d * d);
             for (int k = -r; k <= r; k++) {
-                double w = kernel_w(kind, h, p2 + (float)(k * k) * d * d);
+                double w = kernel_w(&kk, p2 + (float)(k * k) * d * d);
                 full += w;
                 half += k >= 0 ? w : 0.0;
             }

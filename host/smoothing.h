@@ -16,6 +16,9 @@ float smoothing_visc_coef(float h);
  * centred on a lattice point: the density of a fluid at rest is
  * mass * this sum, so mass = rho0 / sum. */
 double smoothing_lattice_sum(float h, float spacing);
+/* The same for kernel `kind` (0 poly6, 1 cubic spline); *count (may be
+ * NULL) gets the number of lattice points within the support. */
+double smoothing_lattice_sum_of(unsigned kind, float h, float spacing, unsigned *count);
 
 /* Cubic spline constants: k for W, l / h^2 for the gradient factor g. */
 float smoothing_cubic_k(float h);

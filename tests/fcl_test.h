@@ -6,10 +6,13 @@
 #ifndef FCL_TEST_H
 #define FCL_TEST_H
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 
@@ -50,6 +53,27 @@ static inline float ft_rand(unsigned *state, float lo, float hi)
 {
     *state = *state * 1664525u + 1013904223u;
     return lo + (hi - lo) * (float)((*state >> 8) & 0xffffff) / 16777216.0f;
+}
+
+/* rm -rf of a test's scratch folder. */
+static inline void ft_remove_tree(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    char p[1024];
+    while (dp && (e = readdir(dp)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            ft_remove_tree(p);
+        else
+            unlink(p);
+    }
+    if (dp)
+        closedir(dp);
+    rmdir(dir);
 }
 
 #endif

@@ -808,26 +808,6 @@ static void test_shipped(void)
     }
 }
 
-static void remove_tree(const char *dir)
-{
-    DIR *dp = opendir(dir);
-    struct dirent *e;
-    char p[1024];
-    while (dp && (e = readdir(dp)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    if (dp)
-        closedir(dp);
-    rmdir(dir);
-}
-
 int main(void)
 {
     strcpy(tmpdir, "/tmp/test_boundary_XXXXXX");
@@ -850,6 +830,6 @@ int main(void)
     test_cache_dirs();
     test_build_errors();
     test_shipped();
-    remove_tree(tmpdir);
+    ft_remove_tree(tmpdir);
     return ft_done();
 }

@@ -19,8 +19,6 @@
 
 #include "../sim.h"
 #include "../smoothing.h"
-/* After sim.h, which brings the shared dialect (fcl_common.h). */
-#include "../../kernels/smoothing.h"
 
 enum { TABLE_N = 1001 };   /* samples per table: dq = 1/1000 */
 /* Share of last step's pressure that warm-starts each solver, where the
@@ -44,24 +42,6 @@ typedef struct dfsph {
 static fcl_buf *attr(fcl_sim *s, int a)
 {
     return s->grid.attr[a].cur;
-}
-
-/* Lattice points within the support: V such that a particle inside a
- * resting lattice has rhat = 1, and the neighbor count there. */
-static float lattice_volume(float h, float spacing, uint *count)
-{
-    float k = smoothing_cubic_k(h);
-    int r = (int)ceil(h / spacing);
-    double sum = 0.0;
-    *count = 0;
-    for (int i = -r; i <= r; i++)
-        for (int j = -r; j <= r; j++)
-            for (int l = -r; l <= r; l++) {
-                float q = sqrtf((float)(i * i + j * j + l * l)) * spacing / h;
-                sum += w_cubic(q, k);
-                *count += q < 1.0f;
-            }
-    return (float)(1.0 / sum);
 }
 
 static int find_kernels(fcl_backend *be, dfsph *d)
@@ -101,12 +81,13 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
         !d->table || !d->host_partial || find_kernels(be, d) != 0)
         return -1;
     float tab[2 * TABLE_N];
-    uint full;
+    unsigned full;
     smoothing_cubic_tables(s->h, TABLE_N, tab, tab + TABLE_N);
     d->d.inv_h = 1.0f / s->h;
     d->d.k = smoothing_cubic_k(s->h);
     d->d.l = smoothing_cubic_l_over_h2(s->h);
-    d->d.volume = lattice_volume(s->h, s->spacing, &full);
+    /* V such that a particle inside a resting lattice has rhat = 1. */
+    d->d.volume = (float)(1.0 / smoothing_lattice_sum_of(1, s->h, s->spacing, &full));
     /* SPlisHSPlasH skips the divergence solve below 20 neighbors at
      * h = 2 spacings (33 in a full lattice): the same fraction here. */
     d->d.min_neighbors = (uint)(0.6 * full);
