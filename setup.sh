@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # setup.sh - everything fluidcl needs on Debian 12, then build, then run.
 #   bash setup.sh         install the Debian packages (idempotent) and build
-#   bash setup.sh run     ... and run the default scene
+#   bash setup.sh run     ... and run the default scene (the viewer when
+#                         there is a display, headless otherwise)
 #   bash setup.sh test    ... and run the test suite (what CI runs)
 # Packages come from Debian only; nothing is downloaded from elsewhere.
 set -euo pipefail
@@ -9,7 +10,8 @@ cd "$(dirname "$0")"
 
 packages=(build-essential cmake pkg-config
           opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
-          libglfw3-dev libgl-dev python3-glad libcjson-dev)
+          libglfw3-dev libgl-dev python3-glad libcjson-dev
+          libimgui-dev libstb-dev xvfb libgl1-mesa-dri)
 
 missing=()
 for p in "${packages[@]}"; do

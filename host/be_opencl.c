@@ -1,6 +1,8 @@
 /* be_opencl.c - the OpenCL backend: one context, one in-order profiling
  * queue and one program per device; kernels looked up by name and cached;
- * per-pass times from profiling events, folded in at finish().
+ * per-pass times from profiling events, folded in at finish(). The
+ * viewer's extras (be_opencl.h): GL-sharing contexts, GL buffers as
+ * backend buffers, program hot reload.
  * Invariant: every enqueued launch leaves one event in `pending` until the
  * next finish(), which releases it after reading its timestamps.
  */
@@ -8,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <CL/cl_gl.h>
+
 #include "../kernels/fcl_types.h"
 #include "backend.h"
+#include "be_opencl.h"
 #include "clrt.h"
 
 enum { MAX_KERNELS = 64, MAX_PENDING = 4096, MAX_SCAN_LEVELS = 8, SCAN_CHUNK = 2048 };
@@ -244,11 +249,12 @@ static const fcl_backend_ops ocl_ops = {
     ocl_launch, ocl_scan, ocl_finish, ocl_destroy,
 };
 
-static int ocl_open(cl_backend *b, const clrt_device *d, const char *kernel_dir, char *err, size_t errlen)
+static int ocl_open(cl_backend *b, const clrt_device *d, const char *kernel_dir,
+                    const cl_context_properties *props, char *err, size_t errlen)
 {
     cl_int e;
     b->dev = d->id;
-    b->ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &e);
+    b->ctx = clCreateContext(props, 1, &d->id, NULL, NULL, &e);
     if (e != CL_SUCCESS) {
         snprintf(err, errlen, "clCreateContext failed: %s (%d)", clrt_error_name(e), (int)e);
         return -1;
@@ -269,7 +275,8 @@ static int ocl_open(cl_backend *b, const clrt_device *d, const char *kernel_dir,
     return 0;
 }
 
-fcl_backend *be_opencl_create(const char *device, const char *kernel_dir, char *err, size_t errlen)
+fcl_backend *be_opencl_create_props(const char *device, const char *kernel_dir,
+                                    const cl_context_properties *props, char *err, size_t errlen)
 {
     clrt_device *devs = NULL;
     int count = clrt_devices(&devs);
@@ -277,7 +284,7 @@ fcl_backend *be_opencl_create(const char *device, const char *kernel_dir, char *
     cl_backend *b = pick >= 0 ? calloc(1, sizeof *b) : NULL;
     if (pick >= 0 && !b)
         snprintf(err, errlen, "out of memory");
-    if (b && ocl_open(b, &devs[pick], kernel_dir, err, errlen) != 0) {
+    if (b && ocl_open(b, &devs[pick], kernel_dir, props, err, errlen) != 0) {
         ocl_destroy(&b->base);
         b = NULL;
     }
@@ -292,4 +299,96 @@ fcl_backend *be_opencl_create(const char *device, const char *kernel_dir, char *
     }
     free(devs);
     return b ? &b->base : NULL;
+}
+
+fcl_backend *be_opencl_create(const char *device, const char *kernel_dir, char *err, size_t errlen)
+{
+    return be_opencl_create_props(device, kernel_dir, NULL, err, errlen);
+}
+
+int be_opencl_is(const fcl_backend *be)
+{
+    return be && be->ops == &ocl_ops;
+}
+
+/* Kernels of the new program for every cached name, all or none: a
+ * renamed or removed kernel fails the reload before anything changes. */
+static int recreate_kernels(cl_backend *b, cl_program prog, cl_kernel *out, char *err, size_t errlen)
+{
+    for (int i = 0; i < b->nkernels; i++) {
+        cl_int e;
+        out[i] = clCreateKernel(prog, b->kernels[i].name, &e);
+        if (e != CL_SUCCESS) {
+            snprintf(err, errlen, "reloaded program lacks kernel '%s': %s (%d)", b->kernels[i].name,
+                     clrt_error_name(e), (int)e);
+            while (i-- > 0)
+                clReleaseKernel(out[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int be_opencl_reload(fcl_backend *be, const char *dir, char **log, char *err, size_t errlen)
+{
+    cl_backend *b = (cl_backend *)be;
+    cl_kernel fresh[MAX_KERNELS];
+    *log = NULL;
+    cl_program prog = clrt_build(b->ctx, b->dev, dir, log, err, errlen);
+    if (!prog)
+        return -1;
+    if (recreate_kernels(b, prog, fresh, err, errlen) != 0) {
+        clReleaseProgram(prog);
+        return -1;
+    }
+    /* Launches in flight hold the old kernels' arguments: let them end. */
+    if (ocl_finish(be) != 0) {
+        for (int i = 0; i < b->nkernels; i++)
+            clReleaseKernel(fresh[i]);
+        clReleaseProgram(prog);
+        snprintf(err, errlen, "clFinish before swapping the program failed");
+        return -1;
+    }
+    for (int i = 0; i < b->nkernels; i++) {
+        size_t wg[3] = { 0, 0, 0 };
+        clReleaseKernel(b->kernels[i].k);
+        b->kernels[i].k = fresh[i];
+        clGetKernelWorkGroupInfo(fresh[i], b->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+        b->kernels[i].reqd_wg = wg[0];
+    }
+    clReleaseProgram(b->prog);
+    b->prog = prog;
+    return 0;
+}
+
+fcl_buf *be_opencl_gl_buffer(fcl_backend *be, unsigned gl_buffer, size_t bytes, char *err, size_t errlen)
+{
+    cl_backend *b = (cl_backend *)be;
+    fcl_buf *buf = calloc(1, sizeof *buf);
+    cl_int e = CL_OUT_OF_HOST_MEMORY;
+    if (buf)
+        buf->mem = clCreateFromGLBuffer(b->ctx, CL_MEM_WRITE_ONLY, (cl_GLuint)gl_buffer, &e);
+    if (e != CL_SUCCESS) {
+        snprintf(err, errlen, "clCreateFromGLBuffer(GL buffer %u, %zu bytes) failed: %s (%d)", gl_buffer, bytes,
+                 clrt_error_name(e), (int)e);
+        free(buf);
+        return NULL;
+    }
+    buf->bytes = bytes;
+    return buf;
+}
+
+int be_opencl_gl_acquire(fcl_backend *be, fcl_buf *buf)
+{
+    cl_backend *b = (cl_backend *)be;
+    return clrt_ok(clEnqueueAcquireGLObjects(b->q, 1, &buf->mem, 0, NULL, NULL), "clEnqueueAcquireGLObjects")
+               ? 0 : -1;
+}
+
+int be_opencl_gl_release(fcl_backend *be, fcl_buf *buf)
+{
+    cl_backend *b = (cl_backend *)be;
+    if (!clrt_ok(clEnqueueReleaseGLObjects(b->q, 1, &buf->mem, 0, NULL, NULL), "clEnqueueReleaseGLObjects"))
+        return -1;
+    return ocl_finish(be);
 }

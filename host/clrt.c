@@ -142,9 +142,10 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
 }
 
 /* The program, in order: the dialect, the shared structs, the smoothing
- * kernels, then one file per family of passes. */
+ * kernels, then one file per family of passes, and the viewer's passes. */
 static const char *const program_files[] = {
     "fcl_common.h", "fcl_types.h", "smoothing.h", "grid.cl", "boundary.cl", "forces.cl", "wcsph.cl", "dfsph.cl",
+    "view.cl",
 };
 enum { NFILES = sizeof program_files / sizeof program_files[0] };
 

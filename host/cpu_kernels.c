@@ -18,6 +18,7 @@
 #include "../kernels/forces.cl"
 #include "../kernels/wcsph.cl"
 #include "../kernels/dfsph.cl"
+#include "../kernels/view.cl"
 #include "be_cpu.h"
 
 #define BUF(i, T) ((T *)a[i].buf->ptr)
@@ -257,6 +258,31 @@ static void k_boundary_pack(const fcl_arg *a, size_t items)
         boundary_pack_item((uint)b, bpos, vol);
 }
 
+static void k_view_pack(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4), *vev = BUF(1, const float4);
+    const float *rho = BUF(2, const float), *prs = BUF(3, const float), *phase = BUF(5, const float);
+    const uint *id = BUF(4, const uint), *start = BUF(6, const uint);
+    float4 *out = BUF(7, float4);
+    const fcl_grid_info g = VAL(8, fcl_grid_info);
+    const fcl_sph_consts c = VAL(9, fcl_sph_consts);
+    const uint field = VAL(10, uint);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        view_pack_item((uint)i, pos, vev, rho, prs, id, phase, start, out, &g, &c, field);
+}
+
+static void k_interact_force(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4);
+    float4 *vel = BUF(1, float4), *vev = BUF(2, float4);
+    const float4 origin = VAL(3, float4), dir = VAL(4, float4), dv = VAL(5, float4);
+    const float radius = VAL(6, float);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < items; i++)
+        interact_force_item((uint)i, pos, vel, vev, origin, dir, dv, radius);
+}
+
 const struct fcl_kernel fcl_cpu_kernels[] = {
     { "grid_clear", k_grid_clear },
     { "grid_count", k_grid_count },
@@ -278,5 +304,7 @@ const struct fcl_kernel fcl_cpu_kernels[] = {
     { "dfsph_sum_chunks", k_dfsph_sum_chunks },
     { "boundary_volume", k_boundary_volume },
     { "boundary_pack", k_boundary_pack },
+    { "view_pack", k_view_pack },
+    { "interact_force", k_interact_force },
 };
 const size_t fcl_cpu_kernel_count = sizeof fcl_cpu_kernels / sizeof fcl_cpu_kernels[0];

@@ -1,5 +1,6 @@
 /* main.c - the fluidcl command: subcommand dispatch, `devices` and `help`.
- * With no arguments it runs the scene embedded in the binary.
+ * With no arguments it opens the viewer on the embedded default scene when
+ * a display is available, and runs that scene headless otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int view_display_available(void);
 
 static const char *default_scene = "embedded:dam_break.json";
 
@@ -22,8 +25,11 @@ static void usage(FILE *f)
     fprintf(f,
         "fluidcl - particle fluids on OpenCL (any device) with a native CPU twin\n\n"
         "usage:\n"
-        "  fluidcl                       run the embedded default scene (%s)\n"
+        "  fluidcl                       view the embedded default scene (%s),\n"
+        "                                or run it headless when there is no display\n"
         "  fluidcl run SCENE [options]   simulate headless\n"
+        "  fluidcl view SCENE [options]  interactive viewer: tuning panel, kernel hot reload,\n"
+        "                                forces with the mouse, screenshots (keys: see README)\n"
         "  fluidcl bench SCENE [options] time every pass on every backend and device\n"
         "  fluidcl devices               list OpenCL devices and the OpenGL renderer\n"
         "  fluidcl help [params|solvers|scenes]\n\n"
@@ -39,7 +45,15 @@ static void usage(FILE *f)
         "  --param group.name=value      set any parameter (repeatable; see 'help params')\n"
         "  --kernel-dir DIR              load kernel sources from DIR instead of the binary\n"
         "  --json FILE                   (bench) write the table as JSON\n"
-        "  --quiet                       no progress output\n\n"
+        "  --quiet                       no progress output\n"
+        "view options:\n"
+        "  --frames N                    render N frames, print the frame rate and exit\n"
+        "  --screenshot FILE.png         (with --frames) save the last frame\n"
+        "  --steps-per-frame K           solver steps between frames (default 1)\n"
+        "  --color speed|density|pressure|phase|surface   field the particles are colored by\n"
+        "  --record DIR                  save every frame as DIR/frame_NNNNN.png\n"
+        "  --size WxH                    window size (default 1280x720)\n"
+        "  --no-panel                    start with the panel hidden (H toggles it)\n\n"
         "exit codes: 0 success, 2 bad input, 3 device or runtime failure\n", default_scene);
 }
 
@@ -92,11 +106,13 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         char *args[] = { (char *)default_scene };
-        return cmd_run(1, args);
+        return view_display_available() ? cmd_view(1, args) : cmd_run(1, args);
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "view") == 0)
+        return cmd_view(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "devices") == 0)

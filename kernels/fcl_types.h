@@ -63,6 +63,10 @@ typedef struct fcl_sph_consts {
  * color field, Akinci 2013's cohesion plus curvature. */
 enum { FCL_TENSION_NONE = 0, FCL_TENSION_MUELLER = 1, FCL_TENSION_AKINCI = 2 };
 
+/* Fields the viewer colors particles by (kernels/view.cl, view_pack). */
+enum { FCL_FIELD_SPEED = 0, FCL_FIELD_DENSITY = 1, FCL_FIELD_PRESSURE = 2, FCL_FIELD_PHASE = 3,
+       FCL_FIELD_SURFACE = 4, FCL_FIELD_COUNT = 5 };
+
 /* DFSPH's own constants (kernels/dfsph.cl), rebuilt before every step. */
 typedef struct fcl_dfsph_consts {
     float dt;           /* this step's (adaptive) time step */
@@ -75,7 +79,8 @@ typedef struct fcl_dfsph_consts {
     uint min_neighbors; /* fewer (fluid + boundary): no divergence solve */
     float warm;         /* warm start: share of last step's total, times
                            the dt ratio that keeps its pressure */
-    uint pad1, pad2;
+    float omega;        /* Jacobi relaxation of each pressure update */
+    uint pad;
 } fcl_dfsph_consts;
 
 /* Mode bits of the dfsph_source pass: which solver, and whether this is

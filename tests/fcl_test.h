@@ -7,11 +7,15 @@
 #define FCL_TEST_H
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -74,6 +78,63 @@ static inline void ft_remove_tree(const char *dir)
     if (dp)
         closedir(dp);
     rmdir(dir);
+}
+
+/* A private X server for tests that open windows: Xvfb picks a free
+ * display number and writes it to a pipe (-displayfd); DISPLAY is set to
+ * it. Returns Xvfb's pid, or -1 with the reason printed (no Xvfb on the
+ * PATH, or it did not start within 20 s). Stop it with ft_xvfb_stop. */
+static inline pid_t ft_xvfb_start(void)
+{
+    int fds[2];
+    char fdarg[16], num[32] = "";
+    if (system("command -v Xvfb >/dev/null 2>&1") != 0) {
+        printf("SKIP: no Xvfb on the PATH (Debian package xvfb)\n");
+        return -1;
+    }
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        snprintf(fdarg, sizeof fdarg, "%d", fds[1]);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execlp("Xvfb", "Xvfb", "-displayfd", fdarg, "-screen", "0", "1280x720x24", "-nolisten", "tcp", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    /* Read up to the newline: Xvfb writes the number and the newline
+     * separately, and dies if the pipe is closed in between. */
+    struct pollfd pf = { fds[0], POLLIN, 0 };
+    size_t got = 0;
+    while (pid > 0 && got < sizeof num - 1 && poll(&pf, 1, 20000) == 1 && read(fds[0], num + got, 1) == 1 &&
+           num[got] != '\n')
+        got++;
+    close(fds[0]);
+    num[got] = '\0';
+    if (got == 0) {
+        printf("SKIP: Xvfb did not start\n");
+        if (pid > 0) {
+            kill(pid, SIGTERM);
+            waitpid(pid, NULL, 0);
+        }
+        return -1;
+    }
+    char disp[40];
+    snprintf(disp, sizeof disp, ":%s", num);
+    setenv("DISPLAY", disp, 1);
+    unsetenv("WAYLAND_DISPLAY");
+    return pid;
+}
+
+static inline void ft_xvfb_stop(pid_t pid)
+{
+    if (pid > 0) {
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+    }
 }
 
 #endif

@@ -1,0 +1,79 @@
+/* rnd_capture.c - screenshots and recordings (see rnd_capture.h); the PNG
+ * encoder is Debian's stb_image_write, compiled here and only here. */
+#include "rnd_capture.h"
+
+#include <errno.h>
+#include <glad/gl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb/stb_image_write.h>
+
+unsigned char *rnd_read_pixels(int w, int h)
+{
+    size_t row = (size_t)w * 3;
+    unsigned char *px = malloc(row * (size_t)h + 1), *tmp = malloc(row + 1);
+    if (!px || !tmp) {
+        free(px);
+        free(tmp);
+        return NULL;
+    }
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, px);
+    /* OpenGL's rows run bottom-up; PNG's top-down. */
+    for (int y = 0; y < h / 2; y++) {
+        memcpy(tmp, px + (size_t)y * row, row);
+        memcpy(px + (size_t)y * row, px + (size_t)(h - 1 - y) * row, row);
+        memcpy(px + (size_t)(h - 1 - y) * row, tmp, row);
+    }
+    free(tmp);
+    return px;
+}
+
+int rnd_screenshot(const char *path, int w, int h, char *err, size_t errlen)
+{
+    char tmp[4200];
+    unsigned char *px = rnd_read_pixels(w, h);
+    if (!px) {
+        snprintf(err, errlen, "%s: out of memory reading %d x %d pixels", path, w, h);
+        return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int ok = stbi_write_png(tmp, w, h, 3, px, w * 3);
+    free(px);
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot write the PNG (%s)", path, ok ? strerror(errno) : "encoder or file error");
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int rnd_record_dir(const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(path, 0777);
+        *p = '/';
+    }
+    struct stat st;
+    if (mkdir(path, 0777) != 0 && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        snprintf(err, errlen, "record folder %s: cannot create it (%s)", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int rnd_record_frame(const char *dir, long index, int w, int h, char *err, size_t errlen)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/frame_%05ld.png", dir, index);
+    return rnd_screenshot(path, w, h, err, errlen);
+}

@@ -1,0 +1,22 @@
+/* rnd_capture.h - pictures of the viewer's framebuffer: a screenshot to
+ * PNG, and numbered frames into a folder for recordings.
+ * Invariant: a PNG appears under its name only once complete (written to
+ * NAME.tmp, then renamed), like the engine's frames.
+ */
+#ifndef FCL_RND_CAPTURE_H
+#define FCL_RND_CAPTURE_H
+
+#include <stddef.h>
+
+/* The w x h pixels of the current read buffer as RGB, top row first;
+ * malloc'd (caller frees), NULL when out of memory. */
+unsigned char *rnd_read_pixels(int w, int h);
+/* Read the framebuffer and write it as PNG to path. 0, or -1 with a
+ * message naming the file. */
+int rnd_screenshot(const char *path, int w, int h, char *err, size_t errlen);
+/* Create dir (and parents) for a recording. 0 or -1 with a message. */
+int rnd_record_dir(const char *dir, char *err, size_t errlen);
+/* dir/frame_NNNNN.png for frame index. */
+int rnd_record_frame(const char *dir, long index, int w, int h, char *err, size_t errlen);
+
+#endif

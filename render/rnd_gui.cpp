@@ -1,0 +1,401 @@
+/* rnd_gui.cpp - the viewer's tuning panel with Dear ImGui (Debian's
+ * libimgui-dev and its GLFW + OpenGL3 back ends). The one C++ file: the
+ * rest of fluidcl is C and sees only rnd_gui.h.
+ *
+ * The panel is generated from the parameter table (params.def): one
+ * collapsing header per group, one widget per parameter by type (CHOICE
+ * as a combo), its unit beside it, its description and range as a
+ * tooltip, and "applies on reset" on those that are not live.
+ * Invariant: edits go through view_apply_param / view_apply_number only.
+ */
+#include "rnd_gui.h"
+
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The engine's headers are C. */
+extern "C" {
+#include "be_opencl.h"
+#include "view.h"
+}
+
+static bool gui_on;
+
+static const char *const field_names[FCL_FIELD_COUNT] = {
+    "speed (m/s)", "density (kg/m^3)", "pressure (Pa)", "phase (fluid body)", "surface flag",
+};
+static const ImVec4 warn_color(1.0f, 0.75f, 0.3f, 1.0f), bad_color(1.0f, 0.4f, 0.35f, 1.0f),
+    good_color(0.5f, 0.9f, 0.5f, 1.0f);
+
+extern "C" int rnd_gui_init(GLFWwindow *w)
+{
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = NULL;   /* no imgui.ini next to the user's files */
+    ImGui::StyleColorsDark();
+    gui_on = ImGui_ImplGlfw_InitForOpenGL(w, true) && ImGui_ImplOpenGL3_Init("#version 330 core");
+    return gui_on ? 0 : -1;
+}
+
+extern "C" void rnd_gui_shutdown(void)
+{
+    if (!ImGui::GetCurrentContext())
+        return;
+    if (gui_on) {
+        ImGui_ImplOpenGL3_Shutdown();
+        ImGui_ImplGlfw_Shutdown();
+    }
+    ImGui::DestroyContext();
+    gui_on = false;
+}
+
+extern "C" int rnd_gui_wants_mouse(void)
+{
+    return gui_on && ImGui::GetIO().WantCaptureMouse;
+}
+
+extern "C" int rnd_gui_wants_keyboard(void)
+{
+    return gui_on && ImGui::GetIO().WantCaptureKeyboard;
+}
+
+static void report(fcl_view *v, int rc, const char *key, const char *err)
+{
+    if (rc < 0)
+        view_set_status(v, "%s", err);
+    else if (rc == 0)
+        view_set_status(v, "%s changed: applies on reset (Backspace or the Reset button)", key);
+}
+
+/* Whether a parameter that is not live differs from what runs. */
+static bool pending(const fcl_view *v, const fcl_param_def *d)
+{
+    const char *a = (const char *)&v->edit + d->offset, *b = (const char *)&v->live + d->offset;
+    size_t size = d->type == PT_FLOAT ? sizeof(float) : d->type == PT_INT ? sizeof(long) : 3 * sizeof(float);
+    if (d->type == PT_STRING || d->type == PT_CHOICE)
+        return strcmp(a, b) != 0;
+    return memcmp(a, b, size) != 0;
+}
+
+static void choice_widget(fcl_view *v, const fcl_param_def *d, const char *key, char *value)
+{
+    if (!ImGui::BeginCombo(d->name, value))
+        return;
+    char opts[FCL_STR_MAX];
+    snprintf(opts, sizeof opts, "%s", d->unit);
+    for (char *tok = strtok(opts, "|"); tok; tok = strtok(NULL, "|")) {
+        if (ImGui::Selectable(tok, strcmp(tok, value) == 0)) {
+            char err[512] = "";
+            report(v, view_apply_param(v, key, tok, err, sizeof err), key, err);
+        }
+    }
+    ImGui::EndCombo();
+}
+
+static void param_widget(fcl_view *v, const fcl_param_def *d)
+{
+    char key[128], err[512] = "", expected[512];
+    snprintf(key, sizeof key, "%s.%s", d->group, d->name);
+    char *field = (char *)&v->edit + d->offset;
+    const ImGuiInputTextFlags enter = ImGuiInputTextFlags_EnterReturnsTrue;
+    int rc = 2;
+    ImGui::PushID(key);
+    ImGui::SetNextItemWidth(170.0f);
+    if (d->type == PT_FLOAT) {
+        float x = *(float *)field;
+        if (ImGui::InputFloat(d->name, &x, 0.0f, 0.0f, "%.6g", enter))
+            rc = view_apply_number(v, d, 0, x, err, sizeof err);
+    } else if (d->type == PT_INT) {
+        int x = (int)*(long *)field;
+        if (ImGui::InputInt(d->name, &x, 1, 10, enter))
+            rc = view_apply_number(v, d, 0, x, err, sizeof err);
+    } else if (d->type == PT_VEC3) {
+        float x[3], *old = (float *)field;
+        memcpy(x, old, sizeof x);
+        if (ImGui::InputFloat3(d->name, x, "%.4g", enter))
+            for (int k = 0; k < 3 && rc != -1; k++)
+                if (x[k] != old[k])
+                    rc = view_apply_number(v, d, k, x[k], err, sizeof err);
+    } else if (d->type == PT_STRING) {
+        char buf[FCL_STR_MAX];
+        snprintf(buf, sizeof buf, "%s", field);
+        if (ImGui::InputText(d->name, buf, sizeof buf, enter))
+            rc = view_apply_param(v, key, buf, err, sizeof err);
+    } else {
+        choice_widget(v, d, key, field);
+    }
+    if (ImGui::IsItemHovered()) {
+        params_expected(d, expected, sizeof expected);
+        ImGui::SetTooltip("%s\n%s: %s%s", d->desc, key, expected, d->live ? "" : "\nchanges apply on reset");
+    }
+    if (rc != 2)
+        report(v, rc, key, err);
+    if (d->type != PT_CHOICE && d->unit[0]) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", d->unit);
+    }
+    if (!d->live) {
+        ImGui::SameLine();
+        ImGui::TextColored(pending(v, d) ? warn_color : ImVec4(0.6f, 0.6f, 0.6f, 1.0f), "%s",
+                           pending(v, d) ? "pending: applies on reset" : "applies on reset");
+    }
+    ImGui::PopID();
+}
+
+/* One collapsing header per group, in the table's order. */
+static void parameters(fcl_view *v)
+{
+    for (size_t i = 0; i < fcl_param_count; i++) {
+        const char *g = fcl_param_table[i].group;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(fcl_param_table[k].group, g) == 0;
+        if (seen || !ImGui::CollapsingHeader(g))
+            continue;
+        for (size_t k = i; k < fcl_param_count; k++)
+            if (strcmp(fcl_param_table[k].group, g) == 0)
+                param_widget(v, &fcl_param_table[k]);
+    }
+}
+
+static void toggle(const char *label, int *flag)
+{
+    bool b = *flag != 0;
+    if (ImGui::Checkbox(label, &b))
+        *flag = b;
+}
+
+static void legend(fcl_view *v)
+{
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = 240.0f, h = 14.0f;
+    if (v->field == FCL_FIELD_PHASE || v->field == FCL_FIELD_SURFACE) {
+        int count = v->field == FCL_FIELD_SURFACE ? 2 : (v->nphases < RND_PALETTE ? v->nphases : RND_PALETTE);
+        for (int i = 0; i < count; i++) {
+            const float *c = rnd_palette[i];
+            ImVec2 q = ImGui::GetCursorScreenPos();
+            dl->AddRectFilled(q, ImVec2(q.x + h, q.y + h), ImGui::GetColorU32(ImVec4(c[0], c[1], c[2], 1.0f)));
+            ImGui::Dummy(ImVec2(h, h));
+            ImGui::SameLine();
+            if (v->field == FCL_FIELD_SURFACE)
+                ImGui::Text("%s", i ? "surface (|n| > material.surface_threshold)" : "interior");
+            else if (i < v->scene.nblocks)
+                ImGui::Text("fluid block %d of the scene", i);
+            else
+                ImGui::Text("dropped ball %d", i - v->scene.nblocks + 1);
+        }
+        return;
+    }
+    for (int i = 0; i < 16; i++) {
+        float a[3], b[3];
+        rnd_colormap(i / 16.0f, a);
+        rnd_colormap((i + 1) / 16.0f, b);
+        ImU32 ca = ImGui::GetColorU32(ImVec4(a[0], a[1], a[2], 1.0f)), cb = ImGui::GetColorU32(ImVec4(b[0], b[1], b[2], 1.0f));
+        dl->AddRectFilledMultiColor(ImVec2(p.x + w * i / 16.0f, p.y), ImVec2(p.x + w * (i + 1) / 16.0f, p.y + h), ca, cb,
+                                    cb, ca);
+    }
+    ImGui::Dummy(ImVec2(w, h));
+    ImGui::Text("%-10.4g %s %10.4g", v->range[v->field][0], field_names[v->field], v->range[v->field][1]);
+}
+
+static void run_controls(fcl_view *v)
+{
+    char err[512] = "";
+    if (ImGui::Button(v->paused ? "Resume (Space)" : "Pause (Space)"))
+        v->paused = !v->paused;
+    ImGui::SameLine();
+    if (ImGui::Button("Step (N)"))
+        v->step_once = 1;
+    ImGui::SameLine();
+    if (ImGui::Button("Reset (Backspace)"))
+        view_reset(v);
+    ImGui::SetNextItemWidth(170.0f);
+    ImGui::SliderInt("steps per frame", &v->steps_per_frame, 1, 100);
+    param_widget(v, params_find("sim.dt"));
+    if (ImGui::BeginCombo("solver (on reset)", v->edit.sim_solver)) {
+        for (size_t i = 0; i < fcl_solver_count; i++)
+            if (ImGui::Selectable(fcl_solvers[i]->name, strcmp(fcl_solvers[i]->name, v->edit.sim_solver) == 0))
+                report(v, view_apply_param(v, "sim.solver", fcl_solvers[i]->name, err, sizeof err), "sim.solver", err);
+        ImGui::EndCombo();
+    }
+    param_widget(v, params_find("opencl.workgroup"));
+    ImGui::TextDisabled("smoothing kernels: fixed by the solver (wcsph: poly6/spiky/viscosity, dfsph: cubic "
+                        "spline; dfsph.tables picks tables or exact)");
+}
+
+static void display_controls(fcl_view *v)
+{
+    ImGui::SetNextItemWidth(170.0f);
+    ImGui::Combo("color by", &v->field, field_names, FCL_FIELD_COUNT);
+    ImGui::SetNextItemWidth(170.0f);
+    ImGui::DragFloat2("range", v->range[v->field], 0.01f * (v->range[v->field][1] - v->range[v->field][0]) + 1e-6f);
+    legend(v);
+    toggle("domain box", &v->show_box);
+    ImGui::SameLine();
+    toggle("obstacles", &v->show_boundary);
+    ImGui::SameLine();
+    toggle("surface mesh", &v->show_mesh);
+    if (rnd_mesh_triangles(v->rnd) == 0) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(none yet)");
+    }
+}
+
+static void interaction(fcl_view *v)
+{
+    char err[1024] = "";
+    ImGui::SetNextItemWidth(170.0f);
+    ImGui::DragFloat("force radius (m)", &v->force_radius, 0.001f, 1e-4f, 10.0f, "%.4g");
+    ImGui::SetNextItemWidth(170.0f);
+    ImGui::DragFloat("force rate (1/s)", &v->force_gain, 0.5f, 0.0f, 1000.0f, "%.3g");
+    ImGui::SetNextItemWidth(170.0f);
+    ImGui::DragFloat("ball radius (m)", &v->ball_radius, 0.001f, 1e-4f, 10.0f, "%.4g");
+    ImGui::SameLine();
+    if (ImGui::Button("Drop ball (B)")) {
+        float c[3];
+        view_ball_center(v, c);
+        if (view_drop_ball(v, c, v->ball_radius, err, sizeof err) != 0)
+            view_set_status(v, "%s", err);
+    }
+    if (ImGui::Button("Screenshot (P)"))
+        snprintf(v->shot_path, sizeof v->shot_path, "fluidcl_%ld_%ld.png", v->sim.step, v->frames);
+    ImGui::SameLine();
+    bool rec = v->recording != 0;
+    if (ImGui::Checkbox("record frames (V)", &rec) &&
+        view_set_recording(v, rec ? "fluidcl_frames" : NULL, err, sizeof err) != 0)
+        view_set_status(v, "%s", err);
+    if (v->recording) {
+        ImGui::SameLine();
+        ImGui::Text("%s/frame_%05ld.png", v->record_dir, v->record_index);
+    }
+}
+
+static void kernels(fcl_view *v)
+{
+    bool cl = be_opencl_is(v->be) != 0;
+    ImGui::TextWrapped("folder: %s", v->kernel_dir[0] ? v->kernel_dir : "(embedded sources; --kernel-dir DIR to edit)");
+    if (!cl)
+        ImGui::TextColored(warn_color, "hot reload applies to OpenCL only: the native CPU backend compiles kernels/ as C");
+    if (ImGui::Button("Reload kernels (R)"))
+        view_reload_kernels(v);
+    if (v->reload_ok >= 0)
+        ImGui::TextColored(v->reload_ok ? good_color : bad_color, "%s", v->reload_msg);
+    if (v->reload_log && ImGui::BeginChild("log", ImVec2(0, 160), true, ImGuiWindowFlags_HorizontalScrollbar)) {
+        ImGui::TextUnformatted(v->reload_log);
+    }
+    if (v->reload_log)
+        ImGui::EndChild();
+}
+
+/* ms per step of a pass; the viewer's own passes run once per frame. */
+static double per_step(const fcl_timers *t, const char *label, int steps)
+{
+    double ms = timers_get(t, label);
+    bool frame = strcmp(label, "view-pack") == 0 || strcmp(label, "interact") == 0;
+    return frame || steps <= 0 ? ms : ms / steps;
+}
+
+static bool listed(const fcl_timers *t, const char *label)
+{
+    for (int i = 0; i < t->count; i++)
+        if (strcmp(t->label[i], label) == 0)
+            return true;
+    return false;
+}
+
+/* The frame's passes, and beside them the other backend's one step. */
+static void pass_table(fcl_view *v)
+{
+    const fcl_timers *a = &v->pass_ms, *b = v->have_other ? &v->other_ms : NULL;
+    if (!ImGui::BeginTable("passes", b ? 3 : 2, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+        return;
+    ImGui::TableSetupColumn("pass");
+    ImGui::TableSetupColumn(v->be->kind);
+    if (b)
+        ImGui::TableSetupColumn(strcmp(v->be->kind, "cpu") == 0 ? "opencl (1 step)" : "cpu (1 step)");
+    ImGui::TableHeadersRow();
+    for (int pass = 0; pass < 2; pass++) {
+        const fcl_timers *t = pass ? b : a;
+        for (int i = 0; t && i < t->count; i++) {
+            if (pass && listed(a, t->label[i]))
+                continue;
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(t->label[i]);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3f", per_step(a, t->label[i], v->pass_steps));
+            if (b) {
+                ImGui::TableNextColumn();
+                ImGui::Text("%.3f", timers_get(b, t->label[i]));
+            }
+        }
+    }
+    ImGui::EndTable();
+}
+
+static void timings(fcl_view *v)
+{
+    float hist[VIEW_HISTORY], bars[FCL_TIMERS_MAX];
+    for (int i = 0; i < VIEW_HISTORY; i++)
+        hist[i] = (float)v->frame_ms[i];
+    ImGui::PlotLines("frame ms", hist, VIEW_HISTORY, v->hist, NULL, 0.0f, FLT_MAX, ImVec2(240, 50));
+    for (int i = 0; i < v->pass_ms.count; i++)
+        bars[i] = (float)per_step(&v->pass_ms, v->pass_ms.label[i], v->pass_steps);
+    ImGui::PlotHistogram("ms per pass", bars, v->pass_ms.count, 0, "table order", 0.0f, FLT_MAX, ImVec2(240, 50));
+    ImGui::Text("ms per step over %d step(s) of the last frame (from %s)", v->pass_steps,
+                be_opencl_is(v->be) ? "profiling events" : "wall clock");
+    pass_table(v);
+    const char *other = strcmp(v->be->kind, "cpu") == 0 ? "Same step on OpenCL" : "Same step on the native CPU backend";
+    if (ImGui::Button(other))
+        view_compare_backends(v);
+    if (v->have_other)
+        ImGui::TextWrapped("other: %s, %.2f ms per step", v->other_name, timers_total(&v->other_ms));
+}
+
+static void header(fcl_view *v)
+{
+    ImGui::TextWrapped("%s on %s", v->scene.name[0] ? v->scene.name : v->scene.file, v->be->name);
+    ImGui::TextColored(v->shared ? good_color : warn_color, "particles to GL: %s", view_path_name(v));
+    if (!v->shared && ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", v->path_note);
+    ImGui::Text("%zu particles, %zu boundary; step %ld, t = %.4f s", v->sim.n, v->nb, v->sim.step, v->sim.time);
+    ImGui::Text("%.1f fps, %.3g particle-steps/s%s", v->fps, v->psteps, v->paused ? "  [paused]" : "");
+    if (v->status[0])
+        ImGui::TextWrapped("%s", v->status);
+}
+
+extern "C" void rnd_gui_draw(fcl_view *v)
+{
+    if (!gui_on)
+        return;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(RND_GUI_WIDTH - 10, (float)(v->fb_h > 40 ? v->fb_h - 16 : 300)), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    if (ImGui::Begin("fluidcl (H hides)")) {
+        header(v);
+        if (ImGui::CollapsingHeader("Run", ImGuiTreeNodeFlags_DefaultOpen))
+            run_controls(v);
+        if (ImGui::CollapsingHeader("Display", ImGuiTreeNodeFlags_DefaultOpen))
+            display_controls(v);
+        if (ImGui::CollapsingHeader("Interaction and capture"))
+            interaction(v);
+        if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen))
+            timings(v);
+        if (ImGui::CollapsingHeader("Kernels (hot reload)"))
+            kernels(v);
+        ImGui::Separator();
+        ImGui::TextDisabled("Parameters (hover for range and description)");
+        parameters(v);
+    }
+    ImGui::End();
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}

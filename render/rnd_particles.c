@@ -1,0 +1,334 @@
+/* rnd_particles.c - OpenGL 3.3 core drawing of the viewer's scene (see
+ * rnd_particles.h): sphere impostors, boundary points, box lines, mesh. */
+#include "rnd_particles.h"
+
+#include <glad/gl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const float rnd_colormap_stops[RND_COLORMAP_STOPS][3] = {
+    { 0.10f, 0.20f, 0.60f }, { 0.12f, 0.35f, 0.85f }, { 0.15f, 0.55f, 0.95f },
+    { 0.20f, 0.75f, 0.90f }, { 0.40f, 0.88f, 0.70f }, { 0.70f, 0.92f, 0.40f },
+    { 0.95f, 0.80f, 0.20f }, { 0.98f, 0.55f, 0.12f }, { 0.85f, 0.20f, 0.10f },
+};
+const float rnd_palette[RND_PALETTE][3] = {
+    { 0.20f, 0.50f, 0.95f }, { 0.98f, 0.55f, 0.15f }, { 0.30f, 0.80f, 0.35f }, { 0.90f, 0.25f, 0.25f },
+    { 0.65f, 0.45f, 0.90f }, { 0.95f, 0.85f, 0.25f }, { 0.30f, 0.85f, 0.90f }, { 0.95f, 0.50f, 0.75f },
+};
+
+void rnd_colormap(float t, float rgb[3])
+{
+    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    float x = t * (RND_COLORMAP_STOPS - 1);
+    int i = (int)x < RND_COLORMAP_STOPS - 1 ? (int)x : RND_COLORMAP_STOPS - 2;
+    float f = x - (float)i;
+    for (int k = 0; k < 3; k++)
+        rgb[k] = (1.0f - f) * rnd_colormap_stops[i][k] + f * rnd_colormap_stops[i + 1][k];
+}
+
+/* Sprites: the point size covers the sphere's projected diameter; the
+ * fragment shader cuts the disc and shades it as a sphere lit from the
+ * upper left of the view. Mode 0 colormap, 1 palette, 2 fixed color. */
+static const char *sphere_vs =
+    "#version 330 core\n"
+    "layout(location = 0) in vec4 a_pv;\n"
+    "uniform mat4 u_view, u_proj;\n"
+    "uniform float u_radius, u_scale, u_lo, u_hi;\n"
+    "uniform int u_mode;\n"
+    "uniform vec3 u_stops[9], u_palette[8], u_color;\n"
+    "out vec3 v_color;\n"
+    "vec3 colormap(float t) {\n"
+    "    float x = clamp(t, 0.0, 1.0) * 8.0;\n"
+    "    int i = min(int(x), 7);\n"
+    "    return mix(u_stops[i], u_stops[i + 1], x - float(i));\n"
+    "}\n"
+    "void main() {\n"
+    "    gl_Position = u_proj * u_view * vec4(a_pv.xyz, 1.0);\n"
+    "    gl_PointSize = max(2.0 * u_radius * u_scale / gl_Position.w, 1.5);\n"
+    "    if (u_mode == 0) v_color = colormap((a_pv.w - u_lo) / max(u_hi - u_lo, 1e-20));\n"
+    "    else if (u_mode == 1) v_color = u_palette[int(max(a_pv.w, 0.0) + 0.5) % 8];\n"
+    "    else v_color = u_color;\n"
+    "}\n";
+static const char *sphere_fs =
+    "#version 330 core\n"
+    "in vec3 v_color;\n"
+    "uniform float u_alpha;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "    vec2 q = gl_PointCoord * 2.0 - 1.0;\n"
+    "    q.y = -q.y;\n"
+    "    float r2 = dot(q, q);\n"
+    "    if (r2 > 1.0) discard;\n"
+    "    vec3 n = vec3(q, sqrt(1.0 - r2));\n"
+    "    vec3 l = normalize(vec3(-0.4, 0.6, 0.7));\n"
+    "    float d = max(dot(n, l), 0.0);\n"
+    "    float s = pow(max(dot(n, normalize(l + vec3(0.0, 0.0, 1.0))), 0.0), 40.0);\n"
+    "    o_color = vec4(v_color * (0.35 + 0.65 * d) + vec3(0.25 * s), u_alpha);\n"
+    "}\n";
+static const char *flat_vs =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 a_p;\n"
+    "layout(location = 1) in vec3 a_n;\n"
+    "uniform mat4 u_view, u_proj;\n"
+    "out vec3 v_n;\n"
+    "void main() { gl_Position = u_proj * u_view * vec4(a_p, 1.0); v_n = mat3(u_view) * a_n; }\n";
+static const char *flat_fs =
+    "#version 330 core\n"
+    "in vec3 v_n;\n"
+    "uniform vec4 u_color;\n"
+    "uniform int u_lit;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "    float d = u_lit == 1 ? 0.35 + 0.65 * abs(dot(normalize(v_n), normalize(vec3(-0.4, 0.6, 0.7)))) : 1.0;\n"
+    "    o_color = vec4(u_color.rgb * d, u_color.a);\n"
+    "}\n";
+
+struct rnd_renderer {
+    GLuint sphere, flat;
+    GLuint pvao, pvbo;          /* particles */
+    size_t pcap;
+    GLuint bvao, bvbo;          /* boundary particles */
+    size_t nb;
+    GLuint lvao, lvbo;          /* box lines */
+    GLuint mvao, mvbo, mibo;    /* mesh */
+    size_t nt;
+};
+
+static GLuint compile(GLenum kind, const char *src, char *err, size_t errlen)
+{
+    GLuint s = glCreateShader(kind);
+    GLint ok = 0;
+    glShaderSource(s, 1, &src, NULL);
+    glCompileShader(s);
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[1024] = "";
+        glGetShaderInfoLog(s, sizeof log, NULL, log);
+        snprintf(err, errlen, "%s shader does not compile: %s", kind == GL_VERTEX_SHADER ? "vertex" : "fragment",
+                 log);
+        glDeleteShader(s);
+        return 0;
+    }
+    return s;
+}
+
+static GLuint program(const char *vs, const char *fs, char *err, size_t errlen)
+{
+    GLuint v = compile(GL_VERTEX_SHADER, vs, err, errlen);
+    GLuint f = v ? compile(GL_FRAGMENT_SHADER, fs, err, errlen) : 0;
+    GLint ok = 0;
+    if (!f) {
+        glDeleteShader(v);
+        return 0;
+    }
+    GLuint p = glCreateProgram();
+    glAttachShader(p, v);
+    glAttachShader(p, f);
+    glLinkProgram(p);
+    glDeleteShader(v);
+    glDeleteShader(f);
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[1024] = "";
+        glGetProgramInfoLog(p, sizeof log, NULL, log);
+        snprintf(err, errlen, "shader program does not link: %s", log);
+        glDeleteProgram(p);
+        return 0;
+    }
+    return p;
+}
+
+/* A VAO over one buffer whose vertices are `floats` floats: attribute 0
+ * is the first min(floats, 4) of them, attribute 1 (meshes) the next 3. */
+static void vertex_array(GLuint *vao, GLuint *vbo, int floats)
+{
+    glGenVertexArrays(1, vao);
+    glGenBuffers(1, vbo);
+    glBindVertexArray(*vao);
+    glBindBuffer(GL_ARRAY_BUFFER, *vbo);
+    GLsizei stride = (GLsizei)(floats * sizeof(float));
+    glVertexAttribPointer(0, floats == 6 ? 3 : floats, GL_FLOAT, GL_FALSE, stride, (void *)0);
+    glEnableVertexAttribArray(0);
+    if (floats == 6) {
+        glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, (void *)(3 * sizeof(float)));
+        glEnableVertexAttribArray(1);
+    }
+    glBindVertexArray(0);
+}
+
+rnd_renderer *rnd_create(char *err, size_t errlen)
+{
+    rnd_renderer *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->sphere = program(sphere_vs, sphere_fs, err, errlen);
+    r->flat = r->sphere ? program(flat_vs, flat_fs, err, errlen) : 0;
+    if (!r->flat) {
+        rnd_destroy(r);
+        return NULL;
+    }
+    vertex_array(&r->pvao, &r->pvbo, 4);
+    vertex_array(&r->bvao, &r->bvbo, 4);
+    vertex_array(&r->lvao, &r->lvbo, 3);
+    vertex_array(&r->mvao, &r->mvbo, 6);
+    glBindVertexArray(r->mvao);
+    glGenBuffers(1, &r->mibo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r->mibo);
+    glBindVertexArray(0);
+    return r;
+}
+
+void rnd_destroy(rnd_renderer *r)
+{
+    if (!r)
+        return;
+    GLuint bufs[] = { r->pvbo, r->bvbo, r->lvbo, r->mvbo, r->mibo };
+    GLuint vaos[] = { r->pvao, r->bvao, r->lvao, r->mvao };
+    glDeleteBuffers(5, bufs);
+    glDeleteVertexArrays(4, vaos);
+    if (r->sphere) glDeleteProgram(r->sphere);
+    if (r->flat) glDeleteProgram(r->flat);
+    free(r);
+}
+
+unsigned rnd_particles_resize(rnd_renderer *r, size_t n)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, r->pvbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((n ? n : 1) * 16), NULL, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    r->pcap = n;
+    return r->pvbo;
+}
+
+unsigned rnd_particles_vbo(const rnd_renderer *r)
+{
+    return r->pvbo;
+}
+
+void *rnd_particles_map(rnd_renderer *r)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, r->pvbo);
+    return glMapBufferRange(GL_ARRAY_BUFFER, 0, (GLsizeiptr)((r->pcap ? r->pcap : 1) * 16),
+                            GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
+}
+
+int rnd_particles_unmap(rnd_renderer *r)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, r->pvbo);
+    GLboolean ok = glUnmapBuffer(GL_ARRAY_BUFFER);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    return ok ? 0 : -1;
+}
+
+void rnd_boundary_upload(rnd_renderer *r, const float *xyzw, size_t n)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, r->bvbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((n ? n : 1) * 16), n ? xyzw : NULL, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    r->nb = n;
+}
+
+void rnd_mesh_upload(rnd_renderer *r, const float *verts, size_t nv, const unsigned *tris, size_t nt)
+{
+    glBindVertexArray(r->mvao);
+    glBindBuffer(GL_ARRAY_BUFFER, r->mvbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(nv * 6 * sizeof(float)), verts, GL_DYNAMIC_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(nt * 3 * sizeof(unsigned)), tris, GL_DYNAMIC_DRAW);
+    glBindVertexArray(0);
+    r->nt = nt;
+}
+
+size_t rnd_mesh_triangles(const rnd_renderer *r)
+{
+    return r->nt;
+}
+
+static void set_matrices(GLuint prog, const rnd_frame *f)
+{
+    glUniformMatrix4fv(glGetUniformLocation(prog, "u_view"), 1, GL_FALSE, f->view);
+    glUniformMatrix4fv(glGetUniformLocation(prog, "u_proj"), 1, GL_FALSE, f->proj);
+}
+
+/* The twelve edges of the box as 24 line vertices. */
+static void draw_box(rnd_renderer *r, const rnd_frame *f)
+{
+    float v[24][3];
+    int k = 0;
+    for (int axis = 0; axis < 3; axis++)
+        for (int corner = 0; corner < 4; corner++) {
+            int a = (axis + 1) % 3, b = (axis + 2) % 3;
+            for (int end = 0; end < 2; end++) {
+                v[k][axis] = end ? f->box_hi[axis] : f->box_lo[axis];
+                v[k][a] = (corner & 1) ? f->box_hi[a] : f->box_lo[a];
+                v[k][b] = (corner & 2) ? f->box_hi[b] : f->box_lo[b];
+                k++;
+            }
+        }
+    glUseProgram(r->flat);
+    set_matrices(r->flat, f);
+    glUniform4f(glGetUniformLocation(r->flat, "u_color"), 0.75f, 0.78f, 0.82f, 1.0f);
+    glUniform1i(glGetUniformLocation(r->flat, "u_lit"), 0);
+    glBindVertexArray(r->lvao);
+    glBindBuffer(GL_ARRAY_BUFFER, r->lvbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof v, v, GL_STREAM_DRAW);
+    glDrawArrays(GL_LINES, 0, 24);
+}
+
+static void sphere_uniforms(rnd_renderer *r, const rnd_frame *f, float radius, int mode, float alpha)
+{
+    GLuint p = r->sphere;
+    glUseProgram(p);
+    set_matrices(p, f);
+    /* Pixels per unit of w-divided size: proj[1][1] * height / 2. */
+    glUniform1f(glGetUniformLocation(p, "u_scale"), 0.5f * f->proj[5] * (float)f->height);
+    glUniform1f(glGetUniformLocation(p, "u_radius"), radius);
+    glUniform1f(glGetUniformLocation(p, "u_lo"), f->lo);
+    glUniform1f(glGetUniformLocation(p, "u_hi"), f->hi);
+    glUniform1i(glGetUniformLocation(p, "u_mode"), mode);
+    glUniform1f(glGetUniformLocation(p, "u_alpha"), alpha);
+    glUniform3fv(glGetUniformLocation(p, "u_stops"), RND_COLORMAP_STOPS, &rnd_colormap_stops[0][0]);
+    glUniform3fv(glGetUniformLocation(p, "u_palette"), RND_PALETTE, &rnd_palette[0][0]);
+    glUniform3f(glGetUniformLocation(p, "u_color"), 0.62f, 0.64f, 0.68f);
+}
+
+void rnd_draw(rnd_renderer *r, const rnd_frame *f)
+{
+    glViewport(0, 0, f->width, f->height);
+    glClearColor(f->background[0], f->background[1], f->background[2], 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glDisable(GL_BLEND);
+    if (f->n > 0) {
+        sphere_uniforms(r, f, f->radius, (int)f->mode, 1.0f);
+        glBindVertexArray(r->pvao);
+        glDrawArrays(GL_POINTS, 0, (GLsizei)(f->n < r->pcap ? f->n : r->pcap));
+    }
+    if (f->show_box)
+        draw_box(r, f);
+    /* Translucent things last, without writing depth, so that they never
+     * hide fluid behind them. */
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+    if (f->show_mesh && r->nt > 0) {
+        glUseProgram(r->flat);
+        set_matrices(r->flat, f);
+        glUniform4f(glGetUniformLocation(r->flat, "u_color"), 0.35f, 0.6f, 0.95f, 0.6f);
+        glUniform1i(glGetUniformLocation(r->flat, "u_lit"), 1);
+        glBindVertexArray(r->mvao);
+        glDrawElements(GL_TRIANGLES, (GLsizei)(3 * r->nt), GL_UNSIGNED_INT, (void *)0);
+    }
+    if (f->show_boundary && r->nb > 0) {
+        sphere_uniforms(r, f, 0.35f * f->radius, 2, 0.3f);
+        glBindVertexArray(r->bvao);
+        glDrawArrays(GL_POINTS, 0, (GLsizei)r->nb);
+    }
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+    glBindVertexArray(0);
+    glUseProgram(0);
+}

@@ -1,0 +1,161 @@
+/* view.h - the interactive viewer: one simulation drawn live in a GLFW
+ * window, with the tuning panel, kernel hot reload, user forces, fluid
+ * balls, capture, and scripted runs (`fluidcl view`).
+ *
+ * A frame is: input -> (shared path: acquire the GL buffer) -> user force
+ * -> steps_per_frame solver steps -> view_pack into the vertex buffer ->
+ * (release, or copy via host) -> draw -> panel -> capture -> swap.
+ * Invariant: sim.prm points at `live`, the parameters the simulation
+ * reads at every step; the panel edits `edit`, and live parameters are
+ * copied to `live` at once, the others at the next reset. The vertex
+ * buffer holds sim.n particles in grid order.
+ */
+#ifndef FCL_VIEW_H
+#define FCL_VIEW_H
+
+#include <stddef.h>
+
+#include "cli.h"
+#include "rnd_camera.h"
+#include "rnd_particles.h"
+#include "sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct GLFWwindow;
+
+enum { VIEW_HISTORY = 120 };
+
+typedef struct fcl_view_opts {
+    int width, height;          /* window size (default 1280 x 720) */
+    int steps_per_frame;        /* default 1 */
+    int field;                  /* FCL_FIELD_*, default speed */
+    int hide_panel;             /* start with the panel hidden */
+    int vsync;                  /* wait for the display between frames */
+    const char *record_dir;     /* record every frame into this folder */
+} fcl_view_opts;
+
+typedef struct fcl_view {
+    struct GLFWwindow *win;
+    rnd_renderer *rnd;
+    rnd_camera cam;
+    int fb_w, fb_h;
+    /* What is simulated. */
+    fcl_cli cli;
+    fcl_scene scene;
+    fcl_params edit, live;
+    fcl_backend *be;
+    fcl_sim sim;
+    int have_sim;
+    float4 *bpos;               /* boundary samples (for rebuilds, drawing) */
+    size_t nb;
+    float *phase;               /* per original particle id: its fluid body */
+    fcl_buf *phase_buf;
+    int nphases;
+    fcl_kernel *k_pack, *k_interact;
+    /* The path particles take to the vertex buffer. */
+    int shared;                 /* 1: shared CL-GL buffer; 0: copy via host */
+    char path_note[256];        /* why sharing is off */
+    fcl_buf *pack;              /* shared: the GL buffer; copy: a staging buffer */
+    size_t pack_n;
+    /* Controls. */
+    int paused, step_once, steps_per_frame, field;
+    float range[FCL_FIELD_COUNT][2];
+    int show_panel, show_box, show_boundary, show_mesh;
+    float force_radius, force_gain, ball_radius;
+    char status[1024];          /* last event or error, shown in the panel */
+    /* Kernel hot reload. */
+    char kernel_dir[1024];      /* "" when the kernels are the embedded ones */
+    unsigned long kernel_sig;
+    double last_poll;
+    int reload_ok;              /* -1 never reloaded, 0 failed, 1 ok */
+    long reloads;
+    char *reload_log;           /* compiler log of the last failed build */
+    char reload_msg[512];
+    /* Timing: per-pass ms per step of the last stepped frame. */
+    fcl_timers pass_ms;
+    int pass_steps;             /* steps pass_ms covers */
+    double frame_ms[VIEW_HISTORY];
+    int hist;
+    double fps, psteps;         /* smoothed frames/s and particle-steps/s */
+    long frames, stepped;       /* frames drawn, steps taken in this view */
+    double t_open, t_last, step_wall;
+    double sum_step, sum_copy, sum_draw;    /* seconds over all frames: solver
+                                               steps, pack + copy, draw + swap */
+    /* The same step on the other backend, on demand. */
+    fcl_timers other_ms;
+    char other_name[320];
+    int have_other;
+    /* Mouse. */
+    int dragging;               /* 1 orbit, 2 pan, 3 force */
+    double mx, my;
+    float drag_dv[3];           /* pending user velocity change */
+    int drag_active;
+    /* Capture. */
+    int recording;
+    char record_dir[1024];
+    long record_index;
+    char shot_path[1024];       /* screenshot requested for the next frame */
+} fcl_view;
+
+/* Whether a display can be opened (X11 or Wayland, GLFW initialises). */
+int view_display_available(void);
+/* Open the window, load o->scene with o's options, build the simulation
+ * and choose the shared or copy path. 0, FCL_EXIT_INPUT or
+ * FCL_EXIT_DEVICE with a message in err. */
+int view_open(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo, char *err, size_t errlen);
+/* One frame (see the banner). 0, or FCL_EXIT_DEVICE on a device failure. */
+int view_frame(fcl_view *v);
+int view_should_close(const fcl_view *v);
+void view_close(fcl_view *v);
+
+/* The panel's entry points, also used by tests and scripts. */
+/* Set a parameter from text as the panel does; 1 when it applies at the
+ * next step, 0 when it waits for a reset, -1 with a message in err. */
+int view_apply_param(fcl_view *v, const char *key, const char *text, char *err, size_t errlen);
+/* The same for one number (component comp of a VEC3). */
+int view_apply_number(fcl_view *v, const fcl_param_def *d, int comp, double value, char *err, size_t errlen);
+/* Rebuild the scene with the edited parameters (solver, spacing, ...). */
+int view_reset(fcl_view *v);
+/* Rebuild the kernels from the kernel folder; the simulation keeps its
+ * state. 0, or -1 with the log in v->reload_log (the old ones still run). */
+int view_reload_kernels(fcl_view *v);
+/* Add a ball of fluid of radius r at c (rebuilds the simulation from its
+ * current state plus the ball; step and time are kept). */
+int view_drop_ball(fcl_view *v, const float c[3], float r, char *err, size_t errlen);
+/* Where B drops a ball: under the cursor, near the top of the domain. */
+void view_ball_center(const fcl_view *v, float c[3]);
+/* Add dv, weighted by distance, to particles within radius of the ray. */
+int view_interact(fcl_view *v, const float origin[3], const float dir[3], const float dv[3], float radius);
+/* One step of the current state on the other backend, for timings. */
+int view_compare_backends(fcl_view *v);
+int view_screenshot(fcl_view *v, const char *path, char *err, size_t errlen);
+int view_set_recording(fcl_view *v, const char *dir, char *err, size_t errlen);
+/* "shared CL-GL" or "copy via host". */
+const char *view_path_name(const fcl_view *v);
+/* The view-projection the last frame was drawn with. */
+void view_viewproj(const fcl_view *v, float vp[16]);
+
+/* Internal to the viewer's files (view_sim.c, view_interop.c,
+ * view_input.c). */
+int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char *err, size_t errlen);
+int view_load_scene(fcl_view *v, char *err, size_t errlen);
+int view_interop_backend(fcl_view *v, char *err, size_t errlen);
+int view_interop_alloc(fcl_view *v, char *err, size_t errlen);
+int view_interop_begin(fcl_view *v);
+int view_interop_end(fcl_view *v);
+void view_interop_free(fcl_view *v);
+void view_input_install(fcl_view *v);
+void view_input_frame(fcl_view *v);
+void view_poll_kernels(fcl_view *v, double now);
+unsigned long view_kernel_signature(const char *dir);
+void view_set_status(fcl_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void view_release_sim(fcl_view *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

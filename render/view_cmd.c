@@ -1,0 +1,141 @@
+/* view_cmd.c - `fluidcl view SCENE [options]`: the interactive viewer, or
+ * with --frames N a scripted run that renders N frames, optionally saves
+ * a screenshot, prints the frame rate and the particle path, and exits.
+ * Invariant: the options of `run` mean the same here (cli.c parses them);
+ * only the viewer's own options are taken out first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+typedef struct view_args {
+    fcl_view_opts vo;
+    long frames;            /* 0: until the window closes */
+    const char *screenshot;
+} view_args;
+
+static int field_by_name(const char *name)
+{
+    static const char *const names[FCL_FIELD_COUNT] = { "speed", "density", "pressure", "phase", "surface" };
+    for (int i = 0; i < FCL_FIELD_COUNT; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int positive(const char *opt, const char *val, long *out)
+{
+    char *end;
+    long x = val ? strtol(val, &end, 10) : 0;
+    if (!val || *end || x < 1) {
+        cli_error("view: %s: expected a whole number >= 1, got '%s'", opt, val ? val : "");
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+/* One viewer option at argv[*i]: 1 taken, 0 not a viewer option, -1 bad. */
+static int view_option(view_args *a, int argc, char **argv, int *i)
+{
+    const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+    long x = 0;
+    int w = 0, h = 0;
+    if (strcmp(opt, "--no-panel") == 0)
+        return a->vo.hide_panel = 1;
+    if (strcmp(opt, "--frames") && strcmp(opt, "--screenshot") && strcmp(opt, "--steps-per-frame") &&
+        strcmp(opt, "--record") && strcmp(opt, "--color") && strcmp(opt, "--size"))
+        return 0;
+    (*i)++;
+    if (strcmp(opt, "--frames") == 0)
+        return positive(opt, val, &a->frames) == 0 ? 1 : -1;
+    if (strcmp(opt, "--steps-per-frame") == 0) {
+        if (positive(opt, val, &x) != 0)
+            return -1;
+        a->vo.steps_per_frame = (int)x;
+    } else if (strcmp(opt, "--color") == 0 && (!val || (a->vo.field = field_by_name(val)) < 0)) {
+        cli_error("view: --color '%s': expected speed, density, pressure, phase or surface", val ? val : "");
+        return -1;
+    } else if (strcmp(opt, "--size") == 0) {
+        if (!val || sscanf(val, "%dx%d", &w, &h) != 2 || w < 64 || h < 64 || w > 8192 || h > 8192) {
+            cli_error("view: --size '%s': expected WIDTHxHEIGHT, each 64..8192", val ? val : "");
+            return -1;
+        }
+        a->vo.width = w;
+        a->vo.height = h;
+    } else if (!val) {
+        cli_error("view: %s needs a value", opt);
+        return -1;
+    } else if (strcmp(opt, "--screenshot") == 0) {
+        a->screenshot = val;
+    } else {
+        a->vo.record_dir = val;
+    }
+    return 1;
+}
+
+/* Split argv into the viewer's options and the rest, for cli_parse. */
+static int split_args(view_args *a, int argc, char **argv, char **rest, int *nrest)
+{
+    memset(a, 0, sizeof *a);
+    a->vo.field = FCL_FIELD_SPEED;
+    *nrest = 0;
+    for (int i = 0; i < argc; i++) {
+        int r = view_option(a, argc, argv, &i);
+        if (r < 0)
+            return FCL_EXIT_INPUT;
+        if (r == 0)
+            rest[(*nrest)++] = argv[i];
+    }
+    if (a->screenshot && a->frames == 0) {
+        cli_error("view: --screenshot needs --frames N (the picture is taken after frame N)");
+        return FCL_EXIT_INPUT;
+    }
+    a->vo.vsync = a->frames == 0;
+    return 0;
+}
+
+static void closing_report(const fcl_view *v)
+{
+    double wall = v->t_last - v->t_open;
+    printf("view: %ld frames in %.2f s: %.2f fps; %ld steps of %zu particles, %.3g particle-steps/s\n", v->frames,
+           wall, wall > 0 ? v->frames / wall : 0.0, v->stepped, v->sim.n,
+           wall > 0 ? (double)v->sim.n * v->stepped / wall : 0.0);
+    double f = v->frames > 0 ? 1e3 / (double)v->frames : 0.0;
+    printf("view: per frame %.1f ms solver steps, %.1f ms pack + copy to GL, %.1f ms drawing (panel, swap)\n",
+           v->sum_step * f, v->sum_copy * f, v->sum_draw * f);
+    printf("view: particles to GL: %s%s%s%s\n", view_path_name(v), v->shared ? "" : " (", v->shared ? "" : v->path_note,
+           v->shared ? "" : ")");
+    printf("view: backend %s\n", v->be ? v->be->name : "none");
+}
+
+int cmd_view(int argc, char **argv)
+{
+    view_args a;
+    fcl_cli o;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest), err[2048] = "";
+    int nrest = 0, rc = rest ? split_args(&a, argc, argv, rest, &nrest) : FCL_EXIT_DEVICE;
+    if (rc == 0)
+        rc = cli_parse(&o, nrest, rest, "view");
+    fcl_view *v = rc == 0 ? calloc(1, sizeof *v) : NULL;
+    if (rc == 0 && v && (rc = view_open(v, &o, &a.vo, err, sizeof err)) != 0 && err[0])
+        cli_error("%s", err);
+    for (long f = 0; rc == 0 && (a.frames == 0 || f < a.frames) && !view_should_close(v); f++)
+        rc = view_frame(v);
+    if (rc == 0 && a.screenshot && view_screenshot(v, a.screenshot, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        rc = FCL_EXIT_INPUT;
+    }
+    if (rc == 0) {
+        closing_report(v);
+        if (v->status[0])
+            printf("view: %s\n", v->status);
+    }
+    if (v)
+        view_close(v);
+    free(v);
+    free(rest);
+    return rc;
+}

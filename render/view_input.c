@@ -1,0 +1,132 @@
+/* view_input.c - mouse and keys of the viewer window.
+ *
+ *   left drag          orbit          right drag / shift+left   pan
+ *   wheel              zoom           ctrl+left / middle drag   push the fluid
+ *   Space pause   N one step   Backspace reset   R reload kernels
+ *   B drop a ball   P screenshot   V record frames   C next color field
+ *   F frame the domain   H hide/show the panel   Esc quit
+ * Invariant: input the panel wants (ImGui's WantCapture*) never reaches
+ * the camera, the fluid or the key bindings.
+ */
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "rnd_gui.h"
+#include "view.h"
+
+static fcl_view *of(GLFWwindow *w)
+{
+    return glfwGetWindowUserPointer(w);
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy)
+{
+    (void)dx;
+    if (!rnd_gui_wants_mouse())
+        rnd_camera_zoom(&of(w)->cam, (float)dy);
+}
+
+static void key_action(fcl_view *v, int key)
+{
+    char err[1024] = "", path[64];
+    float c[3];
+    switch (key) {
+    case GLFW_KEY_SPACE: v->paused = !v->paused; break;
+    case GLFW_KEY_N: v->step_once = 1; break;
+    case GLFW_KEY_BACKSPACE: view_reset(v); break;
+    case GLFW_KEY_R: view_reload_kernels(v); break;
+    case GLFW_KEY_C: v->field = (v->field + 1) % FCL_FIELD_COUNT; break;
+    case GLFW_KEY_H: v->show_panel = !v->show_panel; break;
+    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(v->win, GLFW_TRUE); break;
+    case GLFW_KEY_F: rnd_camera_frame(&v->cam, v->live.domain_min, v->live.domain_max); break;
+    case GLFW_KEY_B:
+        view_ball_center(v, c);
+        if (view_drop_ball(v, c, v->ball_radius, err, sizeof err) != 0)
+            view_set_status(v, "%s", err);
+        break;
+    case GLFW_KEY_P:
+        snprintf(path, sizeof path, "fluidcl_%ld.png", (long)time(NULL));
+        snprintf(v->shot_path, sizeof v->shot_path, "%s", path);
+        break;
+    case GLFW_KEY_V:
+        if (view_set_recording(v, v->recording ? NULL : "fluidcl_frames", err, sizeof err) != 0)
+            view_set_status(v, "%s", err);
+        break;
+    default: break;
+    }
+}
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+    (void)scancode;
+    (void)mods;
+    if (action == GLFW_PRESS && !rnd_gui_wants_keyboard())
+        key_action(of(w), key);
+}
+
+void view_input_install(fcl_view *v)
+{
+    glfwSetWindowUserPointer(v->win, v);
+    glfwSetScrollCallback(v->win, on_scroll);
+    glfwSetKeyCallback(v->win, on_key);
+}
+
+/* Which drag a button press starts: 1 orbit, 2 pan, 3 force. */
+static int drag_kind(GLFWwindow *w)
+{
+    int ctrl = glfwGetKey(w, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS || glfwGetKey(w, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
+    int shift = glfwGetKey(w, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS || glfwGetKey(w, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS;
+    if (glfwGetMouseButton(w, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS)
+        return 3;
+    if (glfwGetMouseButton(w, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS)
+        return 2;
+    if (glfwGetMouseButton(w, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS)
+        return ctrl ? 3 : (shift ? 2 : 1);
+    return 0;
+}
+
+/* The cursor's motion as a world velocity in the view plane at the
+ * target's depth, turned into this frame's velocity change: the force
+ * field pulls particles toward the cursor's motion at rate force_gain,
+ * never past its speed. */
+static void force_from_drag(fcl_view *v, float dx, float dy, double frame_s)
+{
+    float r[3], u[3], f[3], k = rnd_camera_pixel_size(&v->cam, v->fb_h);
+    rnd_camera_axes(&v->cam, r, u, f);
+    double sim_s = v->live.sim_dt * v->steps_per_frame, blend = fmin(1.0, v->force_gain * sim_s);
+    double scale = frame_s > 1e-4 ? k / frame_s : 0.0;
+    for (int i = 0; i < 3; i++)
+        v->drag_dv[i] = (float)(blend * scale * (dx * r[i] - dy * u[i]));
+    v->drag_active = dx != 0.0f || dy != 0.0f;
+}
+
+void view_input_frame(fcl_view *v)
+{
+    double x, y, frame_s = v->frames > 0 ? v->frame_ms[(v->hist + VIEW_HISTORY - 1) % VIEW_HISTORY] * 1e-3 : 0.0;
+    int ww, wh;
+    glfwGetCursorPos(v->win, &x, &y);
+    glfwGetWindowSize(v->win, &ww, &wh);
+    /* Cursor positions are in window units; the camera works in pixels. */
+    x *= ww > 0 ? (double)v->fb_w / ww : 1.0;
+    y *= wh > 0 ? (double)v->fb_h / wh : 1.0;
+    int kind = drag_kind(v->win);
+    if (v->dragging == 0 && kind != 0 && rnd_gui_wants_mouse())
+        kind = 0;
+    float dx = (float)(x - v->mx), dy = (float)(y - v->my);
+    v->drag_active = 0;
+    if (v->dragging != 0 && kind == v->dragging) {
+        if (kind == 1)
+            rnd_camera_orbit(&v->cam, dx, dy);
+        else if (kind == 2)
+            rnd_camera_pan(&v->cam, dx, dy, v->fb_h);
+        else
+            force_from_drag(v, dx, dy, frame_s);
+    }
+    v->dragging = kind;
+    v->mx = x;
+    v->my = y;
+}

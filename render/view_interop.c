@@ -1,0 +1,173 @@
+/* view_interop.c - one particle buffer for OpenCL and OpenGL.
+ *
+ * shared CL-GL:  the OpenCL context is made with the current GLX context
+ *                and display (cl_khr_gl_sharing); the GL vertex buffer is
+ *                a CL buffer (clCreateFromGLBuffer), acquired once per
+ *                frame before the kernels run and released after, and
+ *                view_pack writes into it on the device.
+ * copy via host: any other device (PoCL, the native CPU backend, a GPU
+ *                not driving the display): view_pack writes a staging
+ *                buffer, which is read into the mapped GL buffer.
+ * Invariant: the shared path is taken only when the chosen device reports
+ * cl_khr_gl_sharing and is among the devices of the current GL context;
+ * any failure on the way falls back to the copy path, with the reason in
+ * v->path_note.
+ */
+#define GLFW_INCLUDE_NONE
+#define GLFW_EXPOSE_NATIVE_X11
+#define GLFW_EXPOSE_NATIVE_GLX
+#include <GLFW/glfw3.h>
+#include <GLFW/glfw3native.h>
+#include <CL/cl_gl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "be_opencl.h"
+#include "view.h"
+
+/* glFinish and the mapping calls come from glad through these, so that
+ * this file needs no GL header besides GLX's. */
+void view_gl_finish(void);
+
+typedef cl_int (*gl_context_info_fn)(const cl_context_properties *, cl_gl_context_info, size_t, void *, size_t *);
+
+/* Whether dev drives the current GL context (CL_DEVICES_FOR_GL_CONTEXT_KHR). */
+static int drives_display(const clrt_device *dev, const cl_context_properties *props, char *why, size_t len)
+{
+    gl_context_info_fn info =
+        (gl_context_info_fn)clGetExtensionFunctionAddressForPlatform(dev->platform, "clGetGLContextInfoKHR");
+    cl_device_id ids[16];
+    size_t bytes = 0;
+    if (!info) {
+        snprintf(why, len, "%s: no clGetGLContextInfoKHR", dev->platform_name);
+        return 0;
+    }
+    cl_int e = info(props, CL_DEVICES_FOR_GL_CONTEXT_KHR, sizeof ids, ids, &bytes);
+    if (e != CL_SUCCESS) {
+        snprintf(why, len, "clGetGLContextInfoKHR: %s (%d)", clrt_error_name(e), (int)e);
+        return 0;
+    }
+    for (size_t i = 0; i < bytes / sizeof ids[0]; i++)
+        if (ids[i] == dev->id)
+            return 1;
+    snprintf(why, len, "%s does not drive this display", dev->name);
+    return 0;
+}
+
+/* A sharing context for the chosen device, or NULL with the reason. */
+static fcl_backend *try_shared(fcl_view *v, char *why, size_t len)
+{
+    clrt_device *devs = NULL;
+    char err[1024];
+    int count = clrt_devices(&devs), pick = clrt_choose(devs, count, v->cli.device, err, sizeof err);
+    fcl_backend *be = NULL;
+    GLXContext ctx = glfwGetGLXContext(v->win);
+    Display *dpy = glfwGetX11Display();
+    if (pick < 0)
+        snprintf(why, len, "%s", err);
+    else if (!devs[pick].gl_sharing)
+        snprintf(why, len, "%s has no cl_khr_gl_sharing", devs[pick].name);
+    else if (!ctx || !dpy)
+        snprintf(why, len, "the GL context is not a GLX one");
+    if (pick >= 0 && devs[pick].gl_sharing && ctx && dpy) {
+        cl_context_properties props[] = { CL_GL_CONTEXT_KHR, (cl_context_properties)ctx,
+                                          CL_GLX_DISPLAY_KHR, (cl_context_properties)dpy,
+                                          CL_CONTEXT_PLATFORM, (cl_context_properties)devs[pick].platform, 0 };
+        if (drives_display(&devs[pick], props, why, len) &&
+            !(be = be_opencl_create_props(v->cli.device, v->kernel_dir[0] ? v->kernel_dir : NULL, props, err,
+                                          sizeof err)))
+            snprintf(why, len, "sharing context: %s", err);
+    }
+    free(devs);
+    return be;
+}
+
+int view_interop_backend(fcl_view *v, char *err, size_t errlen)
+{
+    const char *kdir = v->kernel_dir[0] ? v->kernel_dir : NULL;
+    v->shared = 0;
+    snprintf(v->path_note, sizeof v->path_note, "the native CPU backend has no OpenCL context");
+    if (strcmp(v->cli.backend, "opencl") == 0 && (v->be = try_shared(v, v->path_note, sizeof v->path_note)))
+        v->shared = 1;
+    if (!v->be)
+        v->be = backend_create(v->cli.backend, v->cli.device, kdir, err, errlen);
+    return v->be ? 0 : (strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE);
+}
+
+/* The window's title names the scene and the active path, so the path
+ * shows even with the panel hidden. */
+static void show_path(fcl_view *v)
+{
+    char title[512];
+    snprintf(title, sizeof title, "fluidcl - %s - %s", v->scene.name[0] ? v->scene.name : v->scene.file,
+             view_path_name(v));
+    glfwSetWindowTitle(v->win, title);
+}
+
+int view_interop_alloc(fcl_view *v, char *err, size_t errlen)
+{
+    size_t n = v->sim.n;
+    fcl_backend *be = v->be;
+    unsigned vbo = rnd_particles_resize(v->rnd, n);
+    v->pack_n = n;
+    if (v->shared) {
+        v->pack = be_opencl_gl_buffer(be, vbo, (n ? n : 1) * 16, err, errlen);
+        if (v->pack) {
+            show_path(v);
+            return 0;
+        }
+        /* The context shares, yet this buffer does not: copy instead. */
+        v->shared = 0;
+        snprintf(v->path_note, sizeof v->path_note, "%s", err);
+    }
+    show_path(v);
+    v->pack = be->ops->buf_new(be, (n ? n : 1) * 16, "viewer vertex staging");
+    if (!v->pack) {
+        snprintf(err, errlen, "no memory on %s for the viewer's staging buffer (%zu particles)", be->name, n);
+        return FCL_EXIT_DEVICE;
+    }
+    return 0;
+}
+
+int view_interop_begin(fcl_view *v)
+{
+    if (!v->shared)
+        return 0;
+    /* Without cl_khr_gl_event, GL must be done with the buffer first. */
+    view_gl_finish();
+    return be_opencl_gl_acquire(v->be, v->pack);
+}
+
+static int pack(fcl_view *v)
+{
+    fcl_sim *s = &v->sim;
+    uint field = (uint)v->field;
+    fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vev].cur), FCL_BUF(s->rho),
+                    FCL_BUF(s->prs), FCL_BUF(s->grid.attr[s->a_id].cur), FCL_BUF(v->phase_buf),
+                    FCL_BUF(s->grid.start), FCL_BUF(v->pack), FCL_VAL(s->grid.info), FCL_VAL(s->c),
+                    FCL_VAL(field) };
+    if (s->n == 0)
+        return 0;
+    return v->be->ops->launch(v->be, v->k_pack, s->n, a, 11, "view-pack");
+}
+
+int view_interop_end(fcl_view *v)
+{
+    fcl_backend *be = v->be;
+    if (v->shared)
+        return (pack(v) | be_opencl_gl_release(be, v->pack)) ? -1 : 0;
+    if (pack(v) != 0 || be->ops->finish(be) != 0)
+        return -1;
+    void *dst = rnd_particles_map(v->rnd);
+    int rc = dst ? be->ops->buf_read(be, v->pack, 0, v->sim.n * 16, dst) : -1;
+    return (rnd_particles_unmap(v->rnd) != 0 || rc != 0) ? -1 : 0;
+}
+
+void view_interop_free(fcl_view *v)
+{
+    if (v->pack)
+        v->be->ops->buf_free(v->be, v->pack);
+    v->pack = NULL;
+    v->pack_n = 0;
+}

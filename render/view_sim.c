@@ -1,0 +1,165 @@
+/* view_sim.c - the viewer's simulation: building it from the scene or
+ * from a live state (reset, fluid balls), the panel's parameter edits,
+ * the user force, and the same step timed on the other backend.
+ * Invariant: v->phase has one entry per particle id of the running
+ * simulation, and v->phase_buf holds the same values on the device.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rnd_particles.h"
+#include "setup.h"
+#include "view.h"
+
+void view_set_status(fcl_view *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->status, sizeof v->status, fmt, ap);
+    va_end(ap);
+}
+
+void view_release_sim(fcl_view *v)
+{
+    if (!v->have_sim)
+        return;
+    view_interop_free(v);
+    v->be->ops->buf_free(v->be, v->phase_buf);
+    v->phase_buf = NULL;
+    sim_destroy(&v->sim);
+    v->have_sim = 0;
+}
+
+/* Simulation, phase buffer, pack buffer and kernels for this state; the
+ * boundary is v->bpos and v->phase already covers the n particles. */
+int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char *err, size_t errlen)
+{
+    fcl_backend *be = v->be;
+    int rc = sim_create(&v->sim, be, &v->live, pos, vel, n, v->bpos, v->nb, err, errlen);
+    if (rc != 0) {
+        sim_destroy(&v->sim);
+        return rc;
+    }
+    v->have_sim = 1;
+    v->k_pack = be->ops->kernel(be, "view_pack");
+    v->k_interact = be->ops->kernel(be, "interact_force");
+    v->phase_buf = be->ops->buf_new(be, (n ? n : 1) * sizeof(float), "particle phases");
+    if (!v->k_pack || !v->k_interact || !v->phase_buf ||
+        be->ops->buf_write(be, v->phase_buf, 0, n * sizeof(float), v->phase) != 0) {
+        snprintf(err, errlen, "the viewer's kernels or buffers could not be set up on %s (see above)", be->name);
+        view_release_sim(v);
+        return FCL_EXIT_DEVICE;
+    }
+    return view_interop_alloc(v, err, errlen);
+}
+
+/* The fluid block a particle started in: its phase (boxes are filled
+ * from half a spacing inside, spheres around a lattice point). */
+static float block_of(const fcl_scene *sc, const float4 *p, float tol)
+{
+    for (int b = 0; b < sc->nblocks; b++) {
+        const fcl_block *k = &sc->blocks[b];
+        if (k->kind == FCL_BOX && p->x >= k->min[0] - tol && p->x <= k->max[0] + tol && p->y >= k->min[1] - tol &&
+            p->y <= k->max[1] + tol && p->z >= k->min[2] - tol && p->z <= k->max[2] + tol)
+            return (float)b;
+        float dx = p->x - k->center[0], dy = p->y - k->center[1], dz = p->z - k->center[2];
+        if (k->kind == FCL_SPHERE && sqrtf(dx * dx + dy * dy + dz * dz) <= k->radius + tol)
+            return (float)b;
+    }
+    return 0.0f;
+}
+
+/* The scene from scratch with the live parameters. */
+int view_load_scene(fcl_view *v, char *err, size_t errlen)
+{
+    fcl_initial in;
+    int rc = scene_check(&v->scene, &v->live, err, errlen) != 0 ? FCL_EXIT_INPUT : 0;
+    if (rc == 0 && !solver_find(v->live.sim_solver)) {
+        snprintf(err, errlen, "sim.solver: unknown solver '%s'", v->live.sim_solver);
+        rc = FCL_EXIT_INPUT;
+    }
+    if (rc != 0 || (rc = setup_initial(&v->scene, &v->live, v->be, &in, err, errlen)) != 0)
+        return rc;
+    free(v->bpos);
+    free(v->phase);
+    v->nb = in.b.n;
+    v->bpos = malloc((v->nb ? v->nb : 1) * sizeof *v->bpos);
+    v->phase = malloc((in.n ? in.n : 1) * sizeof *v->phase);
+    if (!v->bpos || !v->phase) {
+        setup_free(&in);
+        snprintf(err, errlen, "out of host memory for %zu particles", in.n);
+        return FCL_EXIT_DEVICE;
+    }
+    memcpy(v->bpos, in.b.pos, v->nb * sizeof *v->bpos);
+    v->nphases = v->scene.nblocks > 0 ? v->scene.nblocks : 1;
+    for (size_t i = 0; i < in.n; i++)
+        v->phase[i] = block_of(&v->scene, &in.pos[i], 0.5f * v->live.particles_spacing);
+    rc = view_build(v, in.pos, in.vel, in.n, err, errlen);
+    setup_free(&in);
+    if (rc == 0)
+        rnd_boundary_upload(v->rnd, &v->bpos[0].x, v->nb);
+    return rc;
+}
+
+int view_reset(fcl_view *v)
+{
+    char err[1024] = "";
+    fcl_params old = v->live;
+    view_release_sim(v);
+    v->live = v->edit;
+    int rc = view_load_scene(v, err, sizeof err);
+    if (rc == 0) {
+        view_set_status(v, "reset: %zu particles, solver %s", v->sim.n, v->live.sim_solver);
+        return 0;
+    }
+    /* Keep a simulation running: back to the parameters that worked. */
+    view_set_status(v, "reset failed, previous parameters kept: %s", err);
+    v->live = v->edit = old;
+    char err2[1024] = "";
+    if (view_load_scene(v, err2, sizeof err2) != 0) {
+        view_set_status(v, "reset failed: %s; and again with the previous parameters: %s", err, err2);
+        return FCL_EXIT_DEVICE;
+    }
+    return rc;
+}
+
+int view_apply_number(fcl_view *v, const fcl_param_def *d, int comp, double value, char *err, size_t errlen)
+{
+    if (params_set_number(&v->edit, d, comp, value, err, errlen) != 0)
+        return -1;
+    if (!d->live)
+        return 0;
+    /* The same setter on the running copy: s->prm is read at every step. */
+    return params_set_number(&v->live, d, comp, value, err, errlen) == 0 ? 1 : -1;
+}
+
+int view_apply_param(fcl_view *v, const char *key, const char *text, char *err, size_t errlen)
+{
+    const fcl_param_def *d = params_find(key);
+    if (!d) {
+        snprintf(err, errlen, "%s: unknown parameter (see 'fluidcl help params')", key);
+        return -1;
+    }
+    if (params_set_text(&v->edit, d, text, err, errlen) != 0)
+        return -1;
+    if (!d->live)
+        return 0;
+    return params_set_text(&v->live, d, text, err, errlen) == 0 ? 1 : -1;
+}
+
+int view_interact(fcl_view *v, const float origin[3], const float dir[3], const float dv[3], float radius)
+{
+    fcl_sim *s = &v->sim;
+    if (!v->have_sim || s->n == 0)
+        return 0;
+    float4 o = fcl_f4(origin[0], origin[1], origin[2], 0.0f), d = fcl_f4(dir[0], dir[1], dir[2], 0.0f);
+    float4 w = fcl_f4(dv[0], dv[1], dv[2], 0.0f);
+    uint n = (uint)s->n;
+    fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vel].cur),
+                    FCL_BUF(s->grid.attr[s->a_vev].cur), FCL_VAL(o), FCL_VAL(d), FCL_VAL(w), FCL_VAL(radius),
+                    FCL_VAL(n) };
+    return v->be->ops->launch(v->be, v->k_interact, s->n, a, 8, "interact");
+}

@@ -1,0 +1,420 @@
+/* test_view.c - the interactive viewer under a private Xvfb (Mesa
+ * llvmpipe), driven through the functions its panel and keys call.
+ *
+ * On each backend (native CPU, OpenCL): the vertex buffer holds exactly
+ * the simulation's positions and the colored field, whichever path
+ * (shared CL-GL or copy via host) runs; a screenshot shows fluid at every
+ * particle's projection (recomputed here with the viewer's camera) and
+ * background away from them; gravity set to 0 through the panel's setter
+ * stops the fall at the next step; a spacing change waits for the reset;
+ * the user force adds exactly its weighted velocity near the ray; a
+ * dropped ball adds its lattice and keeps step and time; the other
+ * backend times one step. On OpenCL: a kernel with a syntax error, hot
+ * reloaded, reports kernels/FILE:LINE while the old kernels keep
+ * stepping; a changed kernel, reloaded, runs at the next frame.
+ * Skips (77) when Xvfb cannot be started.
+ */
+#include <glad/gl.h>
+
+#include "fcl_test.h"
+#include "be_opencl.h"
+#include "rnd_camera.h"
+#include "view.h"
+
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+
+static char tmp[256];
+
+/* A sphere of fluid falling in the middle of a box with mirror walls and
+ * no surface tension: nothing but gravity changes its mean velocity. */
+static const char *scene_json =
+    "{ \"name\": \"view test\", \"sim\": { \"dt\": 0.0005 },\n"
+    "  \"domain\": { \"min\": [0, 0, 0], \"max\": [0.5, 0.5, 0.5] },\n"
+    "  \"boundary\": { \"walls\": \"mirror\" }, \"particles\": { \"spacing\": 0.015 },\n"
+    "  \"material\": { \"tension_model\": \"none\" },\n"
+    "  \"fluid\": [ { \"type\": \"sphere\", \"center\": [0.25, 0.3, 0.25], \"radius\": 0.1 } ] }\n";
+
+static int open_view(fcl_view *v, const char *scene, const char *backend, const char *kdir)
+{
+    static char *argv[8];
+    char err[2048] = "";
+    int argc = 0;
+    argv[argc++] = (char *)scene;
+    argv[argc++] = "--backend";
+    argv[argc++] = (char *)backend;
+    if (kdir) {
+        argv[argc++] = "--kernel-dir";
+        argv[argc++] = (char *)kdir;
+    }
+    fcl_cli o;
+    fcl_view_opts vo = { 640, 480, 1, FCL_FIELD_SPEED, 1, 0, NULL };
+    int rc = cli_parse(&o, argc, argv, "view");
+    if (rc == 0 && (rc = view_open(v, &o, &vo, err, sizeof err)) != 0)
+        printf("view_open(%s): %s\n", backend, err);
+    return rc;
+}
+
+typedef struct state {
+    float4 *pos, *vel;
+    uint *id;
+} state;
+
+static void get_state(fcl_view *v, state *s)
+{
+    size_t n = v->sim.n + 1;
+    s->pos = realloc(s->pos, n * sizeof *s->pos);
+    s->vel = realloc(s->vel, n * sizeof *s->vel);
+    s->id = realloc(s->id, n * sizeof *s->id);
+    if (sim_download(&v->sim, s->pos, s->vel, NULL, NULL, s->id) != 0)
+        printf("sim_download failed\n");
+}
+
+/* The vertex buffer as the GPU sees it. */
+static float4 *read_vbo(fcl_view *v)
+{
+    float4 *out = malloc((v->sim.n + 1) * sizeof *out);
+    glBindBuffer(GL_ARRAY_BUFFER, rnd_particles_vbo(v->rnd));
+    glGetBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(v->sim.n * 16), out);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    return out;
+}
+
+/* Whichever path ran, the buffer holds the positions in grid order and
+ * |v| in w (field speed). */
+static void check_path(fcl_view *v, state *s)
+{
+    clrt_device *devs = NULL;
+    int count = clrt_devices(&devs), sharing = 0;
+    for (int i = 0; i < count; i++)
+        sharing |= devs[i].gl_sharing;
+    free(devs);
+    printf("%s backend: particles reach GL by %s%s%s\n", v->be->kind, view_path_name(v), v->shared ? "" : ": ",
+           v->shared ? "" : v->path_note);
+    if (!sharing || strcmp(v->be->kind, "cpu") == 0)
+        CHECK(!v->shared && strcmp(view_path_name(v), "copy via host") == 0 && v->path_note[0],
+              "%s: no device shares with GL, yet the path is '%s'", v->be->kind, view_path_name(v));
+    view_frame(v);
+    get_state(v, s);
+    float4 *vb = read_vbo(v);
+    size_t bad_pos = 0, bad_w = 0;
+    for (size_t i = 0; i < v->sim.n; i++) {
+        float sp = sqrtf(s->vel[i].x * s->vel[i].x + s->vel[i].y * s->vel[i].y + s->vel[i].z * s->vel[i].z);
+        bad_pos += vb[i].x != s->pos[i].x || vb[i].y != s->pos[i].y || vb[i].z != s->pos[i].z;
+        bad_w += fabsf(vb[i].w - sp) > 1e-5f * (1.0f + sp);
+    }
+    CHECK(bad_pos == 0 && bad_w == 0, "%s (%s): %zu of %zu positions and %zu speeds differ in the vertex buffer",
+          v->be->kind, view_path_name(v), bad_pos, v->sim.n, bad_w);
+    free(vb);
+}
+
+static int is_background(const unsigned char *p)
+{
+    /* The clear color (0.11, 0.12, 0.14) in 8 bits, give or take 3. */
+    return abs(p[0] - 28) + abs(p[1] - 31) + abs(p[2] - 36) <= 9;
+}
+
+/* Every particle projects onto fluid pixels; away from the dilated
+ * bounding box of the projections everything is background. */
+static void check_picture(fcl_view *v, state *s)
+{
+    char path[300], err[1024] = "";
+    snprintf(path, sizeof path, "%s/shot_%s.png", tmp, v->be->kind);
+    v->show_box = v->show_boundary = 0;
+    CHECK(view_screenshot(v, path, err, sizeof err) == 0, "screenshot: %s", err);
+    int w = 0, h = 0, ch = 0;
+    unsigned char *img = stbi_load(path, &w, &h, &ch, 3);
+    CHECK(img && w == v->fb_w && h == v->fb_h, "%s: %d x %d, expected %d x %d", path, w, h, v->fb_w, v->fb_h);
+    if (!img)
+        return;
+    get_state(v, s);
+    float vp[16], proj[16], lo[2] = { 1e9f, 1e9f }, hi[2] = { -1e9f, -1e9f }, rmax = 0.0f;
+    view_viewproj(v, vp);
+    rnd_camera_proj(&v->cam, (float)w / (float)h, proj);
+    size_t inside = 0, on_fluid = 0;
+    double blue = 0.0, red = 0.0;
+    for (size_t i = 0; i < v->sim.n; i++) {
+        float px, py, cw, p[3] = { s->pos[i].x, s->pos[i].y, s->pos[i].z };
+        if (rnd_project(vp, p, w, h, &px, &py, &cw) != 0 || px < 0 || py < 0 || px >= w || py >= h)
+            continue;
+        float r = 0.5f * v->live.particles_spacing * proj[5] * 0.5f * (float)h / cw;
+        rmax = r > rmax ? r : rmax;
+        lo[0] = fminf(lo[0], px); lo[1] = fminf(lo[1], py);
+        hi[0] = fmaxf(hi[0], px); hi[1] = fmaxf(hi[1], py);
+        const unsigned char *q = img + ((size_t)py * (size_t)w + (size_t)px) * 3;
+        inside++;
+        on_fluid += !is_background(q);
+        blue += q[2];
+        red += q[0];
+    }
+    size_t far = 0, far_bg = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (x >= lo[0] - rmax - 2 && x <= hi[0] + rmax + 2 && y >= lo[1] - rmax - 2 && y <= hi[1] + rmax + 2)
+                continue;
+            far++;
+            far_bg += is_background(img + ((size_t)y * (size_t)w + (size_t)x) * 3);
+        }
+    printf("%s picture: %zu of %zu particle centers on fluid pixels; %zu of %zu pixels away from the fluid are "
+           "background; sprite radius up to %.1f px\n", v->be->kind, on_fluid, inside, far_bg, far, rmax);
+    CHECK(inside == v->sim.n, "%zu of %zu particles in the picture", inside, v->sim.n);
+    CHECK(on_fluid >= inside * 99 / 100 && inside > 0, "only %zu of %zu particle centers land on fluid pixels",
+          on_fluid, inside);
+    CHECK(far > 0 && far_bg >= far - far / 1000, "%zu of %zu pixels away from the fluid are not background",
+          far - far_bg, far);
+    /* Nearly at rest: the low end of the speed colormap, blue. */
+    CHECK(blue > 1.5 * red, "fluid at rest should be blue: mean red %.0f, blue %.0f", red / (inside + 1.0),
+          blue / (inside + 1.0));
+    stbi_image_free(img);
+}
+
+/* Mean y of the leapfrog velocity v(t + dt/2), which a step changes by
+ * exactly its acceleration times dt (the reported v(t) lags half a step). */
+static double mean_leapfrog_vy(fcl_view *v, state *s)
+{
+    fcl_sim *sim = &v->sim;
+    double sum = 0.0;
+    get_state(v, s);
+    if (v->be->ops->buf_read(v->be, sim->grid.attr[sim->a_vel].cur, 0, sim->n * 16, s->vel) != 0)
+        printf("reading the leapfrog velocity failed\n");
+    for (size_t i = 0; i < sim->n; i++)
+        sum += s->vel[i].y;
+    return sum / (double)(sim->n ? sim->n : 1);
+}
+
+/* The panel's setter, a live parameter: applies at the next step. */
+static void check_params(fcl_view *v, state *s)
+{
+    char err[1024] = "";
+    double dt = v->live.sim_dt, g = 9.81;
+    double v0 = mean_leapfrog_vy(v, s);
+    view_frame(v);
+    double v1 = mean_leapfrog_vy(v, s);
+    CHECK(fabs((v1 - v0) + g * dt) < 0.01 * g * dt, "with gravity: mean vy changed by %.6g, expected %.6g",
+          v1 - v0, -g * dt);
+    CHECK(view_apply_param(v, "sim.gravity", "0,0,0", err, sizeof err) == 1, "sim.gravity is live: %s", err);
+    view_frame(v);
+    double v2 = mean_leapfrog_vy(v, s);
+    CHECK(fabs(v2 - v1) < 1e-3 * g * dt, "gravity 0 from the panel: mean vy still changed by %.3g in the next step",
+          v2 - v1);
+    printf("%s: mean vy change per step %.6g with gravity, %.3g after sim.gravity=0,0,0 from the panel\n",
+           v->be->kind, v1 - v0, v2 - v1);
+    /* Not live: waits for the reset. */
+    size_t n0 = v->sim.n;
+    CHECK(view_apply_param(v, "particles.spacing", "0.02", err, sizeof err) == 0, "spacing applies on reset");
+    view_frame(v);
+    CHECK(v->sim.n == n0 && v->sim.spacing == 0.015f, "spacing changed before the reset (n %zu -> %zu)", n0,
+          v->sim.n);
+    CHECK(view_reset(v) == 0 && v->sim.spacing == 0.02f && v->sim.n < n0 && v->sim.step == 0,
+          "after reset: spacing %g, %zu particles (was %zu), step %ld", v->sim.spacing, v->sim.n, n0, v->sim.step);
+    CHECK(view_apply_param(v, "material.viscosity", "-1", err, sizeof err) == -1 && strstr(err, "viscosity"),
+          "a bad value is refused naming the key: '%s'", err);
+}
+
+/* The user force: exactly w(d) dv within the radius of the ray. */
+static void check_interact(fcl_view *v, state *s)
+{
+    float o[3] = { 0.25f, 0.3f, 1.0f }, dir[3] = { 0.0f, 0.0f, -1.0f }, dv[3] = { 0.5f, 0.0f, 0.0f }, r = 0.05f;
+    get_state(v, s);
+    float4 *before = malloc((v->sim.n + 1) * sizeof *before);
+    memcpy(before, s->vel, v->sim.n * sizeof *before);
+    CHECK(view_interact(v, o, dir, dv, r) == 0 && v->be->ops->finish(v->be) == 0, "interact_force launch");
+    get_state(v, s);
+    size_t pushed = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < v->sim.n; i++) {
+        float dx = s->pos[i].x - o[0], dy = s->pos[i].y - o[1], q = (dx * dx + dy * dy) / (r * r);
+        float w = q < 1.0f ? (1.0f - q) * (1.0f - q) : 0.0f;
+        pushed += w > 0.0f;
+        worst = fmax(worst, fabs(s->vel[i].x - before[i].x - w * dv[0]));
+        worst = fmax(worst, fabs(s->vel[i].y - before[i].y) + fabs(s->vel[i].z - before[i].z));
+    }
+    CHECK(pushed > 10 && worst < 1e-5, "user force: %zu particles in reach, largest error %.3g m/s", pushed, worst);
+    free(before);
+}
+
+/* B: the ball's lattice points join; step, time and the phase follow. */
+static void check_ball(fcl_view *v)
+{
+    char err[1024] = "";
+    float c[3] = { 0.1f, 0.4f, 0.1f }, r = 0.045f, d = v->live.particles_spacing;
+    size_t n0 = v->sim.n, expect = 0;
+    int m = (int)(r / d);
+    for (int i = -m; i <= m; i++)
+        for (int j = -m; j <= m; j++)
+            for (int k = -m; k <= m; k++)
+                expect += (float)(i * i + j * j + k * k) * d * d <= r * r;
+    view_frame(v);
+    long step = v->sim.step;
+    double time = v->sim.time;
+    CHECK(view_drop_ball(v, c, r, err, sizeof err) == 0, "drop ball: %s", err);
+    CHECK(v->sim.n == n0 + expect && v->sim.step == step && v->sim.time == time,
+          "ball: %zu particles (expected %zu + %zu), step %ld (was %ld)", v->sim.n, n0, expect, v->sim.step, step);
+    v->field = FCL_FIELD_PHASE;
+    view_frame(v);
+    float4 *vb = read_vbo(v);
+    size_t ball = 0, wrong = 0;
+    for (size_t i = 0; i < v->sim.n; i++) {
+        float dx = vb[i].x - c[0], dy = vb[i].y - c[1], dz = vb[i].z - c[2];
+        int in = dx * dx + dy * dy + dz * dz < (r + d) * (r + d);
+        ball += in;
+        wrong += vb[i].w != (in ? (float)(v->nphases - 1) : 0.0f);
+    }
+    CHECK(ball == expect && wrong == 0, "phase colors: %zu ball particles (expected %zu), %zu with the wrong phase",
+          ball, expect, wrong);
+    free(vb);
+    v->field = FCL_FIELD_SPEED;
+    CHECK(view_frame(v) == 0 && v->sim.step == step + 2 && v->sim.stats.bad_id < 0, "stepping after the ball");
+}
+
+static void check_compare(fcl_view *v)
+{
+    CHECK(view_compare_backends(v) == 0 && v->have_other && timers_get(&v->other_ms, "forces") > 0.0 &&
+          timers_get(&v->other_ms, "density") > 0.0,
+          "one step on the other backend: %s", v->status);
+    printf("%s: %s\n", v->be->kind, v->status);
+}
+
+static void run_backend(const char *kind, const char *scene)
+{
+    fcl_view v;
+    state s = { NULL, NULL, NULL };
+    if (open_view(&v, scene, kind, NULL) != 0) {
+        CHECK(0, "the viewer did not open on the %s backend", kind);
+        view_close(&v);
+        return;
+    }
+    for (int f = 0; f < 3; f++)
+        view_frame(&v);
+    check_path(&v, &s);
+    check_picture(&v, &s);
+    check_params(&v, &s);
+    check_interact(&v, &s);
+    check_ball(&v);
+    check_compare(&v);
+    if (strcmp(kind, "cpu") == 0)
+        CHECK(view_reload_kernels(&v) == -1 && strstr(v.reload_msg, "OpenCL"),
+              "the native backend says hot reload is for OpenCL: '%s'", v.reload_msg);
+    view_close(&v);
+    free(s.pos);
+    free(s.vel);
+    free(s.id);
+}
+
+/* Replace the first `from` in file by `to`; 0 or -1. */
+static int edit_file(const char *file, const char *from, const char *to)
+{
+    FILE *f = fopen(file, "rb");
+    static char text[1 << 20];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = '\0';
+    char *at = strstr(text, from);
+    if (!at || !(f = fopen(file, "wb")))
+        return -1;
+    fwrite(text, 1, (size_t)(at - text), f);
+    fputs(to, f);
+    fputs(at + strlen(from), f);
+    return fclose(f);
+}
+
+static int line_of(const char *file, const char *needle)
+{
+    FILE *f = fopen(file, "r");
+    char line[1024];
+    int k = 0, found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        k++;
+        found = strstr(line, needle) != NULL;
+    }
+    if (f)
+        fclose(f);
+    return found ? k : -1;
+}
+
+static int copy_kernels(const char *from, const char *to)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s'/*.cl '%s'/*.h '%s'/", to, from, from, to);
+    return system(cmd);
+}
+
+static void poll_now(fcl_view *v)
+{
+    view_poll_kernels(v, v->last_poll + 1.0);
+}
+
+static void check_reload(const char *scene)
+{
+    char kdir[300], wc[400], vc[400], want[2][64];
+    snprintf(kdir, sizeof kdir, "%s/kernels", tmp);
+    snprintf(wc, sizeof wc, "%s/wcsph.cl", kdir);
+    snprintf(vc, sizeof vc, "%s/view.cl", kdir);
+    fcl_view v;
+    state s = { NULL, NULL, NULL };
+    if (copy_kernels(FCL_TEST_KERNELS, kdir) != 0 || open_view(&v, scene, "opencl", kdir) != 0) {
+        CHECK(0, "viewer with --kernel-dir %s", kdir);
+        return;
+    }
+    view_frame(&v);
+    /* A missing ';': the build fails, the old program keeps stepping. */
+    int line = line_of(wc, "    rho[i] = d;");
+    CHECK(edit_file(wc, "    rho[i] = d;", "    rho[i] = d") == 0, "breaking %s", wc);
+    poll_now(&v);
+    snprintf(want[0], sizeof want[0], "kernels/wcsph.cl:%d:", line);
+    snprintf(want[1], sizeof want[1], "kernels/wcsph.cl:%d:", line + 1);
+    CHECK(v.reload_ok == 0 && v.reload_log && (strstr(v.reload_log, want[0]) || strstr(v.reload_log, want[1])),
+          "hot reload of a syntax error: want the log to name %s (or the next line); got status %d, '%.300s'",
+          want[0], v.reload_ok, v.reload_log ? v.reload_log : "(no log)");
+    get_state(&v, &s);
+    float y0 = s.pos[0].y;
+    long step = v.sim.step;
+    CHECK(view_frame(&v) == 0 && view_frame(&v) == 0 && v.sim.step == step + 2, "stepping after a failed reload");
+    get_state(&v, &s);
+    CHECK(s.pos[0].y < y0, "the state advances after a failed reload (y %.6f -> %.6f)", y0, s.pos[0].y);
+    /* Fixed, and the pack pass changed: the new program runs next frame. */
+    CHECK(edit_file(wc, "    rho[i] = d\n", "    rho[i] = d;\n") == 0 &&
+          edit_file(vc, "f = FCL_SQRT(v.x * v.x + v.y * v.y + v.z * v.z);", "f = 42.0f;") == 0, "editing %s", kdir);
+    poll_now(&v);
+    CHECK(v.reload_ok == 1 && v.reloads == 1, "reload after the fix: status %d, %ld reloads: %s", v.reload_ok,
+          v.reloads, v.reload_msg);
+    view_frame(&v);
+    float4 *vb = read_vbo(&v);
+    size_t n42 = 0;
+    for (size_t i = 0; i < v.sim.n; i++)
+        n42 += vb[i].w == 42.0f;
+    CHECK(n42 == v.sim.n, "the reloaded view_pack wrote 42 for %zu of %zu particles", n42, v.sim.n);
+    free(vb);
+    view_close(&v);
+    free(s.pos);
+    free(s.vel);
+    free(s.id);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* in order with the OpenCL compiler's output */
+    pid_t xvfb = ft_xvfb_start();
+    if (xvfb < 0)
+        return 77;
+    snprintf(tmp, sizeof tmp, "/tmp/fcl_view_test_%d", (int)getpid());
+    mkdir(tmp, 0777);
+    char scene[300];
+    snprintf(scene, sizeof scene, "%s/scene.json", tmp);
+    FILE *f = fopen(scene, "w");
+    if (f) {
+        fputs(scene_json, f);
+        fclose(f);
+    }
+    run_backend("cpu", scene);
+    fcl_backend *cl = ft_backend(1);
+    if (cl) {
+        backend_destroy(cl);
+        run_backend("opencl", scene);
+        check_reload(scene);
+    }
+    ft_remove_tree(tmp);
+    ft_xvfb_stop(xvfb);
+    return ft_done();
+}

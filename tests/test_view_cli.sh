@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# test_view_cli.sh - `fluidcl view` from the command line, under a private
+# Xvfb: a scripted run renders N frames, writes a PNG of the window's size,
+# prints the frame rate and the particle path; --record writes numbered
+# frames; bad viewer options exit 2 naming the option; with no display the
+# viewer exits 3 saying so. Skips (77) when Xvfb is missing.
+#
+# usage: bash tests/test_view_cli.sh path/to/fluidcl
+set -u
+BIN=${1:?usage: $0 path/to/fluidcl}
+case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
+if ! command -v Xvfb >/dev/null 2>&1; then
+    echo "SKIP: no Xvfb on the PATH (Debian package xvfb)"
+    exit 77
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/fluidcl_view.XXXXXX") || exit 1
+XPID=
+cleanup() { [ -n "$XPID" ] && kill "$XPID" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+# Xvfb picks a free display and writes its number once it accepts clients.
+exec 3<> "$T/displayfd"
+Xvfb -displayfd 3 -screen 0 1280x720x24 -nolisten tcp >/dev/null 2>&1 &
+XPID=$!
+for _ in $(seq 100); do [ -s "$T/displayfd" ] && grep -q . "$T/displayfd" && break; sleep 0.2; done
+NUM=$(head -n1 "$T/displayfd" | tr -dc 0-9)
+if [ -z "$NUM" ]; then
+    echo "SKIP: Xvfb did not start"
+    exit 77
+fi
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $1 ($2)"; }
+fl() { DISPLAY=${DISP-:$NUM} timeout 120 "$BIN" "$@" >"$T/out.txt" 2>"$T/err.txt"; RC=$?; }
+
+cat >"$T/s.json" <<'JSON'
+{ "name": "view cli", "sim": { "dt": 0.0005 }, "domain": { "min": [0, 0, 0], "max": [0.3, 0.3, 0.3] },
+  "particles": { "spacing": 0.03 }, "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.15, 0.15, 0.3] } ] }
+JSON
+
+# PNG width and height from the IHDR chunk (bytes 16..23, big-endian).
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ print $1*16777216+$2*65536+$3*256+$4 "x" $5*16777216+$6*65536+$7*256+$8 }'; }
+
+fl view "$T/s.json" --backend cpu --frames 4 --steps-per-frame 2 --size 320x240 --screenshot "$T/a.png"
+if [ "$RC" -eq 0 ] && [ "$(png_size "$T/a.png" 2>/dev/null)" = "320x240" ] &&
+   grep -q "view: 4 frames in .* fps; 8 steps of 250 particles" "$T/out.txt" &&
+   grep -q "particles to GL: copy via host" "$T/out.txt"; then
+    ok "scripted view: 4 frames x 2 steps, 320x240 PNG, fps and path printed"
+else
+    bad "scripted view" "exit $RC, png $(png_size "$T/a.png" 2>/dev/null): $(tr '\n' ' ' <"$T/out.txt" "$T/err.txt" | cut -c1-300)"
+fi
+fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --no-panel --record "$T/rec"
+n=$(ls "$T/rec" 2>/dev/null | grep -c '^frame_0000[0-2]\.png$')
+[ "$RC" -eq 0 ] && [ "$n" -eq 3 ] && [ "$(png_size "$T/rec/frame_00002.png")" = "200x150" ] &&
+    ok "--record writes frame_00000..00002.png" || bad "--record" "exit $RC, $n frames"
+for args in "--frames 0" "--color heat --frames 1" "--screenshot x.png" "--size 10x10 --frames 1" "--steps-per-frame"; do
+    # shellcheck disable=SC2086
+    fl view "$T/s.json" --backend cpu $args
+    opt=${args%% *}
+    [ "$RC" -eq 2 ] && grep -q -- "$opt" "$T/err.txt" && ok "view $args: exit 2 naming $opt" ||
+        bad "view $args" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
+done
+fl view "$T/s.json" --backend cpu --frames 1 --param material.viscosity=-1
+[ "$RC" -eq 2 ] && grep -q "material.viscosity" "$T/err.txt" && ok "a bad --param exits 2 naming it" ||
+    bad "bad --param" "exit $RC"
+DISP= fl view "$T/s.json" --backend cpu --frames 1
+[ "$RC" -eq 3 ] && grep -q "no display" "$T/err.txt" && ok "no display: exit 3, says so" ||
+    bad "no display" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
