@@ -10,14 +10,16 @@
  *                 particle mass V rho0 in c->mass (host dfsph.c)
  * source:         the error e_i either solver drives to zero, clamped to
  *                 compression: density solver e = max(rhat_i + dt D_i - 1, 0),
- *                 divergence solver e = max(D_i, 0) with D_i = sum_j V
+ *                 divergence solver e = D_i with D_i = sum_j V
  *                 (v_i - v_j) . grad W_ij + sum_b V_b v_i . grad W_ib; then
- *                 k_i = e alpha_i (or, for the warm start, half of last
- *                 step's total where e > 0, as SPlisHSPlasH does)
+ *                 the increment k_i = max(K_i + omega e alpha_i, 0) - K_i of
+ *                 the step's total K_i = ksum_i (projected Jacobi), or, for
+ *                 the warm start, k_i = last step's total (times the dt ratio)
  * pressure_vel:   v_i -= f (sum_j V (k_i + k_j) grad W_ij + sum_b V_b k_i grad W_ib),
  *                 f = 1/dt (density) or 1 (divergence); ksum_i += k_i
- * With e >= 0 every k is >= 0: no particle is pulled back toward the free
- * surface, which is the clamp of negative pressures. Walls are boundary
+ * Totals never fall below zero: no particle is pulled back toward the
+ * free surface, which is the clamp of negative pressures. The stop tests
+ * the average compression max(e, 0), as in the paper. Walls are boundary
  * particles (boundary.cl) or mirror images (wcsph.cl), as configured.
  * Invariant: kernels read only sorted arrays; err[] receives each
  * particle's error for the host's average.
@@ -165,12 +167,14 @@ FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4
     return div;
 }
 
-/* The error e_i >= 0 of either solver (see the banner) and the pressure
- * value k_i it asks for. A particle with too few neighbors (a splash) gets
- * no divergence correction: its D_i is noise, as in SPlisHSPlasH. The warm
- * start reuses half of last step's total where the particle is compressed
- * now and nothing elsewhere; ksum restarts from zero and pressure_vel adds
- * every k it applies. */
+/* The error e_i of either solver (see the banner) and the change k_i of
+ * the particle's pressure value it asks for: a projected Jacobi update on
+ * the step's accumulated total, which may fall as well as rise but never
+ * below zero (the free-surface clamp). A particle with too few neighbors
+ * (a splash) gets no divergence correction: its D_i is noise, as in
+ * SPlisHSPlasH. The warm start applies last step's total (scaled by
+ * d->warm); ksum restarts from zero and pressure_vel adds every k it
+ * applies. err[] holds the compression max(e, 0) the stop tests. */
 FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v,
                                   GLOBAL const float *rho, GLOBAL const float *alpha, GLOBAL const uint *start,
                                   GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
@@ -180,16 +184,16 @@ FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const
 {
     uint count;
     float div = dfsph_div(i, pos, v, start, bpos, bstart, tab, g, c, d, &count);
-    float e = (mode & DFSPH_DIVERGENCE) ? (count < d->min_neighbors ? 0.0f : div)
-                                        : rho[i] / c->rest_density + d->dt * div - 1.0f;
-    e = e > 0.0f ? e : 0.0f;
+    uint lonely = (mode & DFSPH_DIVERGENCE) && count < d->min_neighbors;
+    float e = (mode & DFSPH_DIVERGENCE) ? div : rho[i] / c->rest_density + d->dt * div - 1.0f;
     if (mode & DFSPH_WARM) {
-        kap[i] = e > 0.0f ? d->warm * ksum[i] : 0.0f;
+        kap[i] = lonely ? 0.0f : d->warm * ksum[i];
         ksum[i] = 0.0f;
     } else {
-        kap[i] = e * alpha[i];
+        float tot = ksum[i], next = lonely ? 0.0f : tot + d->omega * e * alpha[i];
+        kap[i] = (next > 0.0f ? next : 0.0f) - tot;
     }
-    err[i] = e;
+    err[i] = lonely || e < 0.0f ? 0.0f : e;
 }
 
 FCL_INLINE void dfsph_pressure_vel_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *v,

@@ -11,10 +11,9 @@
  * Measured figures are printed; the limits are stated at each CHECK.
  * Two of the issue's targets are not met yet, and the limits here are
  * the measured state (with margin) so that a regression still fails:
- * the settled column's average density error is 0.04 % (target 0.01 %)
- * and its pressure at half depth, averaged over 10 steps, 1.15 of
- * rho g (H - y) (target within 5 %); and in the dam break 6 of 6144
- * particles end inside an obstacle (target none).
+ * the settled column's interior pressure at half depth is 0.936 of
+ * rho g (H - y) (target within 5 %), and in the dam break a few
+ * particles may end inside an obstacle (target none).
  */
 #include "fcl_test.h"
 #include "scene.h"
@@ -53,35 +52,38 @@ static long run_until(fcl_sim *s, double t, double *max_err)
     return k;
 }
 
-/* Settling uses strong XSPH smoothing to take out the kinetic energy the
- * start releases (the cubic lattice rearranging under its own weight);
- * then the defaults run for a quarter second before the measurement. */
+/* The column is 8 particles wide, so walls matter: the pressure is
+ * compared on the 2 x 2 particles of each layer that have no wall within
+ * the support radius. XSPH smoothing (0.5) stays on throughout: it takes
+ * out the kinetic energy the start releases (the cubic lattice settling
+ * under its own weight) and does not change a hydrostatic pressure. The
+ * step is capped at 1 ms: at the default 5 ms the column keeps bouncing
+ * (measured: 859 of 1536 particles faster than 5 cm/s after 1 s).
+ * Each step's pressure is that step's impulse, which varies from step to
+ * step as the solver stops at different iterations: it is averaged over
+ * 100 steps (0.1 s). */
 static void test_hydrostatic(void)
 {
     fcl_sim s;
     fcl_scene sc;
     fcl_initial in;
     const char *text = "{ \"sim\": {\"solver\": \"dfsph\"}, \"domain\": {\"min\": [0,0,0], \"max\": [0.1,0.4,0.1]},"
-                       "\"particles\": {\"spacing\": 0.0125}, \"dfsph\": {\"xsph\": 0.5},"
+                       "\"particles\": {\"spacing\": 0.0125}, \"dfsph\": {\"xsph\": 0.5, \"dt_max\": 0.001},"
                        "\"material\": {\"tension_model\": \"none\"},"
                        "\"fluid\": [ {\"type\": \"box\", \"min\": [0,0,0], \"max\": [0.1,0.3,0.1]} ] }";
     if (make(&s, &sc, &in, text) != 0)
         return;
-    char err[256];
-    long k1 = run_until(&s, 1.0, NULL);
-    params_assign(&sc.params, "dfsph.xsph=0.01", err, sizeof err);
-    long k2 = run_until(&s, 1.25, NULL);
+    long k = run_until(&s, 0.8, NULL);
     size_t n = s.n;
     float4 *p = malloc(n * 16);
     float *prs = malloc(n * 4);
-    double avg = 0.0, iters = 0.0, sum = 0.0, want = 0.0;
-    int m = 0, cnt = 0;
-    /* Each step's pressure is that step's impulse, which fluctuates from
-     * step to step: average it over the 10 measured steps. */
-    for (; m < 10 && k1 >= 0 && k2 >= 0; m++) {
+    double avg = 0.0, iters = 0.0, sum = 0.0, want = 0.0, lo = 0.025, hi = 0.075;
+    int m = 0, maxed = 0;
+    for (; m < 100 && k >= 0; m++) {
         CHECK(sim_step(&s) == 0, "hydrostatic step");
         avg += s.stats.avg_density_err;
         iters += (double)s.stats.density_iters;
+        maxed += s.stats.density_iters >= sc.params.dfsph_max_iter;
         sim_download(&s, p, NULL, NULL, prs, NULL);
         float top = 0.0f;
         for (size_t i = 0; i < n; i++)
@@ -89,22 +91,23 @@ static void test_hydrostatic(void)
         /* The free surface is half a spacing above the top particles. */
         double H = top + 0.5 * sc.params.particles_spacing;
         for (size_t i = 0; i < n; i++)
-            if (fabs(p[i].y - 0.5 * H) < sc.params.particles_spacing) {
+            if (fabs(p[i].y - 0.5 * H) < sc.params.particles_spacing && p[i].x > lo && p[i].x < hi &&
+                p[i].z > lo && p[i].z < hi) {
                 sum += prs[i];
                 want += 1000.0 * 9.81 * (H - p[i].y);
-                cnt++;
             }
     }
     avg /= m ? m : 1;
-    double ratio = cnt ? sum / want : 0.0;
-    printf("hydrostatic: %zu particles, %ld + %ld steps to t = %.3f s, last 10 steps: average density error "
-           "%.4f %%, %.1f density iterations; pressure at half depth %.0f Pa = %.3f rho g (H - y)\n",
-           n, k1, k2, s.time, avg, iters / 10.0, cnt ? sum / cnt : 0.0, ratio);
-    CHECK(k1 >= 0 && k2 >= 0, "hydrostatic column blew up");
-    /* Limits at the measured state (0.041 %, 1.15), not yet the issue's
-     * targets of 0.01 % and 5 %: see the banner. */
-    CHECK(avg < 0.06, "average density error %.4f %% after settling, limit 0.06 %%", avg);
-    CHECK(fabs(ratio - 1.0) < 0.25, "pressure at half depth is %.3f of rho g (H - y), limit 25 %%", ratio);
+    double ratio = want > 0.0 ? sum / want : 0.0;
+    printf("hydrostatic: %zu particles, %ld + 100 steps to t = %.3f s; over the last 100: average density error "
+           "%.4f %%, %.1f density iterations (%d steps at the maximum); interior pressure at half depth "
+           "%.3f of rho g (H - y)\n", n, k, s.time, avg, iters / 100.0, maxed, ratio);
+    CHECK(k >= 0, "hydrostatic column blew up");
+    CHECK(avg < 0.01, "average density error %.4f %% after settling, limit 0.01 %%", avg);
+    CHECK(maxed == 0, "%d of 100 steps stopped at dfsph.max_iter", maxed);
+    /* Limit at the measured state (0.936) with margin, not yet the issue's
+     * 5 %: see the banner. */
+    CHECK(fabs(ratio - 1.0) < 0.10, "interior pressure at half depth is %.3f of rho g (H - y), limit 10 %%", ratio);
     free(p);
     free(prs);
     sim_destroy(&s);
@@ -146,11 +149,12 @@ static void test_dam_break_obstacles(void)
     size_t inside, outside;
     count_escapes(&s, &in, &sc.params, &inside, &outside);
     printf("dam break with obstacles: %zu particles, %zu boundary particles, %ld CFL steps to t = %.3f s "
-           "(last dt %.2g s), max speed %.2f m/s, max density error %.2f %%\n", s.n, s.nb, k, s.time,
-           s.stats.dt, s.stats.max_speed, max_err);
+           "(last dt %.2g s), max speed %.2f m/s, max density error %.2f %%, %zu particles inside an obstacle\n",
+           s.n, s.nb, k, s.time, s.stats.dt, s.stats.max_speed, max_err, inside);
     CHECK(k > 0, "dam break blew up at step %ld (particle %ld)", s.step, s.stats.bad_id);
-    /* Measured 6 of 6144 (0.1 %): one layer of boundary particles does
-     * not stop every fast particle; the limit is 0.2 %. */
+    /* Measured 0 to 6 of 6144 over the solver versions: one layer of
+     * boundary particles does not stop every fast particle; the limit is
+     * 0.2 %. */
     CHECK(inside * 500 <= s.n, "%zu particles inside an obstacle, limit 0.2 %% of %zu", inside, s.n);
     CHECK(outside == 0, "%zu particles outside the domain", outside);
     sim_destroy(&s);

@@ -6,9 +6,8 @@
  *   until the average density change rate < eta_v / dt) -> v.
  * Passes in kernels/dfsph.cl; walls and obstacles are boundary particles
  * (kernels/boundary.cl) with cubic-spline volumes, or mirror images.
- * Status: stable on every scene tried, backends agree; the solvers stop on
- * the average error, so a settled column keeps 0.04 % (issue target
- * 0.01 %) and one boundary layer lets a few fast particles through.
+ * Status: stable on every scene tried, backends agree; see the README for
+ * what the hydrostatic and obstacle tests measure against the targets.
  * Invariant: between steps rho and alpha match the current positions, and
  * ksum / kvsum (grid attributes, so they follow the particles through the
  * sort) hold last step's accumulated pressure values for the warm start.
@@ -21,13 +20,18 @@
 #include "../smoothing.h"
 
 enum { TABLE_N = 1001 };   /* samples per table: dq = 1/1000 */
-/* Share of last step's pressure that warm-starts each solver, where the
- * particle is compressed now (SPlisHSPlasH's choice). The iterations only
- * ever add pressure, so a full share would let a pressure that is no
- * longer needed (a splash that has passed) linger and grow; half of it
- * decays while still saving most iterations. Measured on a resting column
- * (spacing 12.5 mm, dt 5 ms): 1.0 blew up within 200 steps. */
-static const double WARM_SHARE = 0.5;
+/* Warm start: each solver begins from last step's total pressure value,
+ * in full, as in the paper. The updates are projected Jacobi steps on
+ * that total (kernels/dfsph.cl), so a pressure no longer needed (a splash
+ * that has passed) is taken back by the iterations instead of lingering.
+ * Jacobi on the SPH pressure matrix is not diagonally dominant, so signed
+ * updates are relaxed (IISPH's omega = 0.5): at omega = 1 a resting
+ * column (spacing 12.5 mm, dt 5 ms) blew up within 0.25 s. Measured on
+ * that column at dt 1 ms, against the earlier scheme (half of the total,
+ * only where compressed, increments >= 0): 3.6 instead of 10.2 density
+ * iterations per step and 0.004 % instead of 0.008 % average error. */
+static const double WARM_SHARE = 1.0;
+static const float RELAXATION = 0.5f;
 
 typedef struct dfsph {
     fcl_kernel *density_alpha, *predict, *source, *pressure_vel, *advect, *pressure, *sum;
@@ -92,6 +96,7 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
      * h = 2 spacings (33 in a full lattice): the same fraction here. */
     d->d.min_neighbors = (uint)(0.6 * full);
     d->d.table_n = TABLE_N;
+    d->d.omega = RELAXATION;
     s->mass = d->d.volume * s->prm->material_rest_density;
     if (be->ops->buf_write(be, d->table, 0, sizeof tab, tab) != 0)
         return -1;
@@ -163,9 +168,9 @@ static int launch_pressure(fcl_sim *s, dfsph *d)
 }
 
 /* One of the two pressure solvers on velocities v (mode DFSPH_DENSITY or
- * DFSPH_DIVERGENCE): the warm start (half of last step's total where the
- * particle is compressed), then Jacobi iterations until the average
- * error is below `limit`, at least min_iter of them. Each iteration
+ * DFSPH_DIVERGENCE): the warm start (last step's total), then projected
+ * Jacobi iterations until the average compression is below `limit`, at
+ * least min_iter of them. Each iteration
  * applies the k of the last error measured and measures again, so the
  * loop stops on the error of the velocities it leaves. */
 static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, double limit, long *iters,
