@@ -53,6 +53,10 @@ static int parse_one(fcl_cli *o, int argc, char **argv, int *i)
         o->quiet = 1;
         return 0;
     }
+    if (strcmp(a, "--mesh") == 0) {
+        o->mesh = 1;
+        return 0;
+    }
     if (!slot && strcmp(a, "--steps") && strcmp(a, "--time") && strcmp(a, "--every") && strcmp(a, "--param")) {
         cli_error("unknown option '%s' (see 'fluidcl help')", a);
         return -1;

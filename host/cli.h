@@ -24,6 +24,7 @@ typedef struct fcl_cli {
     double time;              /* -1: not given */
     long every;               /* -1: not given */
     int quiet;
+    int mesh;                 /* run: a surface mesh per output frame */
     const char *overrides[FCL_MAX_OVERRIDES];
     int noverrides;
 } fcl_cli;

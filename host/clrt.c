@@ -145,7 +145,7 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
  * kernels, then one file per family of passes, and the viewer's passes. */
 static const char *const program_files[] = {
     "fcl_common.h", "fcl_types.h", "smoothing.h", "grid.cl", "boundary.cl", "forces.cl", "wcsph.cl", "dfsph.cl",
-    "view.cl",
+    "view.cl", "mc.cl",
 };
 enum { NFILES = sizeof program_files / sizeof program_files[0] };
 

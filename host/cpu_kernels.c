@@ -19,6 +19,7 @@
 #include "../kernels/wcsph.cl"
 #include "../kernels/dfsph.cl"
 #include "../kernels/view.cl"
+#include "../kernels/mc.cl"
 #include "be_cpu.h"
 
 #define BUF(i, T) ((T *)a[i].buf->ptr)
@@ -283,6 +284,99 @@ static void k_interact_force(const fcl_arg *a, size_t items)
         interact_force_item((uint)i, pos, vel, vev, origin, dir, dv, radius);
 }
 
+static void k_mc_volume(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4);
+    const uint *start = BUF(1, const uint);
+    float *vol = BUF(2, float);
+    const fcl_grid_info g = VAL(3, fcl_grid_info);
+    const fcl_mc_info m = VAL(4, fcl_mc_info);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        mc_volume_item((uint)i, pos, start, vol, &g, &m);
+}
+
+static void k_mc_block_flag(const fcl_arg *a, size_t items)
+{
+    const uint *start = BUF(0, const uint);
+    uint *flag = BUF(1, uint);
+    const fcl_grid_info g = VAL(2, fcl_grid_info);
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < items; c++)
+        mc_block_flag_item((uint)c, start, flag, &g);
+}
+
+static void k_mc_block_list(const fcl_arg *a, size_t items)
+{
+    const uint *off = BUF(0, const uint);
+    uint *list = BUF(1, uint), *slot = BUF(2, uint);
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < items; c++)
+        mc_block_list_item((uint)c, off, list, slot);
+}
+
+static void k_mc_field(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4), *vel = BUF(1, const float4);
+    const float *vol = BUF(2, const float);
+    const uint *start = BUF(3, const uint), *list = BUF(4, const uint);
+    float *phi = BUF(5, float);
+    const fcl_grid_info g = VAL(6, fcl_grid_info);
+    const fcl_mc_info m = VAL(7, fcl_mc_info);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t t = 0; t < items; t++)
+        mc_field_item((uint)t, pos, vel, vol, start, list, phi, &g, &m);
+}
+
+static void k_mc_classify(const fcl_arg *a, size_t items)
+{
+    const float *phi = BUF(0, const float);
+    const uint *list = BUF(1, const uint);
+    uint *ntri = BUF(2, uint), *nedge = BUF(3, uint), *act = BUF(4, uint);
+    const int *tab = BUF(5, const int);
+    const fcl_grid_info g = VAL(6, fcl_grid_info);
+    const fcl_mc_info m = VAL(7, fcl_mc_info);
+    const uint ncell = VAL(8, uint);
+#pragma omp parallel for schedule(static)
+    for (size_t t = 0; t < items; t++)
+        mc_classify_item((uint)t, phi, list, ntri, nedge, act, tab, &g, &m, ncell);
+}
+
+static void k_mc_compact(const fcl_arg *a, size_t items)
+{
+    const uint *off = BUF(0, const uint);
+    uint *cells = BUF(1, uint);
+#pragma omp parallel for schedule(static)
+    for (size_t t = 0; t < items; t++)
+        mc_compact_item((uint)t, off, cells);
+}
+
+static void k_mc_vertices(const fcl_arg *a, size_t items)
+{
+    const float *phi = BUF(0, const float);
+    const uint *list = BUF(1, const uint), *cells = BUF(2, const uint), *eoff = BUF(3, const uint);
+    float4 *vert = BUF(4, float4), *nrm = BUF(5, float4);
+    const fcl_grid_info g = VAL(6, fcl_grid_info);
+    const fcl_mc_info m = VAL(7, fcl_mc_info);
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < items; k++)
+        mc_vertices_item((uint)k, phi, list, cells, eoff, vert, nrm, &g, &m);
+}
+
+static void k_mc_triangles(const fcl_arg *a, size_t items)
+{
+    const float *phi = BUF(0, const float);
+    const uint *list = BUF(1, const uint), *slot = BUF(2, const uint), *cells = BUF(3, const uint);
+    const uint *toff = BUF(4, const uint), *eoff = BUF(5, const uint);
+    uint *tri = BUF(6, uint);
+    const int *tab = BUF(7, const int);
+    const fcl_grid_info g = VAL(8, fcl_grid_info);
+    const fcl_mc_info m = VAL(9, fcl_mc_info);
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < items; k++)
+        mc_triangles_item((uint)k, phi, list, slot, cells, toff, eoff, tri, tab, &g, &m);
+}
+
 const struct fcl_kernel fcl_cpu_kernels[] = {
     { "grid_clear", k_grid_clear },
     { "grid_count", k_grid_count },
@@ -306,5 +400,13 @@ const struct fcl_kernel fcl_cpu_kernels[] = {
     { "boundary_pack", k_boundary_pack },
     { "view_pack", k_view_pack },
     { "interact_force", k_interact_force },
+    { "mc_volume", k_mc_volume },
+    { "mc_block_flag", k_mc_block_flag },
+    { "mc_block_list", k_mc_block_list },
+    { "mc_field", k_mc_field },
+    { "mc_classify", k_mc_classify },
+    { "mc_compact", k_mc_compact },
+    { "mc_vertices", k_mc_vertices },
+    { "mc_triangles", k_mc_triangles },
 };
 const size_t fcl_cpu_kernel_count = sizeof fcl_cpu_kernels / sizeof fcl_cpu_kernels[0];

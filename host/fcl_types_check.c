@@ -17,6 +17,8 @@ _Static_assert(offsetof(fcl_sph_consts, h) == 48 && offsetof(fcl_sph_consts, ten
                "fcl_sph_consts offsets");
 _Static_assert(sizeof(fcl_stats_partial) == 16, "fcl_stats_partial layout changed");
 _Static_assert(sizeof(fcl_dfsph_consts) == 48, "fcl_dfsph_consts layout changed");
+_Static_assert(sizeof(fcl_mc_info) == 80 && offsetof(fcl_mc_info, field) == 40,
+               "fcl_mc_info layout changed: update this assert");
 
 /* ISO C forbids an empty translation unit. */
 extern const int fcl_types_checked;

@@ -14,6 +14,7 @@
 #include "solver.h"
 
 int cmd_run(int argc, char **argv);
+int cmd_surface(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int view_display_available(void);
@@ -31,6 +32,9 @@ static void usage(FILE *f)
         "  fluidcl view SCENE [options]  interactive viewer: tuning panel, kernel hot reload,\n"
         "                                forces with the mouse, screenshots (keys: see README)\n"
         "  fluidcl bench SCENE [options] time every pass on every backend and device\n"
+        "  fluidcl surface FRAME... --out DIR [--backend B] [--param group.name=value]\n"
+        "                                surface meshes of saved particle frames (VTK or PLY);\n"
+        "                                particles.spacing and particles.support must match the run\n"
         "  fluidcl devices               list OpenCL devices and the OpenGL renderer\n"
         "  fluidcl help [params|solvers|scenes]\n\n"
         "SCENE is a JSON file, or embedded:NAME.json for a scene built into the binary.\n\n"
@@ -45,6 +49,8 @@ static void usage(FILE *f)
         "  --param group.name=value      set any parameter (repeatable; see 'help params')\n"
         "  --kernel-dir DIR              load kernel sources from DIR instead of the binary\n"
         "  --json FILE                   (bench) write the table as JSON\n"
+        "  --mesh                        (run) also reconstruct the surface of every frame:\n"
+        "                                DIR/frame_NNNNNN.surface.ply|obj (see surface.* in 'help params')\n"
         "  --quiet                       no progress output\n"
         "view options:\n"
         "  --frames N                    render N frames, print the frame rate and exit\n"
@@ -115,6 +121,8 @@ int main(int argc, char **argv)
         return cmd_view(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argc - 2, argv + 2);
+    if (strcmp(cmd, "surface") == 0)
+        return cmd_surface(argc - 2, argv + 2);
     if (strcmp(cmd, "devices") == 0)
         return cmd_devices();
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)

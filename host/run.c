@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "mc.h"
 #include "output.h"
 #include "progress.h"
 #include "setup.h"
@@ -28,12 +29,37 @@ typedef struct run_ctx {
     /* Sums over the steps for the summary's averages. */
     double sum_avg_err, sum_div_err, sum_dt, min_dt;
     long sum_density_iters, sum_div_iters;
+    /* run --mesh: a surface per frame, and the reconstructions' times. */
+    int mesh;
+    mc_ctx mc;
+    long meshes;
+    double mesh_ms;
+    size_t mesh_tris;
 } run_ctx;
 
 static const char *const csv_columns[] = {
     "step", "time", "dt", "max_speed", "avg_density_error_pct", "max_density_error_pct",
     "density_iterations", "divergence_iterations", "avg_divergence_error_pct_per_s", NULL,
 };
+
+/* The surface of the frame just downloaded, next to it. */
+static int write_mesh(run_ctx *r, const fcl_params *p)
+{
+    char base[FCL_STR_MAX + 64], err[1024];
+    mc_config c;
+    double ms;
+    mc_config_from_params(&c, p);
+    snprintf(base, sizeof base, "%s/frame_%06ld.surface", p->output_dir, r->sim.step);
+    int rc = mc_write_surface(&r->mc, &c, r->pos, r->vel, r->sim.n, base, p->surface_format, &ms, &r->mesh_tris, err,
+                              sizeof err);
+    if (rc != 0) {
+        cli_error("%s", err);
+        return rc;
+    }
+    r->meshes++;
+    r->mesh_ms += ms;
+    return 0;
+}
 
 static int write_frame(run_ctx *r, const fcl_params *p)
 {
@@ -56,7 +82,7 @@ static int write_frame(run_ctx *r, const fcl_params *p)
         return FCL_EXIT_DEVICE;
     }
     r->frames++;
-    return 0;
+    return r->mesh ? write_mesh(r, p) : 0;
 }
 
 /* Everything that can be checked before simulating: the statistics file
@@ -72,6 +98,12 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
     }
     if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns, err, sizeof err))) {
         cli_error("%s", err);
+        return FCL_EXIT_INPUT;
+    }
+    if (p->output_every <= 0 && o->mesh) {
+        cli_error("--mesh writes a surface per output frame: give --out DIR (and --every K)");
+        out_csv_discard(r->csv);
+        r->csv = NULL;
         return FCL_EXIT_INPUT;
     }
     if (p->output_every <= 0)
@@ -189,6 +221,9 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
                "%.4g %%/s\n", r->sum_density_iters / steps, r->sum_div_iters / steps, r->sum_div_err / steps);
     if (r->frames)
         printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
+    if (r->meshes)
+        printf("surface meshes   %ld, %.1f ms per reconstruction, %zu triangles in the last\n", r->meshes,
+               r->mesh_ms / (double)r->meshes, r->mesh_tris);
 }
 
 /* Where the boundary came from, so users see what a cache hit saved. */
@@ -222,6 +257,14 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     else if ((rc = prepare_outputs(r, o, p, in.n)) == 0 &&
              (rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
+    if (rc == 0 && o->mesh) {
+        if (mc_init(&r->mc, be, err, sizeof err) != 0) {
+            cli_error("%s", err);
+            rc = FCL_EXIT_DEVICE;
+        } else {
+            r->mesh = 1;
+        }
+    }
     if (rc == 0)
         boundary_report(&in, o);
     setup_free(&in);
@@ -236,6 +279,8 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
         cli_error("%s", err);
         rc = rc ? rc : FCL_EXIT_DEVICE;
     }
+    if (r->mesh)
+        mc_free(&r->mc);
     sim_destroy(&r->sim);
     backend_destroy(be);
     return rc;

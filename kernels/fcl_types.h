@@ -87,6 +87,33 @@ typedef struct fcl_dfsph_consts {
  * the warm start of that solver. */
 enum { DFSPH_DENSITY = 0, DFSPH_DIVERGENCE = 1, DFSPH_WARM = 2 };
 
+/* Surface reconstruction (kernels/mc.cl): the node grid of marching cubes.
+ * Node (0,0,0) sits at the neighbor grid's origin and b node cells tile one
+ * neighbor-grid cell (a "block"), so that the blocks near fluid are exactly
+ * the neighbor-grid cells with particles around them. */
+typedef struct fcl_mc_info {
+    float4 origin;      /* node (0,0,0) */
+    float cell;         /* node spacing = neighbor cell size / b */
+    float inv_cell;
+    float h2, poly6;    /* support^2 and the W_poly6 constant */
+    float iso;          /* absolute threshold on phi: inside where phi >= iso */
+    float volume;       /* field mueller: every particle's rest volume d^3 */
+    uint field;         /* FCL_MC_* */
+    uint b;             /* node cells per block edge */
+    uint nx, ny, nz;    /* nodes per axis (blocks * b + 1) */
+    uint nblocks;       /* blocks near fluid (the active list's length) */
+    float h;            /* support radius */
+    float stretch;      /* anisotropic: s_j = 1 + stretch |v_j| / h ... */
+    float max_stretch;  /* ... at most this; blocks are max_stretch h wide */
+    uint pad0;          /* size a multiple of 16 */
+} fcl_mc_info;
+
+/* Scalar fields of surface.field: Zou's phi = sum_j V_j W_poly6 with
+ * V_j = m_j / rho_j = 1 / sum_k W_jk; Mueller's color field with every
+ * particle's rest volume V_j = m / rho0 = d^3; and Zou's V_j with Premoze's
+ * kernel stretched by s_j along each particle's velocity. */
+enum { FCL_MC_ZOU = 0, FCL_MC_MUELLER = 1, FCL_MC_ANISO = 2 };
+
 /* Per work-group partial results of the stats pass. */
 typedef struct fcl_stats_partial {
     float max_speed2;

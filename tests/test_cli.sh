@@ -381,5 +381,36 @@ else
     bad "15e closed OBJ cube" "exit $RC: $(errline)"
 fi
 
+# 16. Surface meshes: run --mesh writes one per frame; `surface` rebuilds
+# the same mesh offline from the saved frames, and refuses bad input with
+# exit 2, naming the file, before writing anything.
+M=$T/mesh_run
+fl run "$GOOD" --backend cpu --steps 4 --every 2 --out "$M" --mesh --quiet
+nm=$(ls "$M"/frame_*.surface.ply 2>/dev/null | wc -l)
+if [ "$RC" -eq 0 ] && [ "$nm" -eq 3 ] && printf '%s' "$OUT" | grep -q "surface meshes"; then
+    ok "16a run --mesh writes a surface per frame"
+else
+    bad "16a run --mesh" "exit $RC, $nm meshes: $(errline)"
+fi
+fl surface "$M"/frame_000002.vtk --out "$T/mesh_off" --backend cpu --param surface.format=both
+if [ "$RC" -eq 0 ] && cmp -s "$M/frame_000002.surface.ply" "$T/mesh_off/frame_000002.surface.ply" &&
+   head -1 "$T/mesh_off/frame_000002.surface.obj" | grep -q "fluidcl surface mesh"; then
+    ok "16b surface rebuilds the run's mesh from its VTK frame (PLY identical, OBJ written)"
+else
+    bad "16b offline surface" "exit $RC: $(errline)"
+fi
+fl surface "$M"/frame_000002.vtk "$T/nope.vtk" --out "$T/mesh_bad" --backend cpu
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "nope.vtk" && [ ! -e "$T/mesh_bad" ]; then
+    ok "16c surface refuses a missing frame by name and writes nothing"
+else
+    bad "16c surface bad frame" "exit $RC: $(errline)"
+fi
+fl run "$GOOD" --backend cpu --steps 2 --mesh --quiet
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--mesh"; then
+    ok "16d run --mesh without --out is refused"
+else
+    bad "16d run --mesh without --out" "exit $RC: $(errline)"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

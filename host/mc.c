@@ -1,0 +1,324 @@
+/* mc.c - surface reconstruction launches (kernels/mc.cl) on any backend.
+ *
+ * A reconstruction reads like the algorithm: neighbor grid over the
+ * particles' bounding box (plus one block: h, or max_stretch h for the
+ * anisotropic field) -> blocks near fluid
+ * -> phi on their nodes -> classify -> scan -> compact -> vertices ->
+ * triangles -> read the mesh back. Every buffer lives for one call.
+ * Invariant: phi is summed only on nodes of blocks that have particles in
+ * their 27 neighbor cells; the rest of the node grid is cleared to 0
+ * (a memset-speed pass, no particle loop), which is its exact value.
+ */
+#include "mc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "params.h"
+#include "sim.h"
+#include "smoothing.h"
+
+/* Buffers of one reconstruction; NULL until made. */
+typedef struct mc_run {
+    fcl_grid g;
+    int have_grid;
+    fcl_mc_info m;
+    fcl_buf *vol, *flag, *list, *slot, *phi, *ntri, *nedge, *act, *cells, *vert, *nrm, *tri;
+    uint nblocks, ncell, ntris, nverts, nact;
+} mc_run;
+
+void mc_config_from_params(mc_config *c, const fcl_params *p)
+{
+    c->spacing = p->particles_spacing;
+    c->h = p->particles_support * p->particles_spacing;
+    c->cell = p->surface_cell;
+    c->iso = p->surface_iso;
+    c->field = strcmp(p->surface_field, "mueller") == 0       ? FCL_MC_MUELLER
+               : strcmp(p->surface_field, "anisotropic") == 0 ? FCL_MC_ANISO
+                                                              : FCL_MC_ZOU;
+    c->stretch = p->surface_stretch;
+    c->max_stretch = p->surface_max_stretch;
+}
+
+int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen)
+{
+    memset(x, 0, sizeof *x);
+    x->be = be;
+    const fcl_backend_ops *o = be->ops;
+    x->k_volume = o->kernel(be, "mc_volume");
+    x->k_flag = o->kernel(be, "mc_block_flag");
+    x->k_list = o->kernel(be, "mc_block_list");
+    x->k_field = o->kernel(be, "mc_field");
+    x->k_classify = o->kernel(be, "mc_classify");
+    x->k_compact = o->kernel(be, "mc_compact");
+    x->k_vertices = o->kernel(be, "mc_vertices");
+    x->k_triangles = o->kernel(be, "mc_triangles");
+    x->k_clear = o->kernel(be, "grid_clear");
+    int *tab = malloc(sizeof(int) * MC_TABLE_LEN);
+    x->tables = o->buf_new(be, sizeof(int) * MC_TABLE_LEN, "marching-cubes tables");
+    int ok = tab && x->tables && x->k_volume && x->k_flag && x->k_list && x->k_field && x->k_classify &&
+             x->k_compact && x->k_vertices && x->k_triangles && x->k_clear;
+    if (ok) {
+        mc_tables(tab);
+        ok = o->buf_write(be, x->tables, 0, sizeof(int) * MC_TABLE_LEN, tab) == 0;
+    }
+    free(tab);
+    if (!ok) {
+        snprintf(err, errlen, "surface reconstruction: cannot set up its kernels or tables on %s", be->name);
+        mc_free(x);
+        return -1;
+    }
+    return 0;
+}
+
+void mc_free(mc_ctx *x)
+{
+    if (x->be && x->tables)
+        x->be->ops->buf_free(x->be, x->tables);
+    memset(x, 0, sizeof *x);
+}
+
+void mc_mesh_free(mc_mesh *m)
+{
+    free(m->v);
+    free(m->n);
+    free(m->tri);
+    memset(m, 0, sizeof *m);
+}
+
+/* phi's value inside resting fluid, which surface.iso is a fraction of:
+ * Zou's phi is a partition of unity (1); the color field is d^3 times the
+ * lattice sum of W_poly6. */
+static double rest_value(const mc_config *c)
+{
+    return c->field != FCL_MC_MUELLER ? 1.0 : pow(c->spacing, 3) * smoothing_lattice_sum(c->h, c->spacing);
+}
+
+/* Neighbor grid of cell H (h, or max_stretch h for the anisotropic field,
+ * whose support reaches that far) over the bounding box grown by H on each
+ * side, so the outer ring of blocks holds no particle and the last node
+ * layer lies farther than H from all of them (phi = 0 there). */
+static int layout(const mc_config *c, const float4 *pos, size_t n, fcl_grid_info *g, fcl_mc_info *m,
+                  char *err, size_t errlen)
+{
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (size_t i = 0; i < n; i++) {
+        const float p[3] = { pos[i].x, pos[i].y, pos[i].z };
+        for (int a = 0; a < 3; a++) {
+            if (!isfinite(p[a])) {
+                snprintf(err, errlen, "particle %zu has a non-finite position", i);
+                return -1;
+            }
+            lo[a] = fminf(lo[a], p[a]);
+            hi[a] = fmaxf(hi[a], p[a]);
+        }
+    }
+    float reach = c->field == FCL_MC_ANISO && c->max_stretch > 1.0f ? c->max_stretch * c->h : c->h;
+    for (int a = 0; a < 3; a++) {
+        lo[a] -= reach;
+        hi[a] += 1.001f * reach;
+    }
+    if (grid_layout(g, lo, hi, reach, n, err, errlen) != 0)
+        return -1;
+    memset(m, 0, sizeof *m);
+    double b = floor(reach / (c->cell * c->spacing) + 0.5);
+    m->b = b < 1.0 ? 1u : (uint)b;
+    m->origin = g->origin;
+    m->cell = reach / (float)m->b;
+    m->h = c->h;
+    m->stretch = c->stretch;
+    m->max_stretch = reach / c->h;
+    m->inv_cell = 1.0f / m->cell;
+    fcl_sph_consts k;
+    smoothing_consts(&k, c->h);
+    m->h2 = k.h2;
+    m->poly6 = k.poly6;
+    m->iso = (float)(c->iso * rest_value(c));
+    m->volume = c->spacing * c->spacing * c->spacing;
+    m->field = c->field;
+    m->nx = g->nx * m->b + 1u;
+    m->ny = g->ny * m->b + 1u;
+    m->nz = g->nz * m->b + 1u;
+    double nodes = (double)m->nx * m->ny * m->nz, cells = (double)g->ncells * m->b * m->b * m->b;
+    if (nodes > 4.0e9 || cells > 1.0e9) {
+        snprintf(err, errlen, "surface grid of %u x %u x %u nodes is too large: raise surface.cell "
+                 "(now %g spacings)", m->nx, m->ny, m->nz, c->cell);
+        return -1;
+    }
+    return 0;
+}
+
+static fcl_buf *mk(mc_ctx *x, size_t count, size_t elem, const char *what)
+{
+    return x->be->ops->buf_new(x->be, (count ? count : 1) * elem, what);
+}
+
+static int read_u32(mc_ctx *x, fcl_buf *b, size_t i, uint *v)
+{
+    return x->be->ops->buf_read(x->be, b, i * sizeof(uint), sizeof(uint), v);
+}
+
+/* Grid, particle volumes, and the list of blocks near fluid. */
+static int blocks(mc_ctx *x, mc_run *r, const float4 *pos, const float4 *vel)
+{
+    fcl_backend *be = x->be;
+    const fcl_backend_ops *o = be->ops;
+    fcl_grid_info *gi = &r->g.info;
+    uint nc = gi->ncells, nc1 = nc + 1u;
+    if (grid_add_attr(&r->g, be, "surface positions", 16) != 0 ||
+        o->buf_write(be, r->g.attr[0].cur, 0, gi->n * sizeof(float4), pos) != 0)
+        return -1;
+    if (r->m.field == FCL_MC_ANISO && (grid_add_attr(&r->g, be, "surface velocities", 16) != 1 ||
+                                       o->buf_write(be, r->g.attr[1].cur, 0, gi->n * sizeof(float4), vel) != 0))
+        return -1;
+    if (grid_build(&r->g, be, 0) != 0)
+        return -1;
+    r->vol = mk(x, gi->n, sizeof(float), "surface volumes");
+    r->flag = mk(x, nc1, sizeof(uint), "surface block flags");
+    r->list = mk(x, nc, sizeof(uint), "surface block list");
+    r->slot = mk(x, nc, sizeof(uint), "surface block slots");
+    if (!r->vol || !r->flag || !r->list || !r->slot)
+        return -1;
+    fcl_buf *posb = r->g.attr[0].cur;
+    fcl_arg av[] = { FCL_BUF(posb), FCL_BUF(r->g.start), FCL_BUF(r->vol), FCL_VAL(*gi), FCL_VAL(r->m) };
+    fcl_arg af[] = { FCL_BUF(r->g.start), FCL_BUF(r->flag), FCL_VAL(*gi) };
+    fcl_arg al[] = { FCL_BUF(r->flag), FCL_BUF(r->list), FCL_BUF(r->slot), FCL_VAL(nc) };
+    if (o->launch(be, x->k_volume, gi->n, av, 5, "mc-field") != 0 ||
+        o->launch(be, x->k_flag, nc1, af, 3, "mc-field") != 0 || o->scan(be, r->flag, nc1, "mc-field") != 0 ||
+        o->launch(be, x->k_list, nc, al, 4, "mc-field") != 0 || read_u32(x, r->flag, nc, &r->nblocks) != 0)
+        return -1;
+    r->m.nblocks = r->nblocks;
+    r->ncell = r->nblocks * r->m.b * r->m.b * r->m.b;
+    return 0;
+}
+
+/* phi on the nodes of listed blocks, zero elsewhere. */
+static int field(mc_ctx *x, mc_run *r)
+{
+    fcl_backend *be = x->be;
+    uint nodes = r->m.nx * r->m.ny * r->m.nz;
+    r->phi = mk(x, nodes, sizeof(float), "surface field");
+    if (!r->phi)
+        return -1;
+    fcl_arg ac[] = { FCL_BUF(r->phi), FCL_VAL(nodes) };
+    /* Only the anisotropic field reads velocities; the others get a stand-in. */
+    fcl_buf *vel = r->g.attr[r->g.nattr > 1 ? 1 : 0].cur;
+    fcl_arg af[] = { FCL_BUF(r->g.attr[0].cur), FCL_BUF(vel), FCL_BUF(r->vol), FCL_BUF(r->g.start),
+                     FCL_BUF(r->list), FCL_BUF(r->phi), FCL_VAL(r->g.info), FCL_VAL(r->m), FCL_VAL(r->ncell) };
+    if (be->ops->launch(be, x->k_clear, nodes, ac, 2, "mc-field") != 0)
+        return -1;
+    return r->ncell ? be->ops->launch(be, x->k_field, r->ncell, af, 9, "mc-field") : 0;
+}
+
+/* Case, triangle and owned-vertex counts per listed cell; their scans give
+ * each cell's first triangle, first vertex and slot among active cells. */
+static int classify(mc_ctx *x, mc_run *r)
+{
+    fcl_backend *be = x->be;
+    const fcl_backend_ops *o = be->ops;
+    uint n1 = r->ncell + 1u;
+    r->ntri = mk(x, n1, sizeof(uint), "surface triangle offsets");
+    r->nedge = mk(x, n1, sizeof(uint), "surface vertex offsets");
+    r->act = mk(x, n1, sizeof(uint), "surface active offsets");
+    if (!r->ntri || !r->nedge || !r->act)
+        return -1;
+    fcl_arg a[] = { FCL_BUF(r->phi), FCL_BUF(r->list), FCL_BUF(r->ntri), FCL_BUF(r->nedge), FCL_BUF(r->act),
+                    FCL_BUF(x->tables), FCL_VAL(r->g.info), FCL_VAL(r->m), FCL_VAL(r->ncell) };
+    if (o->launch(be, x->k_classify, n1, a, 9, "mc-classify") != 0 ||
+        o->scan(be, r->ntri, n1, "mc-classify") != 0 || o->scan(be, r->nedge, n1, "mc-classify") != 0 ||
+        o->scan(be, r->act, n1, "mc-classify") != 0 || read_u32(x, r->ntri, r->ncell, &r->ntris) != 0 ||
+        read_u32(x, r->nedge, r->ncell, &r->nverts) != 0 || read_u32(x, r->act, r->ncell, &r->nact) != 0)
+        return -1;
+    return 0;
+}
+
+/* Compact the active cells, then vertices and triangles from them. */
+static int generate(mc_ctx *x, mc_run *r)
+{
+    fcl_backend *be = x->be;
+    const fcl_backend_ops *o = be->ops;
+    r->cells = mk(x, r->nact, sizeof(uint), "surface active cells");
+    r->vert = mk(x, r->nverts, sizeof(float4), "surface vertices");
+    r->nrm = mk(x, r->nverts, sizeof(float4), "surface normals");
+    r->tri = mk(x, 3 * (size_t)r->ntris, sizeof(uint), "surface triangles");
+    if (!r->cells || !r->vert || !r->nrm || !r->tri)
+        return -1;
+    fcl_arg ac[] = { FCL_BUF(r->act), FCL_BUF(r->cells), FCL_VAL(r->ncell) };
+    fcl_arg av[] = { FCL_BUF(r->phi), FCL_BUF(r->list), FCL_BUF(r->cells), FCL_BUF(r->nedge), FCL_BUF(r->vert),
+                     FCL_BUF(r->nrm), FCL_VAL(r->g.info), FCL_VAL(r->m), FCL_VAL(r->nact) };
+    fcl_arg at[] = { FCL_BUF(r->phi), FCL_BUF(r->list), FCL_BUF(r->slot), FCL_BUF(r->cells), FCL_BUF(r->ntri),
+                     FCL_BUF(r->nedge), FCL_BUF(r->tri), FCL_BUF(x->tables), FCL_VAL(r->g.info),
+                     FCL_VAL(r->m), FCL_VAL(r->nact) };
+    if (o->launch(be, x->k_compact, r->ncell, ac, 3, "mc-mesh") != 0 ||
+        o->launch(be, x->k_vertices, r->nact, av, 9, "mc-mesh") != 0 ||
+        o->launch(be, x->k_triangles, r->nact, at, 11, "mc-mesh") != 0)
+        return -1;
+    return 0;
+}
+
+static int download(mc_ctx *x, mc_run *r, mc_mesh *out)
+{
+    const fcl_backend_ops *o = x->be->ops;
+    out->nv = r->nverts;
+    out->nt = r->ntris;
+    out->v = malloc(out->nv * sizeof(float4) + 16);
+    out->n = malloc(out->nv * sizeof(float4) + 16);
+    out->tri = malloc(3 * out->nt * sizeof(uint) + 16);
+    if (!out->v || !out->n || !out->tri)
+        return -1;
+    if (out->nv && (o->buf_read(x->be, r->vert, 0, out->nv * sizeof(float4), out->v) != 0 ||
+                    o->buf_read(x->be, r->nrm, 0, out->nv * sizeof(float4), out->n) != 0))
+        return -1;
+    if (out->nt && o->buf_read(x->be, r->tri, 0, 3 * out->nt * sizeof(uint), out->tri) != 0)
+        return -1;
+    return o->finish(x->be);
+}
+
+static void run_free(mc_ctx *x, mc_run *r)
+{
+    fcl_buf *b[] = { r->vol, r->flag, r->list, r->slot, r->phi, r->ntri, r->nedge, r->act, r->cells, r->vert,
+                     r->nrm, r->tri };
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+        if (b[i])
+            x->be->ops->buf_free(x->be, b[i]);
+    if (r->have_grid)
+        grid_free(&r->g, x->be);
+}
+
+int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, mc_mesh *out,
+                   char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    memset(&x->last, 0, sizeof x->last);
+    if (n == 0)
+        return 0;
+    if (c->field == FCL_MC_ANISO && !vel) {
+        snprintf(err, errlen, "surface.field anisotropic needs particle velocities, and none were given");
+        return FCL_EXIT_INPUT;
+    }
+    mc_run r;
+    memset(&r, 0, sizeof r);
+    fcl_grid_info gi;
+    if (layout(c, pos, n, &gi, &r.m, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
+    int rc = grid_init(&r.g, x->be, &gi);
+    r.have_grid = 1;
+    if (rc == 0)
+        rc = blocks(x, &r, pos, vel);
+    if (rc == 0 && (rc = field(x, &r)) == 0 && (rc = classify(x, &r)) == 0)
+        rc = generate(x, &r);
+    if (rc == 0)
+        rc = download(x, &r, out);
+    x->last = (mc_stats){ r.nblocks, (size_t)r.m.nx * r.m.ny * r.m.nz, r.ncell, r.nact, r.m.cell };
+    run_free(x, &r);
+    if (rc != 0) {
+        mc_mesh_free(out);
+        snprintf(err, errlen, "surface reconstruction of %zu particles failed on %s (out of device memory?)", n,
+                 x->be->name);
+        return FCL_EXIT_DEVICE;
+    }
+    return 0;
+}

@@ -1,0 +1,86 @@
+/* mc.h - surface reconstruction: an indexed triangle mesh of the fluid
+ * surface from particle positions, by marching cubes on either backend
+ * (kernels/mc.cl; the launches are in mc.c, the case tables in
+ * mc_tables.c, the PLY/OBJ files in mesh_io.c).
+ * Invariant: a mesh's triangles index its own vertices (0 <= index < nv),
+ * each vertex appears once, and triangles wind counter-clockwise seen from
+ * outside the fluid (normals = -grad phi point out too).
+ */
+#ifndef FCL_MC_H
+#define FCL_MC_H
+
+#include <stddef.h>
+
+#include "../kernels/fcl_types.h"
+#include "backend.h"
+
+/* What surface.* and particles.* say; mc_config_from_params fills it. */
+typedef struct mc_config {
+    float spacing;     /* particle spacing d (m) */
+    float h;           /* support radius (m) */
+    float cell;        /* node spacing as a fraction of d (rounded so that
+                          a whole number of cells spans a block) */
+    float iso;         /* threshold as a fraction of phi's rest value */
+    unsigned field;    /* FCL_MC_ZOU, FCL_MC_MUELLER or FCL_MC_ANISO */
+    float stretch;     /* anisotropic: s_j = 1 + stretch |v_j| / h (s) */
+    float max_stretch; /* ... at most this */
+} mc_config;
+
+typedef struct mc_mesh {
+    size_t nv, nt;
+    float4 *v, *n;     /* nv positions and unit normals (w = 0) */
+    uint *tri;         /* 3 nt vertex indices */
+} mc_mesh;
+
+/* Device-side sizes of the last reconstruction. */
+typedef struct mc_stats {
+    size_t blocks;      /* neighbor-grid cells whose nodes got phi */
+    size_t nodes;       /* nodes of the bounding-box node grid */
+    size_t cells;       /* cells classified (blocks * b^3) */
+    size_t active;      /* cells with triangles */
+    float node_cell;    /* the node spacing used (m) */
+} mc_stats;
+
+typedef struct mc_ctx {
+    fcl_backend *be;
+    fcl_buf *tables;
+    fcl_kernel *k_volume, *k_flag, *k_list, *k_field, *k_classify, *k_compact, *k_vertices, *k_triangles,
+        *k_clear;
+    mc_stats last;
+} mc_ctx;
+
+struct fcl_params;
+void mc_config_from_params(mc_config *c, const struct fcl_params *p);
+/* Kernels and the uploaded case tables. 0, or -1 with err. */
+int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen);
+/* The surface of n particles (host positions and velocities, w ignored;
+ * vel may be NULL except for the anisotropic field) into *out (which the
+ * caller frees with mc_mesh_free). n = 0 gives an empty mesh. Returns 0,
+ * FCL_EXIT_INPUT (bad positions, no velocities, or a grid too large; err
+ * says which) or FCL_EXIT_DEVICE. */
+int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, mc_mesh *out,
+                   char *err, size_t errlen);
+void mc_free(mc_ctx *x);
+void mc_mesh_free(mc_mesh *m);
+
+/* Case tables (mc_tables.c), laid out as kernels/mc.cl's MC_TABLE_INTS
+ * ints: triangle counts, then edge triples per case. */
+enum { MC_TABLE_LEN = 256 + 256 * 30 };
+void mc_tables(int *tab);
+
+/* Binary little-endian PLY (vertex x y z nx ny nz floats, face list uchar
+ * uint) and Wavefront OBJ (v, vn, f a//a, 1-based), written atomically
+ * through "<path>.tmp" + fsync + rename. 0, or -1 with err. */
+int mesh_write_ply(const char *path, const mc_mesh *m, char *err, size_t errlen);
+int mesh_write_obj(const char *path, const mc_mesh *m, char *err, size_t errlen);
+/* Readers of exactly what the writers produce; err names the file. */
+int mesh_read_ply(const char *path, mc_mesh *m, char *err, size_t errlen);
+int mesh_read_obj(const char *path, mc_mesh *m, char *err, size_t errlen);
+
+/* Reconstruct and write "<base>.ply" and/or "<base>.obj" (format: ply,
+ * obj or both). *ms gets the reconstruction's wall time (the files not
+ * counted), *ntri its triangles. 0, FCL_EXIT_INPUT or FCL_EXIT_DEVICE. */
+int mc_write_surface(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, const char *base,
+                     const char *format, double *ms, size_t *ntri, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,174 @@
+/* surface_cmd.c - `fluidcl surface FRAME... --out DIR`: surface meshes of
+ * saved particle frames, and mc_write_surface, which `run --mesh` shares.
+ * Invariant: every frame is read and checked before anything is written,
+ * so bad input (exit 2) leaves the output folder untouched; each mesh
+ * file appears atomically (mesh_io.c).
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mc.h"
+#include "output.h"
+#include "params.h"
+#include "sim.h"
+
+int mc_write_surface(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, const char *base,
+                     const char *format, double *ms, size_t *ntri, char *err, size_t errlen)
+{
+    mc_mesh m;
+    char path[4096];
+    double t0 = omp_get_wtime();
+    int rc = mc_reconstruct(x, c, pos, vel, n, &m, err, errlen);
+    *ms = 1e3 * (omp_get_wtime() - t0);
+    *ntri = m.nt;
+    int both = strcmp(format, "both") == 0;
+    if (rc == 0 && (both || strcmp(format, "ply") == 0)) {
+        snprintf(path, sizeof path, "%s.ply", base);
+        rc = mesh_write_ply(path, &m, err, errlen) ? FCL_EXIT_DEVICE : 0;
+    }
+    if (rc == 0 && (both || strcmp(format, "obj") == 0)) {
+        snprintf(path, sizeof path, "%s.obj", base);
+        rc = mesh_write_obj(path, &m, err, errlen) ? FCL_EXIT_DEVICE : 0;
+    }
+    mc_mesh_free(&m);
+    return rc;
+}
+
+typedef struct surf_opts {
+    const char *out, *backend, *device, *kernel_dir;
+    int quiet, nframes;
+    char **frames;
+    fcl_params prm;
+} surf_opts;
+
+static int parse(surf_opts *o, int argc, char **argv)
+{
+    char err[512];
+    memset(o, 0, sizeof *o);
+    params_defaults(&o->prm);
+    o->backend = "opencl";
+    o->frames = calloc((size_t)argc + 1, sizeof *o->frames);
+    for (int i = 0; o->frames && i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **slot = strcmp(a, "--out") == 0 ? &o->out : strcmp(a, "--backend") == 0 ? &o->backend
+                          : strcmp(a, "--device") == 0 ? &o->device
+                          : strcmp(a, "--kernel-dir") == 0 ? &o->kernel_dir : NULL;
+        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = 1;
+        } else if (a[0] == '-' && a[1] && !slot && strcmp(a, "--param") != 0) {
+            cli_error("surface: unknown option '%s' (see 'fluidcl help')", a);
+            return FCL_EXIT_INPUT;
+        } else if (a[0] == '-' && a[1] && !v) {
+            cli_error("surface: %s needs a value", a);
+            return FCL_EXIT_INPUT;
+        } else if (slot) {
+            *slot = argv[++i];
+        } else if (strcmp(a, "--param") == 0) {
+            if (params_assign(&o->prm, argv[++i], err, sizeof err) != 0) {
+                cli_error("surface: %s", err);
+                return FCL_EXIT_INPUT;
+            }
+        } else {
+            o->frames[o->nframes++] = argv[i];
+        }
+    }
+    if (!o->frames || !o->nframes || !o->out) {
+        cli_error("surface: give frames and --out DIR, e.g. 'fluidcl surface out/frame_*.vtk --out meshes'");
+        return FCL_EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* Read a VTK or PLY particle frame by its extension. */
+static int read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen)
+{
+    size_t len = strlen(path);
+    if (len > 4 && strcmp(path + len - 4, ".vtk") == 0)
+        return out_read_vtk(path, d, err, errlen);
+    if (len > 4 && strcmp(path + len - 4, ".ply") == 0)
+        return out_read_ply(path, d, err, errlen);
+    snprintf(err, errlen, "%s: expected a .vtk or .ply particle frame written by fluidcl", path);
+    return -1;
+}
+
+/* DIR/<frame name without folder and extension>.surface */
+static void base_name(char *out, size_t len, const char *dir, const char *frame)
+{
+    const char *slash = strrchr(frame, '/'), *name = slash ? slash + 1 : frame, *dot = strrchr(name, '.');
+    int stem = dot ? (int)(dot - name) : (int)strlen(name);
+    snprintf(out, len, "%s/%.*s.surface", dir, stem, name);
+}
+
+static int check_frames(const surf_opts *o)
+{
+    char err[1024];
+    for (int i = 0; i < o->nframes; i++) {
+        fcl_frame_data d;
+        if (read_frame(o->frames[i], &d, err, sizeof err) != 0) {
+            cli_error("surface: %s", err);
+            return FCL_EXIT_INPUT;
+        }
+        out_frame_free(&d);
+    }
+    return 0;
+}
+
+static int reconstruct_all(const surf_opts *o, mc_ctx *x)
+{
+    char err[1024], base[4096];
+    mc_config c;
+    mc_config_from_params(&c, &o->prm);
+    for (int i = 0; i < o->nframes; i++) {
+        fcl_frame_data d;
+        double ms;
+        size_t nt;
+        if (read_frame(o->frames[i], &d, err, sizeof err) != 0) {
+            cli_error("surface: %s", err);
+            return FCL_EXIT_INPUT;
+        }
+        base_name(base, sizeof base, o->out, o->frames[i]);
+        int rc = mc_write_surface(x, &c, d.pos, d.vel, d.n, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
+        if (rc != 0) {
+            cli_error("surface: %s: %s", o->frames[i], err);
+            out_frame_free(&d);
+            return rc;
+        }
+        if (!o->quiet)
+            printf("%s: %zu particles -> %zu triangles in %.1f ms (%s, cell %.3g m)\n", o->frames[i], d.n, nt,
+                   ms, x->be->kind, x->last.node_cell);
+        out_frame_free(&d);
+    }
+    return 0;
+}
+
+int cmd_surface(int argc, char **argv)
+{
+    surf_opts o;
+    char err[1024] = "";
+    int rc = parse(&o, argc, argv);
+    if (rc == 0)
+        rc = check_frames(&o);
+    if (rc == 0 && out_prepare_dir(o.out, err, sizeof err) != 0) {
+        cli_error("surface: %s", err);
+        rc = FCL_EXIT_INPUT;
+    }
+    fcl_backend *be = NULL;
+    if (rc == 0 && !(be = backend_create(o.backend, o.device, o.kernel_dir, err, sizeof err))) {
+        cli_error("%s", err);
+        rc = strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
+    }
+    mc_ctx x;
+    if (rc == 0 && mc_init(&x, be, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        rc = FCL_EXIT_DEVICE;
+    } else if (rc == 0) {
+        rc = reconstruct_all(&o, &x);
+        mc_free(&x);
+    }
+    backend_destroy(be);
+    free(o.frames);
+    return rc;
+}
