@@ -1,9 +1,11 @@
 /* bench.c - `fluidcl bench`: the same scene on every backend and device,
  * one table of ms per step per pass, particle-steps per second and speedup
- * against the native CPU backend; the same figures as JSON.
+ * against the native CPU backend; the same figures as JSON. With --mesh,
+ * also the surface reconstruction of each backend's final state.
  * Invariant: a column's pass times come from its backend's own timers
  * (profiling events on OpenCL, wall clock on the CPU), measured after
- * warm-up steps that are not counted.
+ * warm-up steps that are not counted; the reconstruction runs after the
+ * timers are taken, so its passes never mix into the step's.
  */
 #include <cJSON.h>
 #include <omp.h>
@@ -13,10 +15,11 @@
 
 #include "cli.h"
 #include "clrt.h"
+#include "mc.h"
 #include "setup.h"
 #include "sim.h"
 
-enum { MAX_COLS = 16, WARMUP = 2 };
+enum { MAX_COLS = 16, WARMUP = 2, MESH_REPEATS = 3 };
 
 typedef struct bench_col {
     char backend[16], device[320];
@@ -28,6 +31,12 @@ typedef struct bench_col {
     /* Solver figures summed over the measured steps (the stats of each). */
     double sim_time, sum_avg_err, max_err, sum_div_err;
     long density_iters, div_iters;
+    /* --mesh: median wall ms of MESH_REPEATS reconstructions (read-back
+     * included, files not written), and the mesh's triangles. */
+    int meshed;
+    double mesh_ms;
+    size_t mesh_tris;
+    float mesh_cell;         /* node spacing used (m) */
 } bench_col;
 
 typedef struct bench_table {
@@ -44,6 +53,51 @@ static void accumulate(bench_col *col, const fcl_step_stats *st)
     col->sum_div_err += st->avg_divergence_err;
     col->density_iters += st->density_iters;
     col->div_iters += st->divergence_iters;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The surface of the sim's current state, as run --mesh makes it: one
+ * untimed reconstruction first (PoCL compiles kernels at their first
+ * launch), then the median of MESH_REPEATS timed ones. */
+static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
+{
+    char err[1024] = "";
+    float4 *pos = malloc(sim->n * sizeof *pos + 16), *vel = malloc(sim->n * sizeof *vel + 16);
+    double ms[MESH_REPEATS];
+    mc_config c;
+    mc_ctx x;
+    memset(&x, 0, sizeof x);
+    mc_config_from_params(&c, p);
+    int rc = !pos || !vel || sim_download(sim, pos, vel, NULL, NULL, NULL) != 0 ? FCL_EXIT_DEVICE : 0;
+    if (rc == 0 && mc_init(&x, sim->be, err, sizeof err) != 0)
+        rc = FCL_EXIT_DEVICE;
+    for (int k = -1; rc == 0 && k < MESH_REPEATS; k++) {
+        mc_mesh m;
+        memset(&m, 0, sizeof m);
+        double t0 = omp_get_wtime();
+        rc = mc_reconstruct(&x, &c, pos, vel, sim->n, &m, err, sizeof err);
+        if (k >= 0)
+            ms[k] = 1e3 * (omp_get_wtime() - t0);
+        col->mesh_tris = m.nt;
+        mc_mesh_free(&m);
+    }
+    col->mesh_cell = x.last.node_cell;
+    mc_free(&x);
+    free(pos);
+    free(vel);
+    if (rc != 0) {
+        cli_error("bench --mesh on %s: %s", sim->be->name, err[0] ? err : "reconstruction failed");
+        return rc;
+    }
+    qsort(ms, MESH_REPEATS, sizeof ms[0], cmp_double);
+    col->mesh_ms = ms[MESH_REPEATS / 2];
+    col->meshed = 1;
+    return 0;
 }
 
 static int bench_one(const fcl_scene *sc, const char *kind, const char *device, const fcl_cli *o,
@@ -85,6 +139,8 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     col->device_index = device ? atoi(device) : -1;
     if (rc != 0)
         cli_error("bench on %s: a step failed", be->name);
+    else if (o->mesh)
+        rc = bench_mesh(&sim, &sc->params, col);
     sim_destroy(&sim);
     backend_destroy(be);
     return rc;
@@ -108,6 +164,31 @@ static void head(const bench_table *t, int c, char *out, size_t len)
         snprintf(out, len, "cpu");
     else
         snprintf(out, len, "ocl:%d", t->col[c].device_index);
+}
+
+/* --mesh: the reconstruction of each column's final state ("-" where a
+ * column has none). */
+static void print_mesh_rows(const bench_table *t)
+{
+    int any = 0;
+    for (int c = 0; c < t->ncols; c++)
+        any |= t->col[c].meshed;
+    if (!any)
+        return;
+    const char *rows[] = { "surface ms (med3)", "surface triangles", "surface cell (mm)" };
+    for (int r = 0; r < 3; r++) {
+        printf("%-18s", rows[r]);
+        for (int c = 0; c < t->ncols; c++) {
+            const bench_col *b = &t->col[c];
+            if (!b->meshed)
+                printf(" %12s", "-");
+            else if (r == 1)
+                printf(" %12zu", b->mesh_tris);
+            else
+                printf(" %12.4f", r == 0 ? b->mesh_ms : 1e3 * b->mesh_cell);
+        }
+        printf("\n");
+    }
 }
 
 static void print_table(const bench_table *t)
@@ -145,6 +226,7 @@ static void print_table(const bench_table *t)
         }
         printf("\n");
     }
+    print_mesh_rows(t);
     printf("\n");
     for (int c = 0; c < t->ncols; c++) {
         head(t, c, h, sizeof h);
@@ -178,6 +260,11 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
         cJSON_AddNumberToObject(o, "avg_density_error_pct", b->sum_avg_err / (double)b->steps);
         cJSON_AddNumberToObject(o, "max_density_error_pct", b->max_err);
         cJSON_AddNumberToObject(o, "avg_divergence_error_pct_per_s", b->sum_div_err / (double)b->steps);
+        if (b->meshed) {
+            cJSON_AddNumberToObject(o, "surface_ms_median_of_3", b->mesh_ms);
+            cJSON_AddNumberToObject(o, "surface_triangles", (double)b->mesh_tris);
+            cJSON_AddNumberToObject(o, "surface_cell_m", b->mesh_cell);
+        }
         cJSON_AddItemToArray(cols, o);
     }
     char *text = cJSON_Print(root);

@@ -267,10 +267,23 @@ static void k_view_pack(const fcl_arg *a, size_t items)
     float4 *out = BUF(7, float4);
     const fcl_grid_info g = VAL(8, fcl_grid_info);
     const fcl_sph_consts c = VAL(9, fcl_sph_consts);
-    const uint field = VAL(10, uint);
+    const uint field = VAL(10, uint), normals = VAL(11, uint);
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < items; i++)
-        view_pack_item((uint)i, pos, vev, rho, prs, id, phase, start, out, &g, &c, field);
+        view_pack_item((uint)i, pos, vev, rho, prs, id, phase, start, out, &g, &c, field, normals);
+}
+
+static void k_surface_flag(const fcl_arg *a, size_t items)
+{
+    const float4 *pos = BUF(0, const float4);
+    const float *rho = BUF(1, const float);
+    const uint *start = BUF(2, const uint);
+    float *flag = BUF(3, float);
+    const fcl_grid_info g = VAL(4, fcl_grid_info);
+    const fcl_sph_consts c = VAL(5, fcl_sph_consts);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < items; i++)
+        surface_flag_item((uint)i, pos, rho, start, flag, &g, &c);
 }
 
 static void k_interact_force(const fcl_arg *a, size_t items)
@@ -387,6 +400,7 @@ const struct fcl_kernel fcl_cpu_kernels[] = {
     { "density", k_density },
     { "forces", k_forces },
     { "forces_normals", k_forces_normals },
+    { "surface_flag", k_surface_flag },
     { "integrate", k_integrate },
     { "stats_chunks", k_stats_chunks },
     { "dfsph_density_alpha", k_dfsph_density_alpha },

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -139,6 +140,11 @@ static void enc_cell(const fcl_frame *f, size_t i, unsigned char *p)
     put_u32(p + 4, (uint32_t)i, 1);
 }
 
+static void enc_surf(const fcl_frame *f, size_t i, unsigned char *p)
+{
+    put_u32(p, f2u(f->surface[i]), 1);
+}
+
 static int dec_pos(fcl_frame_data *d, size_t i, const unsigned char *p)
 {
     get_f3(p, &d->pos[i], 1);
@@ -169,6 +175,12 @@ static int dec_id(fcl_frame_data *d, size_t i, const unsigned char *p)
     return 0;
 }
 
+static int dec_surf(fcl_frame_data *d, size_t i, const unsigned char *p)
+{
+    d->surface[i] = u2f(get_u32(p, 1));
+    return 0;
+}
+
 static int dec_cell(fcl_frame_data *d, size_t i, const unsigned char *p)
 {
     (void)d;
@@ -185,6 +197,13 @@ static void enc_ply(const fcl_frame *f, size_t i, unsigned char *p)
     put_u32(p + 32, f->id[i], 0);
 }
 
+/* The same plus the surface flag, the optional tenth property. */
+static void enc_ply_surf(const fcl_frame *f, size_t i, unsigned char *p)
+{
+    enc_ply(f, i, p);
+    put_u32(p + 36, f2u(f->surface[i]), 0);
+}
+
 static int dec_ply(fcl_frame_data *d, size_t i, const unsigned char *p)
 {
     get_f3(p, &d->pos[i], 0);
@@ -193,6 +212,12 @@ static int dec_ply(fcl_frame_data *d, size_t i, const unsigned char *p)
     d->pressure[i] = u2f(get_u32(p + 28, 0));
     d->id[i] = get_u32(p + 32, 0);
     return 0;
+}
+
+static int dec_ply_surf(fcl_frame_data *d, size_t i, const unsigned char *p)
+{
+    d->surface[i] = u2f(get_u32(p + 36, 0));
+    return dec_ply(d, i, p);
 }
 
 /* ---- format tables. A VTK section is its header text (head, then 0, 1 or
@@ -207,31 +232,42 @@ struct section {
     dec_fn dec;
     size_t recsize;
     int skip_if_empty;  /* omitted when n == 0 */
+    /* The surface flag: written only when the frame has it, and absent
+     * from files of the previous layout, which end before it. */
+    int optional;
 };
 
 #define VTK_PREAMBLE "# vtk DataFile Version 3.0\n"
 #define VTK_TITLE "fluidcl frame time="
+#define VTK_SPACING " spacing="
 #define VTK_LUT "LOOKUP_TABLE default\n"
 
 static const struct section vtk_sections[] = {
-    {"POINTS", "POINTS ", 1, " float\n", enc_pos, dec_pos, 12, 0},
+    {"POINTS", "POINTS ", 1, " float\n", enc_pos, dec_pos, 12, 0, 0},
     /* VTK's reader fails on "VERTICES 0 0", so an empty frame has none. */
-    {"VERTICES", "\nVERTICES ", 2, "\n", enc_cell, dec_cell, 8, 1},
-    {"velocity", "\nPOINT_DATA ", 1, "\nVECTORS velocity float\n", enc_vel, dec_vel, 12, 0},
-    {"density", "\nSCALARS density float 1\n" VTK_LUT, 0, "", enc_den, dec_den, 4, 0},
-    {"pressure", "\nSCALARS pressure float 1\n" VTK_LUT, 0, "", enc_prs, dec_prs, 4, 0},
-    {"id", "\nSCALARS id int 1\n" VTK_LUT, 0, "", enc_id, dec_id, 4, 0},
+    {"VERTICES", "\nVERTICES ", 2, "\n", enc_cell, dec_cell, 8, 1, 0},
+    {"velocity", "\nPOINT_DATA ", 1, "\nVECTORS velocity float\n", enc_vel, dec_vel, 12, 0, 0},
+    {"density", "\nSCALARS density float 1\n" VTK_LUT, 0, "", enc_den, dec_den, 4, 0, 0},
+    {"pressure", "\nSCALARS pressure float 1\n" VTK_LUT, 0, "", enc_prs, dec_prs, 4, 0, 0},
+    {"id", "\nSCALARS id int 1\n" VTK_LUT, 0, "", enc_id, dec_id, 4, 0, 0},
+    {"surface", "\nSCALARS surface float 1\n" VTK_LUT, 0, "", enc_surf, dec_surf, 4, 0, 1},
 };
 #define VTK_NSECTIONS (sizeof vtk_sections / sizeof vtk_sections[0])
+/* The previous layout's, the smallest a valid file can hold per point. */
 #define VTK_BYTES_PER_POINT (12 + 8 + 12 + 4 + 4 + 4)
 
-static const struct section ply_body = {"vertex", "", 0, "", enc_ply, dec_ply, 36, 0};
+/* A PLY record is the properties in ply_props' order; the last one is
+ * optional (the surface flag), so there are two record codecs. */
+static const struct section ply_body = {"vertex", "", 0, "", enc_ply, dec_ply, 36, 0, 0};
+static const struct section ply_body_surf = {"vertex", "", 0, "", enc_ply_surf, dec_ply_surf, 40, 0, 1};
 static const char *const ply_props[] = {
     "property float x", "property float y", "property float z",
     "property float vx", "property float vy", "property float vz",
     "property float density", "property float pressure", "property uint id",
+    "property float surface",
 };
 #define PLY_NPROPS (sizeof ply_props / sizeof ply_props[0])
+#define PLY_SPACING "comment fluidcl spacing "
 
 static void section_text(const struct section *s, size_t n, char *buf, size_t len)
 {
@@ -357,12 +393,14 @@ int out_write_vtk(const char *path, const fcl_frame *f, double time,
     struct io io;
     if (check_frame(f, path, err, errlen) != 0 || wopen(&io, path, err, errlen) != 0)
         return -1;
-    char text[128], tbuf[40];
+    char text[160], tbuf[40], sbuf[40];
     time_text(time, tbuf, sizeof tbuf);
-    snprintf(text, sizeof text, VTK_PREAMBLE VTK_TITLE "%s\nBINARY\nDATASET POLYDATA\n", tbuf);
+    time_text(f->spacing, sbuf, sizeof sbuf);
+    snprintf(text, sizeof text, VTK_PREAMBLE VTK_TITLE "%s" VTK_SPACING "%s\nBINARY\nDATASET POLYDATA\n",
+             tbuf, sbuf);
     int ok = wtext(&io, text) == 0;
     for (size_t s = 0; ok && s < VTK_NSECTIONS; s++) {
-        if (f->n == 0 && vtk_sections[s].skip_if_empty)
+        if ((f->n == 0 && vtk_sections[s].skip_if_empty) || (vtk_sections[s].optional && !f->surface))
             continue;
         section_text(&vtk_sections[s], f->n, text, sizeof text);
         ok = wtext(&io, text) == 0 && wrecords(&io, f, &vtk_sections[s]) == 0;
@@ -376,14 +414,16 @@ int out_write_ply(const char *path, const fcl_frame *f, char *err, size_t errlen
     struct io io;
     if (check_frame(f, path, err, errlen) != 0 || wopen(&io, path, err, errlen) != 0)
         return -1;
-    char text[128];
+    char text[160], sbuf[40];
+    const struct section *body = f->surface ? &ply_body_surf : &ply_body;
+    time_text(f->spacing, sbuf, sizeof sbuf);
     snprintf(text, sizeof text,
-             "ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\n"
-             "element vertex %zu\n", f->n);
+             "ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\n" PLY_SPACING "%s\n"
+             "element vertex %zu\n", sbuf, f->n);
     int ok = wtext(&io, text) == 0;
-    for (size_t k = 0; ok && k < PLY_NPROPS; k++)
+    for (size_t k = 0; ok && k < PLY_NPROPS - !f->surface; k++)
         ok = wtext(&io, ply_props[k]) == 0 && wtext(&io, "\n") == 0;
-    ok = ok && wtext(&io, "end_header\n") == 0 && wrecords(&io, f, &ply_body) == 0;
+    ok = ok && wtext(&io, "end_header\n") == 0 && wrecords(&io, f, body) == 0;
     return wfinish(&io, ok, 0);
 }
 
@@ -474,7 +514,8 @@ static int alloc_data(struct io *io, fcl_frame_data *d, size_t n,
     d->density = malloc(n * sizeof(float));
     d->pressure = malloc(n * sizeof(float));
     d->id = malloc(n * sizeof(uint32_t));
-    if (!d->pos || !d->vel || !d->density || !d->pressure || !d->id)
+    d->surface = malloc(n * sizeof(float));   /* freed again if absent */
+    if (!d->pos || !d->vel || !d->density || !d->pressure || !d->id || !d->surface)
         return io_fail(io, "out of memory for %zu points", n);
     return 0;
 }
@@ -531,20 +572,49 @@ static int rfinish(struct io *io, fcl_frame_data *d, int rc)
     return rc;
 }
 
+/* A recorded spacing: a finite number >= 0 that ends the text. */
+static int parse_spacing(struct io *io, const char *text, const char *line, double *spacing)
+{
+    char *end;
+    *spacing = strtod(text, &end);
+    if (end == text || *end != '\0' || !(*spacing >= 0.0) || !isfinite(*spacing))
+        return io_fail(io, "\"%s\" has no valid spacing (expected a number >= 0)", line);
+    return 0;
+}
+
+/* "fluidcl frame time=T spacing=D", or the previous layout's
+ * "fluidcl frame time=T" (spacing unknown: 0). */
 static int read_vtk_title(struct io *io, fcl_frame_data *d)
 {
     char line[128], *end;
     if (expect_line(io, "# vtk DataFile Version 3.0") != 0 ||
         read_line(io, line, sizeof line, "title") != 0)
         return -1;
-    size_t pl = strlen(VTK_TITLE);
+    size_t pl = strlen(VTK_TITLE), sl = strlen(VTK_SPACING);
     if (strncmp(line, VTK_TITLE, pl) != 0)
-        return io_fail(io, "title \"%s\" is not \"" VTK_TITLE "<time>\"", line);
+        return io_fail(io, "title \"%s\" is not \"" VTK_TITLE "<time>" VTK_SPACING "<spacing>\"", line);
     d->time = strtod(line + pl, &end);
-    if (end == line + pl || *end != '\0')
+    if (end == line + pl || (*end != '\0' && strncmp(end, VTK_SPACING, sl) != 0))
         return io_fail(io, "title \"%s\" has no valid time", line);
+    if (*end != '\0' && parse_spacing(io, end + sl, line, &d->spacing) != 0)
+        return -1;
     return expect_line(io, "BINARY") != 0 || expect_line(io, "DATASET POLYDATA") != 0
                ? -1 : 0;
+}
+
+/* A file of the previous layout ends (with its final '\n') where the
+ * optional surface section would start. */
+static int optional_absent(struct io *io, long long size)
+{
+    long at = ftell(io->fp);
+    return at >= 0 && (long long)at + 1 == size;
+}
+
+static void drop_surface(fcl_frame_data *d)
+{
+    free(d->surface);
+    d->surface = NULL;
+    d->has_surface = 0;
 }
 
 int out_read_vtk(const char *path, fcl_frame_data *d, char *err, size_t errlen)
@@ -562,38 +632,60 @@ int out_read_vtk(const char *path, fcl_frame_data *d, char *err, size_t errlen)
         rc = parse_count(&io, line, "POINTS ", " float", &n);
     if (rc == 0)
         rc = alloc_data(&io, d, n, VTK_BYTES_PER_POINT, size);
+    const char *last = "id";
     for (size_t s = 0; rc == 0 && s < VTK_NSECTIONS; s++) {
         const struct section *sec = &vtk_sections[s];
         if (n == 0 && sec->skip_if_empty)
             continue;
+        if (sec->optional && optional_absent(&io, size)) {
+            drop_surface(d);
+            break;
+        }
         section_text(sec, n, line, sizeof line);
         if (s > 0)  /* section 0's header was the POINTS line parsed above */
             rc = expect_text(&io, line, sec->name);
         if (rc == 0)
             rc = rrecords(&io, d, sec);
+        d->has_surface |= sec->optional;
+        last = sec->name;
     }
     if (rc == 0)
-        rc = expect_end(&io, 1, "id");
+        rc = expect_end(&io, 1, last);
     return rfinish(&io, d, rc);
 }
 
-/* Reads the PLY header up to end_header; comment lines are skipped. */
-static int read_ply_header(struct io *io, size_t *n)
+/* Reads the PLY header up to end_header: comment lines are skipped but
+ * for the spacing's; the last property (the surface flag) may be absent,
+ * as in files of the previous layout. */
+static int read_ply_header(struct io *io, fcl_frame_data *d, size_t *n)
 {
     char line[128];
+    size_t sl = strlen(PLY_SPACING);
     if (expect_line(io, "ply") != 0 ||
         expect_line(io, "format binary_little_endian 1.0") != 0)
         return -1;
-    do {
+    for (;;) {
         if (read_line(io, line, sizeof line, "element vertex") != 0)
             return -1;
-    } while (strncmp(line, "comment ", 8) == 0);
+        if (strncmp(line, PLY_SPACING, sl) == 0 && parse_spacing(io, line + sl, line, &d->spacing) != 0)
+            return -1;
+        if (strncmp(line, "comment ", 8) != 0)
+            break;
+    }
     if (parse_count(io, line, "element vertex ", "", n) != 0)
         return -1;
-    for (size_t k = 0; k < PLY_NPROPS; k++)
+    for (size_t k = 0; k + 1 < PLY_NPROPS; k++)
         if (expect_line(io, ply_props[k]) != 0)
             return -1;
-    return expect_line(io, "end_header");
+    if (read_line(io, line, sizeof line, "end_header") != 0)
+        return -1;
+    d->has_surface = strcmp(line, ply_props[PLY_NPROPS - 1]) == 0;
+    if (d->has_surface)
+        return expect_line(io, "end_header");
+    if (strcmp(line, "end_header") != 0)
+        return io_fail(io, "expected header line \"%s\" or \"end_header\", found \"%s\"",
+                       ply_props[PLY_NPROPS - 1], line);
+    return 0;
 }
 
 int out_read_ply(const char *path, fcl_frame_data *d, char *err, size_t errlen)
@@ -603,11 +695,15 @@ int out_read_ply(const char *path, fcl_frame_data *d, char *err, size_t errlen)
     size_t n;
     if (ropen(&io, path, d, err, errlen, &size) != 0)
         return -1;
-    int rc = read_ply_header(&io, &n);
+    int rc = read_ply_header(&io, d, &n);
+    int has = d->has_surface;
+    const struct section *body = has ? &ply_body_surf : &ply_body;
     if (rc == 0)
-        rc = alloc_data(&io, d, n, ply_body.recsize, size);
+        rc = alloc_data(&io, d, n, body->recsize, size);
+    if (rc == 0 && !has)
+        drop_surface(d);
     if (rc == 0)
-        rc = rrecords(&io, d, &ply_body);
+        rc = rrecords(&io, d, body);
     if (rc == 0)
         rc = expect_end(&io, 0, "vertex");
     d->time = 0.0;
@@ -623,12 +719,17 @@ void out_frame_free(fcl_frame_data *d)
     free(d->density);
     free(d->pressure);
     free(d->id);
+    free(d->surface);
     memset(d, 0, sizeof *d);
 }
 
 fcl_frame out_frame_view(const fcl_frame_data *d)
 {
-    fcl_frame f = {d->n, d->pos, d->vel, d->density, d->pressure, d->id};
+    /* An empty frame's arrays are NULL; a non-NULL surface pointer still
+     * says that the flag is present, so the rewrite keeps the layout. */
+    static const float none[1];
+    const float *surface = d->has_surface ? (d->surface ? d->surface : none) : NULL;
+    fcl_frame f = {d->n, d->pos, d->vel, d->density, d->pressure, d->id, surface, d->spacing};
     return f;
 }
 

@@ -21,6 +21,11 @@ typedef struct fcl_frame {
     const float *density;
     const float *pressure;
     const uint32_t *id;       /* original particle index */
+    /* Mueller's free-surface flag (1 at the surface, else 0). NULL writes
+     * a frame without it, in the previous layout's data sections, so that
+     * a frame read from such a file is rewritten as it was. */
+    const float *surface;
+    double spacing;           /* particle spacing (m); 0 = unknown */
 } fcl_frame;
 
 /* Create dir (like mkdir -p) and prove it is writable by creating and
@@ -30,14 +35,16 @@ int out_prepare_dir(const char *dir, char *err, size_t errlen);
 
 /* Legacy VTK 3.0, BINARY (big-endian) POLYDATA: POINTS, one VERTICES cell
  * per point (so ParaView shows points), then POINT_DATA with VECTORS
- * velocity and SCALARS density, pressure (float) and id (int; the uint32 id
- * bit pattern, exact for ids below 2^31). The title carries the time.
+ * velocity and SCALARS density, pressure (float), id (int; the uint32 id
+ * bit pattern, exact for ids below 2^31) and, when f->surface is set,
+ * surface (float). The title is "fluidcl frame time=T spacing=D".
  * Atomic (see above). Returns 0, or -1 and fills err. */
 int out_write_vtk(const char *path, const fcl_frame *f, double time,
                   char *err, size_t errlen);
 
-/* Binary little-endian PLY: element vertex n with float x y z vx vy vz
- * density pressure and uint id. Atomic. Returns 0, or -1 and fills err. */
+/* Binary little-endian PLY: "comment fluidcl spacing D", then element
+ * vertex n with float x y z vx vy vz density pressure, uint id and, when
+ * f->surface is set, float surface. Atomic. Returns 0, or -1 and fills err. */
 int out_write_ply(const char *path, const fcl_frame *f, char *err, size_t errlen);
 
 /* A frame read back from disk; free with out_frame_free. The w members of
@@ -47,11 +54,18 @@ typedef struct fcl_frame_data {
     float4 *pos, *vel;
     float *density, *pressure;
     uint32_t *id;
+    float *surface;         /* NULL when the file has no surface flag */
+    int has_surface;        /* 0 for files of the previous layout */
+    double spacing;         /* 0 when the file does not record it */
     double time;            /* from the VTK title; 0 for PLY */
 } fcl_frame_data;
 
-/* Readers for the two formats above. On failure *d is left empty (nothing
- * to free), -1 is returned and err names the file and the problem. */
+/* Readers for the two formats above. They also accept the previous layout
+ * (no surface flag, no spacing: VTK title "fluidcl frame time=T", PLY
+ * without the spacing comment and the surface property), which reads
+ * with has_surface = 0 and spacing = 0. On failure *d is left empty
+ * (nothing to free), -1 is returned and err names the file and the
+ * problem. */
 int out_read_vtk(const char *path, fcl_frame_data *d, char *err, size_t errlen);
 int out_read_ply(const char *path, fcl_frame_data *d, char *err, size_t errlen);
 void out_frame_free(fcl_frame_data *d);

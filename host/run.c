@@ -22,7 +22,7 @@ typedef struct run_ctx {
     fcl_sim sim;
     fcl_csv *csv;
     float4 *pos, *vel;       /* host copies for frames */
-    float *rho, *prs;
+    float *rho, *prs, *surf;
     uint *id;
     long frames;
     double max_err;
@@ -65,9 +65,9 @@ static int write_frame(run_ctx *r, const fcl_params *p)
 {
     fcl_sim *s = &r->sim;
     char path[FCL_STR_MAX + 64], err[512];
-    if (sim_download(s, r->pos, r->vel, r->rho, r->prs, r->id) != 0)
+    if (sim_download(s, r->pos, r->vel, r->rho, r->prs, r->id) != 0 || sim_download_surface(s, r->surf) != 0)
         return FCL_EXIT_DEVICE;
-    fcl_frame f = { s->n, r->pos, r->vel, r->rho, r->prs, r->id };
+    fcl_frame f = { s->n, r->pos, r->vel, r->rho, r->prs, r->id, r->surf, s->spacing };
     int both = strcmp(p->output_format, "both") == 0, rc = 0;
     if (both || strcmp(p->output_format, "vtk") == 0) {
         snprintf(path, sizeof path, "%s/frame_%06ld.vtk", p->output_dir, s->step);
@@ -123,7 +123,8 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
     r->rho = malloc(n * sizeof *r->rho + 16);
     r->prs = malloc(n * sizeof *r->prs + 16);
     r->id = malloc(n * sizeof *r->id + 16);
-    if (!r->pos || !r->vel || !r->rho || !r->prs || !r->id) {
+    r->surf = malloc(n * sizeof *r->surf + 16);
+    if (!r->pos || !r->vel || !r->rho || !r->prs || !r->id || !r->surf) {
         cli_error("not enough host memory for frame buffers of %zu particles", n);
         return FCL_EXIT_DEVICE;
     }
@@ -301,6 +302,7 @@ int cmd_run(int argc, char **argv)
     free(r.rho);
     free(r.prs);
     free(r.id);
+    free(r.surf);
     scene_free(&sc);
     return rc;
 }

@@ -10,9 +10,9 @@
 
 /* position, velocity, velocity at t (float4, double-buffered), id (uint,
  * double-buffered), density, pressure, acceleration, surface normal,
- * grid bookkeeping. */
+ * surface flag, grid bookkeeping. */
 static const size_t common_attr_bytes = 3 * 16 + 4;
-static const size_t common_plain_bytes = 4 + 4 + 16 + 16;
+static const size_t common_plain_bytes = 4 + 4 + 16 + 16 + 4;
 
 size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid, size_t nb)
 {
@@ -72,9 +72,9 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     size_t need = sim_bytes_needed(solver_find(prm->sim_solver), &info, nb);
     size_t cells = ((size_t)info.ncells + 1) * sizeof(uint), largest = n * 16 > cells ? n * 16 : cells;
     /* The native backend shares RAM with the host's staging copies of
-     * positions and velocities and the frame buffers (~76 B/particle). */
+     * positions and velocities and the frame buffers (~80 B/particle). */
     if (strcmp(be->kind, "cpu") == 0)
-        need += n * 76;
+        need += n * 80;
     if ((double)need > 0.9 * (double)be->mem_bytes || largest > be->max_alloc) {
         snprintf(err, errlen, "particles.spacing: %zu particles need %.1f MiB (largest buffer %.1f MiB) "
                  "but %s has %.1f MiB (largest buffer %.1f MiB): expected a larger spacing or a smaller "
@@ -114,13 +114,16 @@ static int alloc_common(fcl_sim *s)
     s->prs = be->ops->buf_new(be, s->n * 4, "pressure");
     s->acc = be->ops->buf_new(be, s->n * 16, "acceleration");
     s->normals = be->ops->buf_new(be, s->n * 16, "surface normals");
+    s->surface = be->ops->buf_new(be, s->n * 4, "surface flag");
     s->partials = be->ops->buf_new(be, (s->n / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
     s->host_partials = malloc((s->n / FCL_WG + 1) * sizeof(fcl_stats_partial));
     s->stats_serial = be->serial_groups;
     s->k_stats = be->ops->kernel(be, s->stats_serial ? "stats_chunks" : "stats");
     s->k_normals = be->ops->kernel(be, "forces_normals");
+    s->k_surface = be->ops->kernel(be, "surface_flag");
     return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
-            !s->acc || !s->normals || !s->partials || !s->host_partials || !s->k_stats || !s->k_normals)
+            !s->acc || !s->normals || !s->surface || !s->partials || !s->host_partials || !s->k_stats ||
+            !s->k_normals || !s->k_surface)
                ? -1 : 0;
 }
 
@@ -131,6 +134,25 @@ int sim_normals(fcl_sim *s)
     fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->rho), FCL_BUF(s->grid.start),
                     FCL_BUF(s->normals), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
     return s->be->ops->launch(s->be, s->k_normals, s->n, a, 6, "forces");
+}
+
+/* The grid and s->rho are used as the step left them; see sim.h for how
+ * current they are after each solver's step. */
+int sim_surface_flag(fcl_sim *s, fcl_buf *out)
+{
+    if (s->n == 0)
+        return 0;
+    fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->rho), FCL_BUF(s->grid.start),
+                    FCL_BUF(out ? out : s->surface), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
+    return s->be->ops->launch(s->be, s->k_surface, s->n, a, 6, "surface-flag");
+}
+
+int sim_download_surface(fcl_sim *s, float *flag)
+{
+    fcl_backend *be = s->be;
+    if (s->n == 0)
+        return 0;
+    return sim_surface_flag(s, NULL) != 0 || be->ops->buf_read(be, s->surface, 0, s->n * 4, flag) != 0 ? -1 : 0;
 }
 
 /* Step-0 statistics (the initial speeds set an adaptive solver's first
@@ -289,6 +311,7 @@ void sim_destroy(fcl_sim *s)
     be->ops->buf_free(be, s->prs);
     be->ops->buf_free(be, s->acc);
     be->ops->buf_free(be, s->normals);
+    be->ops->buf_free(be, s->surface);
     be->ops->buf_free(be, s->partials);
     free(s->host_partials);
     grid_free(&s->grid, be);

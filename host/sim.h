@@ -53,8 +53,10 @@ typedef struct fcl_sim {
     fcl_buf *normals;                /* Akinci 2013 surface normals (float4),
                                         filled by forces_normals when the
                                         tension model needs them */
+    fcl_buf *surface;                /* Mueller's free-surface flag (float),
+                                        filled by sim_surface_flag */
     fcl_stats_partial *host_partials;  /* one per FCL_WG particles */
-    fcl_kernel *k_stats, *k_normals;
+    fcl_kernel *k_stats, *k_normals, *k_surface;
     int stats_serial;                /* k_stats is stats_chunks (per group) */
     fcl_sph_consts c;
     double dt_used;                  /* set by the solver's step() */
@@ -93,6 +95,26 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
  * otherwise. Needs the grid and s->rho current, and s->c.mass the
  * solver's particle mass. 0 or -1. */
 int sim_normals(fcl_sim *s);
+/* Mueller's free-surface flag, 1 where the color-field gradient over
+ * fluid neighbors exceeds material.surface_threshold, else 0, per particle
+ * in grid order (pass surface_flag, timer "surface-flag"), into out (NULL:
+ * s->surface). sim_download_surface runs it and copies the flags to the
+ * host, in the order of sim_download. 0 or -1.
+ * How current the neighbors are between steps depends on the solver:
+ * - dfsph rebuilds the grid after its position update and recomputes the
+ *   densities on it, so the flag is that of the current positions;
+ * - wcsph builds the grid at the start of its step and then moves the
+ *   particles, so after the step the cell starts and s->rho belong to the
+ *   step's start while the positions are the new ones. The flag reads the
+ *   new positions in the 27 cells around each particle's new cell as they
+ *   were filled at the start: a neighbor is missed only where a pair near
+ *   the support radius crossed a cell face, where the gradient of W_poly6
+ *   is close to 0. test_surface_flag measures how many flags this changes
+ *   against a rebuilt grid. It is not rebuilt here, because a rebuild
+ *   reorders the particles while s->rho keeps the old order, and the
+ *   frame's density is the step's start density all the same. */
+int sim_surface_flag(fcl_sim *s, fcl_buf *out);
+int sim_download_surface(fcl_sim *s, float *flag);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 

@@ -1,8 +1,11 @@
 /* surface_cmd.c - `fluidcl surface FRAME... --out DIR`: surface meshes of
  * saved particle frames, and mc_write_surface, which `run --mesh` shares.
+ * The particle spacing is the frame's own (frames record it), unless
+ * --param particles.spacing overrides it.
  * Invariant: every frame is read and checked before anything is written,
- * so bad input (exit 2) leaves the output folder untouched; each mesh
- * file appears atomically (mesh_io.c).
+ * so bad input (exit 2, a frame with no spacing from either source
+ * included) leaves the output folder untouched; each mesh file appears
+ * atomically (mesh_io.c).
  */
 #include <omp.h>
 #include <stdio.h>
@@ -40,6 +43,7 @@ int mc_write_surface(mc_ctx *x, const mc_config *c, const float4 *pos, const flo
 typedef struct surf_opts {
     const char *out, *backend, *device, *kernel_dir;
     int quiet, nframes;
+    int spacing_given;       /* --param particles.spacing=... */
     char **frames;
     fcl_params prm;
 } surf_opts;
@@ -71,6 +75,7 @@ static int parse(surf_opts *o, int argc, char **argv)
                 cli_error("surface: %s", err);
                 return FCL_EXIT_INPUT;
             }
+            o->spacing_given |= strncmp(argv[i], "particles.spacing=", 18) == 0;
         } else {
             o->frames[o->nframes++] = argv[i];
         }
@@ -102,16 +107,35 @@ static void base_name(char *out, size_t len, const char *dir, const char *frame)
     snprintf(out, len, "%s/%.*s.surface", dir, stem, name);
 }
 
+/* The spacing a frame is meshed with: the user's, else the frame's. */
+static float frame_spacing(const surf_opts *o, const fcl_frame_data *d)
+{
+    return o->spacing_given ? o->prm.particles_spacing : (float)d->spacing;
+}
+
+/* Every frame readable and with a spacing; one note when the user's
+ * spacing overrides a different recorded one. */
 static int check_frames(const surf_opts *o)
 {
     char err[1024];
+    int differ = 0;
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
         if (read_frame(o->frames[i], &d, err, sizeof err) != 0) {
             cli_error("surface: %s", err);
             return FCL_EXIT_INPUT;
         }
+        double sp = d.spacing;
         out_frame_free(&d);
+        if (!o->spacing_given && !(sp > 0.0)) {
+            cli_error("surface: %s: the frame does not record the particle spacing (written by an older "
+                      "fluidcl): pass --param particles.spacing=... (the run's spacing)", o->frames[i]);
+            return FCL_EXIT_INPUT;
+        }
+        if (o->spacing_given && sp > 0.0 && (float)sp != o->prm.particles_spacing && differ++ == 0 && !o->quiet)
+            fprintf(stderr, "fluidcl: surface: note: using --param particles.spacing=%g, not the spacing %g "
+                    "recorded in %s%s\n", o->prm.particles_spacing, sp, o->frames[i],
+                    o->nframes > 1 ? " (and in any other frame that differs)" : "");
     }
     return 0;
 }
@@ -119,8 +143,6 @@ static int check_frames(const surf_opts *o)
 static int reconstruct_all(const surf_opts *o, mc_ctx *x)
 {
     char err[1024], base[4096];
-    mc_config c;
-    mc_config_from_params(&c, &o->prm);
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
         double ms;
@@ -129,6 +151,10 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
             cli_error("surface: %s", err);
             return FCL_EXIT_INPUT;
         }
+        fcl_params p = o->prm;
+        mc_config c;
+        p.particles_spacing = frame_spacing(o, &d);
+        mc_config_from_params(&c, &p);
         base_name(base, sizeof base, o->out, o->frames[i]);
         int rc = mc_write_surface(x, &c, d.pos, d.vel, d.n, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
         if (rc != 0) {

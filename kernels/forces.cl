@@ -14,6 +14,9 @@
  *            n_i = h sum_j V_j grad W_poly6 (pass forces_normals, run
  *            before the pass that applies the force)
  *   none     no surface tension
+ * surface:   Mueller's free-surface criterion |n| > l (surface_normal_at),
+ *            the particle field `surface` (pass surface_flag) and the
+ *            viewer's splat normals (view.cl)
  * Invariant: the Akinci pair term is antisymmetric in i and j (equal
  * masses), so it conserves momentum; it sums over real fluid neighbors
  * only, never wall images or boundary particles (no adhesion), so a
@@ -155,6 +158,39 @@ FCL_INLINE void forces_normals_item(uint i, GLOBAL const float4 *pos, GLOBAL con
     normals[i] = fcl_f4(c->h * nx, c->h * ny, c->h * nz, 0.0f);
 }
 
+/* Mueller's color-field gradient n of particle i (sorted index) over its
+ * fluid neighbors: xyz the unit normal -n/|n| (outward, 0 where n = 0),
+ * w 1 when the particle is at the free surface (|n| > l), else 0.
+ * Boundary particles take no part, as in the marching-cubes field, so
+ * fluid against a wall counts as surface there too: what the viewer's
+ * splats and the mesh show is the fluid body, walls drawn apart. */
+FCL_INLINE float4 surface_normal_at(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,
+                                    GLOBAL const uint *start, const fcl_grid_info *g, const fcl_sph_consts *c)
+{
+    float4 pi = pos[i];
+    uint lo[9], hi[9];
+    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
+    fcl_color_sum s;
+    s.nx = s.ny = s.nz = s.lap = 0.0f;
+    for (uint row = 0u; row < rows; row++)
+        for (uint j = lo[row]; j < hi[row]; j++) {
+            float4 pj = pos[j];
+            float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+            color_pair(&s, dx, dy, dz, dx * dx + dy * dy + dz * dz, c->mass / rho[j], c);
+        }
+    float n2 = s.nx * s.nx + s.ny * s.ny + s.nz * s.nz;
+    float inv = n2 > 0.0f ? -1.0f / FCL_SQRT(n2) : 0.0f;
+    return fcl_f4(inv * s.nx, inv * s.ny, inv * s.nz,
+                  n2 > c->surface_threshold * c->surface_threshold ? 1.0f : 0.0f);
+}
+
+FCL_INLINE void surface_flag_item(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,
+                                  GLOBAL const uint *start, GLOBAL float *flag, const fcl_grid_info *g,
+                                  const fcl_sph_consts *c)
+{
+    flag[i] = surface_normal_at(i, pos, rho, start, g, c).w;
+}
+
 #ifdef FCL_DEVICE
 __kernel void forces_normals(__global const float4 *pos, __global const float *rho, __global const uint *start,
                              __global float4 *normals, fcl_grid_info g, fcl_sph_consts c)
@@ -162,5 +198,13 @@ __kernel void forces_normals(__global const float4 *pos, __global const float *r
     uint i = get_global_id(0);
     if (i < c.n)
         forces_normals_item(i, pos, rho, start, normals, &g, &c);
+}
+
+__kernel void surface_flag(__global const float4 *pos, __global const float *rho, __global const uint *start,
+                           __global float *flag, fcl_grid_info g, fcl_sph_consts c)
+{
+    uint i = get_global_id(0);
+    if (i < c.n)
+        surface_flag_item(i, pos, rho, start, flag, &g, &c);
 }
 #endif

@@ -1,11 +1,13 @@
 /* view.cl - the interactive viewer's passes (render/view*.c).
  *
- * view_pack:      one float4 per particle for the vertex buffer: the
- *                 position, and in w the field the particles are colored
- *                 by (FCL_FIELD_*): speed |v|, density, pressure, phase
- *                 (the fluid body a particle started in), or the surface
- *                 flag (Mueller 2003's color-field gradient |n| above
- *                 material.surface_threshold, over fluid neighbors).
+ * view_pack:      the vertex buffer, two planes of n float4: out[i] is
+ *                 the position and in w the field the particles are
+ *                 colored by (FCL_FIELD_*): speed |v|, density, pressure,
+ *                 phase (the fluid body a particle started in), or the
+ *                 surface flag (Mueller 2003: the color-field gradient |n|
+ *                 above material.surface_threshold, forces.cl); and, when
+ *                 `normals` is set (the splat preview), out[n + i] is the
+ *                 unit outward normal with the surface flag in w.
  * interact_force: the user's external force field (Mueller 2003, section
  *                 3.4: applied to the particles directly, not through SPH):
  *                 particles within `radius` of the cursor ray get a
@@ -14,32 +16,19 @@
  * view_pack writes out[i] for the particle at sorted index i.
  */
 
-/* Whether particle i is at the free surface by Mueller's criterion. */
-FCL_INLINE float view_surface_flag(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,
-                                   GLOBAL const uint *start, const fcl_grid_info *g, const fcl_sph_consts *c)
-{
-    float4 pi = pos[i];
-    uint lo[9], hi[9];
-    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
-    fcl_color_sum s;
-    s.nx = s.ny = s.nz = s.lap = 0.0f;
-    for (uint row = 0u; row < rows; row++)
-        for (uint j = lo[row]; j < hi[row]; j++) {
-            float4 pj = pos[j];
-            float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
-            color_pair(&s, dx, dy, dz, dx * dx + dy * dy + dz * dz, c->mass / rho[j], c);
-        }
-    float n2 = s.nx * s.nx + s.ny * s.ny + s.nz * s.nz;
-    return n2 > c->surface_threshold * c->surface_threshold ? 1.0f : 0.0f;
-}
-
 FCL_INLINE void view_pack_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                                GLOBAL const float *rho, GLOBAL const float *prs, GLOBAL const uint *id,
                                GLOBAL const float *phase, GLOBAL const uint *start, GLOBAL float4 *out,
-                               const fcl_grid_info *g, const fcl_sph_consts *c, uint field)
+                               const fcl_grid_info *g, const fcl_sph_consts *c, uint field, uint normals)
 {
     float4 p = pos[i], v = vev[i];
     float f = 0.0f;
+    /* One neighbor loop serves both the splat normal and the flag. */
+    float4 sn = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (normals || field == FCL_FIELD_SURFACE)
+        sn = surface_normal_at(i, pos, rho, start, g, c);
+    if (normals)
+        out[c->n + i] = sn;
     if (field == FCL_FIELD_SPEED)
         f = FCL_SQRT(v.x * v.x + v.y * v.y + v.z * v.z);
     else if (field == FCL_FIELD_DENSITY)
@@ -49,7 +38,7 @@ FCL_INLINE void view_pack_item(uint i, GLOBAL const float4 *pos, GLOBAL const fl
     else if (field == FCL_FIELD_PHASE)
         f = phase[id[i]];
     else if (field == FCL_FIELD_SURFACE)
-        f = view_surface_flag(i, pos, rho, start, g, c);
+        f = sn.w;
     out[i] = fcl_f4(p.x, p.y, p.z, f);
 }
 
@@ -73,11 +62,11 @@ FCL_INLINE void interact_force_item(uint i, GLOBAL const float4 *pos, GLOBAL flo
 __kernel void view_pack(__global const float4 *pos, __global const float4 *vev, __global const float *rho,
                         __global const float *prs, __global const uint *id, __global const float *phase,
                         __global const uint *start, __global float4 *out, fcl_grid_info g, fcl_sph_consts c,
-                        uint field)
+                        uint field, uint normals)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        view_pack_item(i, pos, vev, rho, prs, id, phase, start, out, &g, &c, field);
+        view_pack_item(i, pos, vev, rho, prs, id, phase, start, out, &g, &c, field, normals);
 }
 
 __kernel void interact_force(__global const float4 *pos, __global float4 *vel, __global float4 *vev,

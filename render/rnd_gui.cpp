@@ -238,11 +238,17 @@ static void display_controls(fcl_view *v)
     toggle("domain box", &v->show_box);
     ImGui::SameLine();
     toggle("obstacles", &v->show_boundary);
-    ImGui::SameLine();
-    toggle("surface mesh", &v->show_mesh);
-    if (rnd_mesh_triangles(v->rnd) == 0) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("(none yet)");
+    ImGui::SetNextItemWidth(170.0f);
+    ImGui::Combo("draw (M)", &v->draw, rnd_draw_names, RND_DRAW_COUNT);
+    if (v->draw == RND_DRAW_SPLATS) {
+        ImGui::SetNextItemWidth(170.0f);
+        ImGui::DragFloat("splat radius (radii)", &v->splat_scale, 0.01f, 0.5f, 4.0f, "%.2f");
+        ImGui::TextDisabled("surface particles (|n| > material.surface_threshold) as oriented discs");
+    } else if (v->draw == RND_DRAW_MESH) {
+        ImGui::SetNextItemWidth(170.0f);
+        ImGui::DragInt("mesh every (frames)", &v->mesh_every, 0.1f, 1, 1000);
+        ImGui::Text("step %ld: %zu triangles, %.1f ms", v->mesh_step, v->mesh_tris, v->mesh_ms);
+        ImGui::TextDisabled("surface.* parameters (below) shape the mesh");
     }
 }
 

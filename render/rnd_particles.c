@@ -27,12 +27,14 @@ void rnd_colormap(float t, float rgb[3])
         rgb[k] = (1.0f - f) * rnd_colormap_stops[i][k] + f * rnd_colormap_stops[i + 1][k];
 }
 
-/* Sprites: the point size covers the sphere's projected diameter; the
- * fragment shader cuts the disc and shades it as a sphere lit from the
- * upper left of the view. Mode 0 colormap, 1 palette, 2 fixed color. */
-static const char *sphere_vs =
+/* Sprites: the point size covers the sphere's (or splat's) projected
+ * diameter. sprite_head is shared by both vertex shaders: the inputs, the
+ * uniforms and the color of a particle. Mode 0 colormap, 1 palette,
+ * 2 fixed color. */
+static const char *sprite_head =
     "#version 330 core\n"
     "layout(location = 0) in vec4 a_pv;\n"
+    "layout(location = 1) in vec4 a_n;\n"
     "uniform mat4 u_view, u_proj;\n"
     "uniform float u_radius, u_scale, u_lo, u_hi;\n"
     "uniform int u_mode;\n"
@@ -43,13 +45,19 @@ static const char *sphere_vs =
     "    int i = min(int(x), 7);\n"
     "    return mix(u_stops[i], u_stops[i + 1], x - float(i));\n"
     "}\n"
-    "void main() {\n"
+    "vec3 color_of(float w) {\n"
+    "    if (u_mode == 0) return colormap((w - u_lo) / max(u_hi - u_lo, 1e-20));\n"
+    "    if (u_mode == 1) return u_palette[int(max(w, 0.0) + 0.5) % 8];\n"
+    "    return u_color;\n"
+    "}\n"
+    "void place(float radius) {\n"
     "    gl_Position = u_proj * u_view * vec4(a_pv.xyz, 1.0);\n"
-    "    gl_PointSize = max(2.0 * u_radius * u_scale / gl_Position.w, 1.5);\n"
-    "    if (u_mode == 0) v_color = colormap((a_pv.w - u_lo) / max(u_hi - u_lo, 1e-20));\n"
-    "    else if (u_mode == 1) v_color = u_palette[int(max(a_pv.w, 0.0) + 0.5) % 8];\n"
-    "    else v_color = u_color;\n"
+    "    gl_PointSize = max(2.0 * radius * u_scale / gl_Position.w, 1.5);\n"
     "}\n";
+static const char *sphere_vs =
+    "void main() { place(u_radius); v_color = color_of(a_pv.w); }\n";
+/* The sphere: the fragment shader cuts the disc and shades it as a sphere
+ * lit from the upper left of the view. */
 static const char *sphere_fs =
     "#version 330 core\n"
     "in vec3 v_color;\n"
@@ -65,6 +73,45 @@ static const char *sphere_fs =
     "    float d = max(dot(n, l), 0.0);\n"
     "    float s = pow(max(dot(n, normalize(l + vec3(0.0, 0.0, 1.0))), 0.0), 40.0);\n"
     "    o_color = vec4(v_color * (0.35 + 0.65 * d) + vec3(0.25 * s), u_alpha);\n"
+    "}\n";
+/* Splats: interior particles (flag a_n.w = 0) are moved outside the clip
+ * volume, which discards the point. A surface particle's splat is the
+ * disc of radius u_radius perpendicular to its normal: the fragment at
+ * sprite offset q lies on that plane at depth dz = -(m.xy . q) / m.z, and
+ * inside the disc where |q|^2 + dz^2 <= 1, an ellipse on screen (m.z is
+ * floored so that edge-on splats stay visible as thin ellipses). The
+ * disc is lit by its own normal, so overlapping splats shade as one
+ * smooth surface. */
+static const char *splat_vs =
+    "out vec3 v_n;\n"
+    "void main() {\n"
+    "    if (a_n.w < 0.5) {\n"
+    "        gl_Position = vec4(0.0, 0.0, -2.0, 1.0);\n"
+    "        gl_PointSize = 1.0;\n"
+    "        v_color = vec3(0.0);\n"
+    "        v_n = vec3(0.0, 0.0, 1.0);\n"
+    "        return;\n"
+    "    }\n"
+    "    place(u_radius);\n"
+    "    v_color = color_of(a_pv.w);\n"
+    "    v_n = mat3(u_view) * a_n.xyz;\n"
+    "}\n";
+static const char *splat_fs =
+    "#version 330 core\n"
+    "in vec3 v_color;\n"
+    "in vec3 v_n;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "    vec2 q = gl_PointCoord * 2.0 - 1.0;\n"
+    "    q.y = -q.y;\n"
+    "    vec3 m = length(v_n) > 0.0 ? normalize(v_n) : vec3(0.0, 0.0, 1.0);\n"
+    "    if (m.z < 0.0) m = -m;\n"
+    "    float dz = -dot(m.xy, q) / max(m.z, 0.25);\n"
+    "    if (dot(q, q) + dz * dz > 1.0) discard;\n"
+    "    vec3 l = normalize(vec3(-0.4, 0.6, 0.7));\n"
+    "    float d = max(dot(m, l), 0.0);\n"
+    "    float s = pow(max(dot(m, normalize(l + vec3(0.0, 0.0, 1.0))), 0.0), 40.0);\n"
+    "    o_color = vec4(v_color * (0.35 + 0.65 * d) + vec3(0.25 * s), 1.0);\n"
     "}\n";
 static const char *flat_vs =
     "#version 330 core\n"
@@ -84,9 +131,12 @@ static const char *flat_fs =
     "    o_color = vec4(u_color.rgb * d, u_color.a);\n"
     "}\n";
 
+const char *const rnd_draw_names[RND_DRAW_COUNT] = { "spheres", "splats", "mesh" };
+
 struct rnd_renderer {
-    GLuint sphere, flat;
+    GLuint sphere, splat, flat;
     GLuint pvao, pvbo;          /* particles */
+    GLuint svao;                /* the same buffer's two planes, for splats */
     size_t pcap;
     GLuint bvao, bvbo;          /* boundary particles */
     size_t nb;
@@ -95,11 +145,13 @@ struct rnd_renderer {
     size_t nt;
 };
 
-static GLuint compile(GLenum kind, const char *src, char *err, size_t errlen)
+/* A shader from head (may be NULL) followed by body. */
+static GLuint compile(GLenum kind, const char *head, const char *body, char *err, size_t errlen)
 {
     GLuint s = glCreateShader(kind);
     GLint ok = 0;
-    glShaderSource(s, 1, &src, NULL);
+    const char *src[2] = { head ? head : "", body };
+    glShaderSource(s, 2, src, NULL);
     glCompileShader(s);
     glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
     if (!ok) {
@@ -113,10 +165,10 @@ static GLuint compile(GLenum kind, const char *src, char *err, size_t errlen)
     return s;
 }
 
-static GLuint program(const char *vs, const char *fs, char *err, size_t errlen)
+static GLuint program(const char *vs_head, const char *vs, const char *fs, char *err, size_t errlen)
 {
-    GLuint v = compile(GL_VERTEX_SHADER, vs, err, errlen);
-    GLuint f = v ? compile(GL_FRAGMENT_SHADER, fs, err, errlen) : 0;
+    GLuint v = compile(GL_VERTEX_SHADER, vs_head, vs, err, errlen);
+    GLuint f = v ? compile(GL_FRAGMENT_SHADER, NULL, fs, err, errlen) : 0;
     GLint ok = 0;
     if (!f) {
         glDeleteShader(v);
@@ -164,8 +216,9 @@ rnd_renderer *rnd_create(char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    r->sphere = program(sphere_vs, sphere_fs, err, errlen);
-    r->flat = r->sphere ? program(flat_vs, flat_fs, err, errlen) : 0;
+    r->sphere = program(sprite_head, sphere_vs, sphere_fs, err, errlen);
+    r->splat = r->sphere ? program(sprite_head, splat_vs, splat_fs, err, errlen) : 0;
+    r->flat = r->splat ? program(NULL, flat_vs, flat_fs, err, errlen) : 0;
     if (!r->flat) {
         rnd_destroy(r);
         return NULL;
@@ -174,6 +227,7 @@ rnd_renderer *rnd_create(char *err, size_t errlen)
     vertex_array(&r->bvao, &r->bvbo, 4);
     vertex_array(&r->lvao, &r->lvbo, 3);
     vertex_array(&r->mvao, &r->mvbo, 6);
+    glGenVertexArrays(1, &r->svao);
     glBindVertexArray(r->mvao);
     glGenBuffers(1, &r->mibo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r->mibo);
@@ -186,18 +240,27 @@ void rnd_destroy(rnd_renderer *r)
     if (!r)
         return;
     GLuint bufs[] = { r->pvbo, r->bvbo, r->lvbo, r->mvbo, r->mibo };
-    GLuint vaos[] = { r->pvao, r->bvao, r->lvao, r->mvao };
+    GLuint vaos[] = { r->pvao, r->bvao, r->lvao, r->mvao, r->svao };
     glDeleteBuffers(5, bufs);
-    glDeleteVertexArrays(4, vaos);
+    glDeleteVertexArrays(5, vaos);
     if (r->sphere) glDeleteProgram(r->sphere);
+    if (r->splat) glDeleteProgram(r->splat);
     if (r->flat) glDeleteProgram(r->flat);
     free(r);
 }
 
 unsigned rnd_particles_resize(rnd_renderer *r, size_t n)
 {
+    size_t m = n ? n : 1;
     glBindBuffer(GL_ARRAY_BUFFER, r->pvbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((n ? n : 1) * 16), NULL, GL_DYNAMIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(2 * m * 16), NULL, GL_DYNAMIC_DRAW);
+    /* The splats read the second plane, which starts after n float4. */
+    glBindVertexArray(r->svao);
+    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 16, (void *)0);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 16, (void *)(m * 16));
+    glEnableVertexAttribArray(1);
+    glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     r->pcap = n;
     return r->pvbo;
@@ -208,11 +271,11 @@ unsigned rnd_particles_vbo(const rnd_renderer *r)
     return r->pvbo;
 }
 
-void *rnd_particles_map(rnd_renderer *r)
+void *rnd_particles_map(rnd_renderer *r, int planes)
 {
     glBindBuffer(GL_ARRAY_BUFFER, r->pvbo);
-    return glMapBufferRange(GL_ARRAY_BUFFER, 0, (GLsizeiptr)((r->pcap ? r->pcap : 1) * 16),
-                            GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
+    return glMapBufferRange(GL_ARRAY_BUFFER, 0, (GLsizeiptr)((size_t)(planes == 2 ? 2 : 1) * (r->pcap ? r->pcap : 1) * 16),
+                            GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_RANGE_BIT);
 }
 
 int rnd_particles_unmap(rnd_renderer *r)
@@ -277,9 +340,8 @@ static void draw_box(rnd_renderer *r, const rnd_frame *f)
     glDrawArrays(GL_LINES, 0, 24);
 }
 
-static void sphere_uniforms(rnd_renderer *r, const rnd_frame *f, float radius, int mode, float alpha)
+static void sprite_uniforms(GLuint p, const rnd_frame *f, float radius, int mode, float alpha)
 {
-    GLuint p = r->sphere;
     glUseProgram(p);
     set_matrices(p, f);
     /* Pixels per unit of w-divided size: proj[1][1] * height / 2. */
@@ -294,6 +356,35 @@ static void sphere_uniforms(rnd_renderer *r, const rnd_frame *f, float radius, i
     glUniform3f(glGetUniformLocation(p, "u_color"), 0.62f, 0.64f, 0.68f);
 }
 
+static void draw_mesh(rnd_renderer *r, const rnd_frame *f)
+{
+    glUseProgram(r->flat);
+    set_matrices(r->flat, f);
+    glUniform4f(glGetUniformLocation(r->flat, "u_color"), 0.35f, 0.6f, 0.95f, 1.0f);
+    glUniform1i(glGetUniformLocation(r->flat, "u_lit"), 1);
+    glBindVertexArray(r->mvao);
+    glDrawElements(GL_TRIANGLES, (GLsizei)(3 * r->nt), GL_UNSIGNED_INT, (void *)0);
+}
+
+/* The fluid in the frame's mode: spheres, splats or the mesh. */
+static void draw_fluid(rnd_renderer *r, const rnd_frame *f)
+{
+    GLsizei n = (GLsizei)(f->n < r->pcap ? f->n : r->pcap);
+    if (f->draw == RND_DRAW_MESH) {
+        if (r->nt > 0)
+            draw_mesh(r, f);
+    } else if (f->draw == RND_DRAW_SPLATS && n > 0) {
+        float k = f->splat_scale > 0.0f ? f->splat_scale : 1.0f;
+        sprite_uniforms(r->splat, f, k * f->radius, (int)f->mode, 1.0f);
+        glBindVertexArray(r->svao);
+        glDrawArrays(GL_POINTS, 0, n);
+    } else if (n > 0) {
+        sprite_uniforms(r->sphere, f, f->radius, (int)f->mode, 1.0f);
+        glBindVertexArray(r->pvao);
+        glDrawArrays(GL_POINTS, 0, n);
+    }
+}
+
 void rnd_draw(rnd_renderer *r, const rnd_frame *f)
 {
     glViewport(0, 0, f->width, f->height);
@@ -302,11 +393,7 @@ void rnd_draw(rnd_renderer *r, const rnd_frame *f)
     glEnable(GL_DEPTH_TEST);
     glEnable(GL_PROGRAM_POINT_SIZE);
     glDisable(GL_BLEND);
-    if (f->n > 0) {
-        sphere_uniforms(r, f, f->radius, (int)f->mode, 1.0f);
-        glBindVertexArray(r->pvao);
-        glDrawArrays(GL_POINTS, 0, (GLsizei)(f->n < r->pcap ? f->n : r->pcap));
-    }
+    draw_fluid(r, f);
     if (f->show_box)
         draw_box(r, f);
     /* Translucent things last, without writing depth, so that they never
@@ -314,16 +401,8 @@ void rnd_draw(rnd_renderer *r, const rnd_frame *f)
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_FALSE);
-    if (f->show_mesh && r->nt > 0) {
-        glUseProgram(r->flat);
-        set_matrices(r->flat, f);
-        glUniform4f(glGetUniformLocation(r->flat, "u_color"), 0.35f, 0.6f, 0.95f, 0.6f);
-        glUniform1i(glGetUniformLocation(r->flat, "u_lit"), 1);
-        glBindVertexArray(r->mvao);
-        glDrawElements(GL_TRIANGLES, (GLsizei)(3 * r->nt), GL_UNSIGNED_INT, (void *)0);
-    }
     if (f->show_boundary && r->nb > 0) {
-        sphere_uniforms(r, f, 0.35f * f->radius, 2, 0.3f);
+        sprite_uniforms(r->sphere, f, 0.35f * f->radius, 2, 0.3f);
         glBindVertexArray(r->bvao);
         glDrawArrays(GL_POINTS, 0, (GLsizei)r->nb);
     }

@@ -104,7 +104,11 @@ static void defaults(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo)
     v->steps_per_frame = vo->steps_per_frame > 0 ? vo->steps_per_frame : 1;
     v->field = vo->field >= 0 && vo->field < FCL_FIELD_COUNT ? vo->field : FCL_FIELD_SPEED;
     v->show_panel = !vo->hide_panel;
-    v->show_box = v->show_boundary = v->show_mesh = 1;
+    v->show_box = v->show_boundary = 1;
+    v->draw = vo->draw >= 0 && vo->draw < RND_DRAW_COUNT ? vo->draw : RND_DRAW_SPHERES;
+    v->splat_scale = 1.5f;
+    v->mesh_every = 1;
+    v->mesh_step = -1;
     v->reload_ok = -1;
     v->force_gain = 20.0f;
     choose_kernel_dir(v);
@@ -209,7 +213,8 @@ static void render(fcl_view *v)
     memcpy(f.box_hi, v->live.domain_max, sizeof f.box_hi);
     f.show_box = v->show_box;
     f.show_boundary = v->show_boundary;
-    f.show_mesh = v->show_mesh;
+    f.draw = (rnd_draw_mode)v->draw;
+    f.splat_scale = v->splat_scale;
     f.background[0] = 0.11f;
     f.background[1] = 0.12f;
     f.background[2] = 0.14f;
@@ -249,6 +254,17 @@ static void account(fcl_view *v, int stepped)
     v->psteps += a * ((double)v->sim.n * stepped / dt - v->psteps);
 }
 
+/* A reconstruction that fails (a grid too large for the device, say)
+ * would fail again next frame: say why and draw spheres instead. */
+static void mesh_or_fall_back(fcl_view *v)
+{
+    char err[1024];
+    if (view_mesh_update(v, err, sizeof err) != 0) {
+        v->draw = RND_DRAW_SPHERES;
+        view_set_status(v, "mesh mode off: %s", err);
+    }
+}
+
 int view_frame(fcl_view *v)
 {
     glfwPollEvents();
@@ -262,6 +278,8 @@ int view_frame(fcl_view *v)
     int rc = v->have_sim ? step_frame(v) : 0;
     if (rc != 0)
         return rc;
+    if (v->draw == RND_DRAW_MESH && v->have_sim && view_mesh_due(v))
+        mesh_or_fall_back(v);
     double t0 = glfwGetTime();
     render(v);
     capture(v);
@@ -303,6 +321,7 @@ int view_set_recording(fcl_view *v, const char *dir, char *err, size_t errlen)
 void view_close(fcl_view *v)
 {
     view_release_sim(v);
+    view_mesh_free(v);
     backend_destroy(v->be);
     v->be = NULL;
     if (v->win) {

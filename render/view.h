@@ -4,7 +4,8 @@
  *
  * A frame is: input -> (shared path: acquire the GL buffer) -> user force
  * -> steps_per_frame solver steps -> view_pack into the vertex buffer ->
- * (release, or copy via host) -> draw -> panel -> capture -> swap.
+ * (release, or copy via host) -> (mesh mode: marching cubes every
+ * mesh_every frames) -> draw -> panel -> capture -> swap.
  * Invariant: sim.prm points at `live`, the parameters the simulation
  * reads at every step; the panel edits `edit`, and live parameters are
  * copied to `live` at once, the others at the next reset. The vertex
@@ -16,6 +17,7 @@
 #include <stddef.h>
 
 #include "cli.h"
+#include "mc.h"
 #include "rnd_camera.h"
 #include "rnd_particles.h"
 #include "sim.h"
@@ -32,6 +34,7 @@ typedef struct fcl_view_opts {
     int width, height;          /* window size (default 1280 x 720) */
     int steps_per_frame;        /* default 1 */
     int field;                  /* FCL_FIELD_*, default speed */
+    int draw;                   /* RND_DRAW_*, default spheres */
     int hide_panel;             /* start with the panel hidden */
     int vsync;                  /* wait for the display between frames */
     const char *record_dir;     /* record every frame into this folder */
@@ -63,7 +66,18 @@ typedef struct fcl_view {
     /* Controls. */
     int paused, step_once, steps_per_frame, field;
     float range[FCL_FIELD_COUNT][2];
-    int show_panel, show_box, show_boundary, show_mesh;
+    int show_panel, show_box, show_boundary;
+    int draw;                   /* RND_DRAW_*: spheres, splats or mesh */
+    float splat_scale;          /* splat radius in particle radii */
+    /* Mesh mode: the surface (surface.* parameters) rebuilt every
+     * mesh_every frames, and every frame the state changes while paused. */
+    mc_ctx mc;
+    int mc_ready;               /* mc holds kernels for be */
+    int mesh_every;
+    long mesh_frame, mesh_step; /* frame and step the mesh was made at */
+    double mesh_ms;             /* the last reconstruction's wall time */
+    size_t mesh_tris, mesh_verts;
+    mc_config mesh_cfg;         /* the parameters the mesh was made with */
     float force_radius, force_gain, ball_radius;
     char status[1024];          /* last event or error, shown in the panel */
     /* Kernel hot reload. */
@@ -135,6 +149,11 @@ int view_screenshot(fcl_view *v, const char *path, char *err, size_t errlen);
 int view_set_recording(fcl_view *v, const char *dir, char *err, size_t errlen);
 /* "shared CL-GL" or "copy via host". */
 const char *view_path_name(const fcl_view *v);
+/* Make the mesh of the current state now (mesh mode does it by itself):
+ * download, marching cubes, upload. 0, or an FCL_EXIT_* with err. */
+int view_mesh_update(fcl_view *v, char *err, size_t errlen);
+int view_mesh_due(const fcl_view *v);
+void view_mesh_free(fcl_view *v);
 /* The view-projection the last frame was drawn with. */
 void view_viewproj(const fcl_view *v, float vp[16]);
 

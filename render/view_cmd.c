@@ -25,6 +25,14 @@ static int field_by_name(const char *name)
     return -1;
 }
 
+static int draw_by_name(const char *name)
+{
+    for (int i = 0; i < RND_DRAW_COUNT; i++)
+        if (strcmp(name, rnd_draw_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static int positive(const char *opt, const char *val, long *out)
 {
     char *end;
@@ -46,28 +54,37 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
     if (strcmp(opt, "--no-panel") == 0)
         return a->vo.hide_panel = 1;
     if (strcmp(opt, "--frames") && strcmp(opt, "--screenshot") && strcmp(opt, "--steps-per-frame") &&
-        strcmp(opt, "--record") && strcmp(opt, "--color") && strcmp(opt, "--size"))
+        strcmp(opt, "--record") && strcmp(opt, "--color") && strcmp(opt, "--size") && strcmp(opt, "--draw"))
         return 0;
     (*i)++;
     if (strcmp(opt, "--frames") == 0)
         return positive(opt, val, &a->frames) == 0 ? 1 : -1;
+    if (!val) {
+        cli_error("view: %s needs a value", opt);
+        return -1;
+    }
     if (strcmp(opt, "--steps-per-frame") == 0) {
         if (positive(opt, val, &x) != 0)
             return -1;
         a->vo.steps_per_frame = (int)x;
-    } else if (strcmp(opt, "--color") == 0 && (!val || (a->vo.field = field_by_name(val)) < 0)) {
-        cli_error("view: --color '%s': expected speed, density, pressure, phase or surface", val ? val : "");
-        return -1;
+    } else if (strcmp(opt, "--color") == 0) {
+        if ((a->vo.field = field_by_name(val)) < 0) {
+            cli_error("view: --color '%s': expected speed, density, pressure, phase or surface", val);
+            return -1;
+        }
+    } else if (strcmp(opt, "--draw") == 0) {
+        if ((a->vo.draw = draw_by_name(val)) < 0) {
+            cli_error("view: --draw '%s': expected spheres, splats (surface particles only) or mesh (marching cubes)",
+                      val);
+            return -1;
+        }
     } else if (strcmp(opt, "--size") == 0) {
-        if (!val || sscanf(val, "%dx%d", &w, &h) != 2 || w < 64 || h < 64 || w > 8192 || h > 8192) {
-            cli_error("view: --size '%s': expected WIDTHxHEIGHT, each 64..8192", val ? val : "");
+        if (sscanf(val, "%dx%d", &w, &h) != 2 || w < 64 || h < 64 || w > 8192 || h > 8192) {
+            cli_error("view: --size '%s': expected WIDTHxHEIGHT, each 64..8192", val);
             return -1;
         }
         a->vo.width = w;
         a->vo.height = h;
-    } else if (!val) {
-        cli_error("view: %s needs a value", opt);
-        return -1;
     } else if (strcmp(opt, "--screenshot") == 0) {
         a->screenshot = val;
     } else {
@@ -81,6 +98,7 @@ static int split_args(view_args *a, int argc, char **argv, char **rest, int *nre
 {
     memset(a, 0, sizeof *a);
     a->vo.field = FCL_FIELD_SPEED;
+    a->vo.draw = RND_DRAW_SPHERES;
     *nrest = 0;
     for (int i = 0; i < argc; i++) {
         int r = view_option(a, argc, argv, &i);
@@ -109,6 +127,9 @@ static void closing_report(const fcl_view *v)
     printf("view: particles to GL: %s%s%s%s\n", view_path_name(v), v->shared ? "" : " (", v->shared ? "" : v->path_note,
            v->shared ? "" : ")");
     printf("view: backend %s\n", v->be ? v->be->name : "none");
+    if (v->draw == RND_DRAW_MESH)
+        printf("view: mesh of step %ld: %zu triangles, %zu vertices, %.1f ms to download, reconstruct and upload\n",
+               v->mesh_step, v->mesh_tris, v->mesh_verts, v->mesh_ms);
 }
 
 int cmd_view(int argc, char **argv)

@@ -4,6 +4,7 @@
  *   wheel              zoom           ctrl+left / middle drag   push the fluid
  *   Space pause   N one step   Backspace reset   R reload kernels
  *   B drop a ball   P screenshot   V record frames   C next color field
+ *   M next draw mode (spheres, surface splats, marching-cubes mesh)
  *   F frame the domain   H hide/show the panel   Esc quit
  * Invariant: input the panel wants (ImGui's WantCapture*) never reaches
  * the camera, the fluid or the key bindings.
@@ -40,6 +41,7 @@ static void key_action(fcl_view *v, int key)
     case GLFW_KEY_BACKSPACE: view_reset(v); break;
     case GLFW_KEY_R: view_reload_kernels(v); break;
     case GLFW_KEY_C: v->field = (v->field + 1) % FCL_FIELD_COUNT; break;
+    case GLFW_KEY_M: v->draw = (v->draw + 1) % RND_DRAW_COUNT; break;
     case GLFW_KEY_H: v->show_panel = !v->show_panel; break;
     case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(v->win, GLFW_TRUE); break;
     case GLFW_KEY_F: rnd_camera_frame(&v->cam, v->live.domain_min, v->live.domain_max); break;

@@ -112,7 +112,7 @@ int view_interop_alloc(fcl_view *v, char *err, size_t errlen)
     unsigned vbo = rnd_particles_resize(v->rnd, n);
     v->pack_n = n;
     if (v->shared) {
-        v->pack = be_opencl_gl_buffer(be, vbo, (n ? n : 1) * 16, err, errlen);
+        v->pack = be_opencl_gl_buffer(be, vbo, 2 * (n ? n : 1) * 16, err, errlen);
         if (v->pack) {
             show_path(v);
             return 0;
@@ -122,7 +122,7 @@ int view_interop_alloc(fcl_view *v, char *err, size_t errlen)
         snprintf(v->path_note, sizeof v->path_note, "%s", err);
     }
     show_path(v);
-    v->pack = be->ops->buf_new(be, (n ? n : 1) * 16, "viewer vertex staging");
+    v->pack = be->ops->buf_new(be, 2 * (n ? n : 1) * 16, "viewer vertex staging");
     if (!v->pack) {
         snprintf(err, errlen, "no memory on %s for the viewer's staging buffer (%zu particles)", be->name, n);
         return FCL_EXIT_DEVICE;
@@ -139,17 +139,23 @@ int view_interop_begin(fcl_view *v)
     return be_opencl_gl_acquire(v->be, v->pack);
 }
 
+/* Whether the frame needs the second plane (normals and surface flags). */
+static int wants_normals(const fcl_view *v)
+{
+    return v->draw == RND_DRAW_SPLATS;
+}
+
 static int pack(fcl_view *v)
 {
     fcl_sim *s = &v->sim;
-    uint field = (uint)v->field;
+    uint field = (uint)v->field, normals = (uint)wants_normals(v);
     fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vev].cur), FCL_BUF(s->rho),
                     FCL_BUF(s->prs), FCL_BUF(s->grid.attr[s->a_id].cur), FCL_BUF(v->phase_buf),
                     FCL_BUF(s->grid.start), FCL_BUF(v->pack), FCL_VAL(s->grid.info), FCL_VAL(s->c),
-                    FCL_VAL(field) };
+                    FCL_VAL(field), FCL_VAL(normals) };
     if (s->n == 0)
         return 0;
-    return v->be->ops->launch(v->be, v->k_pack, s->n, a, 11, "view-pack");
+    return v->be->ops->launch(v->be, v->k_pack, s->n, a, 12, "view-pack");
 }
 
 int view_interop_end(fcl_view *v)
@@ -159,8 +165,17 @@ int view_interop_end(fcl_view *v)
         return (pack(v) | be_opencl_gl_release(be, v->pack)) ? -1 : 0;
     if (pack(v) != 0 || be->ops->finish(be) != 0)
         return -1;
-    void *dst = rnd_particles_map(v->rnd);
-    int rc = dst ? be->ops->buf_read(be, v->pack, 0, v->sim.n * 16, dst) : -1;
+    /* The pack buffer's planes are n float4 apart, as the GL buffer's;
+     * the normals plane travels only when the splats read it. */
+    int planes = wants_normals(v) ? 2 : 1;
+    void *dst = rnd_particles_map(v->rnd, planes);
+    int rc = 0;
+    if (!dst)
+        rc = -1;
+    else if (planes == 1 || v->pack_n == 0)
+        rc = be->ops->buf_read(be, v->pack, 0, v->sim.n * 16, dst);
+    else
+        rc = be->ops->buf_read(be, v->pack, 0, 2 * v->pack_n * 16, dst);
     return (rnd_particles_unmap(v->rnd) != 0 || rc != 0) ? -1 : 0;
 }
 

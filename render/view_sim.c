@@ -44,6 +44,7 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
         return rc;
     }
     v->have_sim = 1;
+    v->mesh_step = -1;
     v->k_pack = be->ops->kernel(be, "view_pack");
     v->k_interact = be->ops->kernel(be, "interact_force");
     v->phase_buf = be->ops->buf_new(be, (n ? n : 1) * sizeof(float), "particle phases");

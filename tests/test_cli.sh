@@ -412,5 +412,69 @@ else
     bad "16d run --mesh without --out" "exit $RC: $(errline)"
 fi
 
+# 17. Frames record the spacing and the surface flag; `surface` takes the
+# spacing from the frame unless --param particles.spacing gives one, and
+# refuses a frame of the previous layout (no spacing) without it.
+F=$T/spacing.json
+scene "$F" "" "" '{ "spacing": 0.025 }'
+X=$T/sp_run
+fl run "$F" --backend cpu --steps 2 --every 2 --out "$X" --param output.format=both --quiet
+if [ "$RC" -eq 0 ] && head -2 "$X/frame_000002.vtk" | grep -q "^fluidcl frame time=.* spacing=0.025" &&
+   grep -aq "SCALARS surface float 1" "$X/frame_000002.vtk" &&
+   head -4 "$X/frame_000002.ply" | grep -q "^comment fluidcl spacing 0.025" &&
+   head -16 "$X/frame_000002.ply" | grep -aq "^property float surface"; then
+    ok "17a frames record the spacing and the surface flag (VTK and PLY)"
+else
+    bad "17a frame spacing and surface" "exit $RC: $(errline)"
+fi
+tris() { printf '%s' "$OUT" | sed -n 's/.*-> \([0-9]*\) triangles.*/\1/p' | head -1; }
+for ext in vtk ply; do
+    fl surface "$X/frame_000002.$ext" --out "$X/auto_$ext" --backend cpu
+    auto_rc=$RC auto_t=$(tris)
+    fl surface "$X/frame_000002.$ext" --out "$X/expl_$ext" --backend cpu --param particles.spacing=0.025
+    if [ "$auto_rc" -eq 0 ] && [ "$RC" -eq 0 ] && [ -n "$auto_t" ] && [ "$auto_t" = "$(tris)" ] &&
+       cmp -s "$X/auto_$ext/frame_000002.surface.ply" "$X/expl_$ext/frame_000002.surface.ply"; then
+        ok "17b surface without --param uses the $ext frame's spacing ($auto_t triangles, as with it given)"
+    else
+        bad "17b surface spacing from the $ext frame" "exit $auto_rc/$RC, $auto_t vs $(tris) triangles: $(errline)"
+    fi
+done
+fl surface "$X/frame_000002.vtk" --out "$X/other" --backend cpu --param particles.spacing=0.02
+if [ "$RC" -eq 0 ] && [ "$(printf '%s' "$ERR" | grep -c "note: using --param particles.spacing=0.02")" -eq 1 ] &&
+   [ "$(tris)" != "$auto_t" ]; then
+    ok "17c a different --param particles.spacing wins, with a one-line note"
+else
+    bad "17c spacing override" "exit $RC, $(tris) triangles: $(errline)"
+fi
+# A PLY frame of the previous layout (no spacing comment, no surface flag).
+{
+    printf 'ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\nelement vertex 1\n'
+    for p in x y z vx vy vz density pressure; do printf 'property float %s\n' "$p"; done
+    printf 'property uint id\nend_header\n'
+    head -c 36 /dev/zero
+} >"$T/old_frame.ply"
+fl surface "$T/old_frame.ply" --out "$T/old_mesh" --backend cpu
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "old_frame.ply" &&
+   printf '%s' "$ERR" | grep -q -- "--param particles.spacing=" && [ ! -e "$T/old_mesh" ]; then
+    ok "17d a frame without a spacing needs --param particles.spacing (exit 2, file named, nothing written)"
+else
+    bad "17d frame without spacing" "exit $RC: $(errline)"
+fi
+fl surface "$T/old_frame.ply" --out "$T/old_mesh" --backend cpu --param particles.spacing=0.02
+if [ "$RC" -eq 0 ] && [ -s "$T/old_mesh/old_frame.surface.ply" ]; then
+    ok "17e a previous-layout frame reads with --param particles.spacing"
+else
+    bad "17e previous-layout frame" "exit $RC: $(errline)"
+fi
+
+# 18. bench --mesh times the surface of each backend's final state.
+fl bench "$GOOD" --backend cpu --steps 2 --mesh --json "$T/bench.json"
+if [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -Eq "^surface ms \(med3\) +[0-9.]+" &&
+   printf '%s' "$OUT" | grep -Eq "^surface triangles +[1-9][0-9]*" && grep -q '"surface_triangles"' "$T/bench.json"; then
+    ok "18 bench --mesh prints the surface rows (and writes them to the JSON)"
+else
+    bad "18 bench --mesh" "exit $RC: $(printf '%s' "$OUT" | grep surface) $(errline)"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,9 +1,12 @@
 /* test_output.c - round trips and failure modes of host/output.c.
  *
- * Writes frames with known values (special floats included) into a fresh
- * mkdtemp directory, reads them back with both readers and demands bit
- * equality; checks the on-disk layout byte by byte where ParaView and
- * other readers depend on it; and checks that every failure names its file.
+ * Writes frames with known values (special floats included, the surface
+ * flag and the particle spacing too) into a fresh mkdtemp directory, reads
+ * them back with both readers and demands bit equality; checks the on-disk
+ * layout byte by byte where ParaView and other readers depend on it; reads
+ * files of the previous layout (no surface flag, no spacing), written here
+ * byte by byte, with the flag absent and spacing 0; and checks that every
+ * failure names its file.
  * Invariant: prints "N passed, M failed" last and exits 0 only if M == 0.
  */
 #ifndef _POSIX_C_SOURCE
@@ -105,13 +108,16 @@ static uint32_t bits(float f)
 typedef struct {
     size_t n;
     float4 *pos, *vel;
-    float *den, *prs;
+    float *den, *prs, *surf;
     uint32_t *id;
+    double spacing;
 } owned_frame;
 
-static void make_frame(owned_frame *o, size_t n)
+static void make_frame(owned_frame *o, size_t n, double spacing)
 {
     o->n = n;
+    o->spacing = spacing;
+    o->surf = malloc((n ? n : 1) * sizeof(float));
     o->pos = aligned_alloc(16, (n ? n : 1) * sizeof(float4));
     o->vel = aligned_alloc(16, (n ? n : 1) * sizeof(float4));
     o->den = malloc((n ? n : 1) * sizeof(float));
@@ -124,6 +130,7 @@ static void make_frame(owned_frame *o, size_t n)
         o->den[i] = 1000.0f + 0.5f * t;
         o->prs[i] = -12.75f * t + 1e-7f;
         o->id[i] = (uint32_t)((i * 7919u) % n);
+        o->surf[i] = (i * 13u) % 5u == 0 ? 1.0f : 0.0f;
     }
     if (n >= 8) {   /* values a careless text or byte-order path would change */
         o->pos[0].x = 1.5f;   /* big-endian 3f c0 00 00, checked raw below */
@@ -133,6 +140,7 @@ static void make_frame(owned_frame *o, size_t n)
         o->prs[4] = -NAN;
         o->id[5] = 0xFFFFFFFFu;
         o->id[6] = 0x80000000u;
+        o->surf[7] = -NAN;   /* the flag travels as raw bits too */
     }
 }
 
@@ -143,11 +151,12 @@ static void free_frame(owned_frame *o)
     free(o->den);
     free(o->prs);
     free(o->id);
+    free(o->surf);
 }
 
 static fcl_frame view(const owned_frame *o)
 {
-    fcl_frame f = {o->n, o->pos, o->vel, o->den, o->prs, o->id};
+    fcl_frame f = {o->n, o->pos, o->vel, o->den, o->prs, o->id, o->surf, o->spacing};
     return f;
 }
 
@@ -159,14 +168,19 @@ static int compare(const owned_frame *o, const fcl_frame_data *d, const char *wh
         return 1;
     }
     int bad = 0;
+    if (!d->has_surface || (o->n > 0 && !d->surface) || memcmp(&d->spacing, &o->spacing, sizeof d->spacing) != 0) {
+        printf("  %s: surface flag %s, spacing %.17g != %.17g\n", what, d->has_surface ? "present" : "absent",
+               d->spacing, o->spacing);
+        return 1;
+    }
     for (size_t i = 0; i < o->n; i++) {
-        uint32_t a[9] = {bits(o->pos[i].x), bits(o->pos[i].y), bits(o->pos[i].z),
-                         bits(o->vel[i].x), bits(o->vel[i].y), bits(o->vel[i].z),
-                         bits(o->den[i]), bits(o->prs[i]), o->id[i]};
-        uint32_t b[9] = {bits(d->pos[i].x), bits(d->pos[i].y), bits(d->pos[i].z),
-                         bits(d->vel[i].x), bits(d->vel[i].y), bits(d->vel[i].z),
-                         bits(d->density[i]), bits(d->pressure[i]), d->id[i]};
-        for (int k = 0; k < 9; k++)
+        uint32_t a[10] = {bits(o->pos[i].x), bits(o->pos[i].y), bits(o->pos[i].z),
+                          bits(o->vel[i].x), bits(o->vel[i].y), bits(o->vel[i].z),
+                          bits(o->den[i]), bits(o->prs[i]), o->id[i], bits(o->surf[i])};
+        uint32_t b[10] = {bits(d->pos[i].x), bits(d->pos[i].y), bits(d->pos[i].z),
+                          bits(d->vel[i].x), bits(d->vel[i].y), bits(d->vel[i].z),
+                          bits(d->density[i]), bits(d->pressure[i]), d->id[i], bits(d->surface[i])};
+        for (int k = 0; k < 10; k++)
             if (a[k] != b[k] && bad++ == 0)
                 printf("  %s: particle %zu value %d: %08x != %08x\n", what, i, k,
                        (unsigned)b[k], (unsigned)a[k]);
@@ -225,7 +239,7 @@ static void test_vtk_layout(const char *path, const owned_frame *o)
     CHECK(b != NULL, "cannot read back %s", path);
     if (!b)
         return;
-    const char *head = "# vtk DataFile Version 3.0\nfluidcl frame time=0.12\n"
+    const char *head = "# vtk DataFile Version 3.0\nfluidcl frame time=0.12 spacing=0.0125\n"
                        "BINARY\nDATASET POLYDATA\nPOINTS 1000 float\n";
     size_t hl = strlen(head);
     CHECK(len > hl && memcmp(b, head, hl) == 0, "VTK header differs:\n%.*s", (int)hl, b);
@@ -236,13 +250,14 @@ static void test_vtk_layout(const char *path, const owned_frame *o)
         "\nSCALARS density float 1\nLOOKUP_TABLE default\n",
         "\nSCALARS pressure float 1\nLOOKUP_TABLE default\n",
         "\nSCALARS id int 1\nLOOKUP_TABLE default\n",
+        "\nSCALARS surface float 1\nLOOKUP_TABLE default\n",
     };
     size_t textlen = hl + 1;   /* + the final newline */
     for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
         CHECK(find(b, len, parts[k]) != NULL, "VTK lacks \"%s\"", parts[k]);
         textlen += strlen(parts[k]);
     }
-    CHECK(len == textlen + 44 * o->n, "VTK size %zu, expected %zu", len, textlen + 44 * o->n);
+    CHECK(len == textlen + 48 * o->n, "VTK size %zu, expected %zu", len, textlen + 48 * o->n);
     const unsigned char *cells = find(b, len, "\nVERTICES 1000 2000\n");
     const unsigned char cell7[8] = {0, 0, 0, 1, 0, 0, 0, 7};   /* (1, 7) big-endian */
     CHECK(cells && memcmp(cells + 20 + 7 * 8, cell7, 8) == 0, "vertex cell 7 is not (1, 7)");
@@ -256,25 +271,26 @@ static void test_ply_layout(const char *path, const owned_frame *o)
     CHECK(b != NULL, "cannot read back %s", path);
     if (!b)
         return;
-    const char *props = "element vertex 1000\nproperty float x\nproperty float y\n"
-        "property float z\nproperty float vx\nproperty float vy\nproperty float vz\n"
-        "property float density\nproperty float pressure\nproperty uint id\nend_header\n";
+    const char *props = "comment fluidcl spacing 0.0125\nelement vertex 1000\nproperty float x\n"
+        "property float y\nproperty float z\nproperty float vx\nproperty float vy\nproperty float vz\n"
+        "property float density\nproperty float pressure\nproperty uint id\nproperty float surface\n"
+        "end_header\n";
     CHECK(memcmp(b, "ply\nformat binary_little_endian 1.0\n", 36) == 0, "PLY preamble");
     const unsigned char *p = find(b, len, props);
     CHECK(p != NULL, "PLY header lacks the vertex element:\n%s", (const char *)b);
     if (p) {
         size_t hl = (size_t)(p - b) + strlen(props);
-        CHECK(len == hl + 36 * o->n, "PLY size %zu, expected %zu", len, hl + 36 * o->n);
+        CHECK(len == hl + 40 * o->n, "PLY size %zu, expected %zu", len, hl + 40 * o->n);
         const unsigned char le15[4] = {0x00, 0x00, 0xc0, 0x3f};   /* 1.5f little-endian */
         CHECK(memcmp(b + hl, le15, 4) == 0, "PLY payload is not little-endian");
     }
     free(b);
 }
 
-static void test_round_trip(size_t n)
+static void test_round_trip(size_t n, double spacing)
 {
     owned_frame o;
-    make_frame(&o, n);
+    make_frame(&o, n, spacing);
     fcl_frame f = view(&o);
     char err[512] = "", name[64];
     fcl_frame_data d;
@@ -320,6 +336,154 @@ static void test_round_trip(size_t n)
     free_frame(&o);
 }
 
+/* ---- the previous layout, written here byte by byte (not through
+ * output.c), as fluidcl wrote frames before the surface flag and the
+ * spacing: 3 particles with values v(i, k) = 10 i + k. */
+
+struct bytes {
+    unsigned char b[2048];
+    size_t len;
+};
+
+static void put_text(struct bytes *o, const char *t)
+{
+    memcpy(o->b + o->len, t, strlen(t));
+    o->len += strlen(t);
+}
+
+static void put_word(struct bytes *o, uint32_t u, int big)
+{
+    for (int k = 0; k < 4; k++)
+        o->b[o->len++] = (unsigned char)(u >> (8 * (big ? 3 - k : k)));
+}
+
+static float old_value(size_t i, int k) { return (float)(10 * i + k) + 0.25f; }
+
+static void old_vtk(struct bytes *o)
+{
+    static const char *const scal[3] = { "\nSCALARS density float 1\nLOOKUP_TABLE default\n",
+                                         "\nSCALARS pressure float 1\nLOOKUP_TABLE default\n",
+                                         "\nSCALARS id int 1\nLOOKUP_TABLE default\n" };
+    o->len = 0;
+    put_text(o, "# vtk DataFile Version 3.0\nfluidcl frame time=0.5\nBINARY\nDATASET POLYDATA\nPOINTS 3 float\n");
+    for (size_t i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            put_word(o, bits(old_value(i, k)), 1);
+    put_text(o, "\nVERTICES 3 6\n");
+    for (uint32_t i = 0; i < 3; i++) {
+        put_word(o, 1, 1);
+        put_word(o, i, 1);
+    }
+    put_text(o, "\nPOINT_DATA 3\nVECTORS velocity float\n");
+    for (size_t i = 0; i < 3; i++)
+        for (int k = 3; k < 6; k++)
+            put_word(o, bits(old_value(i, k)), 1);
+    for (int k = 6; k < 9; k++) {
+        put_text(o, scal[k - 6]);
+        for (size_t i = 0; i < 3; i++)
+            put_word(o, k == 8 ? (uint32_t)(100 + i) : bits(old_value(i, k)), 1);
+    }
+    put_text(o, "\n");
+}
+
+static void old_ply(struct bytes *o)
+{
+    o->len = 0;
+    put_text(o, "ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\nelement vertex 3\n"
+                "property float x\nproperty float y\nproperty float z\nproperty float vx\nproperty float vy\n"
+                "property float vz\nproperty float density\nproperty float pressure\nproperty uint id\n"
+                "end_header\n");
+    for (size_t i = 0; i < 3; i++) {
+        for (int k = 0; k < 8; k++)
+            put_word(o, bits(old_value(i, k)), 0);
+        put_word(o, (uint32_t)(100 + i), 0);
+    }
+}
+
+/* Counts values that differ from what old_vtk / old_ply wrote. */
+static int old_mismatches(const fcl_frame_data *d)
+{
+    int bad = d->n != 3;
+    for (size_t i = 0; !bad && i < 3; i++) {
+        float v[8] = { d->pos[i].x, d->pos[i].y, d->pos[i].z, d->vel[i].x, d->vel[i].y, d->vel[i].z,
+                       d->density[i], d->pressure[i] };
+        for (int k = 0; k < 8; k++)
+            bad += bits(v[k]) != bits(old_value(i, k));
+        bad += d->id[i] != 100 + i;
+    }
+    return bad;
+}
+
+static void test_old_layout(void)
+{
+    struct bytes o;
+    char err[512] = "";
+    fcl_frame_data d;
+    for (int ply = 0; ply < 2; ply++) {
+        const char *path = path_in(ply ? "old.ply" : "old.vtk");
+        if (ply)
+            old_ply(&o);
+        else
+            old_vtk(&o);
+        CHECK(spit(path, o.b, o.len) == 0, "cannot write %s", path);
+        int rc = ply ? out_read_ply(path, &d, err, sizeof err) : out_read_vtk(path, &d, err, sizeof err);
+        CHECK(rc == 0, "previous-layout %s refused: %s", ply ? "PLY" : "VTK", err);
+        if (rc != 0)
+            continue;
+        CHECK(old_mismatches(&d) == 0, "previous-layout %s read wrong values", ply ? "PLY" : "VTK");
+        CHECK(!d.has_surface && d.surface == NULL, "previous-layout %s: surface flag not absent",
+              ply ? "PLY" : "VTK");
+        CHECK(d.spacing == 0.0, "previous-layout %s: spacing %g, expected 0 (unknown)", ply ? "PLY" : "VTK",
+              d.spacing);
+        CHECK(d.time == (ply ? 0.0 : 0.5), "previous-layout %s: time %g", ply ? "PLY" : "VTK", d.time);
+        /* Rewritten, it keeps its data sections and gains the title. */
+        fcl_frame f = out_frame_view(&d);
+        const char *again = path_in(ply ? "old_again.ply" : "old_again.vtk");
+        CHECK(f.surface == NULL && (ply ? out_write_ply(again, &f, err, sizeof err)
+                                        : out_write_vtk(again, &f, 0.5, err, sizeof err)) == 0,
+              "rewrite of a previous-layout frame: %s", err);
+        out_frame_free(&d);
+        rc = ply ? out_read_ply(again, &d, err, sizeof err) : out_read_vtk(again, &d, err, sizeof err);
+        CHECK(rc == 0 && old_mismatches(&d) == 0 && !d.has_surface && d.spacing == 0.0,
+              "rewritten previous-layout %s does not read back the same: %s", ply ? "PLY" : "VTK", err);
+        out_frame_free(&d);
+    }
+    /* A title that is neither layout's is still refused. */
+    old_vtk(&o);
+    memcpy(o.b + 27 + 19, "x", 1);   /* "time=0.5" -> "time=x.5" */
+    spit(path_in("old_bad.vtk"), o.b, o.len);
+    CHECK(out_read_vtk(path_in("old_bad.vtk"), &d, err, sizeof err) != 0 && strstr(err, "time"),
+          "bad time in title accepted: %s", err);
+}
+
+/* A frame without the surface flag (surface NULL) writes the previous
+ * data layout under the new title, and reads back as such. */
+static void test_no_surface(void)
+{
+    owned_frame o;
+    make_frame(&o, 50, 0.02);
+    fcl_frame f = view(&o);
+    f.surface = NULL;
+    char err[512] = "";
+    fcl_frame_data d;
+    for (int ply = 0; ply < 2; ply++) {
+        const char *path = path_in(ply ? "nosurf.ply" : "nosurf.vtk");
+        int rc = ply ? out_write_ply(path, &f, err, sizeof err) : out_write_vtk(path, &f, 1.0, err, sizeof err);
+        CHECK(rc == 0, "write without surface: %s", err);
+        rc = ply ? out_read_ply(path, &d, err, sizeof err) : out_read_vtk(path, &d, err, sizeof err);
+        CHECK(rc == 0 && d.n == 50 && !d.has_surface && !d.surface && d.spacing == 0.02,
+              "%s without surface: rc %d, has_surface %d, spacing %g: %s", ply ? "PLY" : "VTK", rc,
+              d.has_surface, d.spacing, err);
+        size_t len = 0;
+        unsigned char *b = slurp(path, &len);
+        CHECK(b && !find(b, len, "surface\n") && !find(b, len, "surface float"),
+              "%s without surface names a surface field", ply ? "PLY" : "VTK");
+        free(b);
+        out_frame_free(&d);
+    }
+    free_frame(&o);
+}
+
 typedef int (*reader_fn)(const char *, fcl_frame_data *, char *, size_t);
 
 /* Every cut of a good file, and a good file plus one byte, must be refused
@@ -360,7 +524,7 @@ static void test_damaged(const char *good, reader_fn reader, const char *fmt)
 static void test_write_errors(void)
 {
     owned_frame o;
-    make_frame(&o, 16);
+    make_frame(&o, 16, 0.02);
     fcl_frame f = view(&o);
     char err[512] = "";
     const char *p = path_in("no/such/dir/x.vtk");
@@ -440,9 +604,11 @@ int main(void)
         return 1;
     }
     test_prepare_dir();
-    test_round_trip(1000);
-    test_round_trip(0);
-    test_round_trip(1);
+    test_round_trip(1000, 0.0125);
+    test_round_trip(0, 1.0 / 3.0);
+    test_round_trip(1, (double)0.02f);   /* a float spacing, as the sim's */
+    test_old_layout();
+    test_no_surface();
     test_damaged("frames/f1000.vtk", out_read_vtk, "vtk");
     test_damaged("frames/f1000.ply", out_read_ply, "ply");
     test_damaged("frames/f0.vtk", out_read_vtk, "vtk n=0");

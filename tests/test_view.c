@@ -48,7 +48,8 @@ static int open_view(fcl_view *v, const char *scene, const char *backend, const 
         argv[argc++] = (char *)kdir;
     }
     fcl_cli o;
-    fcl_view_opts vo = { 640, 480, 1, FCL_FIELD_SPEED, 1, 0, NULL };
+    fcl_view_opts vo = { .width = 640, .height = 480, .steps_per_frame = 1, .field = FCL_FIELD_SPEED,
+                         .draw = RND_DRAW_SPHERES, .hide_panel = 1 };
     int rc = cli_parse(&o, argc, argv, "view");
     if (rc == 0 && (rc = view_open(v, &o, &vo, err, sizeof err)) != 0)
         printf("view_open(%s): %s\n", backend, err);

@@ -2,8 +2,10 @@
 # test_view_cli.sh - `fluidcl view` from the command line, under a private
 # Xvfb: a scripted run renders N frames, writes a PNG of the window's size,
 # prints the frame rate and the particle path; --record writes numbered
-# frames; bad viewer options exit 2 naming the option; with no display the
-# viewer exits 3 saying so. Skips (77) when Xvfb is missing.
+# frames; --draw mesh and splats run, and a valid --color or --draw value is
+# not mistaken for a recording folder; bad viewer options exit 2 naming the
+# option; with no display the viewer exits 3 saying so. Skips (77) when
+# Xvfb is missing.
 #
 # usage: bash tests/test_view_cli.sh path/to/fluidcl
 set -u
@@ -53,7 +55,17 @@ fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --no-panel --record 
 n=$(ls "$T/rec" 2>/dev/null | grep -c '^frame_0000[0-2]\.png$')
 [ "$RC" -eq 0 ] && [ "$n" -eq 3 ] && [ "$(png_size "$T/rec/frame_00002.png")" = "200x150" ] &&
     ok "--record writes frame_00000..00002.png" || bad "--record" "exit $RC, $n frames"
-for args in "--frames 0" "--color heat --frames 1" "--screenshot x.png" "--size 10x10 --frames 1" "--steps-per-frame"; do
+# A valid --color or --draw value is the option's, never a recording folder.
+cd "$T" || exit 1
+fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --color density --draw mesh
+cd - >/dev/null || exit 1
+[ "$RC" -eq 0 ] && grep -q "view: mesh of step 2: [1-9][0-9]* triangles" "$T/out.txt" && [ ! -e "$T/density" ] &&
+    [ ! -e "$T/mesh" ] && ok "--draw mesh: the mesh of the last step is reported; no stray recording" ||
+    bad "--draw mesh / --color density" "exit $RC, $(ls "$T" | tr '\n' ' '): $(tr '\n' ' ' <"$T/out.txt" | cut -c1-300)"
+fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --draw splats --screenshot "$T/sp.png"
+[ "$RC" -eq 0 ] && [ "$(png_size "$T/sp.png" 2>/dev/null)" = "200x150" ] && ok "--draw splats renders" ||
+    bad "--draw splats" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
+for args in "--frames 0" "--color heat --frames 1" "--draw voxels --frames 1" "--screenshot x.png" "--size 10x10 --frames 1" "--steps-per-frame"; do
     # shellcheck disable=SC2086
     fl view "$T/s.json" --backend cpu $args
     opt=${args%% *}
