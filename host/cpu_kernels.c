@@ -124,10 +124,11 @@ static void k_integrate(const fcl_arg *a, size_t items)
 {
     float4 *pos = BUF(0, float4), *vel = BUF(1, float4), *vev = BUF(2, float4);
     const float4 *acc = BUF(3, const float4);
-    const fcl_sph_consts c = VAL(4, fcl_sph_consts);
+    const fcl_solid *solids = BUF(4, const fcl_solid);
+    const fcl_sph_consts c = VAL(5, fcl_sph_consts);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < items; i++)
-        integrate_item((uint)i, pos, vel, vev, acc, &c);
+        integrate_item((uint)i, pos, vel, vev, acc, solids, &c);
 }
 
 static void k_stats_chunks(const fcl_arg *a, size_t items)
@@ -208,11 +209,12 @@ static void k_dfsph_advect(const fcl_arg *a, size_t items)
 {
     float4 *pos = BUF(0, float4), *vel = BUF(2, float4);
     const float4 *vpred = BUF(1, const float4);
-    const fcl_sph_consts c = VAL(3, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(4, fcl_dfsph_consts);
+    const fcl_solid *solids = BUF(3, const fcl_solid);
+    const fcl_sph_consts c = VAL(4, fcl_sph_consts);
+    const fcl_dfsph_consts d = VAL(5, fcl_dfsph_consts);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < items; i++)
-        dfsph_advect_item((uint)i, pos, vpred, vel, &c, &d);
+        dfsph_advect_item((uint)i, pos, vpred, vel, solids, &c, &d);
 }
 
 static void k_dfsph_pressure(const fcl_arg *a, size_t items)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene.h"
 #include "smoothing.h"
 
 /* position, velocity, velocity at t (float4, double-buffered), id (uint,
@@ -49,6 +50,7 @@ void sim_update_consts(fcl_sim *s)
     c->surface_threshold = p->material_surface_threshold;
     c->tension_model = tension_model(p->material_tension_model);
     c->cohesion = p->material_cohesion;
+    c->nsolids = s->nsolids;
     c->restitution = p->domain_restitution;
     c->dt = p->sim_dt;
     c->max_step_ratio = p->sim_max_step_ratio;
@@ -115,6 +117,7 @@ static int alloc_common(fcl_sim *s)
     s->acc = be->ops->buf_new(be, s->n * 16, "acceleration");
     s->normals = be->ops->buf_new(be, s->n * 16, "surface normals");
     s->surface = be->ops->buf_new(be, s->n * 4, "surface flag");
+    s->solids = be->ops->buf_new(be, sizeof(fcl_solid), "obstacles");
     s->partials = be->ops->buf_new(be, (s->n / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
     s->host_partials = malloc((s->n / FCL_WG + 1) * sizeof(fcl_stats_partial));
     s->stats_serial = be->serial_groups;
@@ -123,7 +126,7 @@ static int alloc_common(fcl_sim *s)
     s->k_surface = be->ops->kernel(be, "surface_flag");
     return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
             !s->acc || !s->normals || !s->surface || !s->partials || !s->host_partials || !s->k_stats ||
-            !s->k_normals || !s->k_surface)
+            !s->k_normals || !s->k_surface || !s->solids)
                ? -1 : 0;
 }
 
@@ -153,6 +156,51 @@ int sim_download_surface(fcl_sim *s, float *flag)
     if (s->n == 0)
         return 0;
     return sim_surface_flag(s, NULL) != 0 || be->ops->buf_read(be, s->surface, 0, s->n * 4, flag) != 0 ? -1 : 0;
+}
+
+/* Boxes and spheres as fcl_solid, grown by half a spacing; meshes skipped. */
+static uint solids_from(const fcl_obstacle *obs, int n, float grow, fcl_solid *out)
+{
+    uint k = 0;
+    for (int i = 0; i < n; i++) {
+        const fcl_obstacle *o = &obs[i];
+        fcl_solid *s = &out[k];
+        memset(s, 0, sizeof *s);
+        if (o->kind == FCL_OBST_BOX) {
+            s->kind = FCL_SOLID_BOX;
+            s->a = fcl_f4(o->min[0] - grow, o->min[1] - grow, o->min[2] - grow, 0.0f);
+            s->b = fcl_f4(o->max[0] + grow, o->max[1] + grow, o->max[2] + grow, 0.0f);
+        } else if (o->kind == FCL_OBST_SPHERE) {
+            s->kind = FCL_SOLID_SPHERE;
+            s->a = fcl_f4(o->center[0], o->center[1], o->center[2], o->radius + grow);
+        } else {
+            continue;
+        }
+        k++;
+    }
+    return k;
+}
+
+int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
+{
+    fcl_backend *be = s->be;
+    fcl_solid *tmp = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *tmp);
+    if (!tmp)
+        return FCL_EXIT_DEVICE;
+    uint k = solids_from(obs, n, 0.5f * s->spacing, tmp);
+    fcl_buf *buf = be->ops->buf_new(be, (k ? k : 1) * sizeof(fcl_solid), "obstacles");
+    int rc = !buf || (k && be->ops->buf_write(be, buf, 0, k * sizeof(fcl_solid), tmp) != 0) ? FCL_EXIT_DEVICE : 0;
+    free(tmp);
+    if (rc != 0) {
+        if (buf)
+            be->ops->buf_free(be, buf);
+        return rc;
+    }
+    be->ops->buf_free(be, s->solids);
+    s->solids = buf;
+    s->nsolids = k;
+    sim_update_consts(s);
+    return 0;
 }
 
 /* Step-0 statistics (the initial speeds set an adaptive solver's first
@@ -312,6 +360,7 @@ void sim_destroy(fcl_sim *s)
     be->ops->buf_free(be, s->acc);
     be->ops->buf_free(be, s->normals);
     be->ops->buf_free(be, s->surface);
+    be->ops->buf_free(be, s->solids);
     be->ops->buf_free(be, s->partials);
     free(s->host_partials);
     grid_free(&s->grid, be);

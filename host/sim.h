@@ -57,6 +57,9 @@ typedef struct fcl_sim {
                                         filled by sim_surface_flag */
     fcl_stats_partial *host_partials;  /* one per FCL_WG particles */
     fcl_kernel *k_stats, *k_normals, *k_surface;
+    fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
+                                        at least one slot), c.nsolids used */
+    uint nsolids;
     int stats_serial;                /* k_stats is stats_chunks (per group) */
     fcl_sph_consts c;
     double dt_used;                  /* set by the solver's step() */
@@ -71,6 +74,12 @@ typedef struct fcl_sim {
  * FCL_EXIT_DEVICE; err says why. */
 int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos, const float4 *vel,
                size_t n, const float4 *bpos, size_t nb, char *err, size_t errlen);
+/* The box and sphere obstacles the integrators keep particles out of,
+ * grown by half a spacing (the closest approach to their boundary
+ * samples; meshes are skipped: their samples alone hold the fluid).
+ * Call after sim_create; n = 0 clears them. 0, or FCL_EXIT_DEVICE. */
+struct fcl_obstacle;
+int sim_set_solids(fcl_sim *s, const struct fcl_obstacle *obs, int n);
 /* Boundary volumes V_b = 1 / sum_k W_bk with the solver's density kernel
  * (kind 0: poly6, 1: cubic spline with constant cubic_k), into bpos.w. */
 int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k);

@@ -8,9 +8,74 @@
  * sees the same wall whatever the sampling. gamma (host
  * smoothing_wall_gamma) calibrates one layer against a flat wall. The fluid adds rho0 V_b W_ib to
  * its density and feels pressure from b as if p_b = p_i.
+ * One layer of samples stops fluid by pressure, but a fast particle can
+ * pass between samples; solids_project, called by the integrators after
+ * every position update, moves a particle that ended inside a box or
+ * sphere obstacle (grown by half a spacing on the host, sim.c) to the
+ * nearest point of its surface, and reflects the inward normal velocity
+ * with the domain walls' restitution.
  * Invariant: V_b is computed with the density kernel of the solver that
- * reads it (kind 0: poly6, kind 1: cubic spline), once per simulation.
+ * reads it (kind 0: poly6, kind 1: cubic spline), once per simulation;
+ * after solids_project no particle lies inside a box or sphere obstacle.
  */
+
+/* The inward speed along the unit normal n reflected with restitution. */
+FCL_INLINE float4 solid_bounce(float4 v, float4 n, float rest)
+{
+    float vn = v.x * n.x + v.y * n.y + v.z * n.z;
+    if (vn >= 0.0f)
+        return v;
+    float k = (1.0f + rest) * vn;
+    return fcl_f4(v.x - k * n.x, v.y - k * n.y, v.z - k * n.z, v.w);
+}
+
+/* Out of one box through its nearest face; *n gets that face's outward
+ * normal. Returns 0 when p is outside. */
+FCL_INLINE int solid_box_exit(float4 *p, float4 lo, float4 hi, float4 *n)
+{
+    float d[6] = { p->x - lo.x, hi.x - p->x, p->y - lo.y, hi.y - p->y, p->z - lo.z, hi.z - p->z };
+    uint best = 0u;
+    for (uint k = 0u; k < 6u; k++) {
+        if (!(d[k] > 0.0f))
+            return 0;
+        best = d[k] < d[best] ? k : best;
+    }
+    /* Vector members have no address in OpenCL C: one branch per axis. */
+    float s = (best & 1u) ? 1.0f : -1.0f, m = s * d[best];
+    *n = fcl_f4(best < 2u ? s : 0.0f, best >= 2u && best < 4u ? s : 0.0f, best >= 4u ? s : 0.0f, 0.0f);
+    *p = fcl_f4(p->x + n->x * n->x * m, p->y + n->y * n->y * m, p->z + n->z * n->z * m, p->w);
+    return 1;
+}
+
+/* Out of one sphere, radially (straight up from the center). */
+FCL_INLINE int solid_sphere_exit(float4 *p, float4 c, float4 *n)
+{
+    float dx = p->x - c.x, dy = p->y - c.y, dz = p->z - c.z, R = c.w;
+    float r2 = dx * dx + dy * dy + dz * dz;
+    if (!(r2 < R * R))
+        return 0;
+    float r = FCL_SQRT(r2);
+    *n = r > 0.0f ? fcl_f4(dx / r, dy / r, dz / r, 0.0f) : fcl_f4(0.0f, 1.0f, 0.0f, 0.0f);
+    *p = fcl_f4(c.x + R * n->x, c.y + R * n->y, c.z + R * n->z, p->w);
+    return 1;
+}
+
+/* Every listed solid in turn; v and e (e may be NULL) lose their inward
+ * normal speed at each exit. */
+FCL_INLINE void solids_project(float4 *p, float4 *v, float4 *e, GLOBAL const fcl_solid *s,
+                               const fcl_sph_consts *c)
+{
+    for (uint k = 0u; k < c->nsolids; k++) {
+        float4 n;
+        int hit = s[k].kind == FCL_SOLID_BOX ? solid_box_exit(p, s[k].a, s[k].b, &n)
+                                             : solid_sphere_exit(p, s[k].a, &n);
+        if (!hit)
+            continue;
+        *v = solid_bounce(*v, n, c->restitution);
+        if (e)
+            *e = solid_bounce(*e, n, c->restitution);
+    }
+}
 
 /* W of the solver's density kernel at squared distance r2. */
 FCL_INLINE float boundary_w(float r2, const fcl_sph_consts *c, uint kind, float cubic_k)

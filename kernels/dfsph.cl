@@ -228,9 +228,11 @@ FCL_INLINE void dfsph_pressure_vel_item(uint i, GLOBAL const float4 *pos, GLOBAL
     ksum[i] += ki;
 }
 
-/* x += dt v*, v = v*, then the walls (as in wcsph.cl). */
+/* x += dt v*, v = v*, then the walls and the box and sphere obstacles (as
+ * in wcsph.cl). */
 FCL_INLINE void dfsph_advect_item(uint i, GLOBAL float4 *pos, GLOBAL const float4 *vpred, GLOBAL float4 *vel,
-                                  const fcl_sph_consts *c, const fcl_dfsph_consts *d)
+                                  GLOBAL const fcl_solid *solids, const fcl_sph_consts *c,
+                                  const fcl_dfsph_consts *d)
 {
     float4 p = pos[i], n = vpred[i];
     float rad = c->radius, rest = c->restitution;
@@ -239,7 +241,9 @@ FCL_INLINE void dfsph_advect_item(uint i, GLOBAL float4 *pos, GLOBAL const float
     p = fcl_f4(p.x + n.x * d->dt, p.y + n.y * d->dt, p.z + n.z * d->dt, p.w);
     n = fcl_f4(wall_vel(p.x, n.x, lo.x, hi.x, rest), wall_vel(p.y, n.y, lo.y, hi.y, rest),
                wall_vel(p.z, n.z, lo.z, hi.z, rest), 0.0f);
-    pos[i] = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
+    p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
+    solids_project(&p, &n, 0, solids, c);
+    pos[i] = p;
     vel[i] = n;
 }
 
@@ -307,11 +311,11 @@ __kernel void dfsph_pressure_vel(__global const float4 *pos, __global float4 *v,
 }
 
 __kernel void dfsph_advect(__global float4 *pos, __global const float4 *vpred, __global float4 *vel,
-                           fcl_sph_consts c, fcl_dfsph_consts d)
+                           __global const fcl_solid *solids, fcl_sph_consts c, fcl_dfsph_consts d)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        dfsph_advect_item(i, pos, vpred, vel, &c, &d);
+        dfsph_advect_item(i, pos, vpred, vel, solids, &c, &d);
 }
 
 __kernel void dfsph_pressure(__global const float *ksum, __global const float *kvsum, __global float *prs,

@@ -56,8 +56,20 @@ typedef struct fcl_sph_consts {
     uint tension_model; /* FCL_TENSION_* (kernels/forces.cl) */
     float cohesion;     /* gamma of Akinci et al. 2013 */
     float akinci_c;     /* 32 / (pi h^9): their cohesion spline's constant */
-    uint pad0;          /* size a multiple of 16 (float4 members) */
+    uint nsolids;       /* box and sphere obstacles in the solids array */
 } fcl_sph_consts;
+
+/* A static box or sphere obstacle that the integrators keep particles out
+ * of (kernels/boundary.cl, solids_project): box a = min and b = max
+ * corner; sphere a = center with the radius in a.w; both already grown by
+ * the closest approach allowed. Mesh obstacles are not listed: their
+ * boundary particles alone hold the fluid back. */
+typedef struct fcl_solid {
+    float4 a, b;
+    uint kind;          /* FCL_SOLID_* */
+    uint pad[3];
+} fcl_solid;
+enum { FCL_SOLID_BOX = 0, FCL_SOLID_SPHERE = 1 };
 
 /* Surface tension models (material.tension_model): none, Mueller 2003's
  * color field, Akinci 2013's cohesion plus curvature. */

@@ -11,7 +11,8 @@
  *            images of the neighbors across walls within h standing in for
  *            the fluid the walls hide (free-slip); integrate keeps
  *            particles half a spacing inside and reflects their velocity
- * integrate: leapfrog, then box walls with restitution
+ * integrate: leapfrog, then box walls with restitution, then out of box
+ *            and sphere obstacles (boundary.cl)
  * stats:     per-particle speed, density error and blow-up flag, reduced
  * Invariant: every pass reads only sorted arrays and the cell starts of the
  * current grid; the *_item functions are shared with the CPU backend.
@@ -216,7 +217,7 @@ FCL_INLINE float wall_vel(float x, float v, float lo, float hi, float rest)
 /* Leapfrog: vel holds v(t - dt/2); vev gets v(t) = the mean of the two
  * half steps, used by viscosity and reported as the particle velocity. */
 FCL_INLINE void integrate_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
-                               GLOBAL const float4 *acc, const fcl_sph_consts *c)
+                               GLOBAL const float4 *acc, GLOBAL const fcl_solid *solids, const fcl_sph_consts *c)
 {
     float4 p = pos[i], v = vel[i], a = acc[i], n, e;
     float dt = c->dt, rest = c->restitution;
@@ -231,6 +232,7 @@ FCL_INLINE void integrate_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, G
     e = fcl_f4(wall_vel(p.x, e.x, lo.x, hi.x, rest), wall_vel(p.y, e.y, lo.y, hi.y, rest),
                wall_vel(p.z, e.z, lo.z, hi.z, rest), 0.0f);
     p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
+    solids_project(&p, &n, &e, solids, c);
     pos[i] = p;
     vel[i] = n;
     vev[i] = e;
@@ -306,11 +308,11 @@ __kernel void forces(__global const float4 *pos, __global const float4 *vev,
 }
 
 __kernel void integrate(__global float4 *pos, __global float4 *vel, __global float4 *vev,
-                        __global const float4 *acc, fcl_sph_consts c)
+                        __global const float4 *acc, __global const fcl_solid *solids, fcl_sph_consts c)
 {
     uint i = get_global_id(0);
     if (i < c.n)
-        integrate_item(i, pos, vel, vev, acc, &c);
+        integrate_item(i, pos, vel, vev, acc, solids, &c);
 }
 
 /* Work-group tree reduction of stats_item into one partial per group (for

@@ -45,6 +45,11 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
     }
     v->have_sim = 1;
     v->mesh_step = -1;
+    if (sim_set_solids(&v->sim, v->scene.obstacles, v->scene.nobstacles) != 0) {
+        snprintf(err, errlen, "the obstacles could not be uploaded to %s", be->name);
+        view_release_sim(v);
+        return FCL_EXIT_DEVICE;
+    }
     v->k_pack = be->ops->kernel(be, "view_pack");
     v->k_interact = be->ops->kernel(be, "interact_force");
     v->phase_buf = be->ops->buf_new(be, (n ? n : 1) * sizeof(float), "particle phases");

@@ -170,6 +170,8 @@ int view_compare_backends(fcl_view *v)
     fcl_backend *be = backend_create(other, v->cli.device, v->kernel_dir[0] ? v->kernel_dir : NULL, err, sizeof err);
     fcl_sim s;
     int rc = be ? sim_create(&s, be, &v->live, h.pos, h.vel, h.n, v->bpos, v->nb, err, sizeof err) : FCL_EXIT_DEVICE;
+    if (rc == 0)
+        rc = sim_set_solids(&s, v->scene.obstacles, v->scene.nobstacles);
     if (rc == 0) {
         timers_reset(&be->timers);
         rc = sim_step(&s);

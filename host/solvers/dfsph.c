@@ -155,9 +155,9 @@ static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, 
 
 static int launch_advect(fcl_sim *s, dfsph *d)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(d->vpred), FCL_BUF(attr(s, s->a_vev)), FCL_VAL(s->c),
-                    FCL_VAL(d->d) };
-    return s->be->ops->launch(s->be, d->advect, s->n, a, 5, "integrate");
+    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(d->vpred), FCL_BUF(attr(s, s->a_vev)), FCL_BUF(s->solids),
+                    FCL_VAL(s->c), FCL_VAL(d->d) };
+    return s->be->ops->launch(s->be, d->advect, s->n, a, 6, "integrate");
 }
 
 static int launch_pressure(fcl_sim *s, dfsph *d)

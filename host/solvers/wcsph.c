@@ -54,8 +54,8 @@ static int launch_forces(fcl_sim *s, wcsph *w)
 static int launch_integrate(fcl_sim *s, wcsph *w)
 {
     fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(attr(s, s->a_vel)), FCL_BUF(attr(s, s->a_vev)),
-                    FCL_BUF(s->acc), FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, w->integrate, s->n, a, 5, "integrate");
+                    FCL_BUF(s->acc), FCL_BUF(s->solids), FCL_VAL(s->c) };
+    return s->be->ops->launch(s->be, w->integrate, s->n, a, 6, "integrate");
 }
 
 static int wcsph_prepare(fcl_sim *s)
