@@ -109,7 +109,10 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     fcl_sim sim;
     memset(&sim, 0, sizeof sim);
     memset(&in, 0, sizeof in);
+    double t_frame = 0.0;
     int rc = !be ? FCL_EXIT_DEVICE : setup_initial(sc, &sc->params, be, &in, err, sizeof err);
+    if (rc == 0 && o->from)
+        rc = setup_from_frame(&in, o->from, &sc->params, &t_frame, err, sizeof err);
     if (rc == 0)
         rc = sim_create(&sim, be, &sc->params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
     if (rc == 0 && (rc = sim_set_solids(&sim, sc->obstacles, sc->nobstacles)) != 0)
@@ -122,6 +125,8 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
         backend_destroy(be);
         return rc;
     }
+    if (o->from)
+        fprintf(stderr, "bench: from %s (t = %.4g s)\n", o->from, t_frame);
     fprintf(stderr, "bench: %s, %zu particles, %ld steps ...\n", be->name, n, steps);
     for (int k = 0; k < WARMUP && rc == 0; k++)
         rc = sim_step(&sim);

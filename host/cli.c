@@ -41,6 +41,7 @@ static const char **text_slot(fcl_cli *o, const char *a)
     if (strcmp(a, "--stats") == 0) return &o->stats;
     if (strcmp(a, "--json") == 0) return &o->json;
     if (strcmp(a, "--kernel-dir") == 0) return &o->kernel_dir;
+    if (strcmp(a, "--from") == 0) return &o->from;
     return NULL;
 }
 
@@ -103,6 +104,10 @@ int cli_parse(fcl_cli *o, int argc, char **argv, const char *cmd)
     }
     if (!o->scene) {
         cli_error("%s: which scene? e.g. 'fluidcl %s scenes/dam_break.json'", cmd, cmd);
+        return FCL_EXIT_INPUT;
+    }
+    if (o->from && strcmp(cmd, "bench") != 0) {
+        cli_error("%s: --from FRAME is a bench option (it times the solver on a saved state)", cmd);
         return FCL_EXIT_INPUT;
     }
     if (o->steps >= 0 && o->time >= 0) {

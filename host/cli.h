@@ -20,6 +20,7 @@ typedef struct fcl_cli {
     const char *stats;
     const char *json;
     const char *kernel_dir;
+    const char *from;         /* bench: start from this saved frame */
     long steps;               /* -1: not given */
     double time;              /* -1: not given */
     long every;               /* -1: not given */

@@ -49,6 +49,8 @@ static void usage(FILE *f)
         "  --stats FILE.csv              per-step statistics\n"
         "  --param group.name=value      set any parameter (repeatable; see 'help params')\n"
         "  --kernel-dir DIR              load kernel sources from DIR instead of the binary\n"
+        "  --from FRAME.vtk|ply          (bench) start from a frame 'run --out' saved, inside the\n"
+        "                                scene's walls and obstacles (same particles.spacing)\n"
         "  --json FILE                   (bench) write the table as JSON\n"
         "  --mesh                        (run) also reconstruct the surface of every frame:\n"
         "                                DIR/frame_NNNNNN.surface.ply|obj (see surface.* in 'help params');\n"

@@ -258,7 +258,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     else if ((rc = prepare_outputs(r, o, p, in.n)) == 0 &&
              (rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
-    else if ((rc = sim_set_solids(&r->sim, sc->obstacles, sc->nobstacles)) != 0)
+    if (rc == 0 && (rc = sim_set_solids(&r->sim, sc->obstacles, sc->nobstacles)) != 0)
         cli_error("%s: the obstacles could not be uploaded to %s", sc->file, be->name);
     if (rc == 0 && o->mesh) {
         if (mc_init(&r->mc, be, err, sizeof err) != 0) {

@@ -1,10 +1,13 @@
-/* setup.c - the initial state of a simulation from a scene (setup.h). */
+/* setup.c - the initial state of a simulation from a scene, or from a
+ * saved frame within the scene's walls and obstacles (setup.h). */
 #include "setup.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "sim.h"
 
 int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_initial *in,
@@ -34,6 +37,63 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     }
     in->carved = in->n - kept;
     in->n = kept;
+    return 0;
+}
+
+/* The first particle outside the domain box, or n. */
+static size_t first_outside(const fcl_frame_data *d, const fcl_params *p)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const float x[3] = { d->pos[i].x, d->pos[i].y, d->pos[i].z };
+        for (int k = 0; k < 3; k++)
+            if (!(x[k] >= p->domain_min[k] && x[k] <= p->domain_max[k]))
+                return i;
+    }
+    return d->n;
+}
+
+static int read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen)
+{
+    size_t len = strlen(path);
+    if (len > 4 && strcmp(path + len - 4, ".vtk") == 0)
+        return out_read_vtk(path, d, err, errlen);
+    if (len > 4 && strcmp(path + len - 4, ".ply") == 0)
+        return out_read_ply(path, d, err, errlen);
+    snprintf(err, errlen, "%s: expected a .vtk or .ply frame written by 'fluidcl run --out'", path);
+    return -1;
+}
+
+int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, double *time, char *err,
+                     size_t errlen)
+{
+    fcl_frame_data d;
+    if (read_frame(path, &d, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
+    size_t bad = first_outside(&d, p);
+    int rc = FCL_EXIT_INPUT;
+    if (d.n == 0)
+        snprintf(err, errlen, "%s: the frame has no particles", path);
+    else if (d.spacing > 0.0 && fabs(d.spacing - p->particles_spacing) > 1e-6 * p->particles_spacing)
+        snprintf(err, errlen, "%s: the frame was run at particles.spacing=%.9g, the scene has %.9g (pass "
+                 "--param particles.spacing=%.9g)", path, d.spacing, (double)p->particles_spacing, d.spacing);
+    else if (bad < d.n)
+        snprintf(err, errlen, "%s: particle %zu at (%g, %g, %g) lies outside the scene's domain", path, bad,
+                 d.pos[bad].x, d.pos[bad].y, d.pos[bad].z);
+    else
+        rc = 0;
+    if (rc != 0) {
+        out_frame_free(&d);
+        return rc;
+    }
+    free(in->pos);
+    free(in->vel);
+    in->pos = d.pos;
+    in->vel = d.vel;
+    in->n = d.n;
+    in->carved = 0;
+    *time = d.time;
+    d.pos = d.vel = NULL;
+    out_frame_free(&d);
     return 0;
 }
 

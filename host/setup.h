@@ -29,6 +29,13 @@ typedef struct fcl_initial {
  * file) or FCL_EXIT_DEVICE (host memory). be may be NULL (no fit check). */
 int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_initial *in,
                   char *err, size_t errlen);
+/* Replace in's fluid by the particles of a saved frame (VTK or PLY as
+ * `run --out` writes them): positions and velocities, the boundary kept.
+ * The frame's spacing, when it has one, must be particles.spacing, and
+ * every particle must lie in the domain. *time gets the frame's time (0
+ * for PLY). Returns 0, or FCL_EXIT_INPUT with err naming the file. */
+int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, double *time, char *err,
+                     size_t errlen);
 void setup_free(fcl_initial *in);
 
 #endif

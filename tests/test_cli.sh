@@ -476,5 +476,27 @@ else
     bad "18 bench --mesh" "exit $RC: $(printf '%s' "$OUT" | grep surface) $(errline)"
 fi
 
+# 19. bench --from starts from a saved frame (17's, spacing 0.025) within
+# the scene's walls; a frame of another spacing, a missing frame and
+# run --from exit 2 naming the problem.
+fl bench "$F" --backend cpu --steps 2 --from "$X/frame_000002.vtk"
+nx=$(grep -a "^POINTS" "$X/frame_000002.vtk" | awk '{ print $2 }')
+if [ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "from $X/frame_000002.vtk" &&
+   printf '%s' "$ERR" | grep -q ", $nx particles, 2 steps"; then
+    ok "19 bench --from FRAME runs the frame's $nx particles"
+else
+    bad "19 bench --from" "exit $RC: $(errline)"
+fi
+fl bench "$F" --backend cpu --steps 2 --from "$X/frame_000002.vtk" --param particles.spacing=0.03
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "frame_000002.vtk: the frame was run at particles.spacing=0.025" &&
+    ok "19 bench --from a frame of another spacing: exit 2, both spacings named" ||
+    bad "19 bench --from, other spacing" "exit $RC: $(errline)"
+fl bench "$F" --backend cpu --steps 2 --from "$T/nope.vtk"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "nope.vtk: cannot open" && ok "19 bench --from a missing frame: exit 2" ||
+    bad "19 bench --from, missing" "exit $RC: $(errline)"
+fl run "$GOOD" --from "$X/frame_000002.vtk"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "bench option" && ok "19 run --from: exit 2, says it is a bench option" ||
+    bad "19 run --from" "exit $RC: $(errline)"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
