@@ -710,6 +710,19 @@ int out_read_ply(const char *path, fcl_frame_data *d, char *err, size_t errlen)
     return rfinish(&io, d, rc);
 }
 
+int out_read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen)
+{
+    size_t len = path ? strlen(path) : 0;
+    if (len > 4 && strcmp(path + len - 4, ".vtk") == 0)
+        return out_read_vtk(path, d, err, errlen);
+    if (len > 4 && strcmp(path + len - 4, ".ply") == 0)
+        return out_read_ply(path, d, err, errlen);
+    if (d)
+        memset(d, 0, sizeof *d);
+    return plain_fail(err, errlen, "%s: expected a .vtk or .ply particle frame written by 'fluidcl run --out'",
+                      path ? path : "(null)");
+}
+
 void out_frame_free(fcl_frame_data *d)
 {
     if (!d)

@@ -68,6 +68,8 @@ typedef struct fcl_frame_data {
  * problem. */
 int out_read_vtk(const char *path, fcl_frame_data *d, char *err, size_t errlen);
 int out_read_ply(const char *path, fcl_frame_data *d, char *err, size_t errlen);
+/* Either reader, by the file's extension (.vtk or .ply). */
+int out_read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen);
 void out_frame_free(fcl_frame_data *d);
 
 /* A borrowed fcl_frame view of d, e.g. to write a frame that was read. */

@@ -52,22 +52,11 @@ static size_t first_outside(const fcl_frame_data *d, const fcl_params *p)
     return d->n;
 }
 
-static int read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen)
-{
-    size_t len = strlen(path);
-    if (len > 4 && strcmp(path + len - 4, ".vtk") == 0)
-        return out_read_vtk(path, d, err, errlen);
-    if (len > 4 && strcmp(path + len - 4, ".ply") == 0)
-        return out_read_ply(path, d, err, errlen);
-    snprintf(err, errlen, "%s: expected a .vtk or .ply frame written by 'fluidcl run --out'", path);
-    return -1;
-}
-
 int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, double *time, char *err,
                      size_t errlen)
 {
     fcl_frame_data d;
-    if (read_frame(path, &d, err, errlen) != 0)
+    if (out_read_frame(path, &d, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     size_t bad = first_outside(&d, p);
     int rc = FCL_EXIT_INPUT;

@@ -87,18 +87,6 @@ static int parse(surf_opts *o, int argc, char **argv)
     return 0;
 }
 
-/* Read a VTK or PLY particle frame by its extension. */
-static int read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen)
-{
-    size_t len = strlen(path);
-    if (len > 4 && strcmp(path + len - 4, ".vtk") == 0)
-        return out_read_vtk(path, d, err, errlen);
-    if (len > 4 && strcmp(path + len - 4, ".ply") == 0)
-        return out_read_ply(path, d, err, errlen);
-    snprintf(err, errlen, "%s: expected a .vtk or .ply particle frame written by fluidcl", path);
-    return -1;
-}
-
 /* DIR/<frame name without folder and extension>.surface */
 static void base_name(char *out, size_t len, const char *dir, const char *frame)
 {
@@ -121,7 +109,7 @@ static int check_frames(const surf_opts *o)
     int differ = 0;
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
-        if (read_frame(o->frames[i], &d, err, sizeof err) != 0) {
+        if (out_read_frame(o->frames[i], &d, err, sizeof err) != 0) {
             cli_error("surface: %s", err);
             return FCL_EXIT_INPUT;
         }
@@ -147,7 +135,7 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         fcl_frame_data d;
         double ms;
         size_t nt;
-        if (read_frame(o->frames[i], &d, err, sizeof err) != 0) {
+        if (out_read_frame(o->frames[i], &d, err, sizeof err) != 0) {
             cli_error("surface: %s", err);
             return FCL_EXIT_INPUT;
         }
