@@ -76,6 +76,8 @@ typedef struct fcl_view {
     int mesh_every;
     long mesh_frame, mesh_step; /* frame and step the mesh was made at */
     double mesh_ms;             /* the last reconstruction's wall time */
+    double sum_mesh;            /* seconds over all reconstructions */
+    long meshes;                /* reconstructions made */
     size_t mesh_tris, mesh_verts;
     mc_config mesh_cfg;         /* the parameters the mesh was made with */
     float force_radius, force_gain, ball_radius;

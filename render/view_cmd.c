@@ -127,9 +127,10 @@ static void closing_report(const fcl_view *v)
     printf("view: particles to GL: %s%s%s%s\n", view_path_name(v), v->shared ? "" : " (", v->shared ? "" : v->path_note,
            v->shared ? "" : ")");
     printf("view: backend %s\n", v->be ? v->be->name : "none");
-    if (v->draw == RND_DRAW_MESH)
-        printf("view: mesh of step %ld: %zu triangles, %zu vertices, %.1f ms to download, reconstruct and upload\n",
-               v->mesh_step, v->mesh_tris, v->mesh_verts, v->mesh_ms);
+    if (v->meshes > 0)
+        printf("view: %ld meshes, %.1f ms each on average to download, reconstruct and upload; the last, of step "
+               "%ld: %zu triangles, %zu vertices\n", v->meshes, v->sum_mesh * 1e3 / (double)v->meshes, v->mesh_step,
+               v->mesh_tris, v->mesh_verts);
 }
 
 int cmd_view(int argc, char **argv)

@@ -48,6 +48,8 @@ static int rebuild(fcl_view *v, const mc_config *c, char *err, size_t errlen)
     }
     if (rc == 0) {
         v->mesh_ms = (glfwGetTime() - t0) * 1e3;
+        v->sum_mesh += v->mesh_ms * 1e-3;
+        v->meshes++;
         v->mesh_tris = m.nt;
         v->mesh_verts = m.nv;
         v->mesh_step = v->sim.step;

@@ -59,7 +59,7 @@ n=$(ls "$T/rec" 2>/dev/null | grep -c '^frame_0000[0-2]\.png$')
 cd "$T" || exit 1
 fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --color density --draw mesh
 cd - >/dev/null || exit 1
-[ "$RC" -eq 0 ] && grep -q "view: mesh of step 2: [1-9][0-9]* triangles" "$T/out.txt" && [ ! -e "$T/density" ] &&
+[ "$RC" -eq 0 ] && grep -q "view: [1-9][0-9]* meshes, .* the last, of step 2: [1-9][0-9]* triangles" "$T/out.txt" && [ ! -e "$T/density" ] &&
     [ ! -e "$T/mesh" ] && ok "--draw mesh: the mesh of the last step is reported; no stray recording" ||
     bad "--draw mesh / --color density" "exit $RC, $(ls "$T" | tr '\n' ' '): $(tr '\n' ' ' <"$T/out.txt" | cut -c1-300)"
 fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --draw splats --screenshot "$T/sp.png"
