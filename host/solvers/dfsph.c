@@ -40,6 +40,7 @@ typedef struct dfsph {
     int sum_serial;                      /* sum kernel is per group (CPU devices) */
     fcl_dfsph_consts d;
     double dt_prev;                      /* last step's dt, 0 before the first */
+    double dt_cap;                       /* the iteration-aware bound (adapt_cap) */
     float *host_partial;
 } dfsph;
 
@@ -198,8 +199,31 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
     return 0;
 }
 
+/* The iteration-aware bound, after SPlisHSPlasH's "CFL - iterations"
+ * time step: Jacobi carries pressure one neighborhood per iteration, so a
+ * step that needs many iterations (a column starting from rest must build
+ * its whole hydrostatic pressure) is too long for the solver whatever
+ * the CFL number says, and one that stopped at max_iter left its error
+ * uncorrected. Above dfsph.iter_target iterations the bound shrinks 10 %
+ * (halves at max_iter), below half of it grows 10 %, up to dt_max. */
+static void adapt_cap(dfsph *d, const fcl_params *p, long iters)
+{
+    long target = p->dfsph_iter_target;
+    double dt = d->d.dt;
+    if (target <= 0)
+        return;
+    if (d->dt_cap <= 0.0)
+        d->dt_cap = 0.125 * p->dfsph_dt_max;
+    if (iters >= p->dfsph_max_iter)
+        d->dt_cap = 0.5 * dt;
+    else if (iters > target)
+        d->dt_cap = 0.9 * dt;
+    else if (2 * iters < target)
+        d->dt_cap = fmin(1.1 * d->dt_cap, p->dfsph_dt_max);
+}
+
 /* Adaptive step by the CFL condition on last step's largest speed plus
- * what gravity can add in one step. */
+ * what gravity can add in one step, within the iteration-aware bound. */
 static void choose_dt(fcl_sim *s, dfsph *d)
 {
     const fcl_params *p = s->prm;
@@ -208,6 +232,8 @@ static void choose_dt(fcl_sim *s, dfsph *d)
     double v = s->stats.max_speed + g * p->dfsph_dt_max, dt = p->dfsph_dt_max;
     if (v > 1e-9)
         dt = p->dfsph_cfl * s->spacing / v;
+    if (p->dfsph_iter_target > 0)
+        dt = fmin(dt, d->dt_cap > 0.0 ? d->dt_cap : 0.125 * p->dfsph_dt_max);
     dt = fmin(fmax(dt, p->dfsph_dt_min), p->dfsph_dt_max);
     d->d.dt = (float)dt;
     d->d.xsph = p->dfsph_xsph;
@@ -242,6 +268,7 @@ static int dfsph_step(fcl_sim *s)
         launch_pressure(s, d) != 0)
         return -1;
     d->dt_prev = d->d.dt;
+    adapt_cap(d, s->prm, st->density_iters);
     st->avg_divergence_err = 100.0 * avg;
     return 0;
 }
