@@ -3,8 +3,9 @@
  * here; test_backends checks that OpenCL computes the same):
  *  - hydrostatic column: after settling, the average density error and
  *    the pressure at half depth against rho g (H - y);
- *  - dam break at the CFL step against a box and a sphere obstacle: no
- *    NaN, no particle inside an obstacle or outside the domain;
+ *  - dam break at the adaptive step against a box and a sphere obstacle:
+ *    no NaN, no particle inside an obstacle or outside the domain, no
+ *    step at dfsph.max_iter;
  *  - Bender & Koschier's stability test: a cube of 27,000 particles
  *    thrown at the floor at 5 m/s stays finite, above the floor, with a
  *    bounded density error.
@@ -36,16 +37,21 @@ static int make(fcl_sim *s, fcl_scene *sc, fcl_initial *in, const char *text)
     return rc;
 }
 
+/* Steps at dfsph.max_iter in the last run_until. */
+static long steps_maxed;
+
 /* Steps until the simulated time reaches t; returns steps run, or -1 on a
  * failed step or a blow-up. */
 static long run_until(fcl_sim *s, double t, double *max_err)
 {
     long k = 0;
+    steps_maxed = 0;
     while (s->time < t) {
         if (sim_step(s) != 0 || s->stats.bad_id >= 0)
             return -1;
         if (max_err && s->stats.max_density_err > *max_err)
             *max_err = s->stats.max_density_err;
+        steps_maxed += s->stats.density_iters >= s->prm->dfsph_max_iter;
         k++;
     }
     return k;
@@ -171,14 +177,16 @@ static void test_dam_break_obstacles(void)
     long k = run_until(&s, 0.6, &max_err);
     size_t inside, outside;
     count_escapes(&s, &in, &sc.params, &inside, &outside);
-    printf("dam break with obstacles: %zu particles, %zu boundary particles, %ld CFL steps to t = %.3f s "
-           "(last dt %.2g s), max speed %.2f m/s, max density error %.2f %%, %zu particles inside an obstacle\n",
-           s.n, s.nb, k, s.time, s.stats.dt, s.stats.max_speed, max_err, inside);
+    printf("dam break with obstacles: %zu particles, %zu boundary particles, %ld steps to t = %.3f s "
+           "(last dt %.2g s), max speed %.2f m/s, max density error %.2f %%, %ld steps at max_iter, %zu particles "
+           "inside an obstacle\n", s.n, s.nb, k, s.time, s.stats.dt, s.stats.max_speed, max_err, steps_maxed, inside);
     CHECK(k > 0, "dam break blew up at step %ld (particle %ld)", s.step, s.stats.bad_id);
     /* One layer of boundary particles let 0 to 6 of 6144 through before
      * the integrators projected particles out of boxes and spheres. */
     CHECK(inside == 0, "%zu of %zu particles inside an obstacle", inside, s.n);
     CHECK(outside == 0, "%zu particles outside the domain", outside);
+    /* The iteration-aware step keeps the solver off its cap from rest. */
+    CHECK(steps_maxed == 0, "%ld steps stopped at dfsph.max_iter", steps_maxed);
     sim_destroy(&s);
     setup_free(&in);
     scene_free(&sc);
