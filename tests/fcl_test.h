@@ -129,6 +129,24 @@ static inline pid_t ft_xvfb_start(void)
     return pid;
 }
 
+/* A scratch folder /tmp/<prefix>_<pid> holding scene.json with text:
+ * the folder's path into dir, the scene's into scene. 0, or -1 when the
+ * scene cannot be written. */
+static inline int ft_scratch_scene(const char *prefix, const char *text, char *dir, size_t dirlen, char *scene,
+                                   size_t scenelen)
+{
+    snprintf(dir, dirlen, "/tmp/%s_%d", prefix, (int)getpid());
+    mkdir(dir, 0777);
+    snprintf(scene, scenelen, "%s/scene.json", dir);
+    FILE *f = fopen(scene, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        printf("FAIL cannot write %s\n", scene);
+    return ok ? 0 : -1;
+}
+
 static inline void ft_xvfb_stop(pid_t pid)
 {
     if (pid > 0) {

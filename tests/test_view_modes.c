@@ -255,14 +255,10 @@ int main(void)
     pid_t xvfb = ft_xvfb_start();
     if (xvfb < 0)
         return 77;
-    snprintf(tmp, sizeof tmp, "/tmp/fcl_view_modes_%d", (int)getpid());
-    mkdir(tmp, 0777);
     char scene[300];
-    snprintf(scene, sizeof scene, "%s/scene.json", tmp);
-    FILE *f = fopen(scene, "w");
-    if (f) {
-        fputs(scene_json, f);
-        fclose(f);
+    if (ft_scratch_scene("fcl_view_modes", scene_json, tmp, sizeof tmp, scene, sizeof scene) != 0) {
+        ft_xvfb_stop(xvfb);
+        return 1;
     }
     run_backend("cpu", scene);
     fcl_backend *cl = ft_backend(1);
