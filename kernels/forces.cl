@@ -140,9 +140,11 @@ FCL_INLINE float4 tension_accel(const fcl_tension_sum *t, float rho_i, const fcl
 /* Akinci's surface normal n_i = h sum_j (m / rho_j) grad W_poly6(x_ij)
  * over fluid neighbors: about 1 in magnitude at a flat surface, pointing
  * into the fluid, near 0 inside. */
-FCL_INLINE void forces_normals_item(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,
-                                    GLOBAL const uint *start, GLOBAL float4 *normals, const fcl_grid_info *g,
-                                    const fcl_sph_consts *c)
+/* The color-field gradient sum_j m / rho_j grad W_poly6 of particle i
+ * (sorted index) over its fluid neighbors: Akinci's normals scale it by
+ * h, Mueller's surface criterion takes its length. */
+FCL_INLINE float4 color_gradient_at(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,
+                                    GLOBAL const uint *start, const fcl_grid_info *g, const fcl_sph_consts *c)
 {
     float4 pi = pos[i];
     uint lo[9], hi[9];
@@ -155,7 +157,15 @@ FCL_INLINE void forces_normals_item(uint i, GLOBAL const float4 *pos, GLOBAL con
             float s = c->mass / rho[j] * w_poly6_grad(dx * dx + dy * dy + dz * dz, c->h2, c->poly6_grad);
             nx += s * dx; ny += s * dy; nz += s * dz;
         }
-    normals[i] = fcl_f4(c->h * nx, c->h * ny, c->h * nz, 0.0f);
+    return fcl_f4(nx, ny, nz, 0.0f);
+}
+
+FCL_INLINE void forces_normals_item(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,
+                                    GLOBAL const uint *start, GLOBAL float4 *normals, const fcl_grid_info *g,
+                                    const fcl_sph_consts *c)
+{
+    float4 n = color_gradient_at(i, pos, rho, start, g, c);
+    normals[i] = fcl_f4(c->h * n.x, c->h * n.y, c->h * n.z, 0.0f);
 }
 
 /* Mueller's color-field gradient n of particle i (sorted index) over its
@@ -167,21 +177,10 @@ FCL_INLINE void forces_normals_item(uint i, GLOBAL const float4 *pos, GLOBAL con
 FCL_INLINE float4 surface_normal_at(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,
                                     GLOBAL const uint *start, const fcl_grid_info *g, const fcl_sph_consts *c)
 {
-    float4 pi = pos[i];
-    uint lo[9], hi[9];
-    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
-    fcl_color_sum s;
-    s.nx = s.ny = s.nz = s.lap = 0.0f;
-    for (uint row = 0u; row < rows; row++)
-        for (uint j = lo[row]; j < hi[row]; j++) {
-            float4 pj = pos[j];
-            float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
-            color_pair(&s, dx, dy, dz, dx * dx + dy * dy + dz * dz, c->mass / rho[j], c);
-        }
-    float n2 = s.nx * s.nx + s.ny * s.ny + s.nz * s.nz;
+    float4 n = color_gradient_at(i, pos, rho, start, g, c);
+    float n2 = n.x * n.x + n.y * n.y + n.z * n.z;
     float inv = n2 > 0.0f ? -1.0f / FCL_SQRT(n2) : 0.0f;
-    return fcl_f4(inv * s.nx, inv * s.ny, inv * s.nz,
-                  n2 > c->surface_threshold * c->surface_threshold ? 1.0f : 0.0f);
+    return fcl_f4(inv * n.x, inv * n.y, inv * n.z, n2 > c->surface_threshold * c->surface_threshold ? 1.0f : 0.0f);
 }
 
 FCL_INLINE void surface_flag_item(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,

@@ -169,13 +169,7 @@ int view_interop_end(fcl_view *v)
      * the normals plane travels only when the splats read it. */
     int planes = wants_normals(v) ? 2 : 1;
     void *dst = rnd_particles_map(v->rnd, planes);
-    int rc = 0;
-    if (!dst)
-        rc = -1;
-    else if (planes == 1 || v->pack_n == 0)
-        rc = be->ops->buf_read(be, v->pack, 0, v->sim.n * 16, dst);
-    else
-        rc = be->ops->buf_read(be, v->pack, 0, 2 * v->pack_n * 16, dst);
+    int rc = dst ? be->ops->buf_read(be, v->pack, 0, (size_t)planes * v->sim.n * 16, dst) : -1;
     return (rnd_particles_unmap(v->rnd) != 0 || rc != 0) ? -1 : 0;
 }
 

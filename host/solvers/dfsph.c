@@ -205,7 +205,10 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
  * its whole hydrostatic pressure) is too long for the solver whatever
  * the CFL number says, and one that stopped at max_iter left its error
  * uncorrected. Above dfsph.iter_target iterations the bound shrinks 10 %
- * (halves at max_iter), below half of it grows 10 %, up to dt_max. */
+ * (halves at max_iter), below half of it grows 10 %, up to dt_max. The
+ * first step's bound is FIRST_STEP_FRACTION of dt_max. */
+#define FIRST_STEP_FRACTION 0.125
+
 static void adapt_cap(dfsph *d, const fcl_params *p, long iters)
 {
     long target = p->dfsph_iter_target;
@@ -213,7 +216,7 @@ static void adapt_cap(dfsph *d, const fcl_params *p, long iters)
     if (target <= 0)
         return;
     if (d->dt_cap <= 0.0)
-        d->dt_cap = 0.125 * p->dfsph_dt_max;
+        d->dt_cap = FIRST_STEP_FRACTION * p->dfsph_dt_max;
     if (iters >= p->dfsph_max_iter)
         d->dt_cap = 0.5 * dt;
     else if (iters > target)
@@ -233,7 +236,7 @@ static void choose_dt(fcl_sim *s, dfsph *d)
     if (v > 1e-9)
         dt = p->dfsph_cfl * s->spacing / v;
     if (p->dfsph_iter_target > 0)
-        dt = fmin(dt, d->dt_cap > 0.0 ? d->dt_cap : 0.125 * p->dfsph_dt_max);
+        dt = fmin(dt, d->dt_cap > 0.0 ? d->dt_cap : FIRST_STEP_FRACTION * p->dfsph_dt_max);
     dt = fmin(fmax(dt, p->dfsph_dt_min), p->dfsph_dt_max);
     d->d.dt = (float)dt;
     d->d.xsph = p->dfsph_xsph;
