@@ -144,8 +144,8 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
 /* The program, in order: the dialect, the shared structs, the smoothing
  * kernels, then one file per family of passes, and the viewer's passes. */
 static const char *const program_files[] = {
-    "fcl_common.h", "fcl_types.h", "smoothing.h", "grid.cl", "boundary.cl", "forces.cl", "wcsph.cl", "dfsph.cl",
-    "view.cl", "mc.cl",
+    "fcl_common.h", "fcl_types.h", "pass.h", "smoothing.h", "walls.h", "grid.cl", "nlist.cl", "boundary.cl",
+    "forces.cl", "wcsph.cl", "dfsph.cl", "view.cl", "mc.cl", "passes.def",
 };
 enum { NFILES = sizeof program_files / sizeof program_files[0] };
 

@@ -13,7 +13,9 @@
 #include "../kernels/fcl_common.h"
 #include "../kernels/fcl_types.h"
 #include "../kernels/smoothing.h"
+#include "../kernels/walls.h"
 #include "../kernels/grid.cl"
+#include "../kernels/nlist.cl"
 #include "../kernels/boundary.cl"
 #include "../kernels/forces.cl"
 #include "../kernels/wcsph.cl"
@@ -21,6 +23,10 @@
 #include "../kernels/view.cl"
 #include "../kernels/mc.cl"
 #include "be_cpu.h"
+#include "../kernels/pass.h"
+
+/* The wrappers of every declared pass (kernels/passes.def). */
+#include "../kernels/passes.def"
 
 #define BUF(i, T) ((T *)a[i].buf->ptr)
 #define VAL(i, T) (*(const T *)a[i].val)
@@ -140,92 +146,6 @@ static void k_stats_chunks(const fcl_arg *a, size_t items)
 #pragma omp parallel for schedule(static)
     for (size_t g = 0; g < items; g++)
         stats_chunk_item((uint)g, pos, vel, rho, out, &c);
-}
-
-static void k_dfsph_density_alpha(const fcl_arg *a, size_t items)
-{
-    const float4 *pos = BUF(0, const float4), *bpos = BUF(2, const float4);
-    const uint *start = BUF(1, const uint), *bstart = BUF(3, const uint);
-    float *rho = BUF(4, float), *alpha = BUF(5, float);
-    const float *tab = BUF(6, const float);
-    const fcl_grid_info g = VAL(7, fcl_grid_info);
-    const fcl_sph_consts c = VAL(8, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(9, fcl_dfsph_consts);
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (size_t i = 0; i < items; i++)
-        dfsph_density_alpha_item((uint)i, pos, start, bpos, bstart, rho, alpha, tab, &g, &c, &d);
-}
-
-static void k_dfsph_predict(const fcl_arg *a, size_t items)
-{
-    const float4 *pos = BUF(0, const float4), *vel = BUF(1, const float4), *normals = BUF(3, const float4);
-    const float *rho = BUF(2, const float);
-    float4 *vpred = BUF(4, float4);
-    const uint *start = BUF(5, const uint);
-    const float *tab = BUF(6, const float);
-    const fcl_grid_info g = VAL(7, fcl_grid_info);
-    const fcl_sph_consts c = VAL(8, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(9, fcl_dfsph_consts);
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (size_t i = 0; i < items; i++)
-        dfsph_predict_item((uint)i, pos, vel, rho, normals, vpred, start, tab, &g, &c, &d);
-}
-
-static void k_dfsph_source(const fcl_arg *a, size_t items)
-{
-    const float4 *pos = BUF(0, const float4), *v = BUF(1, const float4), *bpos = BUF(5, const float4);
-    const float *rho = BUF(2, const float), *alpha = BUF(3, const float);
-    const uint *start = BUF(4, const uint), *bstart = BUF(6, const uint);
-    float *kap = BUF(7, float), *ksum = BUF(8, float), *err = BUF(9, float);
-    const float *tab = BUF(10, const float);
-    const fcl_grid_info g = VAL(11, fcl_grid_info);
-    const fcl_sph_consts c = VAL(12, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(13, fcl_dfsph_consts);
-    const uint mode = VAL(14, uint);
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (size_t i = 0; i < items; i++)
-        dfsph_source_item((uint)i, pos, v, rho, alpha, start, bpos, bstart, kap, ksum, err, tab, &g, &c, &d,
-                          mode);
-}
-
-static void k_dfsph_pressure_vel(const fcl_arg *a, size_t items)
-{
-    const float4 *pos = BUF(0, const float4), *bpos = BUF(5, const float4);
-    float4 *v = BUF(1, float4);
-    const float *kap = BUF(2, const float);
-    float *ksum = BUF(3, float);
-    const uint *start = BUF(4, const uint), *bstart = BUF(6, const uint);
-    const float *tab = BUF(7, const float);
-    const fcl_grid_info g = VAL(8, fcl_grid_info);
-    const fcl_sph_consts c = VAL(9, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(10, fcl_dfsph_consts);
-    const float f = VAL(11, float);
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (size_t i = 0; i < items; i++)
-        dfsph_pressure_vel_item((uint)i, pos, v, kap, ksum, start, bpos, bstart, tab, &g, &c, &d, f);
-}
-
-static void k_dfsph_advect(const fcl_arg *a, size_t items)
-{
-    float4 *pos = BUF(0, float4), *vel = BUF(2, float4);
-    const float4 *vpred = BUF(1, const float4);
-    const fcl_solid *solids = BUF(3, const fcl_solid);
-    const fcl_sph_consts c = VAL(4, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(5, fcl_dfsph_consts);
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < items; i++)
-        dfsph_advect_item((uint)i, pos, vpred, vel, solids, &c, &d);
-}
-
-static void k_dfsph_pressure(const fcl_arg *a, size_t items)
-{
-    const float *ksum = BUF(0, const float), *kvsum = BUF(1, const float);
-    float *prs = BUF(2, float);
-    const fcl_sph_consts c = VAL(3, fcl_sph_consts);
-    const fcl_dfsph_consts d = VAL(4, fcl_dfsph_consts);
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < items; i++)
-        dfsph_pressure_item((uint)i, ksum, kvsum, prs, &c, &d);
 }
 
 static void k_dfsph_sum_chunks(const fcl_arg *a, size_t items)
@@ -393,6 +313,10 @@ static void k_mc_triangles(const fcl_arg *a, size_t items)
 }
 
 const struct fcl_kernel fcl_cpu_kernels[] = {
+#undef PASS
+#define PASS(name, sched, ARGS) { #name, k_##name },
+#include "../kernels/passes.def"
+#undef PASS
     { "grid_clear", k_grid_clear },
     { "grid_count", k_grid_count },
     { "grid_scatter", k_grid_scatter },
@@ -405,12 +329,6 @@ const struct fcl_kernel fcl_cpu_kernels[] = {
     { "surface_flag", k_surface_flag },
     { "integrate", k_integrate },
     { "stats_chunks", k_stats_chunks },
-    { "dfsph_density_alpha", k_dfsph_density_alpha },
-    { "dfsph_predict", k_dfsph_predict },
-    { "dfsph_source", k_dfsph_source },
-    { "dfsph_pressure_vel", k_dfsph_pressure_vel },
-    { "dfsph_advect", k_dfsph_advect },
-    { "dfsph_pressure", k_dfsph_pressure },
     { "dfsph_sum_chunks", k_dfsph_sum_chunks },
     { "boundary_volume", k_boundary_volume },
     { "boundary_pack", k_boundary_pack },

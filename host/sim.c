@@ -15,13 +15,46 @@
 static const size_t common_attr_bytes = 3 * 16 + 4;
 static const size_t common_plain_bytes = 4 + 4 + 16 + 16 + 4;
 
-size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid, size_t nb)
+/* Neighbor-list capacities of a solver at support h and spacing d (0, 0
+ * when it uses none). */
+static void list_caps(const fcl_solver *solver, const fcl_params *p, double h, double d, uint *cap, uint *bcap)
+{
+    double r = solver ? solver->list_radius * h : 0.0;
+    *cap = r > 0.0 ? nlist_capacity(r, d, p->neighbors_capacity) : 0u;
+    *bcap = r > 0.0 ? nlist_boundary_capacity(r, d, p->neighbors_boundary_capacity) : 0u;
+}
+
+size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *p, const fcl_grid_info *grid, size_t nb)
 {
     fcl_grid_info b = *grid;
     b.n = (uint)nb;
+    uint cap, bcap;
+    list_caps(solver, p, p->particles_support * p->particles_spacing, p->particles_spacing, &cap, &bcap);
+    size_t lists = cap ? nlist_bytes_per_particle(cap, nb ? bcap : 0u) +
+                         (cap + (nb ? bcap : 0u)) * solver->list_entry_bytes : 0;
     /* The boundary grid keeps positions only, plus a volume scratch. */
     return grid_bytes(grid, common_attr_bytes) + grid_bytes(&b, 16) + nb * 4 +
-           grid->n * (common_plain_bytes + (solver ? solver->extra_bytes_per_particle : 0));
+           grid->n * (common_plain_bytes + lists + (solver ? solver->extra_bytes_per_particle : 0));
+}
+
+int sim_neighbors(fcl_sim *s)
+{
+    if (nlist_build(&s->nl, s->be, s->grid.attr[s->a_pos].cur, &s->grid, sim_bpos(s), &s->bgrid, &s->c,
+                    s->grid.attr[s->a_id].cur, s->error, sizeof s->error) != 0)
+        return -1;
+    return 0;
+}
+
+/* Lists for the solver's query radius, laid out for the device: one
+ * particle's entries together on CPUs, interleaved on GPUs. */
+static int lists_setup(fcl_sim *s, char *err, size_t errlen)
+{
+    uint cap, bcap;
+    list_caps(s->solver, s->prm, s->h, s->spacing, &cap, &bcap);
+    if (!cap)
+        return 0;
+    return nlist_init(&s->nl, s->be, s->n, s->nb, (float)(s->solver->list_radius * s->h), s->grid.info.cell_size,
+                      cap, bcap, s->be->serial_groups, s->c.mirror_walls, err, errlen);
 }
 
 /* material.tension_model as FCL_TENSION_*; the table admits no other
@@ -71,7 +104,7 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     float h = prm->particles_support * prm->particles_spacing;
     if (grid_layout(&info, prm->domain_min, prm->domain_max, h, n, err, errlen) != 0)
         return -1;
-    size_t need = sim_bytes_needed(solver_find(prm->sim_solver), &info, nb);
+    size_t need = sim_bytes_needed(solver_find(prm->sim_solver), prm, &info, nb);
     size_t cells = ((size_t)info.ncells + 1) * sizeof(uint), largest = n * 16 > cells ? n * 16 : cells;
     /* The native backend shares RAM with the host's staging copies of
      * positions and velocities and the frame buffers (~80 B/particle). */
@@ -272,7 +305,7 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
         return FCL_EXIT_INPUT;
     sim_update_consts(s);
     if (grid_init(&s->grid, be, &info) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
-        boundary_setup(s, bpos, nb) != 0 || s->solver->init(s, err, errlen) != 0 ||
+        boundary_setup(s, bpos, nb) != 0 || lists_setup(s, err, errlen) != 0 || s->solver->init(s, err, errlen) != 0 ||
         (n > 0 && (s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0))) {
         if (!*err)
             snprintf(err, errlen, "setting up the simulation on %s failed (see above)", be->name);
@@ -324,8 +357,12 @@ int sim_step(fcl_sim *s)
         s->time += s->c.dt;
     } else {
         s->dt_used = s->c.dt;
-        if (s->solver->step(s) != 0 || measure(s) != 0 || s->be->ops->finish(s->be) != 0)
+        s->error[0] = '\0';
+        if (s->solver->step(s) != 0 || measure(s) != 0 || s->be->ops->finish(s->be) != 0) {
+            if (s->error[0])
+                fprintf(stderr, "fluidcl: step %ld: %s\n", s->step + 1, s->error);
             return FCL_EXIT_DEVICE;
+        }
         s->step++;
         s->time += s->dt_used;
     }
@@ -363,6 +400,7 @@ void sim_destroy(fcl_sim *s)
     be->ops->buf_free(be, s->solids);
     be->ops->buf_free(be, s->partials);
     free(s->host_partials);
+    nlist_free(&s->nl, be);
     grid_free(&s->grid, be);
     grid_free(&s->bgrid, be);
     memset(s, 0, sizeof *s);

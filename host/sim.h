@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "grid.h"
+#include "nlist.h"
 #include "params.h"
 #include "solver.h"
 
@@ -47,6 +48,12 @@ typedef struct fcl_sim {
     size_t nb;
     fcl_grid bgrid;
     int b_pos;
+    /* Neighbor lists within solver->list_radius support radii (fluid with
+     * wall images, and boundary), rebuilt by sim_neighbors after each
+     * grid rebuild; unused (nl.fl.n = 0) when the solver asks for none. */
+    fcl_nlist nl;
+    char error[384];                 /* why the last step failed, if it
+                                        says more than the backend did */
     int a_pos, a_vel, a_vev, a_id;   /* grid attributes: position, leapfrog
                                         velocity, velocity at t, original id */
     fcl_buf *rho, *prs, *acc, *partials;
@@ -93,8 +100,8 @@ int sim_step(fcl_sim *s);
 int sim_download(fcl_sim *s, float4 *pos, float4 *vel, float *rho, float *prs, uint *id);
 void sim_destroy(fcl_sim *s);
 /* Device bytes a scene of n particles (grid->n) and nb boundary
- * particles needs with this solver. */
-size_t sim_bytes_needed(const fcl_solver *solver, const fcl_grid_info *grid, size_t nb);
+ * particles needs with this solver (its neighbor lists included). */
+size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *prm, const fcl_grid_info *grid, size_t nb);
 /* Whether n particles and nb boundary particles under prm fit the
  * backend's memory; the message names particles.spacing and the sizes.
  * 0 or -1. */
@@ -124,6 +131,10 @@ int sim_normals(fcl_sim *s);
  *   frame's density is the step's start density all the same. */
 int sim_surface_flag(fcl_sim *s, fcl_buf *out);
 int sim_download_surface(fcl_sim *s, float *flag);
+/* The neighbor lists of the current grid order (timer "neighbors").
+ * 0, or -1 with the reason in s->error (a list over its capacity names
+ * the particle and the parameter to raise). */
+int sim_neighbors(fcl_sim *s);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 

@@ -24,6 +24,11 @@ typedef struct fcl_solver {
     int (*prepare)(struct fcl_sim *s);
     int (*step)(struct fcl_sim *s);
     void (*destroy)(struct fcl_sim *s);
+    /* Query radius of the per-step neighbor lists, in support radii h;
+     * 0: the solver walks grid cells and gets no lists. */
+    double list_radius;
+    /* Bytes the solver keeps beside each list entry (per-pair values). */
+    size_t list_entry_bytes;
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

@@ -20,9 +20,11 @@
  * Totals never fall below zero: no particle is pulled back toward the
  * free surface, which is the clamp of negative pressures. The stop tests
  * the average compression max(e, 0), as in the paper. Walls are boundary
- * particles (boundary.cl) or mirror images (wcsph.cl), as configured.
- * Invariant: kernels read only sorted arrays; err[] receives each
- * particle's error for the host's average.
+ * particles (boundary.cl) or mirror images (walls.h), as configured.
+ * Every neighbor sum reads the step's neighbor lists (nlist.cl), built
+ * after each grid rebuild; the __kernel wrappers come from passes.def.
+ * Invariant: kernels read only sorted arrays and lists of the current
+ * grid; err[] receives each particle's error for the host's average.
  */
 
 FCL_INLINE float dfsph_w(float q, const fcl_dfsph_consts *d, GLOBAL const float *tab)
@@ -46,55 +48,62 @@ FCL_INLINE int dfsph_pair(float4 pi, float4 pj0, uint m, float4 plane, float inv
     return *q < 1.0f;
 }
 
-/* The places a pass visits around particle i: the fluid rows with their
- * wall images, and the boundary rows. */
-typedef struct dfsph_hood {
-    float4 plane;
-    uint masks[8], nm;
-    uint lo[9], hi[9], rows;
-    uint blo[9], bhi[9], brows;
-} dfsph_hood;
+/* The neighbor lists a pass reads (kernels/nlist.cl): fluid neighbors
+ * with their wall images, then boundary particles. plane is i's near
+ * walls' planes, which the images' masks refer to. */
+#define DFSPH_FLUID(i, j, m, e) forall_neighbors_at(fl, fcount, fidx, i, j, m, e)
+#define DFSPH_BOUNDARY(i, b, m, e) forall_neighbors_at(bl, bcount, bidx, i, b, m, e)
 
-FCL_INLINE void dfsph_hood_of(dfsph_hood *n, float4 pi, GLOBAL const uint *start, GLOBAL const uint *bstart,
-                              const fcl_grid_info *g, const fcl_sph_consts *c)
+/* x_i - x_j for neighbor j seen through mirror mask m. */
+FCL_INLINE float4 dfsph_rij(float4 pi, float4 pj, uint m, float4 plane)
 {
-    n->nm = image_masks(near_walls(pi, c, &n->plane), n->masks);
-    n->rows = grid_neighbor_rows(g, start, pi, n->lo, n->hi);
-    n->brows = grid_neighbor_rows(g, bstart, pi, n->blo, n->bhi);
+    float4 q = mirror(pj, m, plane);
+    return fcl_f4(pi.x - q.x, pi.y - q.y, pi.z - q.z, 0.0f);
 }
 
-FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
-                                         GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
-                                         GLOBAL float *rho, GLOBAL float *alpha, GLOBAL const float *tab,
-                                         const fcl_grid_info *g, const fcl_sph_consts *c,
+/* Also caches, beside each list entry, the cubic spline's gradient
+ * factor g(q) (grad W_ij = g r_ij; 0 out of range) in fg / bg, and the
+ * neighbors in range in nin: positions stay fixed until the next
+ * rebuild, so the solvers' iterations reuse them instead of taking a
+ * square root and a table lookup per pair and iteration. */
+FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                                         GLOBAL const uint *fcount, GLOBAL const uint *fidx,
+                                         GLOBAL const uint *bcount, GLOBAL const uint *bidx,
+                                         const fcl_nlist_info *fl, const fcl_nlist_info *bl, GLOBAL float *fg,
+                                         GLOBAL float *bg, GLOBAL uint *nin, GLOBAL float *rho, GLOBAL float *alpha,
+                                         GLOBAL const float *tab, const fcl_sph_consts *c,
                                          const fcl_dfsph_consts *d)
 {
-    float4 pi = pos[i], r;
-    dfsph_hood n;
-    dfsph_hood_of(&n, pi, start, bstart, g, c);
+    float4 pi = pos[i], r, plane;
+    near_walls(pi, c, &plane);
     float sum = 0.0f, gx = 0.0f, gy = 0.0f, gz = 0.0f, g2 = 0.0f, q;
-    for (uint k = 0u; k < n.nm; k++)
-        for (uint row = 0u; row < n.rows; row++)
-            for (uint j = n.lo[row]; j < n.hi[row]; j++) {
-                if (!dfsph_pair(pi, pos[j], n.masks[k], n.plane, d->inv_h, &r, &q))
-                    continue;
-                sum += d->volume * dfsph_w(q, d, tab);
-                float s = d->volume * dfsph_g(q, d, tab);
-                gx += s * r.x; gy += s * r.y; gz += s * r.z;
-                g2 += s * s * (r.x * r.x + r.y * r.y + r.z * r.z);
-            }
-    for (uint row = 0u; row < n.brows; row++)
-        for (uint b = n.blo[row]; b < n.bhi[row]; b++) {
-            float4 pb = bpos[b];
-            if (!dfsph_pair(pi, pb, 0u, n.plane, d->inv_h, &r, &q))
-                continue;
-            sum += pb.w * dfsph_w(q, d, tab);
-            float s = pb.w * dfsph_g(q, d, tab);
-            gx += s * r.x; gy += s * r.y; gz += s * r.z;
-        }
+    uint cnt = 0u;
+    DFSPH_FLUID(i, j, m, e) {
+        fg[e] = 0.0f;
+        if (!dfsph_pair(pi, pos[j], m, plane, d->inv_h, &r, &q))
+            continue;
+        float gq = dfsph_g(q, d, tab), s = d->volume * gq;
+        fg[e] = gq;
+        cnt++;
+        sum += d->volume * dfsph_w(q, d, tab);
+        gx += s * r.x; gy += s * r.y; gz += s * r.z;
+        g2 += s * s * (r.x * r.x + r.y * r.y + r.z * r.z);
+    }
+    DFSPH_BOUNDARY(i, b, mb, e) {
+        float4 pb = bpos[b];
+        bg[e] = 0.0f;
+        if (!dfsph_pair(pi, pb, mb, plane, d->inv_h, &r, &q))
+            continue;
+        float gq = dfsph_g(q, d, tab), s = pb.w * gq;
+        bg[e] = gq;
+        cnt++;
+        sum += pb.w * dfsph_w(q, d, tab);
+        gx += s * r.x; gy += s * r.y; gz += s * r.z;
+    }
     float den = gx * gx + gy * gy + gz * gz + g2;
     rho[i] = sum * c->rest_density;
     alpha[i] = 1.0f / (den > 1e-6f ? den : 1e-6f);
+    nin[i] = cnt;
 }
 
 /* v* = v + dt (g + a_tension) + eps sum_j V W_ij (v_j - v_i) (XSPH) in one
@@ -103,29 +112,32 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
  * density; the normals are this step's when the model is akinci. */
 FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
                                    GLOBAL const float *rho, GLOBAL const float4 *normals, GLOBAL float4 *vpred,
-                                   GLOBAL const uint *start, GLOBAL const float *tab, const fcl_grid_info *g,
-                                   const fcl_sph_consts *c, const fcl_dfsph_consts *d)
+                                   GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                   GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                   GLOBAL const float *tab, const fcl_sph_consts *c, const fcl_dfsph_consts *d)
 {
+    (void)bcount;
+    (void)bidx;
+    (void)bl;
     float4 pi = pos[i], vi = vel[i], plane, r;
     float rho_i = rho[i];
-    uint masks[8], lo[9], hi[9], tension = tension_active(c);
-    uint nm = image_masks(near_walls(pi, c, &plane), masks);
-    uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
+    uint tension = tension_active(c);
+    near_walls(pi, c, &plane);
     float4 ni = c->tension_model == FCL_TENSION_AKINCI ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     fcl_tension_sum t;
     tension_sum_clear(&t);
     float sx = 0.0f, sy = 0.0f, sz = 0.0f, q;
-    for (uint k = 0u; (d->xsph > 0.0f || tension) && k < nm; k++)
-        for (uint row = 0u; row < rows; row++)
-            for (uint j = lo[row]; j < hi[row]; j++) {
-                if (!dfsph_pair(pi, pos[j], masks[k], plane, d->inv_h, &r, &q))
-                    continue;
-                if (tension)
-                    tension_pair(&t, r, j, k != 0u, ni, rho_i, rho, normals, c);
-                float4 vj = mirror_vel(vel[j], masks[k]);
-                float w = d->volume * dfsph_w(q, d, tab);
-                sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
-            }
+    if (d->xsph > 0.0f || tension) {
+        DFSPH_FLUID(i, j, m, e) {
+            if (!dfsph_pair(pi, pos[j], m, plane, d->inv_h, &r, &q))
+                continue;
+            if (tension)
+                tension_pair(&t, r, j, m != 0u, ni, rho_i, rho, normals, c);
+            float4 vj = mirror_vel(vel[j], m);
+            float w = d->volume * dfsph_w(q, d, tab);
+            sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
+        }
+    }
     float4 a = tension_accel(&t, rho_i, c);
     float dt = d->dt, e = d->xsph;
     vpred[i] = fcl_f4(vi.x + e * sx + dt * (c->gravity.x + a.x), vi.y + e * sy + dt * (c->gravity.y + a.y),
@@ -133,37 +145,26 @@ FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
 }
 
 /* The density change rate D_i = sum_j V (v_i - v_j) . grad W_ij over
- * neighbors and images, plus sum_b V_b v_i . grad W_ib (boundaries rest);
- * *count gets the number of neighbors in range. */
-FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v, GLOBAL const uint *start,
-                           GLOBAL const float4 *bpos, GLOBAL const uint *bstart, GLOBAL const float *tab,
-                           const fcl_grid_info *g, const fcl_sph_consts *c, const fcl_dfsph_consts *d,
-                           uint *count)
+ * neighbors and images, plus sum_b V_b v_i . grad W_ib (boundaries rest),
+ * with the gradient factors density_alpha cached. */
+FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v, GLOBAL const float4 *bpos,
+                           GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                           GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                           GLOBAL const float *fg, GLOBAL const float *bg, const fcl_sph_consts *c,
+                           const fcl_dfsph_consts *d)
 {
-    float4 pi = pos[i], vi = v[i], r;
-    dfsph_hood n;
-    dfsph_hood_of(&n, pi, start, bstart, g, c);
-    float div = 0.0f, q;
-    uint cnt = 0u;
-    for (uint k = 0u; k < n.nm; k++)
-        for (uint row = 0u; row < n.rows; row++)
-            for (uint j = n.lo[row]; j < n.hi[row]; j++) {
-                if (!dfsph_pair(pi, pos[j], n.masks[k], n.plane, d->inv_h, &r, &q))
-                    continue;
-                float4 vj = mirror_vel(v[j], n.masks[k]);
-                float s = d->volume * dfsph_g(q, d, tab);
-                div += s * ((vi.x - vj.x) * r.x + (vi.y - vj.y) * r.y + (vi.z - vj.z) * r.z);
-                cnt++;
-            }
-    for (uint row = 0u; row < n.brows; row++)
-        for (uint b = n.blo[row]; b < n.bhi[row]; b++) {
-            float4 pb = bpos[b];
-            if (!dfsph_pair(pi, pb, 0u, n.plane, d->inv_h, &r, &q))
-                continue;
-            div += pb.w * dfsph_g(q, d, tab) * (vi.x * r.x + vi.y * r.y + vi.z * r.z);
-            cnt++;
-        }
-    *count = cnt;
+    float4 pi = pos[i], vi = v[i], plane;
+    near_walls(pi, c, &plane);
+    float div = 0.0f;
+    DFSPH_FLUID(i, j, m, e) {
+        float4 r = dfsph_rij(pi, pos[j], m, plane), vj = mirror_vel(v[j], m);
+        float s = d->volume * fg[e];
+        div += s * ((vi.x - vj.x) * r.x + (vi.y - vj.y) * r.y + (vi.z - vj.z) * r.z);
+    }
+    DFSPH_BOUNDARY(i, b, mb, e) {
+        float4 pb = bpos[b], r = dfsph_rij(pi, pb, mb, plane);
+        div += pb.w * bg[e] * (vi.x * r.x + vi.y * r.y + vi.z * r.z);
+    }
     return div;
 }
 
@@ -176,15 +177,15 @@ FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4
  * d->warm); ksum restarts from zero and pressure_vel adds every k it
  * applies. err[] holds the compression max(e, 0) the stop tests. */
 FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v,
-                                  GLOBAL const float *rho, GLOBAL const float *alpha, GLOBAL const uint *start,
-                                  GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
-                                  GLOBAL float *kap, GLOBAL float *ksum, GLOBAL float *err, GLOBAL const float *tab,
-                                  const fcl_grid_info *g, const fcl_sph_consts *c, const fcl_dfsph_consts *d,
-                                  uint mode)
+                                  GLOBAL const float *rho, GLOBAL const float *alpha, GLOBAL const float4 *bpos,
+                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                  GLOBAL const float *fg, GLOBAL const float *bg, GLOBAL const uint *nin,
+                                  GLOBAL float *kap, GLOBAL float *ksum, GLOBAL float *err, const fcl_sph_consts *c,
+                                  const fcl_dfsph_consts *d, uint mode)
 {
-    uint count;
-    float div = dfsph_div(i, pos, v, start, bpos, bstart, tab, g, c, d, &count);
-    uint lonely = (mode & DFSPH_DIVERGENCE) && count < d->min_neighbors;
+    float div = dfsph_div(i, pos, v, bpos, fcount, fidx, bcount, bidx, fl, bl, fg, bg, c, d);
+    uint lonely = (mode & DFSPH_DIVERGENCE) && nin[i] < d->min_neighbors;
     float e = (mode & DFSPH_DIVERGENCE) ? div : rho[i] / c->rest_density + d->dt * div - 1.0f;
     if (mode & DFSPH_WARM) {
         kap[i] = lonely ? 0.0f : d->warm * ksum[i];
@@ -197,32 +198,31 @@ FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const
 }
 
 FCL_INLINE void dfsph_pressure_vel_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *v,
-                                        GLOBAL const float *kap, GLOBAL float *ksum, GLOBAL const uint *start,
-                                        GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
-                                        GLOBAL const float *tab, const fcl_grid_info *g, const fcl_sph_consts *c,
+                                        GLOBAL const float *kap, GLOBAL float *ksum, GLOBAL const float4 *bpos,
+                                        GLOBAL const uint *fcount, GLOBAL const uint *fidx,
+                                        GLOBAL const uint *bcount, GLOBAL const uint *bidx,
+                                        const fcl_nlist_info *fl, const fcl_nlist_info *bl, GLOBAL const float *fg,
+                                        GLOBAL const float *bg, const fcl_sph_consts *c,
                                         const fcl_dfsph_consts *d, float f)
 {
-    float4 pi = pos[i], r;
-    dfsph_hood n;
-    dfsph_hood_of(&n, pi, start, bstart, g, c);
-    float ki = kap[i], ax = 0.0f, ay = 0.0f, az = 0.0f, q;
-    for (uint k = 0u; k < n.nm; k++)
-        for (uint row = 0u; row < n.rows; row++)
-            for (uint j = n.lo[row]; j < n.hi[row]; j++) {
-                float kk = ki + kap[j];
-                if (kk == 0.0f || !dfsph_pair(pi, pos[j], n.masks[k], n.plane, d->inv_h, &r, &q))
-                    continue;
-                float s = d->volume * kk * dfsph_g(q, d, tab);
-                ax += s * r.x; ay += s * r.y; az += s * r.z;
-            }
-    for (uint row = 0u; ki != 0.0f && row < n.brows; row++)
-        for (uint b = n.blo[row]; b < n.bhi[row]; b++) {
-            float4 pb = bpos[b];
-            if (!dfsph_pair(pi, pb, 0u, n.plane, d->inv_h, &r, &q))
-                continue;
-            float s = pb.w * ki * dfsph_g(q, d, tab);
+    float4 pi = pos[i], plane;
+    near_walls(pi, c, &plane);
+    float ki = kap[i], ax = 0.0f, ay = 0.0f, az = 0.0f;
+    DFSPH_FLUID(i, j, m, e) {
+        float kk = ki + kap[j];
+        if (kk == 0.0f)
+            continue;
+        float4 r = dfsph_rij(pi, pos[j], m, plane);
+        float s = d->volume * kk * fg[e];
+        ax += s * r.x; ay += s * r.y; az += s * r.z;
+    }
+    if (ki != 0.0f) {
+        DFSPH_BOUNDARY(i, b, mb, e) {
+            float4 pb = bpos[b], r = dfsph_rij(pi, pb, mb, plane);
+            float s = pb.w * ki * bg[e];
             ax += s * r.x; ay += s * r.y; az += s * r.z;
         }
+    }
     float4 vi = v[i];
     v[i] = fcl_f4(vi.x - f * ax, vi.y - f * ay, vi.z - f * az, 0.0f);
     ksum[i] += ki;
@@ -270,62 +270,6 @@ FCL_INLINE void dfsph_sum_chunk_item(uint gi, GLOBAL const float *x, GLOBAL floa
 }
 
 #ifdef FCL_DEVICE
-__kernel void dfsph_density_alpha(__global const float4 *pos, __global const uint *start,
-                                  __global const float4 *bpos, __global const uint *bstart, __global float *rho,
-                                  __global float *alpha, __global const float *tab, fcl_grid_info g,
-                                  fcl_sph_consts c, fcl_dfsph_consts d)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        dfsph_density_alpha_item(i, pos, start, bpos, bstart, rho, alpha, tab, &g, &c, &d);
-}
-
-__kernel void dfsph_predict(__global const float4 *pos, __global const float4 *vel, __global const float *rho,
-                            __global const float4 *normals, __global float4 *vpred, __global const uint *start,
-                            __global const float *tab, fcl_grid_info g, fcl_sph_consts c, fcl_dfsph_consts d)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        dfsph_predict_item(i, pos, vel, rho, normals, vpred, start, tab, &g, &c, &d);
-}
-
-__kernel void dfsph_source(__global const float4 *pos, __global const float4 *v, __global const float *rho,
-                           __global const float *alpha, __global const uint *start, __global const float4 *bpos,
-                           __global const uint *bstart, __global float *kap, __global float *ksum,
-                           __global float *err, __global const float *tab, fcl_grid_info g, fcl_sph_consts c,
-                           fcl_dfsph_consts d, uint mode)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        dfsph_source_item(i, pos, v, rho, alpha, start, bpos, bstart, kap, ksum, err, tab, &g, &c, &d, mode);
-}
-
-__kernel void dfsph_pressure_vel(__global const float4 *pos, __global float4 *v, __global const float *kap,
-                                 __global float *ksum, __global const uint *start, __global const float4 *bpos,
-                                 __global const uint *bstart, __global const float *tab, fcl_grid_info g,
-                                 fcl_sph_consts c, fcl_dfsph_consts d, float f)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        dfsph_pressure_vel_item(i, pos, v, kap, ksum, start, bpos, bstart, tab, &g, &c, &d, f);
-}
-
-__kernel void dfsph_advect(__global float4 *pos, __global const float4 *vpred, __global float4 *vel,
-                           __global const fcl_solid *solids, fcl_sph_consts c, fcl_dfsph_consts d)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        dfsph_advect_item(i, pos, vpred, vel, solids, &c, &d);
-}
-
-__kernel void dfsph_pressure(__global const float *ksum, __global const float *kvsum, __global float *prs,
-                             fcl_sph_consts c, fcl_dfsph_consts d)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        dfsph_pressure_item(i, ksum, kvsum, prs, &c, &d);
-}
-
 __kernel void dfsph_sum_chunks(__global const float *x, __global float *out, uint n)
 {
     uint gi = get_global_id(0);

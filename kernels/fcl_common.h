@@ -16,6 +16,7 @@
 #define FCL_INLINE inline
 #define FCL_ATOMIC_INC(p) atomic_inc(p)
 #define FCL_ATOMIC_MIN(p, v) atomic_min(p, v)
+#define FCL_ATOMIC_MAX(p, v) atomic_max(p, v)
 #define FCL_SQRT(x) native_sqrt(x)
 #define FCL_ISFINITE(x) isfinite(x)
 #else
@@ -25,6 +26,7 @@
 #define FCL_INLINE static inline
 #define FCL_ATOMIC_INC(p) __atomic_fetch_add((p), 1u, __ATOMIC_RELAXED)
 #define FCL_ATOMIC_MIN(p, v) fcl_atomic_min_u32((p), (v))
+#define FCL_ATOMIC_MAX(p, v) fcl_atomic_max_u32((p), (v))
 #define FCL_SQRT(x) sqrtf(x)
 #define FCL_ISFINITE(x) isfinite(x)
 typedef uint32_t uint;
@@ -34,6 +36,14 @@ static inline uint fcl_atomic_min_u32(uint *p, uint v)
 {
     uint old = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (v < old &&
+           !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+static inline uint fcl_atomic_max_u32(uint *p, uint v)
+{
+    uint old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > old &&
            !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
     return old;

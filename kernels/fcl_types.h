@@ -31,6 +31,17 @@ typedef struct fcl_grid_info {
     uint pad0;
 } fcl_grid_info;
 
+/* A neighbor list (kernels/nlist.cl): entry k of particle i at
+ * idx[i * pstride + k * kstride], count[i] found (at most cap stored). */
+typedef struct fcl_nlist_info {
+    float r, r2;        /* query radius and its square */
+    uint cap;           /* entries stored per particle */
+    uint pstride, kstride;
+    uint reach;         /* cells walked each way: ceil(r / cell size) */
+    uint mirror;        /* 1: wall images too (boundary.walls = mirror) */
+    uint n;             /* particles that have a list */
+} fcl_nlist_info;
+
 /* Everything a smoothing-kernel pass needs. Rebuilt by the host from the
  * parameter table before every step, which is how live edits take effect. */
 typedef struct fcl_sph_consts {

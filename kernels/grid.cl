@@ -257,5 +257,8 @@ __kernel void fcl_type_sizes(__global uint *out)
     out[2] = (uint)sizeof(fcl_stats_partial);
     out[3] = (uint)sizeof(float4);
     out[4] = (uint)sizeof(fcl_dfsph_consts);
+    out[5] = (uint)sizeof(fcl_solid);
+    out[6] = (uint)sizeof(fcl_mc_info);
+    out[7] = (uint)sizeof(fcl_nlist_info);
 }
 #endif

@@ -18,53 +18,6 @@
  * current grid; the *_item functions are shared with the CPU backend.
  */
 
-/* Walls as mirrors. A particle within h of a wall misses the neighbors
- * the wall hides; mirror images of its real neighbors across the near
- * walls stand in for them (Monaghan's ghost particles): faces, edges and
- * corners alike, exact for fluid mirrored at the wall, and free-slip. An
- * image is never closer than its original, so the grid's neighbors suffice.
- * near_walls() returns a 3-bit mask of axes with a wall within h, and the
- * plane of that wall per axis. */
-FCL_INLINE uint near_walls(float4 p, const fcl_sph_consts *c, float4 *plane)
-{
-    uint m = 0u;
-    float4 lo = c->domain_min, hi = c->domain_max;
-    float h = c->h;
-    *plane = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-    /* Walls made of boundary particles need no images. */
-    if (!c->mirror_walls)
-        return 0u;
-    if (p.x - lo.x < h) { m |= 1u; plane->x = lo.x; } else if (hi.x - p.x < h) { m |= 1u; plane->x = hi.x; }
-    if (p.y - lo.y < h) { m |= 2u; plane->y = lo.y; } else if (hi.y - p.y < h) { m |= 2u; plane->y = hi.y; }
-    if (p.z - lo.z < h) { m |= 4u; plane->z = lo.z; } else if (hi.z - p.z < h) { m |= 4u; plane->z = hi.z; }
-    return m;
-}
-
-/* The image masks to visit for a particle whose near walls are `near`:
- * every subset of near, 0 (the neighbor itself) first. Interior particles
- * get just {0}, so the mirror loops cost them nothing. */
-FCL_INLINE uint image_masks(uint near, uint *masks)
-{
-    uint k = 0u;
-    for (uint m = 0u; m < 8u; m++)
-        if ((m & near) == m)
-            masks[k++] = m;
-    return k;
-}
-
-/* p reflected across the planes whose bits are set in m. */
-FCL_INLINE float4 mirror(float4 p, uint m, float4 plane)
-{
-    return fcl_f4((m & 1u) ? 2.0f * plane.x - p.x : p.x, (m & 2u) ? 2.0f * plane.y - p.y : p.y,
-                  (m & 4u) ? 2.0f * plane.z - p.z : p.z, p.w);
-}
-
-/* A velocity mirrored the same way: normal components flip (free slip). */
-FCL_INLINE float4 mirror_vel(float4 v, uint m)
-{
-    return fcl_f4((m & 1u) ? -v.x : v.x, (m & 2u) ? -v.y : v.y, (m & 4u) ? -v.z : v.z, v.w);
-}
-
 /* Sum of W_poly6 over the neighbors of pi, each reflected by mask m. */
 FCL_INLINE float density_sum(float4 pi, uint m, float4 plane, uint rows, const uint *lo, const uint *hi,
                              GLOBAL const float4 *pos, const fcl_sph_consts *c)
@@ -204,15 +157,6 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
 /* Reflect one coordinate off the walls lo/hi: the particle is put back on
  * the wall and keeps `rest` of its normal speed. Works on scalars because
  * OpenCL C cannot take the address of a vector component. */
-FCL_INLINE float wall_pos(float x, float lo, float hi)
-{
-    return x < lo ? lo : (x > hi ? hi : x);
-}
-
-FCL_INLINE float wall_vel(float x, float v, float lo, float hi, float rest)
-{
-    return ((x < lo && v < 0.0f) || (x > hi && v > 0.0f)) ? -rest * v : v;
-}
 
 /* Leapfrog: vel holds v(t - dt/2); vev gets v(t) = the mean of the two
  * half steps, used by viscosity and reported as the particle velocity. */

@@ -349,7 +349,8 @@ unsigned long view_kernel_signature(const char *dir)
         size_t len = strlen(e->d_name);
         struct stat st;
         int src = (len > 3 && strcmp(e->d_name + len - 3, ".cl") == 0) ||
-                  (len > 2 && strcmp(e->d_name + len - 2, ".h") == 0);
+                  (len > 2 && strcmp(e->d_name + len - 2, ".h") == 0) ||
+                  (len > 4 && strcmp(e->d_name + len - 4, ".def") == 0);
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (!src || stat(path, &st) != 0)
             continue;

@@ -300,7 +300,7 @@ fi
 # 13 --kernel-dir: kernels load from disk; a syntax error there is reported
 # with the compiler log naming kernels/FILE:LINE, exit 3, and no output.
 if [ "$RC" -eq 0 ]; then
-    mkdir -p "$T/kdir" && cp "$SRC"/*.cl "$SRC"/*.h "$T/kdir/"
+    mkdir -p "$T/kdir" && cp "$SRC"/*.cl "$SRC"/*.h "$SRC"/*.def "$T/kdir/"
     fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/kdir"
     [ "$RC" -eq 0 ] && ok "13a --kernel-dir with intact sources runs" || bad "13a --kernel-dir run" "exit $RC: $(errline)"
     line=$(grep -nF '    rho[i] = d;' "$T/kdir/wcsph.cl" | cut -d: -f1)

@@ -176,17 +176,21 @@ static void check_neighbors(fcl_backend *be)
 
 static void check_type_sizes(fcl_backend *be)
 {
+    static const char *const names[] = { "fcl_grid_info", "fcl_sph_consts", "fcl_stats_partial", "float4",
+                                         "fcl_dfsph_consts", "fcl_solid", "fcl_mc_info", "fcl_nlist_info" };
+    const size_t host[] = { sizeof(fcl_grid_info), sizeof(fcl_sph_consts), sizeof(fcl_stats_partial),
+                            sizeof(float4), sizeof(fcl_dfsph_consts), sizeof(fcl_solid), sizeof(fcl_mc_info),
+                            sizeof(fcl_nlist_info) };
+    enum { NT = sizeof host / sizeof host[0] };
     fcl_kernel *k = be->ops->kernel(be, "fcl_type_sizes");
-    fcl_buf *b = be->ops->buf_new(be, 20, "sizes");
-    unsigned got[5] = { 0 };
+    fcl_buf *b = be->ops->buf_new(be, NT * 4, "sizes");
+    unsigned got[NT] = { 0 };
     fcl_arg a[] = { FCL_BUF(b) };
     be->ops->launch(be, k, 1, a, 1, "test");
     be->ops->finish(be);
-    be->ops->buf_read(be, b, 0, 20, got);
-    CHECK(got[0] == sizeof(fcl_grid_info) && got[1] == sizeof(fcl_sph_consts) &&
-          got[2] == sizeof(fcl_stats_partial) && got[3] == sizeof(float4) && got[4] == sizeof(fcl_dfsph_consts),
-          "device struct sizes %u %u %u %u differ from host %zu %zu %zu %zu", got[0], got[1], got[2], got[3],
-          sizeof(fcl_grid_info), sizeof(fcl_sph_consts), sizeof(fcl_stats_partial), sizeof(float4));
+    be->ops->buf_read(be, b, 0, sizeof got, got);
+    for (int t = 0; t < NT; t++)
+        CHECK(got[t] == host[t], "%s: %u bytes on the device, %zu on the host", names[t], got[t], host[t]);
     be->ops->buf_free(be, b);
 }
 

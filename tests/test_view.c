@@ -337,7 +337,7 @@ static int line_of(const char *file, const char *needle)
 static int copy_kernels(const char *from, const char *to)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s'/*.cl '%s'/*.h '%s'/", to, from, from, to);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s'/*.cl '%s'/*.h '%s'/*.def '%s'/", to, from, from, from, to);
     return system(cmd);
 }
 

@@ -2,7 +2,7 @@
  *   CFL time step -> Akinci normals (if that tension model is selected)
  *   -> predict v* (gravity, surface tension, XSPH) -> density solver (warm
  *   start, Jacobi until the average density error < eta) -> advect ->
- *   grid rebuild -> density and alpha -> divergence solver (warm start,
+ *   grid rebuild and neighbor lists -> density and alpha -> divergence solver (warm start,
  *   until the average density change rate < eta_v / dt) -> v.
  * Passes in kernels/dfsph.cl; walls and obstacles are boundary particles
  * (kernels/boundary.cl) with cubic-spline volumes, or mirror images.
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../passes.h"
 #include "../sim.h"
 #include "../smoothing.h"
 
@@ -34,9 +35,11 @@ static const double WARM_SHARE = 1.0;
 static const float RELAXATION = 0.5f;
 
 typedef struct dfsph {
-    fcl_kernel *density_alpha, *predict, *source, *pressure_vel, *advect, *pressure, *sum;
+    fcl_kernel *sum;
     int a_ksum, a_kvsum;                 /* grid attributes */
     fcl_buf *alpha, *kap, *err, *vpred, *partial, *table;
+    fcl_buf *fg, *bg, *nin;              /* gradient factors per list entry,
+                                            neighbors in range (density_alpha) */
     int sum_serial;                      /* sum kernel is per group (CPU devices) */
     fcl_dfsph_consts d;
     double dt_prev;                      /* last step's dt, 0 before the first */
@@ -51,16 +54,9 @@ static fcl_buf *attr(fcl_sim *s, int a)
 
 static int find_kernels(fcl_backend *be, dfsph *d)
 {
-    d->density_alpha = be->ops->kernel(be, "dfsph_density_alpha");
-    d->predict = be->ops->kernel(be, "dfsph_predict");
-    d->source = be->ops->kernel(be, "dfsph_source");
-    d->pressure_vel = be->ops->kernel(be, "dfsph_pressure_vel");
-    d->advect = be->ops->kernel(be, "dfsph_advect");
-    d->pressure = be->ops->kernel(be, "dfsph_pressure");
     d->sum_serial = be->serial_groups;
     d->sum = be->ops->kernel(be, d->sum_serial ? "dfsph_sum_chunks" : "dfsph_sum_tree");
-    return (d->density_alpha && d->predict && d->source && d->pressure_vel && d->advect && d->pressure &&
-            d->sum) ? 0 : -1;
+    return d->sum ? 0 : -1;
 }
 
 static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -81,9 +77,12 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     d->vpred = be->ops->buf_new(be, n * 16, "DFSPH predicted velocity");
     d->partial = be->ops->buf_new(be, groups * 4, "DFSPH sums");
     d->table = be->ops->buf_new(be, 2 * TABLE_N * 4, "cubic spline tables");
+    d->fg = be->ops->buf_new(be, n * s->nl.fl.cap * 4 + 4, "DFSPH gradient factors");
+    d->bg = be->ops->buf_new(be, n * s->nl.bl.cap * 4 + 4, "DFSPH boundary gradient factors");
+    d->nin = be->ops->buf_new(be, n * 4 + 4, "DFSPH neighbors in range");
     d->host_partial = malloc(groups * 4);
     if (d->a_ksum < 0 || d->a_kvsum < 0 || !d->alpha || !d->kap || !d->err || !d->vpred || !d->partial ||
-        !d->table || !d->host_partial || find_kernels(be, d) != 0)
+        !d->table || !d->fg || !d->bg || !d->nin || !d->host_partial || find_kernels(be, d) != 0)
         return -1;
     float tab[2 * TABLE_N];
     unsigned full;
@@ -121,51 +120,50 @@ static int average(fcl_sim *s, dfsph *d, double *avg)
     return 0;
 }
 
+/* One thin launcher per pass (kernels/dfsph.cl, declared in
+ * kernels/passes.def); the neighbor passes read the step's lists. */
+#define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
+
 static int launch_density_alpha(fcl_sim *s, dfsph *d)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)),
-                    FCL_BUF(s->bgrid.start), FCL_BUF(s->rho), FCL_BUF(d->alpha), FCL_BUF(d->table),
-                    FCL_VAL(s->grid.info), FCL_VAL(s->c), FCL_VAL(d->d) };
-    return s->be->ops->launch(s->be, d->density_alpha, s->n, a, 10, "density");
+    return pass_dfsph_density_alpha(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->fg, d->bg,
+                                    d->nin, s->rho, d->alpha, d->table, s->c, d->d);
 }
 
 static int launch_predict(fcl_sim *s, dfsph *d)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(attr(s, s->a_vev)), FCL_BUF(s->rho),
-                    FCL_BUF(s->normals), FCL_BUF(d->vpred), FCL_BUF(s->grid.start), FCL_BUF(d->table),
-                    FCL_VAL(s->grid.info), FCL_VAL(s->c), FCL_VAL(d->d) };
-    return s->be->ops->launch(s->be, d->predict, s->n, a, 10, "forces");
+    return pass_dfsph_predict(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->normals,
+                              d->vpred, HOOD(s), d->table, s->c, d->d);
 }
 
 static int launch_source(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, uint mode, const char *timer)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(v), FCL_BUF(s->rho), FCL_BUF(d->alpha),
-                    FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start), FCL_BUF(d->kap),
-                    FCL_BUF(ksum), FCL_BUF(d->err), FCL_BUF(d->table), FCL_VAL(s->grid.info), FCL_VAL(s->c),
-                    FCL_VAL(d->d), FCL_VAL(mode) };
-    return s->be->ops->launch(s->be, d->source, s->n, a, 15, timer);
+    return pass_dfsph_source(s->be, s->n, timer, attr(s, s->a_pos), v, s->rho, d->alpha, sim_bpos(s), HOOD(s),
+                             d->fg, d->bg, d->nin, d->kap, ksum, d->err, s->c, d->d, mode);
 }
 
 static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, float f, const char *timer)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(v), FCL_BUF(d->kap), FCL_BUF(ksum),
-                    FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start), FCL_BUF(d->table),
-                    FCL_VAL(s->grid.info), FCL_VAL(s->c), FCL_VAL(d->d), FCL_VAL(f) };
-    return s->be->ops->launch(s->be, d->pressure_vel, s->n, a, 12, timer);
+    return pass_dfsph_pressure_vel(s->be, s->n, timer, attr(s, s->a_pos), v, d->kap, ksum, sim_bpos(s), HOOD(s),
+                                   d->fg, d->bg, s->c, d->d, f);
 }
 
 static int launch_advect(fcl_sim *s, dfsph *d)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(d->vpred), FCL_BUF(attr(s, s->a_vev)), FCL_BUF(s->solids),
-                    FCL_VAL(s->c), FCL_VAL(d->d) };
-    return s->be->ops->launch(s->be, d->advect, s->n, a, 6, "integrate");
+    return pass_dfsph_advect(s->be, s->n, "integrate", attr(s, s->a_pos), d->vpred, attr(s, s->a_vev), s->solids,
+                             s->c, d->d);
 }
 
 static int launch_pressure(fcl_sim *s, dfsph *d)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, d->a_ksum)), FCL_BUF(attr(s, d->a_kvsum)), FCL_BUF(s->prs), FCL_VAL(s->c),
-                    FCL_VAL(d->d) };
-    return s->be->ops->launch(s->be, d->pressure, s->n, a, 5, "integrate");
+    return pass_dfsph_pressure(s->be, s->n, "integrate", attr(s, d->a_ksum), attr(s, d->a_kvsum), s->prs, s->c,
+                               d->d);
+}
+
+/* Grid rebuild, then the lists every neighbor pass of the step reads. */
+static int rebuild(fcl_sim *s)
+{
+    return grid_build(&s->grid, s->be, s->a_pos) != 0 || sim_neighbors(s) != 0 ? -1 : 0;
 }
 
 /* One of the two pressure solvers on velocities v (mode DFSPH_DENSITY or
@@ -253,7 +251,7 @@ static int dfsph_prepare(fcl_sim *s)
 {
     dfsph *d = s->solver_data;
     choose_dt(s, d);
-    return (grid_build(&s->grid, s->be, s->a_pos) != 0 || launch_density_alpha(s, d) != 0) ? -1 : 0;
+    return (rebuild(s) != 0 || launch_density_alpha(s, d) != 0) ? -1 : 0;
 }
 
 static int dfsph_step(fcl_sim *s)
@@ -264,7 +262,7 @@ static int dfsph_step(fcl_sim *s)
     choose_dt(s, d);
     if (sim_normals(s) != 0 || launch_predict(s, d) != 0 ||
         solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, s->prm->dfsph_eta * 0.01, &st->density_iters, &avg) != 0 ||
-        launch_advect(s, d) != 0 || grid_build(&s->grid, s->be, s->a_pos) != 0 ||
+        launch_advect(s, d) != 0 || rebuild(s) != 0 ||
         launch_density_alpha(s, d) != 0 ||
         solve(s, d, attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->d.dt,
               &st->divergence_iters, &avg) != 0 ||
@@ -281,7 +279,7 @@ static void dfsph_destroy(fcl_sim *s)
     dfsph *d = s->solver_data;
     if (!d)
         return;
-    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->partial, d->table };
+    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->partial, d->table, d->fg, d->bg, d->nin };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         s->be->ops->buf_free(s->be, bufs[i]);
     free(d->host_partial);
@@ -293,9 +291,11 @@ const fcl_solver fcl_solver_dfsph = {
     "dfsph",
     "Bender & Koschier 2015 divergence-free SPH (cubic spline with lookup tables, warm-started "
     "Jacobi density and divergence solvers, adaptive CFL step)",
-    4 + 4 + 16 + 2 * 4 * 2,
+    4 + 4 + 4 + 16 + 4 + 2 * 4 * 2,
     dfsph_init,
     dfsph_prepare,
     dfsph_step,
     dfsph_destroy,
+    1.0,                                 /* neighbor lists within h */
+    4,                                   /* a gradient factor per entry */
 };

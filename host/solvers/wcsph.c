@@ -92,4 +92,6 @@ const fcl_solver fcl_solver_wcsph = {
     wcsph_prepare,
     wcsph_step,
     wcsph_destroy,
+    0.0,                                 /* cell walks, no lists (README) */
+    0,
 };

@@ -1,0 +1,48 @@
+/* nlist.h - per-step neighbor lists on any backend (kernels/nlist.cl):
+ * for each particle, the fluid particles (and their wall images) and the
+ * boundary particles within a query radius, built once after a grid
+ * rebuild and read by every pass and solver iteration until the next.
+ * Invariant: after nlist_build returns 0 the lists match the grid's
+ * current order and no particle had more neighbors than its capacity;
+ * otherwise the caller gets -1 and a message naming the particle, the
+ * count and the parameter to raise.
+ */
+#ifndef FCL_NLIST_H
+#define FCL_NLIST_H
+
+#include "../kernels/fcl_types.h"
+#include "backend.h"
+#include "grid.h"
+
+typedef struct fcl_nlist {
+    fcl_nlist_info fl, bl;          /* fluid and boundary list layouts */
+    fcl_buf *fcount, *fidx;         /* n counts, n * cap entries */
+    fcl_buf *bcount, *bidx;
+    fcl_buf *over;                  /* overflow report: max count, first particle */
+    long builds;
+} fcl_nlist;
+
+/* Capacities for a query radius r at particle spacing d: the parameter
+ * when non-zero, else the defaults of neighbors.capacity and
+ * neighbors.boundary_capacity (see params.def). */
+uint nlist_capacity(double r, double d, long param);
+uint nlist_boundary_capacity(double r, double d, long param);
+/* Device bytes per particle of lists with these capacities. */
+size_t nlist_bytes_per_particle(uint cap, uint bcap);
+/* Lists for n particles (nb boundary particles: 0 skips that list) with
+ * query radius r on a grid of cell size `cell`. particle_major picks the
+ * layout (1: one particle's entries together, for CPUs; 0: interleaved,
+ * for GPUs). mirror: wall images in the fluid list. 0, or -1 with err. */
+int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, float cell, uint cap, uint bcap,
+               int particle_major, int mirror, char *err, size_t errlen);
+/* Build both lists for the particles at pos on grid g (cell starts
+ * g->start) against themselves and the boundary particles bpos (cell
+ * starts bgrid->start, same layout). Timer "neighbors". 0, or -1 with a
+ * message in err when a list overflowed (naming the particle by its id
+ * from ids, when given) or the device failed. */
+int nlist_build(fcl_nlist *l, fcl_backend *be, fcl_buf *pos, const fcl_grid *g, fcl_buf *bpos,
+                const fcl_grid *bgrid, const fcl_sph_consts *c, fcl_buf *ids, char *err,
+                size_t errlen);
+void nlist_free(fcl_nlist *l, fcl_backend *be);
+
+#endif

@@ -1,0 +1,96 @@
+/* nlist.cl - per-step neighbor lists: each particle's neighbors within a
+ * query radius, found once by a walk over the grid's cells and then read
+ * by every pass (and every solver iteration) that needs them.
+ *
+ * Layout: fixed stride. Particle i's k-th entry sits at
+ * idx[i * pstride + k * kstride]: pstride = cap, kstride = 1 keeps one
+ * particle's entries together (CPU caches), pstride = 1, kstride = n puts
+ * the k-th entries of neighboring work-items side by side (coalesced GPU
+ * reads). count[i] is the true number found, which may exceed cap: the
+ * first cap are stored, and the particle is reported through
+ * over[report] (largest count) and over[report + 1] (smallest such
+ * particle) so the host can stop with
+ * a message instead of silently dropping neighbors.
+ * An entry is j | m << NL_SHIFT: the candidate's sorted index and the
+ * 3-bit mirror mask of the wall image it stands for (0: j itself).
+ * Order: masks in image_masks order, then cells z, y, x ascending, then
+ * sorted index: the order the cell walks of the passes used, so sums over
+ * a list add in the same order on every backend.
+ * Invariant: the lists describe the positions and the cell starts of the
+ * build; a grid rebuild (which reorders particles) makes them stale.
+ */
+
+#define NL_SHIFT 29u
+#define NL_INDEX 0x1fffffffu
+
+/* Stored entries of particle i (count capped at the capacity). */
+FCL_INLINE uint nl_len(GLOBAL const uint *count, uint i, const fcl_nlist_info *L)
+{
+    uint c = count[i];
+    return c < L->cap ? c : L->cap;
+}
+
+/* for each stored neighbor of i: j its sorted index, m its mirror mask
+ * (always 0 for boundary lists and particle walls), e its slot, for
+ * per-pair values a pass keeps beside the list in the same layout. In
+ * the spirit of SPlisHSPlasH's forall_fluid_neighbors. */
+#define forall_neighbors_at(L, count, idx, i, j, m, e)                                                \
+    for (uint nl_k_ = 0u, nl_n_ = nl_len(count, i, L), e = 0u, j = 0u, m = 0u;                      \
+         nl_k_ < nl_n_ && (e = (i) * (L)->pstride + nl_k_ * (L)->kstride, j = (idx)[e] & NL_INDEX,    \
+                           m = (idx)[e] >> NL_SHIFT, 1); nl_k_++)
+#define forall_neighbors(L, count, idx, i, j, m) forall_neighbors_at(L, count, idx, i, j, m, nl_e_)
+
+/* The cells within `reach` of p's cell, as at most (2 reach + 1)^2 rows of
+ * contiguous sorted indices; one row at a time, so no array bound. */
+FCL_INLINE uint nl_row(const fcl_grid_info *g, GLOBAL const uint *start, uint ix, uint iy, uint iz,
+                       uint reach, uint r, uint *lo, uint *hi)
+{
+    uint side = 2u * reach + 1u;
+    int y = (int)iy + (int)(r % side) - (int)reach, z = (int)iz + (int)(r / side) - (int)reach;
+    if (y < 0 || z < 0 || y >= (int)g->ny || z >= (int)g->nz)
+        return 0u;
+    uint x0 = ix > reach ? ix - reach : 0u, x1 = ix + reach < g->nx ? ix + reach : g->nx - 1u;
+    uint row = g->nx * ((uint)y + g->ny * (uint)z);
+    *lo = start[row + x0];
+    *hi = start[row + x1 + 1u];
+    return 1u;
+}
+
+/* Particle i (at pos[i]) against the candidates qpos with cell starts
+ * qstart on layout g: every candidate (and, for L->mirror, every wall
+ * image of one) closer than the query radius. */
+FCL_INLINE void nlist_build_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *qpos,
+                                 GLOBAL const uint *qstart, GLOBAL uint *count, GLOBAL uint *idx,
+                                 GLOBAL uint *over, uint report, const fcl_grid_info *g, const fcl_nlist_info *L,
+                                 const fcl_sph_consts *c)
+{
+    float4 pi = pos[i], plane = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    uint masks[8], nm = 1u;
+    masks[0] = 0u;
+    if (L->mirror)
+        nm = image_masks(near_walls_within(pi, c, L->r, &plane), masks);
+    uint ix = grid_axis(pi.x, g->origin.x, g->inv_cell_size, g->nx);
+    uint iy = grid_axis(pi.y, g->origin.y, g->inv_cell_size, g->ny);
+    uint iz = grid_axis(pi.z, g->origin.z, g->inv_cell_size, g->nz);
+    uint side = 2u * L->reach + 1u, n = 0u, base = i * L->pstride;
+    for (uint k = 0u; k < nm; k++)
+        for (uint r = 0u; r < side * side; r++) {
+            uint lo, hi;
+            if (!nl_row(g, qstart, ix, iy, iz, L->reach, r, &lo, &hi))
+                continue;
+            for (uint j = lo; j < hi; j++) {
+                float4 q = mirror(qpos[j], masks[k], plane);
+                float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+                if (dx * dx + dy * dy + dz * dz >= L->r2)
+                    continue;
+                if (n < L->cap)
+                    idx[base + n * L->kstride] = j | (masks[k] << NL_SHIFT);
+                n++;
+            }
+        }
+    count[i] = n;
+    if (n > L->cap) {
+        FCL_ATOMIC_MAX(&over[report], n);
+        FCL_ATOMIC_MIN(&over[report + 1u], i);
+    }
+}

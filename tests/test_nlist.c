@@ -1,0 +1,234 @@
+/* test_nlist.c - the per-step neighbor lists (kernels/nlist.cl,
+ * host/nlist.c) against brute force, on both backends and both layouts.
+ *
+ * For every case the list of each particle must equal, entry for entry
+ * and in order, the brute-force list: for each wall-image mask in
+ * image_masks order, every candidate j in sorted order whose (mirrored)
+ * position is closer than the query radius, stored as j | mask << 29.
+ * Cases: 0 and 1 particle, all particles in one cell, random particles
+ * with some exactly on the domain faces, mirror walls on and off, query
+ * radii of 0.5, 1 and 2 cells, a boundary set; a capacity below the
+ * largest count must be reported (message naming the parameter) with the
+ * first `cap` entries of every particle exact (an entry written past a
+ * capacity would land in another particle's entries, in either layout,
+ * and fail that comparison). The two
+ * backends must give identical lists (order included) for the same input.
+ * Exact comparisons: the builder and the brute force evaluate the same
+ * float expressions.
+ */
+#include <string.h>
+
+#include "../kernels/fcl_common.h"
+#include "../kernels/fcl_types.h"
+#include "../kernels/walls.h"
+#include "fcl_test.h"
+#include "grid.h"
+#include "nlist.h"
+
+enum { SHIFT = 29 };
+
+typedef struct lists {
+    uint *count, *idx;      /* logical layout: particle i's entries at i * cap */
+    uint cap;
+    size_t n;
+} lists;
+
+/* A grid of the given positions (sorted in place to the grid's order). */
+static int make_grid(fcl_backend *be, fcl_grid *g, int *pa, float4 *p, size_t n, const fcl_sph_consts *c, float cell)
+{
+    fcl_grid_info info;
+    char err[256];
+    float lo[3] = { c->domain_min.x, c->domain_min.y, c->domain_min.z };
+    float hi[3] = { c->domain_max.x, c->domain_max.y, c->domain_max.z };
+    if (grid_layout(&info, lo, hi, cell, n, err, sizeof err) != 0 || grid_init(g, be, &info) != 0 ||
+        (*pa = grid_add_attr(g, be, "pos", 16)) < 0)
+        return -1;
+    if (n && (be->ops->buf_write(be, g->attr[*pa].cur, 0, n * 16, p) != 0 || grid_build(g, be, *pa) != 0 ||
+              be->ops->buf_read(be, g->attr[*pa].cur, 0, n * 16, p) != 0))
+        return -1;
+    return 0;
+}
+
+/* Brute force of particle i's list (see the banner); returns the count. */
+static uint brute(const float4 *p, size_t n, const float4 *q, size_t nq, size_t i, const fcl_nlist_info *L,
+                  const fcl_sph_consts *c, uint *out, uint cap)
+{
+    float4 plane = fcl_f4(0, 0, 0, 0);
+    uint masks[8], nm = 1, k = 0;
+    masks[0] = 0;
+    (void)n;
+    if (L->mirror)
+        nm = image_masks(near_walls_within(p[i], c, L->r, &plane), masks);
+    for (uint m = 0; m < nm; m++)
+        for (size_t j = 0; j < nq; j++) {
+            float4 v = mirror(q[j], masks[m], plane);
+            float dx = p[i].x - v.x, dy = p[i].y - v.y, dz = p[i].z - v.z;
+            if (dx * dx + dy * dy + dz * dz >= L->r2)
+                continue;
+            if (k < cap)
+                out[k] = (uint)j | (masks[m] << SHIFT);
+            k++;
+        }
+    return k;
+}
+
+/* The device lists in logical layout. */
+static void download(fcl_backend *be, const fcl_nlist_info *L, fcl_buf *count, fcl_buf *idx, lists *out)
+{
+    size_t n = L->n, total = n * L->cap;
+    uint *raw = malloc(total * 4 + 4);
+    out->count = malloc(n * 4 + 4);
+    out->idx = calloc(total + 1, 4);
+    out->cap = L->cap;
+    out->n = n;
+    be->ops->buf_read(be, count, 0, n * 4, out->count);
+    be->ops->buf_read(be, idx, 0, total * 4, raw);
+    for (size_t i = 0; i < n; i++)
+        for (uint k = 0; k < L->cap && k < out->count[i]; k++)
+            out->idx[i * L->cap + k] = raw[i * L->pstride + k * L->kstride];
+    free(raw);
+}
+
+static void lists_free(lists *l)
+{
+    free(l->count);
+    free(l->idx);
+}
+
+/* Every particle's stored entries equal brute force's first cap ones and
+ * its count the true count; returns the mismatching particles. */
+static long compare_brute(const lists *l, const float4 *p, const float4 *q, size_t nq, const fcl_nlist_info *L,
+                          const fcl_sph_consts *c, uint *maxcount)
+{
+    uint *want = malloc((size_t)(l->cap + 1) * 4);
+    long bad = 0;
+    *maxcount = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        uint k = brute(p, l->n, q, nq, i, L, c, want, l->cap);
+        uint stored = k < l->cap ? k : l->cap;
+        *maxcount = k > *maxcount ? k : *maxcount;
+        if (k != l->count[i] || memcmp(want, l->idx + i * l->cap, stored * 4) != 0)
+            bad++;
+    }
+    free(want);
+    return bad;
+}
+
+typedef struct scase {
+    const char *name;
+    size_t n, nb;
+    int mirror;
+    float radius_cells;     /* query radius in cells */
+    uint cap;               /* 0: nlist_capacity's default */
+    int one_cell;           /* all particles inside one cell */
+} scase;
+
+/* Positions for a case: random in the domain, a few exactly on its faces
+ * (and corners), or all in one cell. */
+static void positions(const scase *k, float4 *p, size_t n, float cell, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        float lo = k->one_cell ? 0.3f * cell : 0.0f, hi = k->one_cell ? 0.9f * cell : 1.0f;
+        p[i] = fcl_f4(ft_rand(&seed, lo, hi), ft_rand(&seed, lo, hi * 0.8f), ft_rand(&seed, lo, hi * 0.6f), 0);
+        if (!k->one_cell && i % 17 == 0)
+            p[i].x = (i / 17) % 2 ? 1.0f : 0.0f;
+        if (!k->one_cell && i % 23 == 0)
+            p[i].y = (i / 23) % 2 ? 0.8f : 0.0f;
+        if (!k->one_cell && i % 29 == 0)
+            p[i].z = 0.6f;
+    }
+}
+
+/* One case on one backend and layout; its lists (logical layout) go to
+ * out for the backends' comparison. */
+static void run_case(fcl_backend *be, const scase *k, int particle_major, lists *fo, lists *bo)
+{
+    const float cell = 0.1f;
+    fcl_sph_consts c;
+    memset(&c, 0, sizeof c);
+    c.domain_min = fcl_f4(0, 0, 0, 0);
+    c.domain_max = fcl_f4(1.0f, 0.8f, 0.6f, 0);
+    c.h = cell;
+    c.mirror_walls = (uint)k->mirror;
+    float4 *p = malloc(k->n * 16 + 16), *b = malloc(k->nb * 16 + 16);
+    positions(k, p, k->n, cell, 7u);
+    positions(k, b, k->nb, cell, 99u);
+    fcl_grid g, bg;
+    int pa, ba;
+    CHECK(make_grid(be, &g, &pa, p, k->n, &c, cell) == 0 && make_grid(be, &bg, &ba, b, k->nb, &c, cell) == 0,
+          "%s: grid set-up failed", k->name);
+    float r = k->radius_cells * cell;
+    uint cap = k->cap ? k->cap : nlist_capacity(r, 0.03, 0), bcap = k->cap ? k->cap : 64;
+    fcl_nlist nl;
+    char err[512] = "";
+    CHECK(nlist_init(&nl, be, k->n, k->nb, r, cell, cap, bcap, particle_major, k->mirror, err, sizeof err) == 0,
+          "%s: %s", k->name, err);
+    int rc = nlist_build(&nl, be, g.attr[pa].cur, &g, bg.attr[ba].cur, &bg, &c, NULL, err, sizeof err);
+    download(be, &nl.fl, nl.fcount, nl.fidx, fo);
+    download(be, &nl.bl, nl.bcount, nl.bidx, bo);
+    uint fmax, bmax;
+    long fbad = compare_brute(fo, p, p, k->n, &nl.fl, &c, &fmax);
+    long bbad = k->nb ? compare_brute(bo, p, b, k->nb, &nl.bl, &c, &bmax) : 0;
+    int over = k->n && (fmax > cap || (k->nb && bmax > bcap));
+    CHECK(fbad == 0 && bbad == 0, "%s (%s, %s): %ld fluid and %ld boundary lists differ from brute force",
+          k->name, be->kind, particle_major ? "particle-major" : "interleaved", fbad, bbad);
+    CHECK(over ? rc != 0 && strstr(err, "capacity") != NULL : rc == 0,
+          "%s (%s): build returned %d (largest count %u, capacity %u): '%s'", k->name, be->kind, rc,
+          k->n ? fmax : 0, cap, err);
+    if (over)
+        printf("%s (%s): overflow reported: %s\n", k->name, be->kind, err);
+    nlist_free(&nl, be);
+    grid_free(&g, be);
+    grid_free(&bg, be);
+    free(p);
+    free(b);
+}
+
+static int same(const lists *a, const lists *b)
+{
+    return a->n == b->n && a->cap == b->cap && memcmp(a->count, b->count, a->n * 4) == 0 &&
+           memcmp(a->idx, b->idx, a->n * a->cap * 4) == 0;
+}
+
+int main(void)
+{
+    const scase cases[] = {
+        { "empty", 0, 0, 0, 1.0f, 0, 0 },
+        { "one particle", 1, 0, 1, 1.0f, 0, 0 },
+        { "one cell", 300, 0, 0, 1.0f, 400, 1 },
+        { "random, mirror walls", 3000, 0, 1, 1.0f, 0, 0 },
+        { "random, boundary set", 3000, 2000, 0, 1.0f, 0, 0 },
+        { "half-cell radius", 3000, 500, 1, 0.5f, 0, 0 },
+        { "two-cell radius", 2000, 500, 1, 2.0f, 600, 0 },
+        { "over capacity", 300, 50, 0, 1.0f, 16, 1 },
+    };
+    enum { NC = sizeof cases / sizeof cases[0] };
+    lists ref[NC][2][2];
+    memset(ref, 0, sizeof ref);
+    for (int bi = 0; bi < 2; bi++) {
+        fcl_backend *be = ft_backend(bi);
+        if (!be)
+            continue;
+        for (int k = 0; k < NC; k++)
+            for (int layout = 0; layout < 2; layout++) {
+                lists f, b;
+                run_case(be, &cases[k], layout, &f, &b);
+                if (bi == 0) {
+                    ref[k][layout][0] = f;
+                    ref[k][layout][1] = b;
+                    continue;
+                }
+                CHECK(same(&f, &ref[k][layout][0]) && same(&b, &ref[k][layout][1]),
+                      "%s: the OpenCL lists differ from the native ones", cases[k].name);
+                lists_free(&f);
+                lists_free(&b);
+            }
+        backend_destroy(be);
+    }
+    for (int k = 0; k < NC; k++)
+        for (int l = 0; l < 2; l++) {
+            lists_free(&ref[k][l][0]);
+            lists_free(&ref[k][l][1]);
+        }
+    return ft_done();
+}
