@@ -14,17 +14,32 @@
 #include "backend.h"
 #include "grid.h"
 
+enum { FCL_NLIST_PLANES = 4 };
+
+/* Per-entry float planes: values a solver keeps beside each list entry
+ * (same layout), valid from the solver's pass after a build until the
+ * next build. */
+typedef struct fcl_nlist_planes {
+    fcl_buf *buf[FCL_NLIST_PLANES];
+    const char *what[FCL_NLIST_PLANES];
+    int n;
+} fcl_nlist_planes;
+
 typedef struct fcl_nlist {
     fcl_nlist_info fl, bl;          /* fluid and boundary list layouts */
     fcl_buf *fcount, *fidx;         /* n counts, n * cap entries */
     fcl_buf *bcount, *bidx;
-    fcl_buf *over;                  /* overflow report: max count, first particle */
-    long builds;
+    fcl_nlist_planes fplanes, bplanes;
+    fcl_buf *over;                  /* overflow reports (kernels/nlist.cl) */
+    int fgrow, bgrow;               /* 1: capacity chosen here, grows on
+                                       overflow; 0: the user's, fixed */
+    int particle_major;
+    long builds, grown;             /* builds so far; capacity growths */
 } fcl_nlist;
 
 /* Capacities for a query radius r at particle spacing d: the parameter
- * when non-zero, else the defaults of neighbors.capacity and
- * neighbors.boundary_capacity (see params.def). */
+ * when non-zero, else the starting capacities of neighbors.capacity and
+ * neighbors.boundary_capacity (see params.def), which grow on demand. */
 uint nlist_capacity(double r, double d, long param);
 uint nlist_boundary_capacity(double r, double d, long param);
 /* Device bytes per particle of lists with these capacities. */
@@ -35,11 +50,23 @@ size_t nlist_bytes_per_particle(uint cap, uint bcap);
  * for GPUs). mirror: wall images in the fluid list. 0, or -1 with err. */
 int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, float cell, uint cap, uint bcap,
                int particle_major, int mirror, char *err, size_t errlen);
+/* grow: whether a list over its capacity is regrown (capacities chosen
+ * by default) or an error (capacities the user set). */
+void nlist_set_growth(fcl_nlist *l, int fluid, int boundary);
+/* A float plane beside the fluid (boundary = 0) or boundary list's
+ * entries; returns its index, or -1. nlist_plane gives its buffer, which
+ * a growth replaces: look it up at each launch. */
+int nlist_add_plane(fcl_nlist *l, fcl_backend *be, int boundary, const char *what);
+fcl_buf *nlist_plane(const fcl_nlist *l, int boundary, int k);
 /* Build both lists for the particles at pos on grid g (cell starts
  * g->start) against themselves and the boundary particles bpos (cell
- * starts bgrid->start, same layout). Timer "neighbors". 0, or -1 with a
- * message in err when a list overflowed (naming the particle by its id
- * from ids, when given) or the device failed. */
+ * starts bgrid->start, same layout). Timer "neighbors". A list over its
+ * capacity grows to 1.25 times its largest count and is built again (the
+ * planes are reallocated, their contents lost), when growth is allowed;
+ * otherwise, or when the larger lists cannot be allocated, the build
+ * returns -1 with a message in err naming the particle (by its id from
+ * ids, when given), its count and the parameter. -1 too when the device
+ * failed. */
 int nlist_build(fcl_nlist *l, fcl_backend *be, fcl_buf *pos, const fcl_grid *g, fcl_buf *bpos,
                 const fcl_grid *bgrid, const fcl_sph_consts *c, fcl_buf *ids, char *err,
                 size_t errlen);

@@ -53,8 +53,11 @@ static int lists_setup(fcl_sim *s, char *err, size_t errlen)
     list_caps(s->solver, s->prm, s->h, s->spacing, &cap, &bcap);
     if (!cap)
         return 0;
-    return nlist_init(&s->nl, s->be, s->n, s->nb, (float)(s->solver->list_radius * s->h), s->grid.info.cell_size,
-                      cap, bcap, s->be->serial_groups, s->c.mirror_walls, err, errlen);
+    if (nlist_init(&s->nl, s->be, s->n, s->nb, (float)(s->solver->list_radius * s->h), s->grid.info.cell_size, cap,
+                   bcap, s->be->serial_groups, s->c.mirror_walls, err, errlen) != 0)
+        return -1;
+    nlist_set_growth(&s->nl, s->prm->neighbors_capacity == 0, s->prm->neighbors_boundary_capacity == 0);
+    return 0;
 }
 
 /* material.tension_model as FCL_TENSION_*; the table admits no other

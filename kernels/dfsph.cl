@@ -62,7 +62,8 @@ FCL_INLINE float4 dfsph_rij(float4 pi, float4 pj, uint m, float4 plane)
 }
 
 /* Also caches, beside each list entry, the cubic spline's gradient
- * factor g(q) (grad W_ij = g r_ij; 0 out of range) in fg / bg, and the
+ * factor g(q) (grad W_ij = g r_ij; 0 out of range) in fg / bg, W(q) of
+ * fluid neighbors in fw (for the next step's XSPH), and the
  * neighbors in range in nin: positions stay fixed until the next
  * rebuild, so the solvers' iterations reuse them instead of taking a
  * square root and a table lookup per pair and iteration. */
@@ -70,7 +71,7 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
                                          GLOBAL const uint *fcount, GLOBAL const uint *fidx,
                                          GLOBAL const uint *bcount, GLOBAL const uint *bidx,
                                          const fcl_nlist_info *fl, const fcl_nlist_info *bl, GLOBAL float *fg,
-                                         GLOBAL float *bg, GLOBAL uint *nin, GLOBAL float *rho, GLOBAL float *alpha,
+                                         GLOBAL float *fw, GLOBAL float *bg, GLOBAL uint *nin, GLOBAL float *rho, GLOBAL float *alpha,
                                          GLOBAL const float *tab, const fcl_sph_consts *c,
                                          const fcl_dfsph_consts *d)
 {
@@ -80,12 +81,14 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
     uint cnt = 0u;
     DFSPH_FLUID(i, j, m, e) {
         fg[e] = 0.0f;
+        fw[e] = 0.0f;
         if (!dfsph_pair(pi, pos[j], m, plane, d->inv_h, &r, &q))
             continue;
-        float gq = dfsph_g(q, d, tab), s = d->volume * gq;
+        float gq = dfsph_g(q, d, tab), s = d->volume * gq, wq = dfsph_w(q, d, tab);
         fg[e] = gq;
+        fw[e] = wq;
         cnt++;
-        sum += d->volume * dfsph_w(q, d, tab);
+        sum += d->volume * wq;
         gx += s * r.x; gy += s * r.y; gz += s * r.z;
         g2 += s * s * (r.x * r.x + r.y * r.y + r.z * r.z);
     }
@@ -107,34 +110,32 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
 }
 
 /* v* = v + dt (g + a_tension) + eps sum_j V W_ij (v_j - v_i) (XSPH) in one
- * loop over the neighbors and their wall images; forces.cl's tension_pair
- * says which of them each tension model takes. rho is the current
- * density; the normals are this step's when the model is akinci. */
+ * loop over the neighbors and their wall images, with the W_ij that
+ * density_alpha cached; forces.cl's tension_pair says which of them each
+ * tension model takes. rho is the current density; the normals are this
+ * step's when the model is akinci. */
 FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
                                    GLOBAL const float *rho, GLOBAL const float4 *normals, GLOBAL float4 *vpred,
-                                   GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
-                                   GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
-                                   GLOBAL const float *tab, const fcl_sph_consts *c, const fcl_dfsph_consts *d)
+                                   GLOBAL const uint *fcount, GLOBAL const uint *fidx, const fcl_nlist_info *fl,
+                                   GLOBAL const float *fw, const fcl_sph_consts *c, const fcl_dfsph_consts *d)
 {
-    (void)bcount;
-    (void)bidx;
-    (void)bl;
-    float4 pi = pos[i], vi = vel[i], plane, r;
+    float4 pi = pos[i], vi = vel[i], plane;
     float rho_i = rho[i];
     uint tension = tension_active(c);
     near_walls(pi, c, &plane);
     float4 ni = c->tension_model == FCL_TENSION_AKINCI ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     fcl_tension_sum t;
     tension_sum_clear(&t);
-    float sx = 0.0f, sy = 0.0f, sz = 0.0f, q;
+    float sx = 0.0f, sy = 0.0f, sz = 0.0f;
     if (d->xsph > 0.0f || tension) {
         DFSPH_FLUID(i, j, m, e) {
-            if (!dfsph_pair(pi, pos[j], m, plane, d->inv_h, &r, &q))
-                continue;
-            if (tension)
-                tension_pair(&t, r, j, m != 0u, ni, rho_i, rho, normals, c);
+            if (tension) {
+                float4 r = dfsph_rij(pi, pos[j], m, plane);
+                if (r.x * r.x + r.y * r.y + r.z * r.z < c->h2)
+                    tension_pair(&t, r, j, m != 0u, ni, rho_i, rho, normals, c);
+            }
             float4 vj = mirror_vel(vel[j], m);
-            float w = d->volume * dfsph_w(q, d, tab);
+            float w = d->volume * fw[e];
             sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
         }
     }

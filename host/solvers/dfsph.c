@@ -38,8 +38,10 @@ typedef struct dfsph {
     fcl_kernel *sum;
     int a_ksum, a_kvsum;                 /* grid attributes */
     fcl_buf *alpha, *kap, *err, *vpred, *partial, *table;
-    fcl_buf *fg, *bg, *nin;              /* gradient factors per list entry,
-                                            neighbors in range (density_alpha) */
+    int p_fg, p_fw, p_bg;                /* list planes: gradient factors and
+                                            W (fluid), gradient factors
+                                            (boundary), from density_alpha */
+    fcl_buf *nin;                        /* neighbors in range, likewise */
     int sum_serial;                      /* sum kernel is per group (CPU devices) */
     fcl_dfsph_consts d;
     double dt_prev;                      /* last step's dt, 0 before the first */
@@ -77,12 +79,13 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     d->vpred = be->ops->buf_new(be, n * 16, "DFSPH predicted velocity");
     d->partial = be->ops->buf_new(be, groups * 4, "DFSPH sums");
     d->table = be->ops->buf_new(be, 2 * TABLE_N * 4, "cubic spline tables");
-    d->fg = be->ops->buf_new(be, n * s->nl.fl.cap * 4 + 4, "DFSPH gradient factors");
-    d->bg = be->ops->buf_new(be, n * s->nl.bl.cap * 4 + 4, "DFSPH boundary gradient factors");
+    d->p_fg = nlist_add_plane(&s->nl, be, 0, "DFSPH gradient factors");
+    d->p_fw = nlist_add_plane(&s->nl, be, 0, "DFSPH kernel values");
+    d->p_bg = nlist_add_plane(&s->nl, be, 1, "DFSPH boundary gradient factors");
     d->nin = be->ops->buf_new(be, n * 4 + 4, "DFSPH neighbors in range");
     d->host_partial = malloc(groups * 4);
     if (d->a_ksum < 0 || d->a_kvsum < 0 || !d->alpha || !d->kap || !d->err || !d->vpred || !d->partial ||
-        !d->table || !d->fg || !d->bg || !d->nin || !d->host_partial || find_kernels(be, d) != 0)
+        !d->table || d->p_fg < 0 || d->p_fw < 0 || d->p_bg < 0 || !d->nin || !d->host_partial || find_kernels(be, d) != 0)
         return -1;
     float tab[2 * TABLE_N];
     unsigned full;
@@ -123,29 +126,33 @@ static int average(fcl_sim *s, dfsph *d, double *avg)
 /* One thin launcher per pass (kernels/dfsph.cl, declared in
  * kernels/passes.def); the neighbor passes read the step's lists. */
 #define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
+/* The list planes (looked up per launch: a list growth replaces them). */
+#define FG(s, d) nlist_plane(&(s)->nl, 0, (d)->p_fg)
+#define FW(s, d) nlist_plane(&(s)->nl, 0, (d)->p_fw)
+#define BG(s, d) nlist_plane(&(s)->nl, 1, (d)->p_bg)
 
 static int launch_density_alpha(fcl_sim *s, dfsph *d)
 {
-    return pass_dfsph_density_alpha(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->fg, d->bg,
-                                    d->nin, s->rho, d->alpha, d->table, s->c, d->d);
+    return pass_dfsph_density_alpha(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d),
+                                    FW(s, d), BG(s, d), d->nin, s->rho, d->alpha, d->table, s->c, d->d);
 }
 
 static int launch_predict(fcl_sim *s, dfsph *d)
 {
     return pass_dfsph_predict(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->normals,
-                              d->vpred, HOOD(s), d->table, s->c, d->d);
+                              d->vpred, s->nl.fcount, s->nl.fidx, s->nl.fl, FW(s, d), s->c, d->d);
 }
 
 static int launch_source(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, uint mode, const char *timer)
 {
     return pass_dfsph_source(s->be, s->n, timer, attr(s, s->a_pos), v, s->rho, d->alpha, sim_bpos(s), HOOD(s),
-                             d->fg, d->bg, d->nin, d->kap, ksum, d->err, s->c, d->d, mode);
+                             FG(s, d), BG(s, d), d->nin, d->kap, ksum, d->err, s->c, d->d, mode);
 }
 
 static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, float f, const char *timer)
 {
     return pass_dfsph_pressure_vel(s->be, s->n, timer, attr(s, s->a_pos), v, d->kap, ksum, sim_bpos(s), HOOD(s),
-                                   d->fg, d->bg, s->c, d->d, f);
+                                   FG(s, d), BG(s, d), s->c, d->d, f);
 }
 
 static int launch_advect(fcl_sim *s, dfsph *d)
@@ -279,7 +286,7 @@ static void dfsph_destroy(fcl_sim *s)
     dfsph *d = s->solver_data;
     if (!d)
         return;
-    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->partial, d->table, d->fg, d->bg, d->nin };
+    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->partial, d->table, d->nin };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         s->be->ops->buf_free(s->be, bufs[i]);
     free(d->host_partial);
@@ -297,5 +304,5 @@ const fcl_solver fcl_solver_dfsph = {
     dfsph_step,
     dfsph_destroy,
     1.0,                                 /* neighbor lists within h */
-    4,                                   /* a gradient factor per entry */
+    8,                                   /* gradient factor and W per entry */
 };
