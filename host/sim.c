@@ -19,7 +19,7 @@ static const size_t common_plain_bytes = 4 + 4 + 16 + 16 + 4;
  * when it uses none). */
 static void list_caps(const fcl_solver *solver, const fcl_params *p, double h, double d, uint *cap, uint *bcap)
 {
-    double r = solver ? solver->list_radius * h : 0.0;
+    double r = solver && solver->list_radius ? solver->list_radius(p) * h : 0.0;
     *cap = r > 0.0 ? nlist_capacity(r, d, p->neighbors_capacity) : 0u;
     *bcap = r > 0.0 ? nlist_boundary_capacity(r, d, p->neighbors_boundary_capacity) : 0u;
 }
@@ -53,7 +53,7 @@ static int lists_setup(fcl_sim *s, char *err, size_t errlen)
     list_caps(s->solver, s->prm, s->h, s->spacing, &cap, &bcap);
     if (!cap)
         return 0;
-    if (nlist_init(&s->nl, s->be, s->n, s->nb, (float)(s->solver->list_radius * s->h), s->grid.info.cell_size, cap,
+    if (nlist_init(&s->nl, s->be, s->n, s->nb, (float)(s->solver->list_radius(s->prm) * s->h), s->grid.info.cell_size, cap,
                    bcap, s->be->serial_groups, s->c.mirror_walls, err, errlen) != 0)
         return -1;
     nlist_set_growth(&s->nl, s->prm->neighbors_capacity == 0, s->prm->neighbors_boundary_capacity == 0);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 struct fcl_sim;
+struct fcl_params;
 
 typedef struct fcl_solver {
     const char *name;
@@ -24,9 +25,10 @@ typedef struct fcl_solver {
     int (*prepare)(struct fcl_sim *s);
     int (*step)(struct fcl_sim *s);
     void (*destroy)(struct fcl_sim *s);
-    /* Query radius of the per-step neighbor lists, in support radii h;
-     * 0: the solver walks grid cells and gets no lists. */
-    double list_radius;
+    /* Query radius of the per-step neighbor lists under these
+     * parameters, in support radii h; 0: the solver walks grid cells and
+     * gets no lists. */
+    double (*list_radius)(const struct fcl_params *p);
     /* Bytes the solver keeps beside each list entry (per-pair values). */
     size_t list_entry_bytes;
 } fcl_solver;

@@ -134,7 +134,14 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
     for (uint r = 0u; r < rows; r++) {
         for (uint j = lo[r]; j < hi[r]; j++) {
-            float4 pj = pos[j], vj = vev[j];
+            float4 pj = pos[j];
+            /* Most candidates are out of range, and so are their images
+             * (never closer than the original) and Akinci's pair force:
+             * skip them before the division and the loads. */
+            float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+            if (dx * dx + dy * dy + dz * dz >= c->h2)
+                continue;
+            float4 vj = vev[j];
             float vol = c->mass / rho[j], pp = 0.5f * (p_i + prs[j]);
             force_pair(&f, pi, vi, pj, vj, vol, pp, c);
             for (uint k = 1u; k < nm; k++)
@@ -147,6 +154,70 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
         }
     }
     boundary_pressure(&f, pi, p_i, bpos, bstart, g, c);
+    float k = tension_mueller_coef(&f.col, c);
+    f.fx += k * f.col.nx; f.fy += k * f.col.ny; f.fz += k * f.col.nz;
+    float inv = 1.0f / rho_i;
+    acc[i] = fcl_f4(f.fx * inv + c->gravity.x + tx, f.fy * inv + c->gravity.y + ty,
+                    f.fz * inv + c->gravity.z + tz, 0.0f);
+}
+
+/* The same two passes reading the step's neighbor lists (nlist.cl)
+ * instead of walking cells (wcsph.neighbors = lists): entries hold every
+ * neighbor and wall image within h, images after the neighbors
+ * themselves, so sums add in another order than the cell walk's. */
+FCL_INLINE void density_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                                GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                GLOBAL float *rho, GLOBAL float *prs, const fcl_sph_consts *c)
+{
+    float4 pi = pos[i], plane;
+    near_walls(pi, c, &plane);
+    float sum = 0.0f, bsum = 0.0f;
+    forall_neighbors(fl, fcount, fidx, i, j, m) {
+        float4 q = mirror(pos[j], m, plane);
+        float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+        sum += w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+    }
+    forall_neighbors(bl, bcount, bidx, i, b, mb) {
+        float4 q = bpos[b];
+        float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+        (void)mb;
+        bsum += q.w * w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+    }
+    float d = c->mass * sum + c->rest_density * bsum;
+    float p = c->stiffness * (d - c->rest_density);
+    rho[i] = d;
+    prs[i] = p < 0.0f ? p * c->negative_pressure : p;
+}
+
+FCL_INLINE void forces_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
+                               GLOBAL const float *rho, GLOBAL const float *prs, GLOBAL const float4 *bpos,
+                               GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                               GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                               GLOBAL const float4 *normals, GLOBAL float4 *acc, const fcl_sph_consts *c)
+{
+    float4 pi = pos[i], vi = vev[i], plane;
+    float p_i = prs[i], rho_i = rho[i], tx = 0.0f, ty = 0.0f, tz = 0.0f;
+    fcl_force_sum f = { 0.0f, 0.0f, 0.0f, { 0.0f, 0.0f, 0.0f, 0.0f } };
+    uint akinci = c->tension_model == FCL_TENSION_AKINCI;
+    float4 ni = akinci ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    near_walls(pi, c, &plane);
+    forall_neighbors(fl, fcount, fidx, i, j, m) {
+        float4 pj = pos[j];
+        float vol = c->mass / rho[j], pp = 0.5f * (p_i + prs[j]);
+        force_pair(&f, pi, vi, mirror(pj, m, plane), mirror_vel(vev[j], m), vol, pp, c);
+        if (!akinci || m)
+            continue;
+        float4 t = tension_akinci_pair(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, ni, normals[j], rho_i, rho[j], c);
+        tx += t.x; ty += t.y; tz += t.z;
+    }
+    forall_neighbors(bl, bcount, bidx, i, b, mb) {
+        float4 q = bpos[b];
+        float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+        (void)mb;
+        float fp = -q.w * p_i * w_spiky_grad(FCL_SQRT(dx * dx + dy * dy + dz * dz), c->h, c->spiky_grad);
+        f.fx += fp * dx; f.fy += fp * dy; f.fz += fp * dz;
+    }
     float k = tension_mueller_coef(&f.col, c);
     f.fx += k * f.col.nx; f.fy += k * f.col.ny; f.fz += k * f.col.nz;
     float inv = 1.0f / rho_i;

@@ -281,6 +281,13 @@ static int dfsph_step(fcl_sim *s)
     return 0;
 }
 
+/* Every neighbor pass reads lists within h. */
+static double dfsph_list_radius(const fcl_params *p)
+{
+    (void)p;
+    return 1.0;
+}
+
 static void dfsph_destroy(fcl_sim *s)
 {
     dfsph *d = s->solver_data;
@@ -303,6 +310,6 @@ const fcl_solver fcl_solver_dfsph = {
     dfsph_prepare,
     dfsph_step,
     dfsph_destroy,
-    1.0,                                 /* neighbor lists within h */
+    dfsph_list_radius,
     8,                                   /* gradient factor and W per entry */
 };

@@ -7,7 +7,9 @@
  * normals (when selected) between the density and forces passes.
  */
 #include <stdlib.h>
+#include <string.h>
 
+#include "../passes.h"
 #include "../sim.h"
 
 typedef struct wcsph {
@@ -58,23 +60,53 @@ static int launch_integrate(fcl_sim *s, wcsph *w)
     return s->be->ops->launch(s->be, w->integrate, s->n, a, 6, "integrate");
 }
 
+#define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
+
+/* wcsph.neighbors = lists: one cell walk builds the lists, both passes
+ * read them (README: Neighbor lists, for the measured choice). */
+static int uses_lists(const fcl_sim *s)
+{
+    return s->nl.fl.n > 0;
+}
+
+static int launch_density_nl(fcl_sim *s)
+{
+    return pass_density_nl(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), s->rho, s->prs, s->c);
+}
+
+static int launch_forces_nl(fcl_sim *s)
+{
+    return pass_forces_nl(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->prs, sim_bpos(s),
+                          HOOD(s), s->normals, s->acc, s->c);
+}
+
+/* Grid (and lists), then density and pressure. */
+static int rebuild_and_density(fcl_sim *s, wcsph *w)
+{
+    if (grid_build(&s->grid, s->be, s->a_pos) != 0)
+        return -1;
+    if (!uses_lists(s))
+        return launch_density(s, w);
+    return sim_neighbors(s) != 0 || launch_density_nl(s) != 0 ? -1 : 0;
+}
+
 static int wcsph_prepare(fcl_sim *s)
 {
-    wcsph *w = s->solver_data;
-    if (grid_build(&s->grid, s->be, s->a_pos) != 0 || launch_density(s, w) != 0)
-        return -1;
-    return 0;
+    return rebuild_and_density(s, s->solver_data);
 }
 
 static int wcsph_step(fcl_sim *s)
 {
     wcsph *w = s->solver_data;
-    if (grid_build(&s->grid, s->be, s->a_pos) != 0)
-        return -1;
-    if (launch_density(s, w) != 0 || sim_normals(s) != 0 || launch_forces(s, w) != 0 ||
-        launch_integrate(s, w) != 0)
+    if (rebuild_and_density(s, w) != 0 || sim_normals(s) != 0 ||
+        (uses_lists(s) ? launch_forces_nl(s) : launch_forces(s, w)) != 0 || launch_integrate(s, w) != 0)
         return -1;
     return 0;
+}
+
+static double wcsph_list_radius(const fcl_params *p)
+{
+    return strcmp(p->wcsph_neighbors, "lists") == 0 ? 1.0 : 0.0;
 }
 
 static void wcsph_destroy(fcl_sim *s)
@@ -92,6 +124,6 @@ const fcl_solver fcl_solver_wcsph = {
     wcsph_prepare,
     wcsph_step,
     wcsph_destroy,
-    0.0,                                 /* cell walks, no lists (README) */
+    wcsph_list_radius,
     0,
 };
