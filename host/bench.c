@@ -29,8 +29,8 @@ typedef struct bench_col {
     long steps;
     size_t n;
     /* Solver figures summed over the measured steps (the stats of each). */
-    double sim_time, sum_avg_err, max_err, sum_div_err;
-    long density_iters, div_iters;
+    double sim_time, sum_avg_err, max_err;
+    fcl_stat_fold solver_fold;      /* the solver's declared statistics */
     /* --mesh: median wall ms of MESH_REPEATS reconstructions (read-back
      * included, files not written), and the mesh's triangles. */
     int meshed;
@@ -44,15 +44,14 @@ typedef struct bench_table {
     int ncols;
     const char *label[FCL_TIMERS_MAX];   /* union of pass labels, in order */
     int nlabels;
+    const fcl_solver *solver;            /* whose statistics the columns fold */
 } bench_table;
 
-static void accumulate(bench_col *col, const fcl_step_stats *st)
+static void accumulate(bench_col *col, const fcl_solver *solver, const fcl_step_stats *st)
 {
     col->sum_avg_err += st->avg_density_err;
     col->max_err = st->max_density_err > col->max_err ? st->max_density_err : col->max_err;
-    col->sum_div_err += st->avg_divergence_err;
-    col->density_iters += st->density_iters;
-    col->div_iters += st->divergence_iters;
+    stat_fold_add(&col->solver_fold, solver, st->solver);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -134,7 +133,7 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     double t0 = omp_get_wtime(), sim_t0 = sim.time;
     for (long k = 0; k < steps && rc == 0; k++) {
         rc = sim_step(&sim);
-        accumulate(col, &sim.stats);
+        accumulate(col, sim.solver, &sim.stats);
     }
     col->wall_ms = (omp_get_wtime() - t0) * 1e3 / (double)steps;
     col->sim_time = sim.time - sim_t0;
@@ -198,6 +197,20 @@ static void print_mesh_rows(const bench_table *t)
     }
 }
 
+/* One row per statistic the solver declares (solver.h). */
+static void print_solver_rows(const bench_table *t)
+{
+    for (int k = 0; t->solver && k < t->solver->nstats; k++) {
+        char row[64];
+        const fcl_stat_decl *d = &t->solver->stats[k];
+        snprintf(row, sizeof row, "%s%s%s", d->label, d->unit[0] ? " " : "", d->unit);
+        printf("%-18s", row);
+        for (int c = 0; c < t->ncols; c++)
+            printf(" %12.4f", stat_fold_value(&t->col[c].solver_fold, t->solver, k));
+        printf("\n");
+    }
+}
+
 static void print_table(const bench_table *t)
 {
     char h[32];
@@ -218,21 +231,21 @@ static void print_table(const bench_table *t)
         if (strcmp(t->col[c].backend, "cpu") == 0)
             cpu_wall = t->col[c].wall_ms;
     const char *rows[] = { "sum of passes", "wall ms/step", "particle-steps/s", "speedup vs cpu",
-                           "mean dt (ms)", "ms per sim second", "density iters", "divergence iters",
-                           "avg density err %", "max density err %", "avg div err %/s" };
-    for (int r = 0; r < 11; r++) {
+                           "mean dt (ms)", "ms per sim second", "avg density err %", "max density err %" };
+    for (int r = 0; r < 8; r++) {
         printf("%-18s", rows[r]);
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
             double st = (double)b->steps;
-            double v[11] = { timers_total(&b->timers) / st, b->wall_ms, (double)b->n * 1e3 / b->wall_ms,
-                             cpu_wall > 0 ? cpu_wall / b->wall_ms : 0.0, 1e3 * b->sim_time / st,
-                             b->sim_time > 0 ? b->wall_ms * st / b->sim_time : 0.0, b->density_iters / st,
-                             b->div_iters / st, b->sum_avg_err / st, b->max_err, b->sum_div_err / st };
+            double v[8] = { timers_total(&b->timers) / st, b->wall_ms, (double)b->n * 1e3 / b->wall_ms,
+                            cpu_wall > 0 ? cpu_wall / b->wall_ms : 0.0, 1e3 * b->sim_time / st,
+                            b->sim_time > 0 ? b->wall_ms * st / b->sim_time : 0.0, b->sum_avg_err / st,
+                            b->max_err };
             printf(r == 2 || r == 5 ? " %12.4g" : " %12.4f", v[r]);
         }
         printf("\n");
     }
+    print_solver_rows(t);
     print_mesh_rows(t);
     printf("\n");
     for (int c = 0; c < t->ncols; c++) {
@@ -262,11 +275,10 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
         cJSON_AddNumberToObject(o, "particle_steps_per_s", (double)b->n * 1e3 / b->wall_ms);
         cJSON_AddNumberToObject(o, "mean_dt_s", b->sim_time / (double)b->steps);
         cJSON_AddNumberToObject(o, "ms_per_simulated_s", b->sim_time > 0 ? b->wall_ms * b->steps / b->sim_time : 0);
-        cJSON_AddNumberToObject(o, "density_iterations_per_step", b->density_iters / (double)b->steps);
-        cJSON_AddNumberToObject(o, "divergence_iterations_per_step", b->div_iters / (double)b->steps);
         cJSON_AddNumberToObject(o, "avg_density_error_pct", b->sum_avg_err / (double)b->steps);
         cJSON_AddNumberToObject(o, "max_density_error_pct", b->max_err);
-        cJSON_AddNumberToObject(o, "avg_divergence_error_pct_per_s", b->sum_div_err / (double)b->steps);
+        for (int k = 0; t->solver && k < t->solver->nstats; k++)
+            cJSON_AddNumberToObject(o, t->solver->stats[k].key, stat_fold_value(&b->solver_fold, t->solver, k));
         if (b->meshed) {
             cJSON_AddNumberToObject(o, "surface_ms_median_of_3", b->mesh_ms);
             cJSON_AddNumberToObject(o, "surface_triangles", (double)b->mesh_tris);
@@ -330,6 +342,7 @@ int cmd_bench(int argc, char **argv)
     bench_table *t = calloc(1, sizeof *t);
     if (!t)
         return FCL_EXIT_DEVICE;
+    t->solver = solver_find(sc.params.sim_solver);
     rc = bench_all(&sc, &o, steps, t);
     if (rc == 0) {
         printf("fluidcl bench: %s, solver %s\n", sc.file, sc.params.sim_solver);

@@ -27,8 +27,9 @@ typedef struct run_ctx {
     long frames;
     double max_err;
     /* Sums over the steps for the summary's averages. */
-    double sum_avg_err, sum_div_err, sum_dt, min_dt;
-    long sum_density_iters, sum_div_iters;
+    double sum_avg_err, sum_dt, min_dt;
+    fcl_stat_fold solver_fold;      /* the solver's declared statistics */
+    const char *columns[16 + FCL_SOLVER_STATS_MAX];
     /* run --mesh: a surface per frame, and the reconstructions' times. */
     int mesh;
     mc_ctx mc;
@@ -37,10 +38,23 @@ typedef struct run_ctx {
     size_t mesh_tris;
 } run_ctx;
 
-static const char *const csv_columns[] = {
+/* The CSV's columns: these for every solver, then the solver's own
+ * statistics by their keys (solver.h). */
+static const char *const common_columns[] = {
     "step", "time", "dt", "max_speed", "avg_density_error_pct", "max_density_error_pct",
-    "density_iterations", "divergence_iterations", "avg_divergence_error_pct_per_s", NULL,
 };
+enum { NCOMMON = sizeof common_columns / sizeof common_columns[0] };
+
+static const char *const *csv_columns(run_ctx *r, const fcl_solver *solver)
+{
+    int k = 0;
+    for (; k < NCOMMON; k++)
+        r->columns[k] = common_columns[k];
+    for (int j = 0; solver && j < solver->nstats; j++)
+        r->columns[k++] = solver->stats[j].key;
+    r->columns[k] = NULL;
+    return r->columns;
+}
 
 /* The surface of the frame just downloaded, next to it. */
 static int write_mesh(run_ctx *r, const fcl_params *p)
@@ -96,7 +110,7 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         cli_error("--stats %s: is a folder, expected a file name", o->stats);
         return FCL_EXIT_INPUT;
     }
-    if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns, err, sizeof err))) {
+    if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns(r, solver_find(p->sim_solver)), err, sizeof err))) {
         cli_error("%s", err);
         return FCL_EXIT_INPUT;
     }
@@ -146,15 +160,15 @@ static int record(run_ctx *r)
     const fcl_step_stats *st = &r->sim.stats;
     if (st->max_density_err > r->max_err)
         r->max_err = st->max_density_err;
+    const fcl_solver *solver = r->sim.solver;
     r->sum_avg_err += st->avg_density_err;
-    r->sum_div_err += st->avg_divergence_err;
     r->sum_dt += st->dt;
     r->min_dt = r->min_dt > 0.0 && r->min_dt < st->dt ? r->min_dt : st->dt;
-    r->sum_density_iters += st->density_iters;
-    r->sum_div_iters += st->divergence_iters;
-    double row[] = { (double)st->step, st->time, st->dt, st->max_speed, st->avg_density_err,
-                     st->max_density_err, (double)st->density_iters, (double)st->divergence_iters,
-                     st->avg_divergence_err };
+    stat_fold_add(&r->solver_fold, solver, st->solver);
+    double row[NCOMMON + FCL_SOLVER_STATS_MAX] = { (double)st->step, st->time, st->dt, st->max_speed,
+                                                   st->avg_density_err, st->max_density_err };
+    for (int k = 0; k < solver->nstats; k++)
+        row[NCOMMON + k] = st->solver[k];
     if (r->csv && out_csv_row(r->csv, row) != 0) {
         cli_error("%s: writing statistics failed", "--stats");
         return FCL_EXIT_DEVICE;
@@ -217,9 +231,11 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     double steps = s->step > 0 ? (double)s->step : 1.0;
     printf("density error    average %.4g %%, max %.4g %%\n", r->sum_avg_err / steps, r->max_err);
     printf("time step        mean %.4g s, min %.4g s\n", r->sum_dt / steps, r->min_dt);
-    if (r->sum_density_iters + r->sum_div_iters > 0)
-        printf("solver           %.1f density + %.1f divergence iterations per step, divergence error "
-               "%.4g %%/s\n", r->sum_density_iters / steps, r->sum_div_iters / steps, r->sum_div_err / steps);
+    for (int k = 0; k < s->solver->nstats; k++) {
+        const fcl_stat_decl *d = &s->solver->stats[k];
+        printf("%-16s %.4g%s%s (%s over the steps)\n", d->label, stat_fold_value(&r->solver_fold, s->solver, k),
+               d->unit[0] ? " " : "", d->unit, d->fold == FCL_FOLD_MAX ? "largest" : "mean");
+    }
     if (r->frames)
         printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
     if (r->meshes)

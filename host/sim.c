@@ -37,6 +37,12 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *p, const fcl
            grid->n * (common_plain_bytes + lists + (solver ? solver->extra_bytes_per_particle : 0));
 }
 
+double sim_stat(const fcl_sim *s, const char *key)
+{
+    int k = solver_stat_index(s->solver, key);
+    return k < 0 ? 0.0 : s->stats.solver[k];
+}
+
 int sim_neighbors(fcl_sim *s)
 {
     if (nlist_build(&s->nl, s->be, s->grid.attr[s->a_pos].cur, &s->grid, sim_bpos(s), &s->bgrid, &s->c,

@@ -26,11 +26,9 @@ typedef struct fcl_step_stats {
     double max_speed;
     double avg_density_err, max_density_err;  /* percent, compression only */
     long bad_id;            /* original index of a blown-up particle, or -1 */
-    /* Iterative solvers (0 for those that have none): iterations of the
-     * density and divergence solvers, and the average divergence error in
-     * percent of rho0 per second. */
-    long density_iters, divergence_iters;
-    double avg_divergence_err;
+    /* The solver's own statistics, as its declaration lists them
+     * (solver->stats; sim_stat finds one by key). */
+    double solver[FCL_SOLVER_STATS_MAX];
 } fcl_step_stats;
 
 typedef struct fcl_sim {
@@ -135,6 +133,9 @@ int sim_download_surface(fcl_sim *s, float *flag);
  * 0, or -1 with the reason in s->error (a list over its capacity names
  * the particle and the parameter to raise). */
 int sim_neighbors(fcl_sim *s);
+/* This step's value of the solver statistic named key (0 when the
+ * solver declares none of that name). */
+double sim_stat(const fcl_sim *s, const char *key);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 

@@ -1,4 +1,5 @@
-/* solver.c - the registry: every solver, by name, in one table. */
+/* solver.c - the registry: every solver, by name, in one table; and the
+ * folding of the statistics solvers declare. */
 #include "solver.h"
 
 #include <stdio.h>
@@ -24,4 +25,30 @@ void solver_names(char *out, size_t len)
     out[0] = '\0';
     for (size_t i = 0; i < fcl_solver_count && used < len; i++)
         used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", fcl_solvers[i]->name);
+}
+
+int solver_stat_index(const fcl_solver *s, const char *key)
+{
+    for (int k = 0; s && k < s->nstats; k++)
+        if (strcmp(s->stats[k].key, key) == 0)
+            return k;
+    return -1;
+}
+
+void stat_fold_add(fcl_stat_fold *f, const fcl_solver *s, const double *values)
+{
+    for (int k = 0; k < s->nstats; k++) {
+        if (s->stats[k].fold == FCL_FOLD_MAX)
+            f->acc[k] = f->steps == 0 || values[k] > f->acc[k] ? values[k] : f->acc[k];
+        else
+            f->acc[k] += values[k];
+    }
+    f->steps++;
+}
+
+double stat_fold_value(const fcl_stat_fold *f, const fcl_solver *s, int k)
+{
+    if (f->steps == 0)
+        return 0.0;
+    return s->stats[k].fold == FCL_FOLD_MAX ? f->acc[k] : f->acc[k] / (double)f->steps;
 }

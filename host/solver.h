@@ -12,6 +12,31 @@
 
 struct fcl_sim;
 struct fcl_params;
+struct fcl_solver;
+
+/* A per-step figure a solver reports (iterations, residuals), declared
+ * once: run's CSV column and bench's JSON key are `key`, the summary and
+ * bench's table print `label` with `unit`, and both fold the steps'
+ * values by `fold`. The solver writes this step's values into
+ * sim->stats.solver[] in declaration order. */
+typedef enum fcl_fold { FCL_FOLD_MEAN = 0, FCL_FOLD_MAX = 1 } fcl_fold;
+typedef struct fcl_stat_decl {
+    const char *key;
+    const char *label;
+    const char *unit;
+    fcl_fold fold;
+} fcl_stat_decl;
+enum { FCL_SOLVER_STATS_MAX = 8 };
+
+/* Steps' values folded per declaration (run's summary, bench). */
+typedef struct fcl_stat_fold {
+    double acc[FCL_SOLVER_STATS_MAX];
+    long steps;
+} fcl_stat_fold;
+void stat_fold_add(fcl_stat_fold *f, const struct fcl_solver *s, const double *values);
+double stat_fold_value(const fcl_stat_fold *f, const struct fcl_solver *s, int k);
+/* Index of the statistic named key, or -1. */
+int solver_stat_index(const struct fcl_solver *s, const char *key);
 
 typedef struct fcl_solver {
     const char *name;
@@ -31,6 +56,9 @@ typedef struct fcl_solver {
     double (*list_radius)(const struct fcl_params *p);
     /* Bytes the solver keeps beside each list entry (per-pair values). */
     size_t list_entry_bytes;
+    /* Its per-step statistics beyond the common ones (sim.h). */
+    const fcl_stat_decl *stats;
+    int nstats;
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

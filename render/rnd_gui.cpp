@@ -363,6 +363,19 @@ static void timings(fcl_view *v)
         ImGui::TextWrapped("other: %s, %.2f ms per step", v->other_name, timers_total(&v->other_ms));
 }
 
+/* The last step's figures: the common ones, then those the solver
+ * declares (solver.h), by their labels. */
+static void step_stats(fcl_view *v)
+{
+    const fcl_step_stats *st = &v->sim.stats;
+    const fcl_solver *sv = v->sim.solver;
+    ImGui::Text("dt %.4g ms, max speed %.3g m/s, density error %.3g %% (max %.3g %%)", 1e3 * st->dt, st->max_speed,
+                st->avg_density_err, st->max_density_err);
+    for (int k = 0; sv && k < sv->nstats; k++)
+        ImGui::Text("%s %.4g%s%s", sv->stats[k].label, st->solver[k], sv->stats[k].unit[0] ? " " : "",
+                    sv->stats[k].unit);
+}
+
 static void header(fcl_view *v)
 {
     ImGui::TextWrapped("%s on %s", v->scene.name[0] ? v->scene.name : v->scene.file, v->be->name);
@@ -371,6 +384,7 @@ static void header(fcl_view *v)
         ImGui::SetTooltip("%s", v->path_note);
     ImGui::Text("%zu particles, %zu boundary; step %ld, t = %.4f s", v->sim.n, v->nb, v->sim.step, v->sim.time);
     ImGui::Text("%.1f fps, %.3g particle-steps/s%s", v->fps, v->psteps, v->paused ? "  [paused]" : "");
+    step_stats(v);
     if (v->status[0])
         ImGui::TextWrapped("%s", v->status);
 }

@@ -142,10 +142,10 @@ int main(void)
     CHECK(sim_create(&b, ocl, &sc.params, pos, vel, n, bpos, nb, err, sizeof err) == 0, "opencl dfsph: %s", err);
     for (int step = 1; step <= 3; step++) {
         CHECK(sim_step(&a) == 0 && sim_step(&b) == 0, "dfsph step %d failed", step);
-        CHECK(a.stats.density_iters == b.stats.density_iters &&
-              a.stats.divergence_iters == b.stats.divergence_iters,
-              "dfsph step %d iterations: cpu %ld/%ld, opencl %ld/%ld", step, a.stats.density_iters,
-              a.stats.divergence_iters, b.stats.density_iters, b.stats.divergence_iters);
+        CHECK(sim_stat(&a, "density_iterations") == sim_stat(&b, "density_iterations") &&
+              sim_stat(&a, "divergence_iterations") == sim_stat(&b, "divergence_iterations"),
+              "dfsph step %d iterations: cpu %g/%g, opencl %g/%g", step, sim_stat(&a, "density_iterations"),
+              sim_stat(&a, "divergence_iterations"), sim_stat(&b, "density_iterations"), sim_stat(&b, "divergence_iterations"));
     }
     printf("dfsph, 3 steps:\n");
     compare(&a, &b, 3, 3e-3);

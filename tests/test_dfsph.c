@@ -51,7 +51,7 @@ static long run_until(fcl_sim *s, double t, double *max_err)
             return -1;
         if (max_err && s->stats.max_density_err > *max_err)
             *max_err = s->stats.max_density_err;
-        steps_maxed += s->stats.density_iters >= s->prm->dfsph_max_iter;
+        steps_maxed += sim_stat(s, "density_iterations") >= s->prm->dfsph_max_iter;
         k++;
     }
     return k;
@@ -105,8 +105,8 @@ static void test_hydrostatic(void)
     for (; m < 400 && k >= 0; m++) {
         CHECK(sim_step(&s) == 0, "hydrostatic step");
         avg += s.stats.avg_density_err;
-        iters += (double)s.stats.density_iters;
-        maxed += s.stats.density_iters >= sc.params.dfsph_max_iter;
+        iters += (double)sim_stat(&s, "density_iterations");
+        maxed += sim_stat(&s, "density_iterations") >= sc.params.dfsph_max_iter;
         sim_download(&s, p, NULL, NULL, prs, NULL);
         float top = 0.0f;
         for (size_t i = 0; i < n; i++)

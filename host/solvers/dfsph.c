@@ -261,23 +261,34 @@ static int dfsph_prepare(fcl_sim *s)
     return (rebuild(s) != 0 || launch_density_alpha(s, d) != 0) ? -1 : 0;
 }
 
+/* The statistics this solver reports (sim.h's stats.solver[], in this
+ * order): run's CSV, the summary and bench read them from here. */
+enum { STAT_DENSITY_ITERS, STAT_DIVERGENCE_ITERS, STAT_DIVERGENCE_ERR, NSTATS };
+static const fcl_stat_decl dfsph_stats[NSTATS] = {
+    { "density_iterations", "density iters", "", FCL_FOLD_MEAN },
+    { "divergence_iterations", "divergence iters", "", FCL_FOLD_MEAN },
+    { "avg_divergence_error_pct_per_s", "avg div err", "%/s", FCL_FOLD_MEAN },
+};
+
 static int dfsph_step(fcl_sim *s)
 {
     dfsph *d = s->solver_data;
-    fcl_step_stats *st = &s->stats;
+    double *st = s->stats.solver;
     double avg = 0.0;
+    long dens = 0, div = 0;
     choose_dt(s, d);
     if (sim_normals(s) != 0 || launch_predict(s, d) != 0 ||
-        solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, s->prm->dfsph_eta * 0.01, &st->density_iters, &avg) != 0 ||
-        launch_advect(s, d) != 0 || rebuild(s) != 0 ||
-        launch_density_alpha(s, d) != 0 ||
-        solve(s, d, attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->d.dt,
-              &st->divergence_iters, &avg) != 0 ||
+        solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, s->prm->dfsph_eta * 0.01, &dens, &avg) != 0 ||
+        launch_advect(s, d) != 0 || rebuild(s) != 0 || launch_density_alpha(s, d) != 0 ||
+        solve(s, d, attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->d.dt, &div,
+              &avg) != 0 ||
         launch_pressure(s, d) != 0)
         return -1;
     d->dt_prev = d->d.dt;
-    adapt_cap(d, s->prm, st->density_iters);
-    st->avg_divergence_err = 100.0 * avg;
+    adapt_cap(d, s->prm, dens);
+    st[STAT_DENSITY_ITERS] = (double)dens;
+    st[STAT_DIVERGENCE_ITERS] = (double)div;
+    st[STAT_DIVERGENCE_ERR] = 100.0 * avg;
     return 0;
 }
 
@@ -312,4 +323,6 @@ const fcl_solver fcl_solver_dfsph = {
     dfsph_destroy,
     dfsph_list_radius,
     8,                                   /* gradient factor and W per entry */
+    dfsph_stats,
+    NSTATS,
 };

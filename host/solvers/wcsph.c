@@ -126,4 +126,6 @@ const fcl_solver fcl_solver_wcsph = {
     wcsph_destroy,
     wcsph_list_radius,
     0,
+    NULL,                                /* no statistics of its own */
+    0,
 };
