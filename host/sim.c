@@ -84,10 +84,6 @@ void sim_update_consts(fcl_sim *s)
     c->domain_min = fcl_f4(p->domain_min[0], p->domain_min[1], p->domain_min[2], 0.0f);
     c->domain_max = fcl_f4(p->domain_max[0], p->domain_max[1], p->domain_max[2], 0.0f);
     c->rest_density = p->material_rest_density;
-    c->mass = (float)(p->material_rest_density / s->lattice_sum);
-    c->stiffness = p->material_stiffness;
-    c->negative_pressure = p->material_negative_pressure;
-    c->viscosity = p->material_viscosity;
     c->surface_tension = p->material_surface_tension;
     c->surface_threshold = p->material_surface_threshold;
     c->tension_model = tension_model(p->material_tension_model);
@@ -103,8 +99,10 @@ void sim_update_consts(fcl_sim *s)
      * pressure; the clamp at the face itself is only a safety net, and a
      * clamp inside would pile the first layer up against it. */
     c->radius = c->mirror_walls ? 0.5f * s->spacing : 0.0f;
-    s->mass = c->mass;
     s->be->workgroup = (int)p->opencl_workgroup;
+    if (s->solver && s->solver->derive)
+        s->solver->derive(s);
+    s->mass = c->mass;
 }
 
 int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_t nb, char *err, size_t errlen)

@@ -5,10 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const fcl_solver fcl_solver_wcsph;
-extern const fcl_solver fcl_solver_dfsph;
+#define SOLVER(name) extern const fcl_solver fcl_solver_##name;
+#include "solvers/registry.def"
+#undef SOLVER
 
-const fcl_solver *const fcl_solvers[] = { &fcl_solver_wcsph, &fcl_solver_dfsph };
+const fcl_solver *const fcl_solvers[] = {
+#define SOLVER(name) &fcl_solver_##name,
+#include "solvers/registry.def"
+#undef SOLVER
+};
 const size_t fcl_solver_count = sizeof fcl_solvers / sizeof fcl_solvers[0];
 
 const fcl_solver *solver_find(const char *name)

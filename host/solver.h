@@ -50,6 +50,12 @@ typedef struct fcl_solver {
     int (*prepare)(struct fcl_sim *s);
     int (*step)(struct fcl_sim *s);
     void (*destroy)(struct fcl_sim *s);
+    /* Derive the solver's constants from the parameter table into
+     * sim->c (the particle mass at least) and its own constants; called
+     * by sim_update_consts after the common ones, before every step, so
+     * live edits apply at the next step. solver_data may still be NULL
+     * (before init). */
+    void (*derive)(struct fcl_sim *s);
     /* Query radius of the per-step neighbor lists under these
      * parameters, in support radii h; 0: the solver walks grid cells and
      * gets no lists. */

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../passes.h"
-#include "../sim.h"
-#include "../smoothing.h"
+#include "../../passes.h"
+#include "../../sim.h"
+#include "../../smoothing.h"
 
 enum { TABLE_N = 1001 };   /* samples per table: dq = 1/1000 */
 /* Warm start: each solver begins from last step's total pressure value,
@@ -100,7 +100,7 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     d->d.min_neighbors = (uint)(0.6 * full);
     d->d.table_n = TABLE_N;
     d->d.omega = RELAXATION;
-    s->mass = d->d.volume * s->prm->material_rest_density;
+    sim_update_consts(s);
     if (be->ops->buf_write(be, d->table, 0, sizeof tab, tab) != 0)
         return -1;
     return sim_boundary_volumes(s, 1u, d->d.k);
@@ -244,14 +244,20 @@ static void choose_dt(fcl_sim *s, dfsph *d)
         dt = fmin(dt, d->dt_cap > 0.0 ? d->dt_cap : FIRST_STEP_FRACTION * p->dfsph_dt_max);
     dt = fmin(fmax(dt, p->dfsph_dt_min), p->dfsph_dt_max);
     d->d.dt = (float)dt;
-    d->d.xsph = p->dfsph_xsph;
-    d->d.use_table = p->dfsph_tables ? 1u : 0u;
     s->c.dt = (float)dt;
     s->dt_used = (float)dt;
-    s->mass = d->d.volume * p->material_rest_density;
-    /* sim_update_consts set WCSPH's poly6 mass; the tension models
-     * (kernels/forces.cl) read the mass from the consts. */
-    s->c.mass = s->mass;
+}
+
+/* The particle mass V rho0 (the tension models in kernels/forces.cl read
+ * it from the consts) and the live parameters of DFSPH's own constants. */
+static void dfsph_derive(fcl_sim *s)
+{
+    dfsph *d = s->solver_data;
+    if (!d)
+        return;
+    s->c.mass = d->d.volume * s->prm->material_rest_density;
+    d->d.xsph = s->prm->dfsph_xsph;
+    d->d.use_table = s->prm->dfsph_tables ? 1u : 0u;
 }
 
 static int dfsph_prepare(fcl_sim *s)
@@ -321,6 +327,7 @@ const fcl_solver fcl_solver_dfsph = {
     dfsph_prepare,
     dfsph_step,
     dfsph_destroy,
+    dfsph_derive,
     dfsph_list_radius,
     8,                                   /* gradient factor and W per entry */
     dfsph_stats,

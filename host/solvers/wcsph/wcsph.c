@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../passes.h"
-#include "../sim.h"
+#include "../../passes.h"
+#include "../../sim.h"
 
 typedef struct wcsph {
     fcl_kernel *density, *forces, *integrate;
@@ -104,6 +104,18 @@ static int wcsph_step(fcl_sim *s)
     return 0;
 }
 
+/* m = rho0 / sum W_poly6 over a resting lattice (a particle inside one
+ * has rho = rho0), and the equation of state and viscosity, which only
+ * this solver's passes read. */
+static void wcsph_derive(fcl_sim *s)
+{
+    const fcl_params *p = s->prm;
+    s->c.mass = (float)(p->material_rest_density / s->lattice_sum);
+    s->c.stiffness = p->material_stiffness;
+    s->c.negative_pressure = p->material_negative_pressure;
+    s->c.viscosity = p->material_viscosity;
+}
+
 static double wcsph_list_radius(const fcl_params *p)
 {
     return strcmp(p->wcsph_neighbors, "lists") == 0 ? 1.0 : 0.0;
@@ -124,6 +136,7 @@ const fcl_solver fcl_solver_wcsph = {
     wcsph_prepare,
     wcsph_step,
     wcsph_destroy,
+    wcsph_derive,
     wcsph_list_radius,
     0,
     NULL,                                /* no statistics of its own */
