@@ -65,6 +65,12 @@ typedef struct fcl_solver {
     /* Its per-step statistics beyond the common ones (sim.h). */
     const fcl_stat_decl *stats;
     int nstats;
+    /* Its scalar state for restarts (state.h; per-particle state lives in
+     * grid attributes, saved with the others): save writes at most cap
+     * bytes to blob and returns how many; load takes them back, 0 or -1.
+     * NULL when the solver keeps none. */
+    size_t (*save)(struct fcl_sim *s, void *blob, size_t cap);
+    int (*load)(struct fcl_sim *s, const void *blob, size_t bytes);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

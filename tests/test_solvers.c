@@ -11,16 +11,24 @@
  * - reference: where tests/data/ref_SCENE_SOLVER.vtk exists (frames that
  *   main at 510aa60 wrote, before neighbor lists and generated passes,
  *   native backend), the native result matches it by particle id within
- *   the same tolerances: the reshaped core reproduces the old results.
+ *   the same tolerances: the reshaped core reproduces the old results;
+ * - restart: the state saved after 6 steps (state.h), loaded into a fresh
+ *   simulation of the same scene, gives after 6 more steps the same
+ *   positions, velocities, densities and ids, bit for bit, as running on;
+ *   a damaged, a truncated and another solver's state file are refused
+ *   with a message naming the file.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fcl_test.h"
 #include "output.h"
 #include "scene.h"
 #include "setup.h"
 #include "sim.h"
+#include "state.h"
 
 #ifndef FCL_TEST_DATA
 #define FCL_TEST_DATA "tests/data"
@@ -135,6 +143,101 @@ static int reference(const char *scene, const char *solver, const result *r, dou
     return 0;
 }
 
+typedef struct snapshot {
+    float4 *pos, *vel;
+    float *rho;
+    uint *id;
+} snapshot;
+
+static void snap(fcl_sim *s, snapshot *o)
+{
+    o->pos = malloc(s->n * 16 + 16); o->vel = malloc(s->n * 16 + 16);
+    o->rho = malloc(s->n * 4 + 4); o->id = malloc(s->n * 4 + 4);
+    sim_download(s, o->pos, o->vel, o->rho, NULL, o->id);
+}
+
+static int snap_equal(const snapshot *a, const snapshot *b, size_t n)
+{
+    return memcmp(a->pos, b->pos, n * 16) == 0 && memcmp(a->vel, b->vel, n * 16) == 0 &&
+           memcmp(a->rho, b->rho, n * 4) == 0 && memcmp(a->id, b->id, n * 4) == 0;
+}
+
+static void snap_free(snapshot *o)
+{
+    free(o->pos); free(o->vel); free(o->rho); free(o->id);
+}
+
+/* Copy src to dst with byte `flip` inverted (-1: none) and at most
+ * `keep` bytes. */
+static void damaged_copy(const char *src, const char *dst, long flip, long keep)
+{
+    FILE *f = fopen(src, "rb"), *g = fopen(dst, "wb");
+    int c;
+    for (long k = 0; f && g && (c = fgetc(f)) != EOF && (keep < 0 || k < keep); k++)
+        fputc(k == flip ? c ^ 0xff : c, g);
+    if (f) fclose(f);
+    if (g) fclose(g);
+}
+
+static void restart(fcl_backend *be, const fcl_scene *sc, const fcl_initial *in, const char *solver)
+{
+    fcl_params p = sc->params;
+    char err[1024] = "", path[] = "/tmp/fcl_state_XXXXXX", bad[64];
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        close(fd);
+    snprintf(p.sim_solver, sizeof p.sim_solver, "%s", solver);
+    fcl_sim a, b;
+    snapshot sa, sb;
+    int ok = sim_create(&a, be, &p, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err) == 0;
+    for (int k = 0; ok && k < STEPS / 2; k++)
+        ok = sim_step(&a) == 0;
+    ok = ok && sim_state_save(&a, path, err, sizeof err) == 0;
+    for (int k = 0; ok && k < STEPS / 2; k++)
+        ok = sim_step(&a) == 0;
+    ok = ok && sim_create(&b, be, &p, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err) == 0;
+    ok = ok && sim_state_load(&b, path, err, sizeof err) == 0;
+    for (int k = 0; ok && k < STEPS / 2; k++)
+        ok = sim_step(&b) == 0;
+    CHECK(ok, "%s on %s: restart run failed: %s", solver, be->kind, err);
+    if (!ok)
+        return;
+    snap(&a, &sa);
+    snap(&b, &sb);
+    CHECK(snap_equal(&sa, &sb, a.n) && a.step == b.step && a.time == b.time,
+          "%s on %s: the restarted run differs (step %ld vs %ld)", solver, be->kind, a.step, b.step);
+    long size = 0;
+    FILE *f = fopen(path, "rb");
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (f)
+        fclose(f);
+    snprintf(bad, sizeof bad, "%s.bad", path);
+    const long cases[][2] = { { size / 2, -1 }, { -1, size - 9 } };
+    const char *want[] = { "checksum", "checksum" };
+    for (int c = 0; c < 2; c++) {
+        damaged_copy(path, bad, cases[c][0], cases[c][1]);
+        int rc = sim_state_load(&b, bad, err, sizeof err);
+        CHECK(rc != 0 && strstr(err, bad) && strstr(err, want[c]), "%s on %s: a %s state file gave %d: '%s'",
+              solver, be->kind, c ? "truncated" : "damaged", rc, err);
+    }
+    remove(bad);
+    snap_free(&sa);
+    snap_free(&sb);
+    sim_destroy(&a);
+    /* Another solver's state. */
+    const char *other = strcmp(solver, fcl_solvers[0]->name) ? fcl_solvers[0]->name : fcl_solvers[1]->name;
+    snprintf(p.sim_solver, sizeof p.sim_solver, "%s", other);
+    if (sim_create(&a, be, &p, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err) == 0) {
+        int rc = sim_state_load(&a, path, err, sizeof err);
+        CHECK(rc != 0 && strstr(err, solver) && strstr(err, other), "%s state loaded into %s gave %d: '%s'",
+              solver, other, rc, err);
+        sim_destroy(&a);
+    }
+    sim_destroy(&b);
+    remove(path);
+}
+
 static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, const char *text)
 {
     fcl_scene sc;
@@ -160,6 +263,9 @@ static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, cons
             printf("%s on %s, native vs OpenCL: position %.2e, velocity %.2e\n", solver, name, dp, dv);
         }
         free(a.pos); free(a.vel); free(b.pos); free(b.vel);
+        restart(cpu, &sc, &in, solver);
+        if (ocl)
+            restart(ocl, &sc, &in, solver);
     }
     setup_free(&in);
     scene_free(&sc);

@@ -305,6 +305,34 @@ static double dfsph_list_radius(const fcl_params *p)
     return 1.0;
 }
 
+/* Restarts: the time-step controller's memory (last dt, the iteration
+ * bound); the warm-start totals are grid attributes, saved with them. */
+typedef struct dfsph_saved {
+    double dt_prev, dt_cap;
+} dfsph_saved;
+
+static size_t dfsph_save(fcl_sim *s, void *blob, size_t cap)
+{
+    const dfsph *d = s->solver_data;
+    dfsph_saved v = { d->dt_prev, d->dt_cap };
+    if (cap < sizeof v)
+        return 0;
+    memcpy(blob, &v, sizeof v);
+    return sizeof v;
+}
+
+static int dfsph_load(fcl_sim *s, const void *blob, size_t bytes)
+{
+    dfsph *d = s->solver_data;
+    dfsph_saved v;
+    if (bytes != sizeof v)
+        return -1;
+    memcpy(&v, blob, sizeof v);
+    d->dt_prev = v.dt_prev;
+    d->dt_cap = v.dt_cap;
+    return 0;
+}
+
 static void dfsph_destroy(fcl_sim *s)
 {
     dfsph *d = s->solver_data;
@@ -332,4 +360,6 @@ const fcl_solver fcl_solver_dfsph = {
     8,                                   /* gradient factor and W per entry */
     dfsph_stats,
     NSTATS,
+    dfsph_save,
+    dfsph_load,
 };

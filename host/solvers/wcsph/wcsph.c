@@ -141,4 +141,6 @@ const fcl_solver fcl_solver_wcsph = {
     0,
     NULL,                                /* no statistics of its own */
     0,
+    NULL,                                /* no scalar state: leapfrog's */
+    NULL,                                /* velocities are attributes */
 };

@@ -1,0 +1,271 @@
+/* state.c - save and restore a simulation's state (state.h). Layout,
+ * little-endian as the host writes it (the file is for the same build):
+ *   "FCLSTATE" u32 version, solver name (32 bytes), u64 n, u64 nb,
+ *   i64 step, f64 time, fcl_step_stats, u32 attributes,
+ *   per attribute: name (64 bytes), u64 element bytes, the n elements;
+ *   density and pressure (n floats each); u64 solver bytes, the solver's
+ *   blob; u64 FNV-1a 64 of everything before it.
+ * Invariant: the whole file is read and checked before the simulation is
+ * touched.
+ */
+#include "state.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+enum { STATE_VERSION = 1, NAME_BYTES = 32, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
+static const char MAGIC[8] = { 'F', 'C', 'L', 'S', 'T', 'A', 'T', 'E' };
+
+/* A growable byte buffer with a read cursor. */
+typedef struct blob {
+    unsigned char *p;
+    size_t len, cap, at;
+    int bad;
+} blob;
+
+static void put(blob *b, const void *src, size_t n)
+{
+    if (b->bad)
+        return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n)
+            cap *= 2;
+        unsigned char *q = realloc(b->p, cap);
+        if (!q) {
+            b->bad = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, src, n);
+    b->len += n;
+}
+
+static int get(blob *b, void *dst, size_t n)
+{
+    if (b->bad || n > b->len - b->at) {
+        b->bad = 1;
+        return -1;
+    }
+    memcpy(dst, b->p + b->at, n);
+    b->at += n;
+    return 0;
+}
+
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* A device buffer's first bytes appended to b. */
+static int put_buf(blob *b, fcl_backend *be, fcl_buf *buf, size_t bytes)
+{
+    void *tmp = malloc(bytes + 1);
+    int rc = !tmp || be->ops->buf_read(be, buf, 0, bytes, tmp) != 0 ? -1 : 0;
+    if (rc == 0)
+        put(b, tmp, bytes);
+    free(tmp);
+    return rc;
+}
+
+static int encode(fcl_sim *s, blob *b)
+{
+    char name[NAME_BYTES] = { 0 };
+    uint32_t version = STATE_VERSION, nattr = (uint32_t)s->grid.nattr;
+    uint64_t n = s->n, nb = s->nb;
+    int64_t step = s->step;
+    snprintf(name, sizeof name, "%s", s->solver->name);
+    put(b, MAGIC, sizeof MAGIC); put(b, &version, 4); put(b, name, sizeof name); put(b, &n, 8); put(b, &nb, 8);
+    put(b, &step, 8); put(b, &s->time, 8); put(b, &s->stats, sizeof s->stats); put(b, &nattr, 4);
+    for (int a = 0; a < s->grid.nattr; a++) {
+        char an[ATTR_NAME_BYTES] = { 0 };
+        uint64_t elem = s->grid.attr[a].elem;
+        snprintf(an, sizeof an, "%s", s->grid.attr[a].name);
+        put(b, an, sizeof an);
+        put(b, &elem, 8);
+        if (put_buf(b, s->be, s->grid.attr[a].cur, s->n * elem) != 0)
+            return -1;
+    }
+    if (put_buf(b, s->be, s->rho, s->n * 4) != 0 || put_buf(b, s->be, s->prs, s->n * 4) != 0)
+        return -1;
+    unsigned char sblob[SOLVER_BLOB_MAX];
+    uint64_t sbytes = s->solver->save ? s->solver->save(s, sblob, sizeof sblob) : 0;
+    put(b, &sbytes, 8);
+    put(b, sblob, sbytes);
+    uint64_t sum = fnv1a(b->p, b->len);
+    put(b, &sum, 8);
+    return b->bad ? -1 : 0;
+}
+
+int sim_state_save(fcl_sim *s, const char *path, char *err, size_t errlen)
+{
+    blob b = { 0 };
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (encode(s, &b) != 0) {
+        snprintf(err, errlen, "%s: collecting the simulation state failed", path);
+        free(b.p);
+        return -1;
+    }
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(b.p, 1, b.len, f) == b.len;
+    ok = f && fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: writing the state failed: %s", path, strerror(errno));
+        remove(tmp);
+        free(b.p);
+        return -1;
+    }
+    free(b.p);
+    return 0;
+}
+
+/* The whole file, if it is a regular file no larger than limit. */
+static int slurp(const char *path, size_t limit, blob *b, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the state file: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = fseek(f, 0, SEEK_END);
+    long size = rc == 0 ? ftell(f) : -1;
+    if (size < 0 || (size_t)size > limit) {
+        snprintf(err, errlen, "%s: %ld bytes is not a state of this simulation (at most %zu)", path, size, limit);
+        fclose(f);
+        return -1;
+    }
+    rewind(f);
+    b->p = malloc((size_t)size + 1);
+    b->len = b->cap = (size_t)size;
+    if (!b->p || fread(b->p, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(err, errlen, "%s: reading the state failed", path);
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Header, counts and attribute layout against s; 0 when they match. */
+static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t errlen)
+{
+    char magic[8] = { 0 }, name[NAME_BYTES] = { 0 };
+    uint32_t version = 0, nattr = 0;
+    uint64_t n = 0, nb = 0;
+    if (get(b, magic, 8) != 0 || memcmp(magic, MAGIC, 8) != 0 || get(b, &version, 4) != 0) {
+        snprintf(err, errlen, "%s: not a fluidcl state file", path);
+        return -1;
+    }
+    if (version != STATE_VERSION) {
+        snprintf(err, errlen, "%s: state format version %u, this build reads %d", path, version, STATE_VERSION);
+        return -1;
+    }
+    get(b, name, sizeof name);
+    name[NAME_BYTES - 1] = '\0';
+    get(b, &n, 8);
+    get(b, &nb, 8);
+    if (strcmp(name, s->solver->name) != 0 || n != s->n || nb != s->nb) {
+        snprintf(err, errlen, "%s: a state of solver %s with %llu particles and %llu boundary particles, but the "
+                 "simulation has %s with %zu and %zu", path, name, (unsigned long long)n, (unsigned long long)nb,
+                 s->solver->name, s->n, s->nb);
+        return -1;
+    }
+    b->at += 8 + 8 + sizeof s->stats;
+    if (get(b, &nattr, 4) != 0 || nattr != (uint32_t)s->grid.nattr) {
+        snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d", path, nattr, s->grid.nattr);
+        return -1;
+    }
+    return 0;
+}
+
+/* The attributes, density, pressure and the solver's blob into s. */
+static int restore(fcl_sim *s, blob *b, const char *path, char *err, size_t errlen)
+{
+    fcl_backend *be = s->be;
+    for (int a = 0; a < s->grid.nattr; a++) {
+        char an[ATTR_NAME_BYTES];
+        uint64_t elem;
+        if (get(b, an, sizeof an) != 0 || get(b, &elem, 8) != 0 || elem != s->grid.attr[a].elem ||
+            strncmp(an, s->grid.attr[a].name, sizeof an - 1) != 0 || s->n * elem > b->len - b->at) {
+            snprintf(err, errlen, "%s: particle attribute %d does not match the simulation's '%s'", path, a,
+                     s->grid.attr[a].name);
+            return -1;
+        }
+        if (be->ops->buf_write(be, s->grid.attr[a].cur, 0, s->n * elem, b->p + b->at) != 0)
+            return -1;
+        b->at += s->n * elem;
+    }
+    return 0;
+}
+
+int sim_state_load(fcl_sim *s, const char *path, char *err, size_t errlen)
+{
+    size_t limit = 1024 + SOLVER_BLOB_MAX + sizeof s->stats + (size_t)s->grid.nattr * (ATTR_NAME_BYTES + 8) +
+                   s->n * 8;
+    for (int a = 0; a < s->grid.nattr; a++)
+        limit += s->n * s->grid.attr[a].elem;
+    /* Room for another solver's state of the same scene, so that the
+     * header can say whose it is. */
+    limit = 2 * limit + 4 * s->n * 16;
+    blob b = { 0 };
+    int rc = slurp(path, limit, &b, err, errlen);
+    uint64_t sum = 0;
+    if (rc == 0 && (b.len < 8 + sizeof MAGIC || (memcpy(&sum, b.p + b.len - 8, 8), sum != fnv1a(b.p, b.len - 8)))) {
+        snprintf(err, errlen, "%s: checksum mismatch: the file is damaged or truncated", path);
+        rc = -1;
+    }
+    b.len -= rc == 0 ? 8 : 0;
+    if (rc == 0)
+        rc = check_header(s, &b, path, err, errlen);
+    int64_t step = 0;
+    double time = 0.0;
+    fcl_step_stats st;
+    if (rc == 0) {
+        b.at = sizeof MAGIC + 4 + NAME_BYTES + 16;
+        get(&b, &step, 8);
+        get(&b, &time, 8);
+        get(&b, &st, sizeof st);
+        b.at += 4;
+        rc = restore(s, &b, path, err, errlen);
+    }
+    /* The derived fields (solver buffers, lists) of the restored
+     * positions, then the saved density and pressure over them: a WCSPH
+     * frame holds the step's start density, which prepare would not. */
+    uint64_t sbytes = 0;
+    if (rc == 0 && s->n * 8 > b.len - b.at) {
+        snprintf(err, errlen, "%s: truncated before the density", path);
+        rc = -1;
+    }
+    size_t dens_at = b.at;
+    b.at += rc == 0 ? s->n * 8 : 0;
+    if (rc == 0 && (get(&b, &sbytes, 8) != 0 || sbytes != b.len - b.at ||
+                    (s->solver->load && s->solver->load(s, b.p + b.at, (size_t)sbytes) != 0))) {
+        snprintf(err, errlen, "%s: the %s solver's state does not match", path, s->solver->name);
+        rc = -1;
+    }
+    if (rc == 0) {
+        s->step = step;
+        s->time = time;
+        s->stats = st;
+        if (s->solver->prepare(s) != 0 ||
+            s->be->ops->buf_write(s->be, s->rho, 0, s->n * 4, b.p + dens_at) != 0 ||
+            s->be->ops->buf_write(s->be, s->prs, 0, s->n * 4, b.p + dens_at + s->n * 4) != 0 ||
+            s->be->ops->finish(s->be) != 0) {
+            snprintf(err, errlen, "%s: restoring the state on %s failed", path, s->be->name);
+            rc = -1;
+        }
+    }
+    free(b.p);
+    return rc;
+}

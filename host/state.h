@@ -1,0 +1,27 @@
+/* state.h - a simulation's whole state in one file, for restarts: every
+ * sorted particle attribute (positions, velocities, ids and the solver's
+ * own, such as DFSPH's warm-start values) in the current order, density
+ * and pressure, step, time, the last step's statistics and the solver's
+ * scalar state (its save/load hooks). The file names the format version,
+ * the solver and the particle counts, and ends with a checksum.
+ * Invariant: sim_state_load into a simulation created from the same scene
+ * leaves it so that its next steps are bit-identical to those of the
+ * simulation that saved (tests/test_solvers.c checks every solver).
+ */
+#ifndef FCL_STATE_H
+#define FCL_STATE_H
+
+#include <stddef.h>
+
+struct fcl_sim;
+
+/* Written to "<path>.tmp", then renamed. 0, or -1 with err naming the file. */
+int sim_state_save(struct fcl_sim *s, const char *path, char *err, size_t errlen);
+/* s must have been created from the same scene and parameters (same
+ * solver, particle and boundary counts). A damaged, truncated or
+ * mismatched file is refused with err naming the file and what is wrong,
+ * and s is left as it was only if the file is refused before any
+ * attribute was restored (checksum and header are checked first). */
+int sim_state_load(struct fcl_sim *s, const char *path, char *err, size_t errlen);
+
+#endif
