@@ -44,9 +44,20 @@ size_t grid_bytes(const fcl_grid_info *info, size_t attr_bytes_per_particle)
 
 int grid_init(fcl_grid *g, fcl_backend *be, const fcl_grid_info *info)
 {
+    return grid_init_cap(g, be, info, info->n);
+}
+
+void grid_set_count(fcl_grid *g, size_t n)
+{
+    g->info.n = (uint)(n < g->cap ? n : g->cap);
+}
+
+int grid_init_cap(fcl_grid *g, fcl_backend *be, const fcl_grid_info *info, size_t cap)
+{
     memset(g, 0, sizeof *g);
     g->info = *info;
-    size_t n = info->n;
+    g->cap = cap > info->n ? cap : info->n;
+    size_t n = g->cap;
     const fcl_backend_ops *o = be->ops;
     g->start = o->buf_new(be, ((size_t)info->ncells + 1) * sizeof(uint), "grid cell starts");
     g->cell = o->buf_new(be, n * sizeof(uint), "grid cell ids");
@@ -69,8 +80,8 @@ int grid_add_attr(fcl_grid *g, fcl_backend *be, const char *name, size_t elem)
     if (g->nattr == FCL_MAX_ATTRS || (elem != 4 && elem != 16))
         return -1;
     fcl_attr *a = &g->attr[g->nattr];
-    a->cur = be->ops->buf_new(be, g->info.n * elem, name);
-    a->spare = be->ops->buf_new(be, g->info.n * elem, name);
+    a->cur = be->ops->buf_new(be, g->cap * elem, name);
+    a->spare = be->ops->buf_new(be, g->cap * elem, name);
     a->elem = elem;
     a->name = name;
     if (!a->cur || !a->spare) {

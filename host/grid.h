@@ -20,7 +20,8 @@ typedef struct fcl_attr {
 } fcl_attr;
 
 typedef struct fcl_grid {
-    fcl_grid_info info;
+    fcl_grid_info info;          /* info.n: the particles it sorts now */
+    size_t cap;                  /* particles its buffers hold (>= info.n) */
     fcl_buf *start;              /* ncells+1: counts, then cell starts */
     fcl_buf *cell, *rank, *order;
     fcl_kernel *k_clear, *k_count, *k_scatter, *k_sort, *k_gather_f4, *k_gather_u32;
@@ -33,6 +34,10 @@ typedef struct fcl_grid {
 int grid_layout(fcl_grid_info *info, const float lo[3], const float hi[3], float cell, size_t n,
                 char *err, size_t errlen);
 int grid_init(fcl_grid *g, fcl_backend *be, const fcl_grid_info *info);
+/* The same with buffers for cap >= info->n particles; grid_set_count
+ * changes how many of them the next build sorts. */
+int grid_init_cap(fcl_grid *g, fcl_backend *be, const fcl_grid_info *info, size_t cap);
+void grid_set_count(fcl_grid *g, size_t n);
 /* Register an attribute to keep sorted; returns its index. */
 int grid_add_attr(fcl_grid *g, fcl_backend *be, const char *name, size_t elem);
 /* grid-count, grid-scan, grid-reorder; pos is attribute `pos_attr`. */

@@ -77,10 +77,11 @@ static int addressable(size_t n, uint cap, char *err, size_t errlen)
     return 0;
 }
 
-/* (Re)allocate one list's entries and planes for L->cap entries. */
-static int alloc_side(fcl_backend *be, const fcl_nlist_info *L, fcl_buf **idx, fcl_nlist_planes *pl)
+/* (Re)allocate one list's entries and planes: L->cap entries for each of
+ * pcap particles. */
+static int alloc_side(fcl_backend *be, const fcl_nlist_info *L, size_t pcap, fcl_buf **idx, fcl_nlist_planes *pl)
 {
-    size_t bytes = (size_t)L->n * L->cap * 4 + 4;   /* +4: never zero-sized */
+    size_t bytes = pcap * L->cap * 4 + 4;   /* +4: never zero-sized */
     be->ops->buf_free(be, *idx);
     *idx = be->ops->buf_new(be, bytes, "neighbor lists");
     int ok = *idx != NULL;
@@ -96,6 +97,7 @@ int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, floa
                int particle_major, int mirror, char *err, size_t errlen)
 {
     memset(l, 0, sizeof *l);
+    l->pcap = n;
     if (!addressable(n, cap > bcap ? cap : bcap, err, errlen))
         return -1;
     l->particle_major = particle_major;
@@ -106,8 +108,8 @@ int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, floa
     l->fcount = o->buf_new(be, n * 4 + 4, "neighbor counts");
     l->bcount = o->buf_new(be, n * 4 + 4, "boundary neighbor counts");
     l->over = o->buf_new(be, 4 * 4, "neighbor overflow reports");
-    if (!l->fcount || !l->bcount || !l->over || alloc_side(be, &l->fl, &l->fidx, &l->fplanes) != 0 ||
-        alloc_side(be, &l->bl, &l->bidx, &l->bplanes) != 0) {
+    if (!l->fcount || !l->bcount || !l->over || alloc_side(be, &l->fl, n, &l->fidx, &l->fplanes) != 0 ||
+        alloc_side(be, &l->bl, n, &l->bidx, &l->bplanes) != 0) {
         snprintf(err, errlen, "allocating neighbor lists of %u + %u entries for %zu particles on %s failed", cap,
                  l->bl.cap, n, be->name);
         return -1;
@@ -128,7 +130,7 @@ int nlist_add_plane(fcl_nlist *l, fcl_backend *be, int boundary, const char *wha
     if (pl->n == FCL_NLIST_PLANES)
         return -1;
     pl->what[pl->n] = what;
-    pl->buf[pl->n] = be->ops->buf_new(be, (size_t)L->n * L->cap * 4 + 4, what);
+    pl->buf[pl->n] = be->ops->buf_new(be, l->pcap * L->cap * 4 + 4, what);
     return pl->buf[pl->n] ? pl->n++ : -1;
 }
 
@@ -158,11 +160,11 @@ static int grow(fcl_nlist *l, fcl_backend *be, int boundary, uint count, char *e
 {
     fcl_nlist_info *L = boundary ? &l->bl : &l->fl;
     uint cap = round4(1.25 * count);
-    if (!(boundary ? l->bgrow : l->fgrow) || !addressable(L->n, cap, err, errlen))
+    if (!(boundary ? l->bgrow : l->fgrow) || !addressable(l->pcap, cap, err, errlen))
         return -1;
     L->cap = cap;
     L->pstride = l->particle_major ? cap : 1u;
-    if (alloc_side(be, L, boundary ? &l->bidx : &l->fidx, boundary ? &l->bplanes : &l->fplanes) != 0) {
+    if (alloc_side(be, L, l->pcap, boundary ? &l->bidx : &l->fidx, boundary ? &l->bplanes : &l->fplanes) != 0) {
         snprintf(err, errlen, "%s: growing the %s neighbor lists to %u entries for %u particles failed on %s",
                  boundary ? "neighbors.boundary_capacity" : "neighbors.capacity", boundary ? "boundary" : "fluid",
                  cap, L->n, be->name);
@@ -209,7 +211,11 @@ int nlist_build(fcl_nlist *l, fcl_backend *be, fcl_buf *pos, const fcl_grid *g, 
                 const fcl_grid *bgrid, const fcl_sph_consts *c, fcl_buf *ids, char *err, size_t errlen)
 {
     *err = '\0';
-    if (l->fl.n == 0)
+    /* The grid's current count: particles may have been added since. */
+    l->fl.n = l->bl.n = g->info.n;
+    if (!l->particle_major)
+        l->fl.kstride = l->bl.kstride = g->info.n;
+    if (l->fl.n == 0 || l->fl.cap == 0)
         return 0;
     int rc;
     while ((rc = build_once(l, be, pos, g, bpos, bgrid, c, ids, err, errlen)) == 1) {

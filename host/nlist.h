@@ -34,6 +34,7 @@ typedef struct fcl_nlist {
     int fgrow, bgrow;               /* 1: capacity chosen here, grows on
                                        overflow; 0: the user's, fixed */
     int particle_major;
+    size_t pcap;                    /* particles the buffers hold */
     long builds, grown;             /* builds so far; capacity growths */
 } fcl_nlist;
 
@@ -44,11 +45,12 @@ uint nlist_capacity(double r, double d, long param);
 uint nlist_boundary_capacity(double r, double d, long param);
 /* Device bytes per particle of lists with these capacities. */
 size_t nlist_bytes_per_particle(uint cap, uint bcap);
-/* Lists for n particles (nb boundary particles: 0 skips that list) with
+/* Lists for up to pcap particles (each build takes the grid's current
+ * count; nb boundary particles: 0 skips that list) with
  * query radius r on a grid of cell size `cell`. particle_major picks the
  * layout (1: one particle's entries together, for CPUs; 0: interleaved,
  * for GPUs). mirror: wall images in the fluid list. 0, or -1 with err. */
-int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, float cell, uint cap, uint bcap,
+int nlist_init(fcl_nlist *l, fcl_backend *be, size_t pcap, size_t nb, float r, float cell, uint cap, uint bcap,
                int particle_major, int mirror, char *err, size_t errlen);
 /* grow: whether a list over its capacity is regrown (capacities chosen
  * by default) or an error (capacities the user set). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/reduce.h"
 #include "scene.h"
 #include "smoothing.h"
 
@@ -59,7 +60,7 @@ static int lists_setup(fcl_sim *s, char *err, size_t errlen)
     list_caps(s->solver, s->prm, s->h, s->spacing, &cap, &bcap);
     if (!cap)
         return 0;
-    if (nlist_init(&s->nl, s->be, s->n, s->nb, (float)(s->solver->list_radius(s->prm) * s->h), s->grid.info.cell_size, cap,
+    if (nlist_init(&s->nl, s->be, s->cap, s->nb, (float)(s->solver->list_radius(s->prm) * s->h), s->grid.info.cell_size, cap,
                    bcap, s->be->serial_groups, s->c.mirror_walls, err, errlen) != 0)
         return -1;
     nlist_set_growth(&s->nl, s->prm->neighbors_capacity == 0, s->prm->neighbors_boundary_capacity == 0);
@@ -133,8 +134,10 @@ static int upload(fcl_sim *s, const float4 *pos, const float4 *vel)
     uint *id = malloc(s->n * sizeof *id + 1);
     if (!id)
         return -1;
+    /* Global ids: this process's offset plus the local index. */
     for (size_t i = 0; i < s->n; i++)
-        id[i] = (uint)i;
+        id[i] = s->id_offset + (uint)i;
+    s->next_id = s->id_offset + (uint)s->n;
     fcl_attr *a = s->grid.attr;
     int rc = be->ops->buf_write(be, a[s->a_pos].cur, 0, s->n * 16, pos) |
              be->ops->buf_write(be, a[s->a_vel].cur, 0, s->n * 16, vel) |
@@ -152,14 +155,14 @@ static int alloc_common(fcl_sim *s)
     s->a_vel = grid_add_attr(g, be, "velocity", 16);
     s->a_vev = grid_add_attr(g, be, "velocity at t", 16);
     s->a_id = grid_add_attr(g, be, "particle id", 4);
-    s->rho = be->ops->buf_new(be, s->n * 4, "density");
-    s->prs = be->ops->buf_new(be, s->n * 4, "pressure");
-    s->acc = be->ops->buf_new(be, s->n * 16, "acceleration");
-    s->normals = be->ops->buf_new(be, s->n * 16, "surface normals");
-    s->surface = be->ops->buf_new(be, s->n * 4, "surface flag");
+    s->rho = be->ops->buf_new(be, s->cap * 4, "density");
+    s->prs = be->ops->buf_new(be, s->cap * 4, "pressure");
+    s->acc = be->ops->buf_new(be, s->cap * 16, "acceleration");
+    s->normals = be->ops->buf_new(be, s->cap * 16, "surface normals");
+    s->surface = be->ops->buf_new(be, s->cap * 4, "surface flag");
     s->solids = be->ops->buf_new(be, sizeof(fcl_solid), "obstacles");
-    s->partials = be->ops->buf_new(be, (s->n / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
-    s->host_partials = malloc((s->n / FCL_WG + 1) * sizeof(fcl_stats_partial));
+    s->partials = be->ops->buf_new(be, (s->cap / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
+    s->host_partials = malloc((s->cap / FCL_WG + 1) * sizeof(fcl_stats_partial));
     s->stats_serial = be->serial_groups;
     s->k_stats = be->ops->kernel(be, s->stats_serial ? "stats_chunks" : "stats");
     s->k_normals = be->ops->kernel(be, "forces_normals");
@@ -295,6 +298,7 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
     s->be = be;
     s->prm = prm;
     s->n = n;
+    s->cap = prm->particles_capacity > (long)n ? (size_t)prm->particles_capacity : n;
     s->spacing = prm->particles_spacing;
     s->h = prm->particles_support * prm->particles_spacing;
     /* h and the spacing are fixed for a simulation; rho0 is live. */
@@ -307,11 +311,11 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
         return FCL_EXIT_INPUT;
     }
     fcl_grid_info info;
-    if (sim_check_fits(be, prm, n, nb, err, errlen) != 0 ||
+    if (sim_check_fits(be, prm, s->cap, nb, err, errlen) != 0 ||
         grid_layout(&info, prm->domain_min, prm->domain_max, s->h, n, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     sim_update_consts(s);
-    if (grid_init(&s->grid, be, &info) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
+    if (grid_init_cap(&s->grid, be, &info, s->cap) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
         boundary_setup(s, bpos, nb) != 0 || lists_setup(s, err, errlen) != 0 || s->solver->init(s, err, errlen) != 0 ||
         (n > 0 && (s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0))) {
         if (!*err)
@@ -322,7 +326,8 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
     return 0;
 }
 
-/* Fold the per-group partials of the stats pass into s->stats. */
+/* Fold the per-group partials of the stats pass into s->stats, then
+ * across processes (dist/reduce.h). */
 static int measure(fcl_sim *s)
 {
     fcl_backend *be = s->be;
@@ -335,24 +340,22 @@ static int measure(fcl_sim *s)
         be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0)
         return -1;
     double m2 = 0.0, sum = 0.0, mx = 0.0;
-    uint bad = 0xffffffffu;
+    uint bad = 0xffffffffu, id = 0xffffffffu;
     for (size_t g = 0; g < groups; g++) {
         m2 = fmax(m2, part[g].max_speed2);
         sum += part[g].sum_density_err;
         mx = fmax(mx, part[g].max_density_err);
         bad = part[g].first_bad < bad ? part[g].first_bad : bad;
     }
+    if (bad != 0xffffffffu && be->ops->buf_read(be, s->grid.attr[s->a_id].cur, (size_t)bad * 4, 4, &id) != 0)
+        return -1;
+    double n = fcl_reduce_sum((double)s->n);
+    uint64_t bad_id = fcl_reduce_min_u64(bad != 0xffffffffu ? id : UINT64_MAX);
     fcl_step_stats *st = &s->stats;
-    st->max_speed = sqrt(m2);
-    st->avg_density_err = s->n ? 100.0 * sum / (double)s->n : 0.0;
-    st->max_density_err = 100.0 * mx;
-    st->bad_id = -1;
-    if (bad != 0xffffffffu) {
-        uint id = 0;
-        if (be->ops->buf_read(be, s->grid.attr[s->a_id].cur, (size_t)bad * 4, 4, &id) != 0)
-            return -1;
-        st->bad_id = id;
-    }
+    st->max_speed = sqrt(fcl_reduce_max(m2));
+    st->avg_density_err = n > 0.0 ? 100.0 * fcl_reduce_sum(sum) / n : 0.0;
+    st->max_density_err = 100.0 * fcl_reduce_max(mx);
+    st->bad_id = bad_id == UINT64_MAX ? -1 : (long)bad_id;
     return 0;
 }
 
@@ -376,6 +379,57 @@ int sim_step(fcl_sim *s)
     s->stats.step = s->step;
     s->stats.time = s->time;
     s->stats.dt = s->n ? s->dt_used : s->c.dt;
+    return 0;
+}
+
+/* Zeros for the new particles' slots of every attribute after position,
+ * velocities and id (solver state such as warm starts starts empty). */
+static int clear_new_slots(fcl_sim *s, size_t k)
+{
+    void *zero = calloc(k, 16);
+    int rc = zero ? 0 : -1;
+    for (int a = 0; a < s->grid.nattr && rc == 0; a++)
+        if (a != s->a_pos && a != s->a_vel && a != s->a_vev && a != s->a_id)
+            rc = s->be->ops->buf_write(s->be, s->grid.attr[a].cur, s->n * s->grid.attr[a].elem,
+                                       k * s->grid.attr[a].elem, zero);
+    free(zero);
+    return rc;
+}
+
+int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k, char *err, size_t errlen)
+{
+    if (k == 0)
+        return 0;
+    if (s->n + k > s->cap) {
+        snprintf(err, errlen, "particles.capacity: %zu particles and %zu more exceed the capacity %zu", s->n, k,
+                 s->cap);
+        return FCL_EXIT_INPUT;
+    }
+    fcl_backend *be = s->be;
+    fcl_attr *a = s->grid.attr;
+    uint *id = malloc(k * sizeof *id);
+    if (!id)
+        return FCL_EXIT_DEVICE;
+    for (size_t i = 0; i < k; i++)
+        id[i] = s->next_id + (uint)i;
+    int rc = be->ops->buf_write(be, a[s->a_pos].cur, s->n * 16, k * 16, pos) |
+             be->ops->buf_write(be, a[s->a_vel].cur, s->n * 16, k * 16, vel) |
+             be->ops->buf_write(be, a[s->a_vev].cur, s->n * 16, k * 16, vel) |
+             be->ops->buf_write(be, a[s->a_id].cur, s->n * 4, k * 4, id) | clear_new_slots(s, k);
+    free(id);
+    if (rc != 0) {
+        snprintf(err, errlen, "adding %zu particles on %s failed", k, be->name);
+        return FCL_EXIT_DEVICE;
+    }
+    s->next_id += (uint)k;
+    s->n += k;
+    grid_set_count(&s->grid, s->n);
+    sim_update_consts(s);
+    /* The derived fields (density, the solver's own) for the new set. */
+    if (s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0) {
+        snprintf(err, errlen, "updating the simulation after adding %zu particles failed", k);
+        return FCL_EXIT_DEVICE;
+    }
     return 0;
 }
 

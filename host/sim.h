@@ -36,7 +36,12 @@ typedef struct fcl_sim {
     const fcl_params *prm;
     const fcl_solver *solver;
     void *solver_data;
-    size_t n;
+    size_t n;                        /* particles now */
+    size_t cap;                      /* particles the buffers hold
+                                        (particles.capacity, >= n) */
+    uint id_offset;                  /* global ids: id_offset + local
+                                        index (0 in one process) */
+    uint next_id;                    /* the id the next added particle gets */
     float spacing, h, mass;
     double lattice_sum;              /* sum of W_poly6 over a resting lattice */
     fcl_grid grid;
@@ -48,7 +53,7 @@ typedef struct fcl_sim {
     int b_pos;
     /* Neighbor lists within solver->list_radius support radii (fluid with
      * wall images, and boundary), rebuilt by sim_neighbors after each
-     * grid rebuild; unused (nl.fl.n = 0) when the solver asks for none. */
+     * grid rebuild; unused (nl.fl.cap = 0) when the solver asks for none. */
     fcl_nlist nl;
     char error[384];                 /* why the last step failed, if it
                                         says more than the backend did */
@@ -79,6 +84,11 @@ typedef struct fcl_sim {
  * FCL_EXIT_DEVICE; err says why. */
 int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos, const float4 *vel,
                size_t n, const float4 *bpos, size_t nb, char *err, size_t errlen);
+/* Append k particles (ids continue from next_id) within the capacity,
+ * without rebuilding anything; the solver's derived fields are brought
+ * up to date. 0, FCL_EXIT_INPUT (over particles.capacity, err says so)
+ * or FCL_EXIT_DEVICE. */
+int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k, char *err, size_t errlen);
 /* The box and sphere obstacles the integrators keep particles out of,
  * grown by half a spacing (the closest approach to their boundary
  * samples; meshes are skipped: their samples alone hold the fluid).

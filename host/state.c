@@ -1,12 +1,13 @@
 /* state.c - save and restore a simulation's state (state.h). Layout,
  * little-endian as the host writes it (the file is for the same build):
  *   "FCLSTATE" u32 version, solver name (32 bytes), u64 n, u64 nb,
+ *   u64 next id,
  *   i64 step, f64 time, fcl_step_stats, u32 attributes,
  *   per attribute: name (64 bytes), u64 element bytes, the n elements;
  *   density and pressure (n floats each); u64 solver bytes, the solver's
  *   blob; u64 FNV-1a 64 of everything before it.
- * Invariant: the whole file is read and checked before the simulation is
- * touched.
+ * Invariant: the whole file is read and its checksum and header checked
+ * before the simulation is touched.
  */
 #include "state.h"
 
@@ -85,7 +86,9 @@ static int encode(fcl_sim *s, blob *b)
     uint64_t n = s->n, nb = s->nb;
     int64_t step = s->step;
     snprintf(name, sizeof name, "%s", s->solver->name);
+    uint64_t next_id = s->next_id;
     put(b, MAGIC, sizeof MAGIC); put(b, &version, 4); put(b, name, sizeof name); put(b, &n, 8); put(b, &nb, 8);
+    put(b, &next_id, 8);
     put(b, &step, 8); put(b, &s->time, 8); put(b, &s->stats, sizeof s->stats); put(b, &nattr, 4);
     for (int a = 0; a < s->grid.nattr; a++) {
         char an[ATTR_NAME_BYTES] = { 0 };
@@ -175,13 +178,15 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
     name[NAME_BYTES - 1] = '\0';
     get(b, &n, 8);
     get(b, &nb, 8);
-    if (strcmp(name, s->solver->name) != 0 || n != s->n || nb != s->nb) {
+    /* Particles may have been added since the scene started: any count
+     * up to the capacity restores. */
+    if (strcmp(name, s->solver->name) != 0 || n > s->cap || nb != s->nb) {
         snprintf(err, errlen, "%s: a state of solver %s with %llu particles and %llu boundary particles, but the "
-                 "simulation has %s with %zu and %zu", path, name, (unsigned long long)n, (unsigned long long)nb,
-                 s->solver->name, s->n, s->nb);
+                 "simulation has %s with room for %zu and %zu", path, name, (unsigned long long)n,
+                 (unsigned long long)nb, s->solver->name, s->cap, s->nb);
         return -1;
     }
-    b->at += 8 + 8 + sizeof s->stats;
+    b->at += 8 + 8 + 8 + sizeof s->stats;
     if (get(b, &nattr, 4) != 0 || nattr != (uint32_t)s->grid.nattr) {
         snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d", path, nattr, s->grid.nattr);
         return -1;
@@ -212,9 +217,9 @@ static int restore(fcl_sim *s, blob *b, const char *path, char *err, size_t errl
 int sim_state_load(fcl_sim *s, const char *path, char *err, size_t errlen)
 {
     size_t limit = 1024 + SOLVER_BLOB_MAX + sizeof s->stats + (size_t)s->grid.nattr * (ATTR_NAME_BYTES + 8) +
-                   s->n * 8;
+                   s->cap * 8;
     for (int a = 0; a < s->grid.nattr; a++)
-        limit += s->n * s->grid.attr[a].elem;
+        limit += s->cap * s->grid.attr[a].elem;
     /* Room for another solver's state of the same scene, so that the
      * header can say whose it is. */
     limit = 2 * limit + 4 * s->n * 16;
@@ -229,10 +234,18 @@ int sim_state_load(fcl_sim *s, const char *path, char *err, size_t errlen)
     if (rc == 0)
         rc = check_header(s, &b, path, err, errlen);
     int64_t step = 0;
+    uint64_t n = 0, next_id = 0;
     double time = 0.0;
     fcl_step_stats st;
     if (rc == 0) {
-        b.at = sizeof MAGIC + 4 + NAME_BYTES + 16;
+        b.at = sizeof MAGIC + 4 + NAME_BYTES;
+        get(&b, &n, 8);
+        b.at += 8;
+        get(&b, &next_id, 8);
+        s->n = (size_t)n;
+        s->next_id = (uint)next_id;
+        grid_set_count(&s->grid, s->n);
+        sim_update_consts(s);
         get(&b, &step, 8);
         get(&b, &time, 8);
         get(&b, &st, sizeof st);

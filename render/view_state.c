@@ -1,7 +1,9 @@
 /* view_state.c - operations on the live state of the viewer's
- * simulation: dropping a ball of fluid (a rebuild from the downloaded
- * state plus the ball, keeping step and time) and timing the same step on
- * the other backend.
+ * simulation: dropping a ball of fluid (appended in place within the
+ * simulation's capacity, keeping every solver state; when it does not
+ * fit, a rebuild from the downloaded state plus the ball with twice the
+ * room, keeping step and time) and timing the same step on the other
+ * backend.
  * Invariant: a ball never starts closer than a spacing to fluid or
  * SETUP_GAP spacings to a boundary sample, so it starts uncompressed.
  */
@@ -107,6 +109,36 @@ static float *ball_phases(fcl_view *v, const host_state *h, size_t added)
     return ph;
 }
 
+/* The ball appended to the running simulation (sim_add_particles): new
+ * ids continue from next_id, each the ball's new phase; the viewer's
+ * buffers are sized anew for the larger count. */
+static int add_in_place(fcl_view *v, const host_state *h, size_t added, char *err, size_t errlen)
+{
+    fcl_sim *s = &v->sim;
+    size_t ids = s->next_id + added;
+    float *ph = realloc(v->phase, (ids + 1) * sizeof *ph);
+    if (!ph) {
+        snprintf(err, errlen, "fluid ball: out of host memory");
+        return FCL_EXIT_DEVICE;
+    }
+    v->phase = ph;
+    for (size_t i = s->next_id; i < ids; i++)
+        ph[i] = (float)v->nphases;
+    int rc = sim_add_particles(s, h->pos + h->n, h->vel + h->n, added, err, errlen);
+    if (rc != 0)
+        return rc;
+    v->nphases++;
+    fcl_backend *be = v->be;
+    be->ops->buf_free(be, v->phase_buf);
+    v->phase_buf = be->ops->buf_new(be, ids * sizeof(float), "particle phases");
+    view_interop_free(v);
+    if (!v->phase_buf || be->ops->buf_write(be, v->phase_buf, 0, ids * sizeof(float), v->phase) != 0) {
+        snprintf(err, errlen, "fluid ball: the phase buffer could not be set up on %s", be->name);
+        return FCL_EXIT_DEVICE;
+    }
+    return view_interop_alloc(v, err, errlen);
+}
+
 int view_drop_ball(fcl_view *v, const float c[3], float r, char *err, size_t errlen)
 {
     host_state h;
@@ -117,6 +149,14 @@ int view_drop_ball(fcl_view *v, const float c[3], float r, char *err, size_t err
         return FCL_EXIT_DEVICE;
     }
     size_t added = fill_ball(v, &h, c, r, room);
+    if (added && v->sim.n + added <= v->sim.cap) {
+        int rc = add_in_place(v, &h, added, err, errlen);
+        state_free(&h);
+        if (rc == 0)
+            view_set_status(v, "dropped a ball of %zu particles (now %zu, room for %zu)", added, v->sim.n,
+                            v->sim.cap);
+        return rc;
+    }
     float *ph = added ? ball_phases(v, &h, added) : NULL;
     if (!ph) {
         snprintf(err, errlen, "fluid ball at (%.3g, %.3g, %.3g), radius %.3g m: %s", c[0], c[1], c[2], r,
@@ -130,6 +170,8 @@ int view_drop_ball(fcl_view *v, const float c[3], float r, char *err, size_t err
     free(v->phase);
     v->phase = ph;
     v->nphases++;
+    /* Room for the next balls, so they go in place. */
+    v->live.particles_capacity = v->edit.particles_capacity = (long)(2 * (h.n + added));
     int rc = view_build(v, h.pos, h.vel, h.n + added, err, errlen);
     state_free(&h);
     if (rc != 0)

@@ -12,6 +12,11 @@
  *   main at 510aa60 wrote, before neighbor lists and generated passes,
  *   native backend), the native result matches it by particle id within
  *   the same tolerances: the reshaped core reproduces the old results;
+ * - capacity: with particles.capacity above the count, 27 particles added
+ *   after 3 steps (sim_add_particles) join without a rebuild: the count,
+ *   the capacity and the buffers stay, ids stay unique (the new ones
+ *   continue from the last), and 3 more steps run without a blow-up; one
+ *   particle more than the capacity is refused naming particles.capacity;
  * - restart: the state saved after 6 steps (state.h), loaded into a fresh
  *   simulation of the same scene, gives after 6 more steps the same
  *   positions, velocities, densities and ids, bit for bit, as running on;
@@ -238,6 +243,48 @@ static void restart(fcl_backend *be, const fcl_scene *sc, const fcl_initial *in,
     remove(path);
 }
 
+static void add_particles(fcl_backend *be, const fcl_scene *sc, const fcl_initial *in, const char *solver)
+{
+    fcl_params p = sc->params;
+    char err[1024] = "";
+    snprintf(p.sim_solver, sizeof p.sim_solver, "%s", solver);
+    p.particles_capacity = (long)in->n + 27;
+    fcl_sim s;
+    float4 pos[28], vel[28];
+    float d = p.particles_spacing;
+    /* A 3 x 3 x 3 block in free space, above the column. */
+    for (int k = 0; k < 27; k++) {
+        pos[k] = fcl_f4(0.04f + d * (float)(k % 3), 0.26f + d * (float)(k / 3 % 3), 0.08f + d * (float)(k / 9), 0);
+        vel[k] = fcl_f4(0, -0.5f, 0, 0);
+    }
+    int ok = sim_create(&s, be, &p, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err) == 0;
+    fcl_buf *before = ok ? s.grid.attr[s.a_pos].cur : NULL;
+    for (int k = 0; ok && k < 3; k++)
+        ok = sim_step(&s) == 0;
+    ok = ok && sim_add_particles(&s, pos, vel, 27, err, sizeof err) == 0;
+    for (int k = 0; ok && k < 3; k++)
+        ok = sim_step(&s) == 0 && s.stats.bad_id < 0;
+    CHECK(ok && s.n == in->n + 27 && s.cap == in->n + 27, "%s on %s: adding 27 particles: %s (n %zu, cap %zu)",
+          solver, be->kind, err, s.n, s.cap);
+    if (!ok)
+        return;
+    uint *id = malloc(s.n * 4);
+    char *seen = calloc(s.n, 1);
+    long bad = 0;
+    sim_download(&s, NULL, NULL, NULL, NULL, id);
+    for (size_t i = 0; i < s.n; i++)
+        bad += id[i] >= s.n || seen[id[i]]++;
+    int moved = s.grid.attr[s.a_pos].cur != before && s.grid.attr[s.a_pos].spare != before;
+    CHECK(bad == 0 && !moved, "%s on %s: %ld ids repeated or out of range after adding; buffers %s", solver,
+          be->kind, bad, moved ? "reallocated" : "kept");
+    int rc = sim_add_particles(&s, pos, vel, 1, err, sizeof err);
+    CHECK(rc == FCL_EXIT_INPUT && strstr(err, "particles.capacity"), "%s on %s: over capacity gave %d: '%s'",
+          solver, be->kind, rc, err);
+    free(id);
+    free(seen);
+    sim_destroy(&s);
+}
+
 static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, const char *text)
 {
     fcl_scene sc;
@@ -264,8 +311,11 @@ static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, cons
         }
         free(a.pos); free(a.vel); free(b.pos); free(b.vel);
         restart(cpu, &sc, &in, solver);
-        if (ocl)
+        add_particles(cpu, &sc, &in, solver);
+        if (ocl) {
             restart(ocl, &sc, &in, solver);
+            add_particles(ocl, &sc, &in, solver);
+        }
     }
     setup_free(&in);
     scene_free(&sc);

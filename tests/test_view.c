@@ -266,6 +266,30 @@ static void check_ball(fcl_view *v)
     free(vb);
     v->field = FCL_FIELD_SPEED;
     CHECK(view_frame(v) == 0 && v->sim.step == step + 2 && v->sim.stats.bad_id < 0, "stepping after the ball");
+    /* A second ball fits the room the first rebuild made: appended in
+     * place (the simulation's capacity unchanged), its own phase. */
+    size_t n1 = v->sim.n, cap = v->sim.cap;
+    float c2[3] = { 0.4f, 0.4f, 0.4f };
+    CHECK(view_drop_ball(v, c2, r, err, sizeof err) == 0 && v->sim.n == n1 + expect && v->sim.cap == cap &&
+              strstr(v->status, "room for") != NULL,
+          "second ball: %s; %zu particles (expected %zu + %zu), capacity %zu (was %zu); %s", err, v->sim.n, n1,
+          expect, v->sim.cap, cap, v->status);
+    v->field = FCL_FIELD_PHASE;
+    view_frame(v);
+    vb = read_vbo(v);
+    size_t second = 0;
+    wrong = 0;
+    for (size_t i = 0; vb && i < v->sim.n; i++) {
+        float dx = vb[i].x - c2[0], dy = vb[i].y - c2[1], dz = vb[i].z - c2[2];
+        int in = dx * dx + dy * dy + dz * dz < (r + d) * (r + d);
+        second += in;
+        wrong += in && vb[i].w != (float)(v->nphases - 1);
+    }
+    CHECK(second == expect && wrong == 0, "second ball: %zu particles in place (expected %zu), %zu wrong phase",
+          second, expect, wrong);
+    free(vb);
+    v->field = FCL_FIELD_SPEED;
+    CHECK(view_frame(v) == 0 && v->sim.stats.bad_id < 0, "stepping after the second ball");
 }
 
 static void check_compare(fcl_view *v)

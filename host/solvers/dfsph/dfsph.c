@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../dist/reduce.h"
 #include "../../passes.h"
 #include "../../sim.h"
 #include "../../smoothing.h"
@@ -70,7 +71,7 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     if (!d)
         return -1;
     s->solver_data = d;
-    size_t n = s->n, groups = n / FCL_WG + 1;
+    size_t n = s->cap, groups = n / FCL_WG + 1;   /* buffers for the capacity */
     d->a_ksum = grid_add_attr(&s->grid, be, "density solver warm start", 4);
     d->a_kvsum = grid_add_attr(&s->grid, be, "divergence solver warm start", 4);
     d->alpha = be->ops->buf_new(be, n * 4, "DFSPH alpha");
@@ -119,7 +120,7 @@ static int average(fcl_sim *s, dfsph *d, double *avg)
     double sum = 0.0;
     for (size_t g = 0; g < groups; g++)
         sum += d->host_partial[g];
-    *avg = sum / (double)s->n;
+    *avg = fcl_reduce_sum(sum) / fcl_reduce_sum((double)s->n);
     return 0;
 }
 

@@ -66,7 +66,7 @@ static int launch_integrate(fcl_sim *s, wcsph *w)
  * read them (README: Neighbor lists, for the measured choice). */
 static int uses_lists(const fcl_sim *s)
 {
-    return s->nl.fl.n > 0;
+    return s->nl.fl.cap > 0;
 }
 
 static int launch_density_nl(fcl_sim *s)
