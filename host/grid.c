@@ -3,6 +3,7 @@
  * cells + gather every attribute.
  */
 #include "grid.h"
+#include "passes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -63,14 +64,7 @@ int grid_init_cap(fcl_grid *g, fcl_backend *be, const fcl_grid_info *info, size_
     g->cell = o->buf_new(be, n * sizeof(uint), "grid cell ids");
     g->rank = o->buf_new(be, n * sizeof(uint), "grid ranks");
     g->order = o->buf_new(be, n * sizeof(uint), "grid order");
-    g->k_clear = o->kernel(be, "grid_clear");
-    g->k_count = o->kernel(be, "grid_count");
-    g->k_scatter = o->kernel(be, "grid_scatter");
-    g->k_sort = o->kernel(be, "grid_sort_cells");
-    g->k_gather_f4 = o->kernel(be, "grid_gather_f4");
-    g->k_gather_u32 = o->kernel(be, "grid_gather_u32");
-    if (!g->start || !g->cell || !g->rank || !g->order || !g->k_clear || !g->k_count ||
-        !g->k_scatter || !g->k_sort || !g->k_gather_f4 || !g->k_gather_u32)
+    if (!g->start || !g->cell || !g->rank || !g->order)
         return -1;
     return 0;
 }
@@ -95,13 +89,9 @@ int grid_add_attr(fcl_grid *g, fcl_backend *be, const char *name, size_t elem)
 
 static int grid_count(fcl_grid *g, fcl_backend *be, fcl_buf *pos)
 {
-    uint nc1 = g->info.ncells + 1;
-    fcl_arg clear[] = { FCL_BUF(g->start), FCL_VAL(nc1) };
-    fcl_arg count[] = { FCL_BUF(pos), FCL_BUF(g->cell), FCL_BUF(g->rank), FCL_BUF(g->start),
-                        FCL_VAL(g->info) };
-    if (be->ops->launch(be, g->k_clear, nc1, clear, 2, "grid-count") != 0)
+    if (pass_grid_clear(be, (size_t)g->info.ncells + 1, "grid-count", g->start) != 0)
         return -1;
-    return be->ops->launch(be, g->k_count, g->info.n, count, 5, "grid-count");
+    return pass_grid_count(be, g->info.n, "grid-count", pos, g->cell, g->rank, g->start, g->info);
 }
 
 static int grid_scan(fcl_grid *g, fcl_backend *be)
@@ -113,18 +103,15 @@ static int grid_scan(fcl_grid *g, fcl_backend *be)
  * gather every attribute into the new order and swap buffers. */
 static int grid_reorder(fcl_grid *g, fcl_backend *be)
 {
-    uint n = g->info.n, nc = g->info.ncells;
-    fcl_arg scatter[] = { FCL_BUF(g->cell), FCL_BUF(g->rank), FCL_BUF(g->start), FCL_BUF(g->order),
-                          FCL_VAL(n) };
-    fcl_arg sort[] = { FCL_BUF(g->start), FCL_BUF(g->order), FCL_VAL(nc) };
-    if (be->ops->launch(be, g->k_scatter, n, scatter, 5, "grid-reorder") != 0 ||
-        be->ops->launch(be, g->k_sort, nc, sort, 3, "grid-reorder") != 0)
+    size_t n = g->info.n;
+    if (pass_grid_scatter(be, n, "grid-reorder", g->cell, g->rank, g->start, g->order) != 0 ||
+        pass_grid_sort_cells(be, g->info.ncells, "grid-reorder", g->start, g->order) != 0)
         return -1;
     for (int i = 0; i < g->nattr; i++) {
         fcl_attr *a = &g->attr[i];
-        fcl_arg gather[] = { FCL_BUF(g->order), FCL_BUF(a->cur), FCL_BUF(a->spare), FCL_VAL(n) };
-        fcl_kernel *k = a->elem == 16 ? g->k_gather_f4 : g->k_gather_u32;
-        if (be->ops->launch(be, k, n, gather, 4, "grid-reorder") != 0)
+        int rc = a->elem == 16 ? pass_grid_gather_f4(be, n, "grid-reorder", g->order, a->cur, a->spare)
+                               : pass_grid_gather_u32(be, n, "grid-reorder", g->order, a->cur, a->spare);
+        if (rc != 0)
             return -1;
         fcl_buf *t = a->cur;
         a->cur = a->spare;

@@ -24,7 +24,6 @@ typedef struct fcl_grid {
     size_t cap;                  /* particles its buffers hold (>= info.n) */
     fcl_buf *start;              /* ncells+1: counts, then cell starts */
     fcl_buf *cell, *rank, *order;
-    fcl_kernel *k_clear, *k_count, *k_scatter, *k_sort, *k_gather_f4, *k_gather_u32;
     fcl_attr attr[FCL_MAX_ATTRS];
     int nattr;
 } fcl_grid;

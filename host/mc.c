@@ -10,6 +10,7 @@
  * (a memset-speed pass, no particle loop), which is its exact value.
  */
 #include "mc.h"
+#include "passes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,19 +49,9 @@ int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen)
     memset(x, 0, sizeof *x);
     x->be = be;
     const fcl_backend_ops *o = be->ops;
-    x->k_volume = o->kernel(be, "mc_volume");
-    x->k_flag = o->kernel(be, "mc_block_flag");
-    x->k_list = o->kernel(be, "mc_block_list");
-    x->k_field = o->kernel(be, "mc_field");
-    x->k_classify = o->kernel(be, "mc_classify");
-    x->k_compact = o->kernel(be, "mc_compact");
-    x->k_vertices = o->kernel(be, "mc_vertices");
-    x->k_triangles = o->kernel(be, "mc_triangles");
-    x->k_clear = o->kernel(be, "grid_clear");
     int *tab = malloc(sizeof(int) * MC_TABLE_LEN);
     x->tables = o->buf_new(be, sizeof(int) * MC_TABLE_LEN, "marching-cubes tables");
-    int ok = tab && x->tables && x->k_volume && x->k_flag && x->k_list && x->k_field && x->k_classify &&
-             x->k_compact && x->k_vertices && x->k_triangles && x->k_clear;
+    int ok = tab && x->tables;
     if (ok) {
         mc_tables(tab);
         ok = o->buf_write(be, x->tables, 0, sizeof(int) * MC_TABLE_LEN, tab) == 0;
@@ -183,12 +174,11 @@ static int blocks(mc_ctx *x, mc_run *r, const float4 *pos, const float4 *vel)
     if (!r->vol || !r->flag || !r->list || !r->slot)
         return -1;
     fcl_buf *posb = r->g.attr[0].cur;
-    fcl_arg av[] = { FCL_BUF(posb), FCL_BUF(r->g.start), FCL_BUF(r->vol), FCL_VAL(*gi), FCL_VAL(r->m) };
-    fcl_arg af[] = { FCL_BUF(r->g.start), FCL_BUF(r->flag), FCL_VAL(*gi) };
-    fcl_arg al[] = { FCL_BUF(r->flag), FCL_BUF(r->list), FCL_BUF(r->slot), FCL_VAL(nc) };
-    if (o->launch(be, x->k_volume, gi->n, av, 5, "mc-field") != 0 ||
-        o->launch(be, x->k_flag, nc1, af, 3, "mc-field") != 0 || o->scan(be, r->flag, nc1, "mc-field") != 0 ||
-        o->launch(be, x->k_list, nc, al, 4, "mc-field") != 0 || read_u32(x, r->flag, nc, &r->nblocks) != 0)
+    if (pass_mc_volume(be, gi->n, "mc-field", posb, r->g.start, r->vol, *gi, r->m) != 0 ||
+        pass_mc_block_flag(be, nc1, "mc-field", r->g.start, r->flag, *gi) != 0 ||
+        o->scan(be, r->flag, nc1, "mc-field") != 0 ||
+        pass_mc_block_list(be, nc, "mc-field", r->flag, r->list, r->slot) != 0 ||
+        read_u32(x, r->flag, nc, &r->nblocks) != 0)
         return -1;
     r->m.nblocks = r->nblocks;
     r->ncell = r->nblocks * r->m.b * r->m.b * r->m.b;
@@ -203,14 +193,14 @@ static int field(mc_ctx *x, mc_run *r)
     r->phi = mk(x, nodes, sizeof(float), "surface field");
     if (!r->phi)
         return -1;
-    fcl_arg ac[] = { FCL_BUF(r->phi), FCL_VAL(nodes) };
-    /* Only the anisotropic field reads velocities; the others get a stand-in. */
+    /* Only the anisotropic field reads velocities; the others get a stand-in.
+     * grid_clear zeroes the field's bits: 0.0f. */
     fcl_buf *vel = r->g.attr[r->g.nattr > 1 ? 1 : 0].cur;
-    fcl_arg af[] = { FCL_BUF(r->g.attr[0].cur), FCL_BUF(vel), FCL_BUF(r->vol), FCL_BUF(r->g.start),
-                     FCL_BUF(r->list), FCL_BUF(r->phi), FCL_VAL(r->g.info), FCL_VAL(r->m), FCL_VAL(r->ncell) };
-    if (be->ops->launch(be, x->k_clear, nodes, ac, 2, "mc-field") != 0)
+    if (pass_grid_clear(be, nodes, "mc-field", r->phi) != 0)
         return -1;
-    return r->ncell ? be->ops->launch(be, x->k_field, r->ncell, af, 9, "mc-field") : 0;
+    return r->ncell ? pass_mc_field(be, r->ncell, "mc-field", r->g.attr[0].cur, vel, r->vol, r->g.start, r->list,
+                                    r->phi, r->g.info, r->m)
+                    : 0;
 }
 
 /* Case, triangle and owned-vertex counts per listed cell; their scans give
@@ -225,9 +215,8 @@ static int classify(mc_ctx *x, mc_run *r)
     r->act = mk(x, n1, sizeof(uint), "surface active offsets");
     if (!r->ntri || !r->nedge || !r->act)
         return -1;
-    fcl_arg a[] = { FCL_BUF(r->phi), FCL_BUF(r->list), FCL_BUF(r->ntri), FCL_BUF(r->nedge), FCL_BUF(r->act),
-                    FCL_BUF(x->tables), FCL_VAL(r->g.info), FCL_VAL(r->m), FCL_VAL(r->ncell) };
-    if (o->launch(be, x->k_classify, n1, a, 9, "mc-classify") != 0 ||
+    if (pass_mc_classify(be, n1, "mc-classify", r->phi, r->list, r->ntri, r->nedge, r->act, x->tables, r->g.info,
+                         r->m, r->ncell) != 0 ||
         o->scan(be, r->ntri, n1, "mc-classify") != 0 || o->scan(be, r->nedge, n1, "mc-classify") != 0 ||
         o->scan(be, r->act, n1, "mc-classify") != 0 || read_u32(x, r->ntri, r->ncell, &r->ntris) != 0 ||
         read_u32(x, r->nedge, r->ncell, &r->nverts) != 0 || read_u32(x, r->act, r->ncell, &r->nact) != 0)
@@ -246,15 +235,12 @@ static int generate(mc_ctx *x, mc_run *r)
     r->tri = mk(x, 3 * (size_t)r->ntris, sizeof(uint), "surface triangles");
     if (!r->cells || !r->vert || !r->nrm || !r->tri)
         return -1;
-    fcl_arg ac[] = { FCL_BUF(r->act), FCL_BUF(r->cells), FCL_VAL(r->ncell) };
-    fcl_arg av[] = { FCL_BUF(r->phi), FCL_BUF(r->list), FCL_BUF(r->cells), FCL_BUF(r->nedge), FCL_BUF(r->vert),
-                     FCL_BUF(r->nrm), FCL_VAL(r->g.info), FCL_VAL(r->m), FCL_VAL(r->nact) };
-    fcl_arg at[] = { FCL_BUF(r->phi), FCL_BUF(r->list), FCL_BUF(r->slot), FCL_BUF(r->cells), FCL_BUF(r->ntri),
-                     FCL_BUF(r->nedge), FCL_BUF(r->tri), FCL_BUF(x->tables), FCL_VAL(r->g.info),
-                     FCL_VAL(r->m), FCL_VAL(r->nact) };
-    if (o->launch(be, x->k_compact, r->ncell, ac, 3, "mc-mesh") != 0 ||
-        o->launch(be, x->k_vertices, r->nact, av, 9, "mc-mesh") != 0 ||
-        o->launch(be, x->k_triangles, r->nact, at, 11, "mc-mesh") != 0)
+    (void)o;
+    if (pass_mc_compact(be, r->ncell, "mc-mesh", r->act, r->cells) != 0 ||
+        pass_mc_vertices(be, r->nact, "mc-mesh", r->phi, r->list, r->cells, r->nedge, r->vert, r->nrm, r->g.info,
+                         r->m) != 0 ||
+        pass_mc_triangles(be, r->nact, "mc-mesh", r->phi, r->list, r->slot, r->cells, r->ntri, r->nedge, r->tri,
+                          x->tables, r->g.info, r->m) != 0)
         return -1;
     return 0;
 }

@@ -44,8 +44,6 @@ typedef struct mc_stats {
 typedef struct mc_ctx {
     fcl_backend *be;
     fcl_buf *tables;
-    fcl_kernel *k_volume, *k_flag, *k_list, *k_field, *k_classify, *k_compact, *k_vertices, *k_triangles,
-        *k_clear;
     mc_stats last;
 } mc_ctx;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dist/reduce.h"
+#include "passes.h"
 #include "scene.h"
 #include "smoothing.h"
 
@@ -164,12 +165,10 @@ static int alloc_common(fcl_sim *s)
     s->partials = be->ops->buf_new(be, (s->cap / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
     s->host_partials = malloc((s->cap / FCL_WG + 1) * sizeof(fcl_stats_partial));
     s->stats_serial = be->serial_groups;
-    s->k_stats = be->ops->kernel(be, s->stats_serial ? "stats_chunks" : "stats");
-    s->k_normals = be->ops->kernel(be, "forces_normals");
-    s->k_surface = be->ops->kernel(be, "surface_flag");
+    s->k_stats = s->stats_serial ? NULL : be->ops->kernel(be, "stats");
     return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
-            !s->acc || !s->normals || !s->surface || !s->partials || !s->host_partials || !s->k_stats ||
-            !s->k_normals || !s->k_surface || !s->solids)
+            !s->acc || !s->normals || !s->surface || !s->partials || !s->host_partials ||
+            (!s->stats_serial && !s->k_stats) || !s->solids)
                ? -1 : 0;
 }
 
@@ -177,9 +176,8 @@ int sim_normals(fcl_sim *s)
 {
     if (s->c.tension_model != FCL_TENSION_AKINCI)
         return 0;
-    fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->rho), FCL_BUF(s->grid.start),
-                    FCL_BUF(s->normals), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, s->k_normals, s->n, a, 6, "forces");
+    return pass_forces_normals(s->be, s->n, "forces", s->grid.attr[s->a_pos].cur, s->rho, s->grid.start, s->normals,
+                               s->grid.info, s->c);
 }
 
 /* The grid and s->rho are used as the step left them; see sim.h for how
@@ -188,9 +186,8 @@ int sim_surface_flag(fcl_sim *s, fcl_buf *out)
 {
     if (s->n == 0)
         return 0;
-    fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->rho), FCL_BUF(s->grid.start),
-                    FCL_BUF(out ? out : s->surface), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, s->k_surface, s->n, a, 6, "surface-flag");
+    return pass_surface_flag(s->be, s->n, "surface-flag", s->grid.attr[s->a_pos].cur, s->rho, s->grid.start,
+                             out ? out : s->surface, s->grid.info, s->c);
 }
 
 int sim_download_surface(fcl_sim *s, float *flag)
@@ -278,15 +275,12 @@ int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k)
     fcl_backend *be = s->be;
     if (s->nb == 0)
         return 0;
-    fcl_kernel *kv = be->ops->kernel(be, "boundary_volume"), *kp = be->ops->kernel(be, "boundary_pack");
     fcl_buf *vol = be->ops->buf_new(be, s->nb * 4, "boundary volumes");
-    uint nb = (uint)s->nb;
     float gamma = (float)smoothing_wall_gamma(kind, s->h, s->spacing);
-    fcl_arg av[] = { FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start), FCL_BUF(vol), FCL_VAL(s->bgrid.info),
-                     FCL_VAL(s->c), FCL_VAL(kind), FCL_VAL(cubic_k), FCL_VAL(gamma) };
-    fcl_arg ap[] = { FCL_BUF(sim_bpos(s)), FCL_BUF(vol), FCL_VAL(nb) };
-    int rc = (!kv || !kp || !vol || be->ops->launch(be, kv, s->nb, av, 8, "boundary") != 0 ||
-              be->ops->launch(be, kp, s->nb, ap, 3, "boundary") != 0 || be->ops->finish(be) != 0) ? -1 : 0;
+    int rc = (!vol ||
+              pass_boundary_volume(be, s->nb, "boundary", sim_bpos(s), s->bgrid.start, vol, s->bgrid.info, s->c, kind,
+                                   cubic_k, gamma) != 0 ||
+              pass_boundary_pack(be, s->nb, "boundary", sim_bpos(s), vol) != 0 || be->ops->finish(be) != 0) ? -1 : 0;
     be->ops->buf_free(be, vol);
     return rc;
 }
@@ -332,12 +326,13 @@ static int measure(fcl_sim *s)
 {
     fcl_backend *be = s->be;
     size_t groups = (s->n + FCL_WG - 1) / FCL_WG;
-    fcl_arg args[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vev].cur),
-                       FCL_BUF(s->rho), FCL_BUF(s->partials), FCL_VAL(s->c) };
+    fcl_buf *pos = s->grid.attr[s->a_pos].cur, *vev = s->grid.attr[s->a_vev].cur;
+    /* GPUs: the work-group tree `stats` (OpenCL only, not a twin pass). */
+    fcl_arg args[] = { FCL_BUF(pos), FCL_BUF(vev), FCL_BUF(s->rho), FCL_BUF(s->partials), FCL_VAL(s->c) };
     fcl_stats_partial *part = s->host_partials;
-    size_t items = s->stats_serial ? groups : s->n;
-    if (be->ops->launch(be, s->k_stats, items, args, 5, "stats") != 0 ||
-        be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0)
+    int rc = s->stats_serial ? pass_stats_chunks(be, groups, "stats", pos, vev, s->rho, s->partials, s->c)
+                             : be->ops->launch(be, s->k_stats, s->n, args, 5, "stats");
+    if (rc != 0 || be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0)
         return -1;
     double m2 = 0.0, sum = 0.0, mx = 0.0;
     uint bad = 0xffffffffu, id = 0xffffffffu;

@@ -66,11 +66,12 @@ typedef struct fcl_sim {
     fcl_buf *surface;                /* Mueller's free-surface flag (float),
                                         filled by sim_surface_flag */
     fcl_stats_partial *host_partials;  /* one per FCL_WG particles */
-    fcl_kernel *k_stats, *k_normals, *k_surface;
+    fcl_kernel *k_stats;             /* the GPU tree `stats`; NULL on CPU
+                                        devices (pass stats_chunks) */
     fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
                                         at least one slot), c.nsolids used */
     uint nsolids;
-    int stats_serial;                /* k_stats is stats_chunks (per group) */
+    int stats_serial;                /* 1: per-group stats_chunks */
     fcl_sph_consts c;
     double dt_used;                  /* set by the solver's step() */
     long step;

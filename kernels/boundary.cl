@@ -109,20 +109,3 @@ FCL_INLINE void boundary_pack_item(uint b, GLOBAL float4 *bpos, GLOBAL const flo
 {
     bpos[b].w = vol[b];
 }
-
-#ifdef FCL_DEVICE
-__kernel void boundary_volume(__global const float4 *bpos, __global const uint *bstart, __global float *vol,
-                              fcl_grid_info g, fcl_sph_consts c, uint kind, float cubic_k, float gamma)
-{
-    uint b = get_global_id(0);
-    if (b < g.n)
-        boundary_volume_item(b, bpos, bstart, vol, &g, &c, kind, cubic_k, gamma);
-}
-
-__kernel void boundary_pack(__global float4 *bpos, __global const float *vol, uint n)
-{
-    uint b = get_global_id(0);
-    if (b < n)
-        boundary_pack_item(b, bpos, vol);
-}
-#endif

@@ -261,7 +261,7 @@ FCL_INLINE void dfsph_pressure_item(uint i, GLOBAL const float *ksum, GLOBAL con
 
 /* One partial sum per group of FCL_WG values (CPU devices); dfsph_sum_tree
  * is the GPU variant. */
-FCL_INLINE void dfsph_sum_chunk_item(uint gi, GLOBAL const float *x, GLOBAL float *out, uint n)
+FCL_INLINE void dfsph_sum_chunks_item(uint gi, GLOBAL const float *x, GLOBAL float *out, uint n)
 {
     float s = 0.0f;
     uint end = (gi + 1u) * FCL_WG < n ? (gi + 1u) * FCL_WG : n;
@@ -271,13 +271,6 @@ FCL_INLINE void dfsph_sum_chunk_item(uint gi, GLOBAL const float *x, GLOBAL floa
 }
 
 #ifdef FCL_DEVICE
-__kernel void dfsph_sum_chunks(__global const float *x, __global float *out, uint n)
-{
-    uint gi = get_global_id(0);
-    if (gi * FCL_WG < n)
-        dfsph_sum_chunk_item(gi, x, out, n);
-}
-
 __kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))
 void dfsph_sum_tree(__global const float *x, __global float *out, uint n)
 {

@@ -189,21 +189,3 @@ FCL_INLINE void surface_flag_item(uint i, GLOBAL const float4 *pos, GLOBAL const
 {
     flag[i] = surface_normal_at(i, pos, rho, start, g, c).w;
 }
-
-#ifdef FCL_DEVICE
-__kernel void forces_normals(__global const float4 *pos, __global const float *rho, __global const uint *start,
-                             __global float4 *normals, fcl_grid_info g, fcl_sph_consts c)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        forces_normals_item(i, pos, rho, start, normals, &g, &c);
-}
-
-__kernel void surface_flag(__global const float4 *pos, __global const float *rho, __global const uint *start,
-                           __global float *flag, fcl_grid_info g, fcl_sph_consts c)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        surface_flag_item(i, pos, rho, start, flag, &g, &c);
-}
-#endif

@@ -77,7 +77,7 @@ FCL_INLINE void grid_scatter_item(uint i, GLOBAL const uint *cell, GLOBAL const 
 /* Shell sort of one cell's slots with Tokuda's gaps ceil(0.8 (2.25^k - 1)).
  * Typical cells hold a handful of particles (two short passes); a scene
  * with every particle in one cell still finishes in O(n^1.25). */
-FCL_INLINE void grid_sort_cell_item(uint c, GLOBAL const uint *start, GLOBAL uint *order)
+FCL_INLINE void grid_sort_cells_item(uint c, GLOBAL const uint *start, GLOBAL uint *order)
 {
     uint b = start[c], n = start[c + 1u] - b;
     if (n < 2u)
@@ -114,52 +114,6 @@ FCL_INLINE void grid_gather_u32_item(uint k, GLOBAL const uint *order, GLOBAL co
 }
 
 #ifdef FCL_DEVICE
-__kernel void grid_clear(__global uint *count, uint ncells1)
-{
-    uint c = get_global_id(0);
-    if (c < ncells1)
-        grid_clear_item(c, count);
-}
-
-__kernel void grid_count(__global const float4 *pos, __global uint *cell, __global uint *rank,
-                         __global uint *count, fcl_grid_info g)
-{
-    uint i = get_global_id(0);
-    if (i < g.n)
-        grid_count_item(i, pos, cell, rank, count, &g);
-}
-
-__kernel void grid_scatter(__global const uint *cell, __global const uint *rank,
-                           __global const uint *start, __global uint *order, uint n)
-{
-    uint i = get_global_id(0);
-    if (i < n)
-        grid_scatter_item(i, cell, rank, start, order);
-}
-
-__kernel void grid_sort_cells(__global const uint *start, __global uint *order, uint ncells)
-{
-    uint c = get_global_id(0);
-    if (c < ncells)
-        grid_sort_cell_item(c, start, order);
-}
-
-__kernel void grid_gather_f4(__global const uint *order, __global const float4 *src,
-                             __global float4 *dst, uint n)
-{
-    uint k = get_global_id(0);
-    if (k < n)
-        grid_gather_f4_item(k, order, src, dst);
-}
-
-__kernel void grid_gather_u32(__global const uint *order, __global const uint *src,
-                              __global uint *dst, uint n)
-{
-    uint k = get_global_id(0);
-    if (k < n)
-        grid_gather_u32_item(k, order, src, dst);
-}
-
 /* Work-efficient (Blelloch) exclusive scan of one block of 2*FCL_WG
  * elements in local memory, in place; the block's total goes to sums[group].
  * The host scans sums recursively and adds them back with scan_add, so any

@@ -57,23 +57,3 @@ FCL_INLINE void interact_force_item(uint i, GLOBAL const float4 *pos, GLOBAL flo
     vel[i] = fcl_f4(a.x + w * dv.x, a.y + w * dv.y, a.z + w * dv.z, a.w);
     vev[i] = fcl_f4(b.x + w * dv.x, b.y + w * dv.y, b.z + w * dv.z, b.w);
 }
-
-#ifdef FCL_DEVICE
-__kernel void view_pack(__global const float4 *pos, __global const float4 *vev, __global const float *rho,
-                        __global const float *prs, __global const uint *id, __global const float *phase,
-                        __global const uint *start, __global float4 *out, fcl_grid_info g, fcl_sph_consts c,
-                        uint field, uint normals)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        view_pack_item(i, pos, vev, rho, prs, id, phase, start, out, &g, &c, field, normals);
-}
-
-__kernel void interact_force(__global const float4 *pos, __global float4 *vel, __global float4 *vev,
-                             float4 origin, float4 dir, float4 dv, float radius, uint n)
-{
-    uint i = get_global_id(0);
-    if (i < n)
-        interact_force_item(i, pos, vel, vev, origin, dir, dv, radius);
-}
-#endif

@@ -283,7 +283,7 @@ FCL_INLINE void stats_fold(fcl_stats_partial *r, fcl_stats_partial s)
 
 /* One partial per group of FCL_WG particles, the group folded serially by
  * one work-item (for CPU devices; `stats` below is the GPU variant). */
-FCL_INLINE void stats_chunk_item(uint g, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
+FCL_INLINE void stats_chunks_item(uint g, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
                                  GLOBAL const float *rho, GLOBAL fcl_stats_partial *out,
                                  const fcl_sph_consts *c)
 {
@@ -295,41 +295,6 @@ FCL_INLINE void stats_chunk_item(uint g, GLOBAL const float4 *pos, GLOBAL const 
 }
 
 #ifdef FCL_DEVICE
-__kernel void stats_chunks(__global const float4 *pos, __global const float4 *vel, __global const float *rho,
-                           __global fcl_stats_partial *out, fcl_sph_consts c)
-{
-    uint g = get_global_id(0);
-    if (g * FCL_WG < c.n)
-        stats_chunk_item(g, pos, vel, rho, out, &c);
-}
-
-__kernel void density(__global const float4 *pos, __global const uint *start, __global const float4 *bpos,
-                      __global const uint *bstart, __global float *rho, __global float *prs, fcl_grid_info g,
-                      fcl_sph_consts c)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        density_item(i, pos, start, bpos, bstart, rho, prs, &g, &c);
-}
-
-__kernel void forces(__global const float4 *pos, __global const float4 *vev,
-                     __global const float *rho, __global const float *prs,
-                     __global const uint *start, __global const float4 *bpos, __global const uint *bstart,
-                     __global const float4 *normals, __global float4 *acc, fcl_grid_info g, fcl_sph_consts c)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        forces_item(i, pos, vev, rho, prs, start, bpos, bstart, normals, acc, &g, &c);
-}
-
-__kernel void integrate(__global float4 *pos, __global float4 *vel, __global float4 *vev,
-                        __global const float4 *acc, __global const fcl_solid *solids, fcl_sph_consts c)
-{
-    uint i = get_global_id(0);
-    if (i < c.n)
-        integrate_item(i, pos, vel, vev, acc, solids, &c);
-}
-
 /* Work-group tree reduction of stats_item into one partial per group (for
  * GPUs); the host folds the partials (there are n / FCL_WG of them). */
 __kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))

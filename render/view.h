@@ -57,7 +57,6 @@ typedef struct fcl_view {
     float *phase;               /* per original particle id: its fluid body */
     fcl_buf *phase_buf;
     int nphases;
-    fcl_kernel *k_pack, *k_interact;
     /* The path particles take to the vertex buffer. */
     int shared;                 /* 1: shared CL-GL buffer; 0: copy via host */
     char path_note[256];        /* why sharing is off */

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "be_opencl.h"
+#include "passes.h"
 #include "view.h"
 
 /* glFinish and the mapping calls come from glad through these, so that
@@ -149,13 +150,11 @@ static int pack(fcl_view *v)
 {
     fcl_sim *s = &v->sim;
     uint field = (uint)v->field, normals = (uint)wants_normals(v);
-    fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vev].cur), FCL_BUF(s->rho),
-                    FCL_BUF(s->prs), FCL_BUF(s->grid.attr[s->a_id].cur), FCL_BUF(v->phase_buf),
-                    FCL_BUF(s->grid.start), FCL_BUF(v->pack), FCL_VAL(s->grid.info), FCL_VAL(s->c),
-                    FCL_VAL(field), FCL_VAL(normals) };
     if (s->n == 0)
         return 0;
-    return v->be->ops->launch(v->be, v->k_pack, s->n, a, 12, "view-pack");
+    return pass_view_pack(v->be, s->n, "view-pack", s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vev].cur, s->rho,
+                          s->prs, s->grid.attr[s->a_id].cur, v->phase_buf, s->grid.start, v->pack, s->grid.info, s->c,
+                          field, normals);
 }
 
 int view_interop_end(fcl_view *v)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rnd_particles.h"
+#include "passes.h"
 #include "setup.h"
 #include "view.h"
 
@@ -50,10 +51,8 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
         view_release_sim(v);
         return FCL_EXIT_DEVICE;
     }
-    v->k_pack = be->ops->kernel(be, "view_pack");
-    v->k_interact = be->ops->kernel(be, "interact_force");
     v->phase_buf = be->ops->buf_new(be, (n ? n : 1) * sizeof(float), "particle phases");
-    if (!v->k_pack || !v->k_interact || !v->phase_buf ||
+    if (!v->phase_buf ||
         be->ops->buf_write(be, v->phase_buf, 0, n * sizeof(float), v->phase) != 0) {
         snprintf(err, errlen, "the viewer's kernels or buffers could not be set up on %s (see above)", be->name);
         view_release_sim(v);
@@ -163,9 +162,6 @@ int view_interact(fcl_view *v, const float origin[3], const float dir[3], const 
         return 0;
     float4 o = fcl_f4(origin[0], origin[1], origin[2], 0.0f), d = fcl_f4(dir[0], dir[1], dir[2], 0.0f);
     float4 w = fcl_f4(dv[0], dv[1], dv[2], 0.0f);
-    uint n = (uint)s->n;
-    fcl_arg a[] = { FCL_BUF(s->grid.attr[s->a_pos].cur), FCL_BUF(s->grid.attr[s->a_vel].cur),
-                    FCL_BUF(s->grid.attr[s->a_vev].cur), FCL_VAL(o), FCL_VAL(d), FCL_VAL(w), FCL_VAL(radius),
-                    FCL_VAL(n) };
-    return v->be->ops->launch(v->be, v->k_interact, s->n, a, 8, "interact");
+    return pass_interact_force(v->be, s->n, "interact", s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vel].cur,
+                               s->grid.attr[s->a_vev].cur, o, d, w, radius);
 }

@@ -36,7 +36,7 @@ static const double WARM_SHARE = 1.0;
 static const float RELAXATION = 0.5f;
 
 typedef struct dfsph {
-    fcl_kernel *sum;
+    fcl_kernel *sum;                     /* the GPU tree; NULL on CPU devices */
     int a_ksum, a_kvsum;                 /* grid attributes */
     fcl_buf *alpha, *kap, *err, *vpred, *partial, *table;
     int p_fg, p_fw, p_bg;                /* list planes: gradient factors and
@@ -58,8 +58,8 @@ static fcl_buf *attr(fcl_sim *s, int a)
 static int find_kernels(fcl_backend *be, dfsph *d)
 {
     d->sum_serial = be->serial_groups;
-    d->sum = be->ops->kernel(be, d->sum_serial ? "dfsph_sum_chunks" : "dfsph_sum_tree");
-    return d->sum ? 0 : -1;
+    d->sum = d->sum_serial ? NULL : be->ops->kernel(be, "dfsph_sum_tree");
+    return d->sum_serial || d->sum ? 0 : -1;
 }
 
 static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -107,15 +107,18 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     return sim_boundary_volumes(s, 1u, d->d.k);
 }
 
-/* Average of err[] over the particles (host folds the group sums). */
+/* Average of err[] over the particles: per-group sums on the device
+ * (dfsph_sum_chunks on CPU devices, the OpenCL-only tree dfsph_sum_tree on
+ * GPUs), folded on the host and across processes. */
 static int average(fcl_sim *s, dfsph *d, double *avg)
 {
     fcl_backend *be = s->be;
     uint n = (uint)s->n;
     size_t groups = (s->n + FCL_WG - 1) / FCL_WG;
     fcl_arg a[] = { FCL_BUF(d->err), FCL_BUF(d->partial), FCL_VAL(n) };
-    if (be->ops->launch(be, d->sum, d->sum_serial ? groups : s->n, a, 3, "dfsph-reduce") != 0 ||
-        be->ops->buf_read(be, d->partial, 0, groups * 4, d->host_partial) != 0)
+    int rc = d->sum_serial ? pass_dfsph_sum_chunks(be, groups, "dfsph-reduce", d->err, d->partial, n)
+                           : be->ops->launch(be, d->sum, s->n, a, 3, "dfsph-reduce");
+    if (rc != 0 || be->ops->buf_read(be, d->partial, 0, groups * 4, d->host_partial) != 0)
         return -1;
     double sum = 0.0;
     for (size_t g = 0; g < groups; g++)

@@ -12,8 +12,9 @@
 #include "../../passes.h"
 #include "../../sim.h"
 
+/* No state of its own: everything lives in the simulation's buffers. */
 typedef struct wcsph {
-    fcl_kernel *density, *forces, *integrate;
+    int unused;
 } wcsph;
 
 static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -24,11 +25,6 @@ static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
     if (!w)
         return -1;
     s->solver_data = w;
-    w->density = s->be->ops->kernel(s->be, "density");
-    w->forces = s->be->ops->kernel(s->be, "forces");
-    w->integrate = s->be->ops->kernel(s->be, "integrate");
-    if (!w->density || !w->forces || !w->integrate)
-        return -1;
     return sim_boundary_volumes(s, 0u, 0.0f);
 }
 
@@ -37,27 +33,22 @@ static fcl_buf *attr(fcl_sim *s, int a)
     return s->grid.attr[a].cur;
 }
 
-static int launch_density(fcl_sim *s, wcsph *w)
+static int launch_density(fcl_sim *s)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)),
-                    FCL_BUF(s->bgrid.start), FCL_BUF(s->rho), FCL_BUF(s->prs), FCL_VAL(s->grid.info),
-                    FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, w->density, s->n, a, 8, "density");
+    return pass_density(s->be, s->n, "density", attr(s, s->a_pos), s->grid.start, sim_bpos(s), s->bgrid.start, s->rho,
+                        s->prs, s->grid.info, s->c);
 }
 
-static int launch_forces(fcl_sim *s, wcsph *w)
+static int launch_forces(fcl_sim *s)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(attr(s, s->a_vev)), FCL_BUF(s->rho),
-                    FCL_BUF(s->prs), FCL_BUF(s->grid.start), FCL_BUF(sim_bpos(s)), FCL_BUF(s->bgrid.start),
-                    FCL_BUF(s->normals), FCL_BUF(s->acc), FCL_VAL(s->grid.info), FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, w->forces, s->n, a, 11, "forces");
+    return pass_forces(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->prs, s->grid.start,
+                       sim_bpos(s), s->bgrid.start, s->normals, s->acc, s->grid.info, s->c);
 }
 
-static int launch_integrate(fcl_sim *s, wcsph *w)
+static int launch_integrate(fcl_sim *s)
 {
-    fcl_arg a[] = { FCL_BUF(attr(s, s->a_pos)), FCL_BUF(attr(s, s->a_vel)), FCL_BUF(attr(s, s->a_vev)),
-                    FCL_BUF(s->acc), FCL_BUF(s->solids), FCL_VAL(s->c) };
-    return s->be->ops->launch(s->be, w->integrate, s->n, a, 6, "integrate");
+    return pass_integrate(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev), s->acc,
+                          s->solids, s->c);
 }
 
 #define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
@@ -81,25 +72,24 @@ static int launch_forces_nl(fcl_sim *s)
 }
 
 /* Grid (and lists), then density and pressure. */
-static int rebuild_and_density(fcl_sim *s, wcsph *w)
+static int rebuild_and_density(fcl_sim *s)
 {
     if (grid_build(&s->grid, s->be, s->a_pos) != 0)
         return -1;
     if (!uses_lists(s))
-        return launch_density(s, w);
+        return launch_density(s);
     return sim_neighbors(s) != 0 || launch_density_nl(s) != 0 ? -1 : 0;
 }
 
 static int wcsph_prepare(fcl_sim *s)
 {
-    return rebuild_and_density(s, s->solver_data);
+    return rebuild_and_density(s);
 }
 
 static int wcsph_step(fcl_sim *s)
 {
-    wcsph *w = s->solver_data;
-    if (rebuild_and_density(s, w) != 0 || sim_normals(s) != 0 ||
-        (uses_lists(s) ? launch_forces_nl(s) : launch_forces(s, w)) != 0 || launch_integrate(s, w) != 0)
+    if (rebuild_and_density(s) != 0 || sim_normals(s) != 0 ||
+        (uses_lists(s) ? launch_forces_nl(s) : launch_forces(s)) != 0 || launch_integrate(s) != 0)
         return -1;
     return 0;
 }

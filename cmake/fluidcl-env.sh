@@ -1,0 +1,25 @@
+#!/bin/sh
+# fluidcl-env.sh - run the relocatable fluidcl with a vendor's OpenCL library.
+#   fluidcl-env.sh /path/to/libVENDOR-opencl.so.1 fluidcl ARGS...
+# The bundled OpenCL loader (ocl-icd) reads the .icd files of the folder in
+# OCL_ICD_VENDORS; this writes one naming the library into a private
+# folder and runs the command with it. With no library, it finds NVIDIA's
+# (libnvidia-opencl.so.1) through the dynamic linker's cache.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+lib=${1:-}
+case "$lib" in
+  */*|*.so*) shift ;;
+  *) lib=$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}') ;;
+esac
+if [ -z "$lib" ] || [ ! -e "$lib" ]; then
+  echo "fluidcl-env.sh: no OpenCL library given and libnvidia-opencl.so.1 not found; usage: $0 /path/to/lib.so fluidcl ARGS..." >&2
+  exit 2
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/fluidcl-icd.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+echo "$lib" > "$dir/vendor.icd"
+cmd=${1:-fluidcl}
+[ $# -gt 0 ] && shift
+case "$cmd" in fluidcl) cmd=$here/fluidcl ;; esac
+OCL_ICD_VENDORS=$dir "$cmd" "$@"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test_package.sh - the relocatable install (README: Relocatable build).
+# Installs the build into a scratch prefix with `cmake --install` and
+# checks that the binary carries an $ORIGIN-relative RPATH, that every
+# shared library it needs outside the C library and OpenGL resolves inside
+# PREFIX/lib with an empty environment, that the installed binary runs,
+# and that a vendor OpenCL library named through OCL_ICD_VENDORS (here
+# PoCL's, by absolute path) is used by the bundled loader, directly and
+# through bin/fluidcl-env.sh. The prefix is then moved, to show that
+# nothing depends on where it was installed.
+# usage: test_package.sh BUILD_DIR
+set -uo pipefail
+BUILD=$1
+T=$(mktemp -d /tmp/fluidcl_pkg.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL - $1 ($2)"; }
+
+if ! cmake --install "$BUILD" --prefix "$T/a" >"$T/install.log" 2>&1; then
+    bad "1 cmake --install" "$(tail -3 "$T/install.log")"
+    echo "$pass passed, $fail failed"
+    exit 1
+fi
+mv "$T/a" "$T/moved"
+P=$T/moved
+ok "1 cmake --install into a scratch prefix (then moved)"
+
+rpath=$(readelf -d "$P/bin/fluidcl" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
+[ "$rpath" = '$ORIGIN/../lib' ] && ok "2 RPATH is \$ORIGIN/../lib" || bad "2 RPATH" "got '$rpath'"
+
+# Every resolved library outside the C library and OpenGL comes from
+# PREFIX/lib, none is missing.
+# ldd prints paths through bin/../lib: compare canonical paths.
+libs() { env -i "$(command -v ldd)" "$P/bin/fluidcl" | awk '$2 == "=>" { print $1, $3 }'; }
+outside=$(libs | while read -r name path; do
+    case "$name" in libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|ld-linux*|libGL*|libEGL*|libOpenGL*) continue ;; esac
+    real=$(realpath -m "$path" 2>/dev/null)
+    [ "${real#"$P/lib/"}" != "$real" ] || echo "$name -> $path"
+done)
+[ -z "$outside" ] && ok "3 every bundled library resolves inside PREFIX/lib" || bad "3 libraries outside" "$outside"
+
+out=$(env -i "$P/bin/fluidcl" help solvers 2>&1)
+printf '%s\n' "$out" | grep -q '^dfsph' && ok "4 installed fluidcl help solvers" || bad "4 help solvers" "$out"
+out=$(env -i HOME="$T" "$P/bin/fluidcl" run embedded:dam_break.json --backend cpu --steps 2 --quiet \
+      --param boundary.cache_dir=off 2>&1)
+rc=$?
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -Eq '^steps +2 ' && ok "5 installed fluidcl runs 2 steps" ||
+    bad "5 run" "exit $rc: $(printf '%s' "$out" | tail -2)"
+
+# A vendor library by absolute path through the bundled ocl-icd loader.
+pocl=$(ldconfig -p | awk '/libpocl\.so\.2 / {print $NF; exit}')
+if [ -z "$pocl" ]; then
+    echo "SKIP 6-7: no libpocl.so.2 on this machine"
+else
+    mkdir -p "$T/icd" && echo "$pocl" >"$T/icd/pocl.icd"
+    out=$(env -i HOME="$T" OCL_ICD_VENDORS="$T/icd" "$P/bin/fluidcl" devices 2>&1)
+    loader=$(realpath -m "$(libs | awk '/libOpenCL/ {print $2}')")
+    printf '%s\n' "$out" | grep -qi 'portable computing language\|pthread' && [ "${loader#"$P/lib/"}" != "$loader" ] &&
+        ok "6 OCL_ICD_VENDORS names PoCL to the bundled loader ($loader)" || bad "6 vendor ICD" "loader $loader: $out"
+    out=$(env -i HOME="$T" PATH=/usr/bin:/bin "$P/bin/fluidcl-env.sh" "$pocl" fluidcl devices 2>&1)
+    printf '%s\n' "$out" | grep -qi 'portable computing language\|pthread' && ok "7 fluidcl-env.sh LIB fluidcl devices" ||
+        bad "7 fluidcl-env.sh" "$out"
+fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
