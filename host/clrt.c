@@ -141,11 +141,12 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
     return -1;
 }
 
-/* The program, in order: the dialect, the shared structs, the smoothing
- * kernels, then one file per family of passes, and the viewer's passes. */
+/* The program, in order (kernels/families.def, the one list the CPU
+ * build and the embedding use too). */
 static const char *const program_files[] = {
-    "fcl_common.h", "fcl_types.h", "pass.h", "smoothing.h", "walls.h", "grid.cl", "nlist.cl", "boundary.cl",
-    "forces.cl", "wcsph.cl", "dfsph.cl", "view.cl", "mc.cl", "passes.def",
+#define FAMILY(file) file,
+#include "../kernels/families.def"
+#undef FAMILY
 };
 enum { NFILES = sizeof program_files / sizeof program_files[0] };
 

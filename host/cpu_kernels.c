@@ -13,23 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kernels/fcl_common.h"
-#include "../kernels/fcl_types.h"
-#include "../kernels/smoothing.h"
-#include "../kernels/walls.h"
-#include "../kernels/grid.cl"
-#include "../kernels/nlist.cl"
-#include "../kernels/boundary.cl"
-#include "../kernels/forces.cl"
-#include "../kernels/wcsph.cl"
-#include "../kernels/dfsph.cl"
-#include "../kernels/view.cl"
-#include "../kernels/mc.cl"
 #include "be_cpu.h"
-#include "../kernels/pass.h"
 
-/* The wrappers of every declared pass (kernels/passes.def). */
-#include "../kernels/passes.def"
+/* The program in kernels/families.def order, passes.def last: the item
+ * functions, then the wrappers of every declared pass. CMake generates
+ * this include list from families.def. */
+#include "cpu_program.h"
 
 const struct fcl_kernel fcl_cpu_kernels[] = {
 #undef PASS
