@@ -184,7 +184,7 @@ static int build_once(fcl_nlist *l, fcl_backend *be, fcl_buf *pos, const fcl_gri
     if (be->ops->buf_write(be, l->over, 0, sizeof rep, rep) != 0 ||
         pass_nlist_build(be, l->fl.n, "neighbors", pos, pos, g->start, l->fcount, l->fidx, l->over, 0u, g->info,
                          l->fl, *c) != 0 ||
-        (l->bl.cap && pass_nlist_build(be, l->bl.n, "neighbors", pos, bpos, bgrid->start, l->bcount, l->bidx,
+        (l->bl.cap && pass_nlist_build(be, l->bl.n, "neighbors-boundary", pos, bpos, bgrid->start, l->bcount, l->bidx,
                                        l->over, 2u, bgrid->info, l->bl, *c) != 0) ||
         be->ops->buf_read(be, l->over, 0, sizeof rep, rep) != 0) {
         snprintf(err, errlen, "building the neighbor lists on %s failed", be->name);

@@ -33,7 +33,7 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *p, const fcl
     uint cap, bcap;
     list_caps(solver, p, p->particles_support * p->particles_spacing, p->particles_spacing, &cap, &bcap);
     size_t lists = cap ? nlist_bytes_per_particle(cap, nb ? bcap : 0u) +
-                         (cap + (nb ? bcap : 0u)) * solver->list_entry_bytes : 0;
+                         cap * solver->list_entry_bytes : 0;
     /* The boundary grid keeps positions only, plus a volume scratch. */
     return grid_bytes(grid, common_attr_bytes) + grid_bytes(&b, 16) + nb * 4 +
            grid->n * (common_plain_bytes + lists + (solver ? solver->extra_bytes_per_particle : 0));

@@ -60,7 +60,7 @@ typedef struct fcl_solver {
      * parameters, in support radii h; 0: the solver walks grid cells and
      * gets no lists. */
     double (*list_radius)(const struct fcl_params *p);
-    /* Bytes the solver keeps beside each list entry (per-pair values). */
+    /* Bytes the solver keeps beside each fluid list entry (list planes). */
     size_t list_entry_bytes;
     /* Its per-step statistics beyond the common ones (sim.h). */
     const fcl_stat_decl *stats;

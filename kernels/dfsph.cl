@@ -61,9 +61,11 @@ FCL_INLINE float4 dfsph_rij(float4 pi, float4 pj, uint m, float4 plane)
     return fcl_f4(pi.x - q.x, pi.y - q.y, pi.z - q.z, 0.0f);
 }
 
-/* Also caches, beside each list entry, the cubic spline's gradient
- * factor g(q) (grad W_ij = g r_ij; 0 out of range) in fg / bg, W(q) of
- * fluid neighbors in fw (for the next step's XSPH), and the
+/* Also caches, beside each fluid list entry, the cubic spline's gradient
+ * factor g(q) (grad W_ij = g r_ij; 0 out of range) in fg and W(q) in fw
+ * (for the next step's XSPH); the boundary's whole gradient sum
+ * sum_b V_b grad W_ib per particle in bgrad (boundaries do not move, so
+ * the solvers' boundary terms are k_i bgrad_i and v_i . bgrad_i); and the
  * neighbors in range in nin: positions stay fixed until the next
  * rebuild, so the solvers' iterations reuse them instead of taking a
  * square root and a table lookup per pair and iteration. */
@@ -71,7 +73,7 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
                                          GLOBAL const uint *fcount, GLOBAL const uint *fidx,
                                          GLOBAL const uint *bcount, GLOBAL const uint *bidx,
                                          const fcl_nlist_info *fl, const fcl_nlist_info *bl, GLOBAL float *fg,
-                                         GLOBAL float *fw, GLOBAL float *bg, GLOBAL uint *nin, GLOBAL float *rho, GLOBAL float *alpha,
+                                         GLOBAL float *fw, GLOBAL float4 *bgrad, GLOBAL uint *nin, GLOBAL float *rho, GLOBAL float *alpha,
                                          GLOBAL const float *tab, const fcl_sph_consts *c,
                                          const fcl_dfsph_consts *d)
 {
@@ -92,17 +94,18 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
         gx += s * r.x; gy += s * r.y; gz += s * r.z;
         g2 += s * s * (r.x * r.x + r.y * r.y + r.z * r.z);
     }
+    float bx = 0.0f, by = 0.0f, bz = 0.0f;
     DFSPH_BOUNDARY(i, b, mb, e) {
         float4 pb = bpos[b];
-        bg[e] = 0.0f;
         if (!dfsph_pair(pi, pb, mb, plane, d->inv_h, &r, &q))
             continue;
-        float gq = dfsph_g(q, d, tab), s = pb.w * gq;
-        bg[e] = gq;
+        float s = pb.w * dfsph_g(q, d, tab);
         cnt++;
         sum += pb.w * dfsph_w(q, d, tab);
-        gx += s * r.x; gy += s * r.y; gz += s * r.z;
+        bx += s * r.x; by += s * r.y; bz += s * r.z;
     }
+    gx += bx; gy += by; gz += bz;
+    bgrad[i] = fcl_f4(bx, by, bz, 0.0f);
     float den = gx * gx + gy * gy + gz * gz + g2;
     rho[i] = sum * c->rest_density;
     alpha[i] = 1.0f / (den > 1e-6f ? den : 1e-6f);
@@ -146,15 +149,13 @@ FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
 }
 
 /* The density change rate D_i = sum_j V (v_i - v_j) . grad W_ij over
- * neighbors and images, plus sum_b V_b v_i . grad W_ib (boundaries rest),
- * with the gradient factors density_alpha cached. */
-FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v, GLOBAL const float4 *bpos,
-                           GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
-                           GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
-                           GLOBAL const float *fg, GLOBAL const float *bg, const fcl_sph_consts *c,
-                           const fcl_dfsph_consts *d)
+ * neighbors and images, plus v_i . sum_b V_b grad W_ib (boundaries rest),
+ * from what density_alpha cached. */
+FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v, GLOBAL const uint *fcount,
+                           GLOBAL const uint *fidx, const fcl_nlist_info *fl, GLOBAL const float *fg,
+                           GLOBAL const float4 *bgrad, const fcl_sph_consts *c, const fcl_dfsph_consts *d)
 {
-    float4 pi = pos[i], vi = v[i], plane;
+    float4 pi = pos[i], vi = v[i], bgi = bgrad[i], plane;
     near_walls(pi, c, &plane);
     float div = 0.0f;
     DFSPH_FLUID(i, j, m, e) {
@@ -162,11 +163,7 @@ FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4
         float s = d->volume * fg[e];
         div += s * ((vi.x - vj.x) * r.x + (vi.y - vj.y) * r.y + (vi.z - vj.z) * r.z);
     }
-    DFSPH_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b], r = dfsph_rij(pi, pb, mb, plane);
-        div += pb.w * bg[e] * (vi.x * r.x + vi.y * r.y + vi.z * r.z);
-    }
-    return div;
+    return div + vi.x * bgi.x + vi.y * bgi.y + vi.z * bgi.z;
 }
 
 /* The error e_i of either solver (see the banner) and the change k_i of
@@ -178,14 +175,13 @@ FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4
  * d->warm); ksum restarts from zero and pressure_vel adds every k it
  * applies. err[] holds the compression max(e, 0) the stop tests. */
 FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *v,
-                                  GLOBAL const float *rho, GLOBAL const float *alpha, GLOBAL const float4 *bpos,
-                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
-                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
-                                  GLOBAL const float *fg, GLOBAL const float *bg, GLOBAL const uint *nin,
+                                  GLOBAL const float *rho, GLOBAL const float *alpha, GLOBAL const uint *fcount,
+                                  GLOBAL const uint *fidx, const fcl_nlist_info *fl, GLOBAL const float *fg,
+                                  GLOBAL const float4 *bgrad, GLOBAL const uint *nin,
                                   GLOBAL float *kap, GLOBAL float *ksum, GLOBAL float *err, const fcl_sph_consts *c,
                                   const fcl_dfsph_consts *d, uint mode)
 {
-    float div = dfsph_div(i, pos, v, bpos, fcount, fidx, bcount, bidx, fl, bl, fg, bg, c, d);
+    float div = dfsph_div(i, pos, v, fcount, fidx, fl, fg, bgrad, c, d);
     uint lonely = (mode & DFSPH_DIVERGENCE) && nin[i] < d->min_neighbors;
     float e = (mode & DFSPH_DIVERGENCE) ? div : rho[i] / c->rest_density + d->dt * div - 1.0f;
     if (mode & DFSPH_WARM) {
@@ -199,16 +195,14 @@ FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const
 }
 
 FCL_INLINE void dfsph_pressure_vel_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *v,
-                                        GLOBAL const float *kap, GLOBAL float *ksum, GLOBAL const float4 *bpos,
-                                        GLOBAL const uint *fcount, GLOBAL const uint *fidx,
-                                        GLOBAL const uint *bcount, GLOBAL const uint *bidx,
-                                        const fcl_nlist_info *fl, const fcl_nlist_info *bl, GLOBAL const float *fg,
-                                        GLOBAL const float *bg, const fcl_sph_consts *c,
+                                        GLOBAL const float *kap, GLOBAL float *ksum, GLOBAL const uint *fcount,
+                                        GLOBAL const uint *fidx, const fcl_nlist_info *fl, GLOBAL const float *fg,
+                                        GLOBAL const float4 *bgrad, const fcl_sph_consts *c,
                                         const fcl_dfsph_consts *d, float f)
 {
-    float4 pi = pos[i], plane;
+    float4 pi = pos[i], bgi = bgrad[i], plane;
     near_walls(pi, c, &plane);
-    float ki = kap[i], ax = 0.0f, ay = 0.0f, az = 0.0f;
+    float ki = kap[i], ax = ki * bgi.x, ay = ki * bgi.y, az = ki * bgi.z;
     DFSPH_FLUID(i, j, m, e) {
         float kk = ki + kap[j];
         if (kk == 0.0f)
@@ -216,13 +210,6 @@ FCL_INLINE void dfsph_pressure_vel_item(uint i, GLOBAL const float4 *pos, GLOBAL
         float4 r = dfsph_rij(pi, pos[j], m, plane);
         float s = d->volume * kk * fg[e];
         ax += s * r.x; ay += s * r.y; az += s * r.z;
-    }
-    if (ki != 0.0f) {
-        DFSPH_BOUNDARY(i, b, mb, e) {
-            float4 pb = bpos[b], r = dfsph_rij(pi, pb, mb, plane);
-            float s = pb.w * ki * bg[e];
-            ax += s * r.x; ay += s * r.y; az += s * r.z;
-        }
     }
     float4 vi = v[i];
     v[i] = fcl_f4(vi.x - f * ax, vi.y - f * ay, vi.z - f * az, 0.0f);

@@ -39,9 +39,9 @@ typedef struct dfsph {
     fcl_kernel *sum;                     /* the GPU tree; NULL on CPU devices */
     int a_ksum, a_kvsum;                 /* grid attributes */
     fcl_buf *alpha, *kap, *err, *vpred, *partial, *table;
-    int p_fg, p_fw, p_bg;                /* list planes: gradient factors and
-                                            W (fluid), gradient factors
-                                            (boundary), from density_alpha */
+    int p_fg, p_fw;                      /* list planes: gradient factors and
+                                            W (fluid), from density_alpha */
+    fcl_buf *bgrad;                      /* sum_b V_b grad W_ib (float4) and */
     fcl_buf *nin;                        /* neighbors in range, likewise */
     int sum_serial;                      /* sum kernel is per group (CPU devices) */
     fcl_dfsph_consts d;
@@ -82,11 +82,11 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     d->table = be->ops->buf_new(be, 2 * TABLE_N * 4, "cubic spline tables");
     d->p_fg = nlist_add_plane(&s->nl, be, 0, "DFSPH gradient factors");
     d->p_fw = nlist_add_plane(&s->nl, be, 0, "DFSPH kernel values");
-    d->p_bg = nlist_add_plane(&s->nl, be, 1, "DFSPH boundary gradient factors");
+    d->bgrad = be->ops->buf_new(be, n * 16 + 16, "DFSPH boundary gradient sums");
     d->nin = be->ops->buf_new(be, n * 4 + 4, "DFSPH neighbors in range");
     d->host_partial = malloc(groups * 4);
     if (d->a_ksum < 0 || d->a_kvsum < 0 || !d->alpha || !d->kap || !d->err || !d->vpred || !d->partial ||
-        !d->table || d->p_fg < 0 || d->p_fw < 0 || d->p_bg < 0 || !d->nin || !d->host_partial || find_kernels(be, d) != 0)
+        !d->table || d->p_fg < 0 || d->p_fw < 0 || !d->bgrad || !d->nin || !d->host_partial || find_kernels(be, d) != 0)
         return -1;
     float tab[2 * TABLE_N];
     unsigned full;
@@ -133,12 +133,11 @@ static int average(fcl_sim *s, dfsph *d, double *avg)
 /* The list planes (looked up per launch: a list growth replaces them). */
 #define FG(s, d) nlist_plane(&(s)->nl, 0, (d)->p_fg)
 #define FW(s, d) nlist_plane(&(s)->nl, 0, (d)->p_fw)
-#define BG(s, d) nlist_plane(&(s)->nl, 1, (d)->p_bg)
 
 static int launch_density_alpha(fcl_sim *s, dfsph *d)
 {
     return pass_dfsph_density_alpha(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d),
-                                    FW(s, d), BG(s, d), d->nin, s->rho, d->alpha, d->table, s->c, d->d);
+                                    FW(s, d), d->bgrad, d->nin, s->rho, d->alpha, d->table, s->c, d->d);
 }
 
 static int launch_predict(fcl_sim *s, dfsph *d)
@@ -149,14 +148,14 @@ static int launch_predict(fcl_sim *s, dfsph *d)
 
 static int launch_source(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, uint mode, const char *timer)
 {
-    return pass_dfsph_source(s->be, s->n, timer, attr(s, s->a_pos), v, s->rho, d->alpha, sim_bpos(s), HOOD(s),
-                             FG(s, d), BG(s, d), d->nin, d->kap, ksum, d->err, s->c, d->d, mode);
+    return pass_dfsph_source(s->be, s->n, timer, attr(s, s->a_pos), v, s->rho, d->alpha, s->nl.fcount, s->nl.fidx,
+                             s->nl.fl, FG(s, d), d->bgrad, d->nin, d->kap, ksum, d->err, s->c, d->d, mode);
 }
 
 static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, float f, const char *timer)
 {
-    return pass_dfsph_pressure_vel(s->be, s->n, timer, attr(s, s->a_pos), v, d->kap, ksum, sim_bpos(s), HOOD(s),
-                                   FG(s, d), BG(s, d), s->c, d->d, f);
+    return pass_dfsph_pressure_vel(s->be, s->n, timer, attr(s, s->a_pos), v, d->kap, ksum, s->nl.fcount,
+                                   s->nl.fidx, s->nl.fl, FG(s, d), d->bgrad, s->c, d->d, f);
 }
 
 static int launch_advect(fcl_sim *s, dfsph *d)
@@ -342,7 +341,7 @@ static void dfsph_destroy(fcl_sim *s)
     dfsph *d = s->solver_data;
     if (!d)
         return;
-    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->partial, d->table, d->nin };
+    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->partial, d->table, d->nin, d->bgrad };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         s->be->ops->buf_free(s->be, bufs[i]);
     free(d->host_partial);
@@ -354,14 +353,15 @@ const fcl_solver fcl_solver_dfsph = {
     "dfsph",
     "Bender & Koschier 2015 divergence-free SPH (cubic spline with lookup tables, warm-started "
     "Jacobi density and divergence solvers, adaptive CFL step)",
-    4 + 4 + 4 + 16 + 4 + 2 * 4 * 2,
+    4 + 4 + 4 + 16 + 16 + 4 + 2 * 4 * 2,
     dfsph_init,
     dfsph_prepare,
     dfsph_step,
     dfsph_destroy,
     dfsph_derive,
     dfsph_list_radius,
-    8,                                   /* gradient factor and W per entry */
+    8,                                   /* gradient factor and W per fluid
+                                            entry (boundary entries: none) */
     dfsph_stats,
     NSTATS,
     dfsph_save,
