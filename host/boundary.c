@@ -8,6 +8,7 @@
  * right name and a sound layout holds exactly the samples we would compute.
  */
 #include "boundary.h"
+#include "io/atomic.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -251,38 +252,27 @@ static void cache_warn(const char *what, const char *why)
     fprintf(stderr, "fluidcl: warning: boundary cache not written: %s%s%s\n", what, *why ? ": " : "", why);
 }
 
-/* Written to a private temporary in the same folder and renamed, so no
- * reader ever sees half a file. */
+/* Written atomically (io/atomic.h), so no reader ever sees half a file. */
 static void cache_write(const char *dir, const char *path, const fcl_boundary *b)
 {
-    char msg[1200], tmp[1100];
+    char msg[4400];
     if (out_prepare_dir(dir, msg, sizeof msg) != 0) {
         cache_warn(msg, "");
         return;
     }
-    snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        cache_warn(tmp, strerror(errno));
+    /* A private temporary: two runs may fill the same cache at once. */
+    fcl_atomic a;
+    if (atomic_open(&a, path, 1, msg, sizeof msg) != 0) {
+        cache_warn(msg, "");
         return;
     }
-    /* mkstemp makes the file private; a cache holds nothing secret. */
-    fchmod(fd, 0644);
-    FILE *f = fdopen(fd, "wb");
     uint64_t count = b->n;
-    int ok = f && fwrite(cache_magic, 1, 8, f) == 8 && fwrite(&count, 8, 1, f) == 1 &&
-             fwrite(b->pos, sizeof *b->pos, b->n, f) == b->n && fflush(f) == 0 && fsync(fd) == 0;
-    int e = errno;
-    if (f ? fclose(f) != 0 : close(fd) != 0)
-        ok = 0;
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok) {
-        unlink(tmp);
-        cache_warn(path, strerror(e));
-    }
+    int ok = fwrite(cache_magic, 1, 8, a.fp) == 8 && fwrite(&count, 8, 1, a.fp) == 1 &&
+             fwrite(b->pos, sizeof *b->pos, b->n, a.fp) == b->n;
+    if (!ok)
+        snprintf(msg, sizeof msg, "write to '%s' failed: %s", a.tmp, strerror(errno));
+    if (atomic_commit(&a, ok, 0, msg, sizeof msg) != 0)
+        cache_warn(path, msg);
 }
 
 /* ---- public */

@@ -2,14 +2,16 @@
  * Wavefront OBJ, written atomically, and readers for exactly what the
  * writers produce (the tests' round trip, and tools that reload a mesh).
  * Invariant: a mesh file appears under its final name only once complete
- * ("<path>.tmp", fflush, fsync, rename), as the particle frames do
- * (output.c); a failed write leaves neither file behind.
+ * (io/atomic.h, as every file fluidcl writes); a failed write leaves
+ * neither file behind.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "io/atomic.h"
 #include <unistd.h>
 
 #include "mc.h"
@@ -45,41 +47,21 @@ static float get_f32(const unsigned char *p)
     return f;
 }
 
-/* Open "<path>.tmp" for writing; its name goes to tmp. */
-static FILE *wopen(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen)
+/* Into place when every write succeeded; otherwise say why and remove
+ * the temporary. */
+static int finish(fcl_atomic *a, int ok, char *err, size_t errlen)
 {
-    snprintf(tmp, tmplen, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
-    return f;
-}
-
-/* Flush, sync, close and rename into place when ok; remove the .tmp
- * otherwise. */
-static int wfinish(FILE *f, int ok, const char *tmp, const char *path, char *err, size_t errlen)
-{
-    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-        ok = 0;
-    if (fclose(f) != 0)
-        ok = 0;
     if (!ok)
-        snprintf(err, errlen, "write to '%s' failed: %s", tmp, strerror(errno));
-    else if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot rename '%s' into place: %s", tmp, strerror(errno));
-        ok = 0;
-    }
-    if (!ok)
-        unlink(tmp);
-    return ok ? 0 : -1;
+        snprintf(err, errlen, "write to '%s' failed: %s", a->tmp, strerror(errno));
+    return atomic_commit(a, ok, 0, err, errlen);
 }
 
 int mesh_write_ply(const char *path, const mc_mesh *m, char *err, size_t errlen)
 {
-    char tmp[4096];
-    FILE *f = wopen(path, tmp, sizeof tmp, err, errlen);
-    if (!f)
+    fcl_atomic a;
+    if (atomic_open(&a, path, 0, err, errlen) != 0)
         return -1;
+    FILE *f = a.fp;
     int ok = fprintf(f, ply_head_fmt, m->nv, m->nt) > 0;
     unsigned char rec[24];
     for (size_t i = 0; ok && i < m->nv; i++) {
@@ -94,15 +76,15 @@ int mesh_write_ply(const char *path, const mc_mesh *m, char *err, size_t errlen)
             put_u32(rec + 1 + 4 * k, m->tri[3 * t + k]);
         ok = fwrite(rec, 13, 1, f) == 1;
     }
-    return wfinish(f, ok, tmp, path, err, errlen);
+    return finish(&a, ok, err, errlen);
 }
 
 int mesh_write_obj(const char *path, const mc_mesh *m, char *err, size_t errlen)
 {
-    char tmp[4096];
-    FILE *f = wopen(path, tmp, sizeof tmp, err, errlen);
-    if (!f)
+    fcl_atomic a;
+    if (atomic_open(&a, path, 0, err, errlen) != 0)
         return -1;
+    FILE *f = a.fp;
     int ok = fprintf(f, "# fluidcl surface mesh: %zu vertices, %zu triangles\n", m->nv, m->nt) > 0;
     for (size_t i = 0; ok && i < m->nv; i++)
         ok = fprintf(f, "v %.9g %.9g %.9g\n", m->v[i].x, m->v[i].y, m->v[i].z) > 0;
@@ -112,7 +94,7 @@ int mesh_write_obj(const char *path, const mc_mesh *m, char *err, size_t errlen)
         unsigned a = m->tri[3 * t] + 1u, b = m->tri[3 * t + 1] + 1u, c = m->tri[3 * t + 2] + 1u;
         ok = fprintf(f, "f %u//%u %u//%u %u//%u\n", a, a, b, b, c, c) > 0;
     }
-    return wfinish(f, ok, tmp, path, err, errlen);
+    return finish(&a, ok, err, errlen);
 }
 
 static int alloc_mesh(mc_mesh *m, size_t nv, size_t nt)

@@ -23,13 +23,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/atomic.h"
+
 /* One open file plus where its errors go, so helpers need one argument. */
 struct io {
     FILE *fp;
     const char *path;   /* the name the user asked for, used in messages */
-    char *tmp;          /* writers only: "<path>.tmp" */
+    char *tmp;          /* writers only: "<path>.tmp" (in at) */
     char *err;
     size_t errlen;
+    fcl_atomic at;      /* writers only (io/atomic.h) */
 };
 
 #ifdef __GNUC__
@@ -283,58 +286,29 @@ static void section_text(const struct section *s, size_t n, char *buf, size_t le
 
 static int wopen(struct io *io, const char *path, char *err, size_t errlen)
 {
-    *io = (struct io){NULL, path, NULL, err, errlen};
+    char msg[4400];
+    memset(io, 0, sizeof *io);
+    io->path = path;
+    io->err = err;
+    io->errlen = errlen;
     if (!path || !*path)
         return io_fail(io, "empty output path");
-    io->tmp = malloc(strlen(path) + 5);
-    if (!io->tmp)
-        return io_fail(io, "out of memory");
-    sprintf(io->tmp, "%s.tmp", path);
-    io->fp = fopen(io->tmp, "wb");
-    if (!io->fp) {
-        int e = errno;
-        io_fail(io, "cannot create '%s': %s", io->tmp, strerror(e));
-        free(io->tmp);
-        return -1;
-    }
+    if (atomic_open(&io->at, path, 0, msg, sizeof msg) != 0)
+        return io_fail(io, "%s", msg);
+    io->fp = io->at.fp;
+    io->tmp = io->at.tmp;
     return 0;
-}
-
-/* Best effort: makes the rename itself durable. Failure is not an error
- * because the data is already safe and some filesystems refuse dir fsync. */
-static void sync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
-                      : strdup(".");
-    if (!dir)
-        return;
-    int fd = open(dir, O_RDONLY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(dir);
 }
 
 /* Closes the file; if ok, makes it durable and renames it into place. On
  * any failure the .tmp is removed unless keep_tmp (the CSV's post-mortem). */
 static int wfinish(struct io *io, int ok, int keep_tmp)
 {
-    int rc = ok ? 0 : -1;
-    if (ok && (fflush(io->fp) != 0 || fsync(fileno(io->fp)) != 0))
-        rc = io_fail(io, "write to '%s' failed: %s", io->tmp, strerror(errno));
-    if (fclose(io->fp) != 0 && rc == 0)
-        rc = io_fail(io, "write to '%s' failed: %s", io->tmp, strerror(errno));
-    if (rc == 0 && rename(io->tmp, io->path) != 0)
-        rc = io_fail(io, "cannot rename '%s' into place: %s", io->tmp, strerror(errno));
-    if (rc == 0)
-        sync_parent_dir(io->path);
-    else if (!keep_tmp)
-        unlink(io->tmp);
-    free(io->tmp);
+    char msg[4400];
+    int rc = atomic_commit(&io->at, ok, keep_tmp, msg, sizeof msg);
+    if (rc != 0 && ok)
+        io_fail(io, "%s", msg);
     io->fp = NULL;
-    io->tmp = NULL;
     return rc;
 }
 
@@ -432,7 +406,10 @@ int out_write_ply(const char *path, const fcl_frame *f, char *err, size_t errlen
 static int ropen(struct io *io, const char *path, fcl_frame_data *d,
                  char *err, size_t errlen, long long *size)
 {
-    *io = (struct io){NULL, path, NULL, err, errlen};
+    memset(io, 0, sizeof *io);
+    io->path = path;
+    io->err = err;
+    io->errlen = errlen;
     if (d)
         memset(d, 0, sizeof *d);
     if (!path || !d)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/atomic.h"
 #include "sim.h"
 
 enum { STATE_VERSION = 1, NAME_BYTES = 32, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
@@ -113,24 +114,24 @@ static int encode(fcl_sim *s, blob *b)
 int sim_state_save(fcl_sim *s, const char *path, char *err, size_t errlen)
 {
     blob b = { 0 };
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    char msg[4400];
+    fcl_atomic a;
     if (encode(s, &b) != 0) {
         snprintf(err, errlen, "%s: collecting the simulation state failed", path);
         free(b.p);
         return -1;
     }
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fwrite(b.p, 1, b.len, f) == b.len;
-    ok = f && fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: writing the state failed: %s", path, strerror(errno));
-        remove(tmp);
-        free(b.p);
-        return -1;
+    int rc = atomic_open(&a, path, 0, msg, sizeof msg);
+    if (rc == 0) {
+        int ok = fwrite(b.p, 1, b.len, a.fp) == b.len;
+        if (!ok)
+            snprintf(msg, sizeof msg, "write to '%s' failed: %s", a.tmp, strerror(errno));
+        rc = atomic_commit(&a, ok, 0, msg, sizeof msg);
     }
+    if (rc != 0)
+        snprintf(err, errlen, "%s: %s", path, msg);
     free(b.p);
-    return 0;
+    return rc;
 }
 
 /* The whole file, if it is a regular file no larger than limit. */

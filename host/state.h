@@ -15,7 +15,7 @@
 
 struct fcl_sim;
 
-/* Written to "<path>.tmp", then renamed. 0, or -1 with err naming the file. */
+/* Written atomically (io/atomic.h). 0, or -1 with err naming the file. */
 int sim_state_save(struct fcl_sim *s, const char *path, char *err, size_t errlen);
 /* s must have been created from the same scene and parameters (same
  * solver, particle and boundary counts). A damaged, truncated or

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/atomic.h"
+
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
 
@@ -33,23 +35,40 @@ unsigned char *rnd_read_pixels(int w, int h)
     return px;
 }
 
+/* stb's encoder writes through this into the atomic writer's file. */
+typedef struct png_out {
+    FILE *fp;
+    int failed;
+} png_out;
+
+static void png_sink(void *ctx, void *data, int size)
+{
+    png_out *o = ctx;
+    if (size > 0 && fwrite(data, 1, (size_t)size, o->fp) != (size_t)size)
+        o->failed = 1;
+}
+
 int rnd_screenshot(const char *path, int w, int h, char *err, size_t errlen)
 {
-    char tmp[4200];
+    char msg[4400];
     unsigned char *px = rnd_read_pixels(w, h);
     if (!px) {
         snprintf(err, errlen, "%s: out of memory reading %d x %d pixels", path, w, h);
         return -1;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int ok = stbi_write_png(tmp, w, h, 3, px, w * 3);
-    free(px);
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write the PNG (%s)", path, ok ? strerror(errno) : "encoder or file error");
-        remove(tmp);
-        return -1;
+    fcl_atomic a;
+    int rc = atomic_open(&a, path, 0, msg, sizeof msg);
+    if (rc == 0) {
+        png_out o = { a.fp, 0 };
+        int ok = stbi_write_png_to_func(png_sink, &o, w, h, 3, px, w * 3) && !o.failed;
+        if (!ok)
+            snprintf(msg, sizeof msg, "encoder or write error: %s", strerror(errno));
+        rc = atomic_commit(&a, ok, 0, msg, sizeof msg);
     }
-    return 0;
+    free(px);
+    if (rc != 0)
+        snprintf(err, errlen, "%s: cannot write the PNG (%s)", path, msg);
+    return rc;
 }
 
 int rnd_record_dir(const char *dir, char *err, size_t errlen)

@@ -1,0 +1,70 @@
+/* atomic.c - temporary, sync, rename (atomic.h). */
+#include "atomic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    snprintf(a->path, sizeof a->path, "%s", path ? path : "");
+    if (!unique) {
+        snprintf(a->tmp, sizeof a->tmp, "%s.tmp", a->path);
+        a->fp = fopen(a->tmp, "wb");
+    } else {
+        const char *slash = strrchr(a->path, '/');
+        int dirlen = slash ? (int)(slash - a->path) : 1;
+        snprintf(a->tmp, sizeof a->tmp, "%.*s/.tmp-XXXXXX", dirlen, slash ? a->path : ".");
+        int fd = mkstemp(a->tmp);
+        /* mkstemp makes the file private; what we write is not secret. */
+        if (fd >= 0 && (fchmod(fd, 0644), (a->fp = fdopen(fd, "wb")) == NULL))
+            close(fd);
+    }
+    if (!a->fp) {
+        snprintf(err, errlen, "cannot create '%s': %s", a->tmp, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Makes the rename itself durable, where the file system allows. */
+static void sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+int atomic_commit(fcl_atomic *a, int ok, int keep, char *err, size_t errlen)
+{
+    int rc = ok ? 0 : -1;
+    if (!a->fp)
+        return -1;
+    if (ok && (fflush(a->fp) != 0 || fsync(fileno(a->fp)) != 0)) {
+        snprintf(err, errlen, "write to '%s' failed: %s", a->tmp, strerror(errno));
+        rc = -1;
+    }
+    if (fclose(a->fp) != 0 && rc == 0) {
+        snprintf(err, errlen, "write to '%s' failed: %s", a->tmp, strerror(errno));
+        rc = -1;
+    }
+    a->fp = NULL;
+    if (rc == 0 && rename(a->tmp, a->path) != 0) {
+        snprintf(err, errlen, "cannot rename '%s' into place: %s", a->tmp, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0)
+        sync_parent_dir(a->path);
+    else if (!keep)
+        unlink(a->tmp);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/* atomic.h - the one way fluidcl writes a file: into a temporary beside
+ * it, then flushed, synced and renamed into place, so that a reader (or a
+ * crash) never sees half a file and the newest complete file survives.
+ * Frames, the CSV, meshes, screenshots, restart states and the boundary
+ * cache all go through it.
+ * Invariant: after atomic_commit, either the file at path is complete or
+ * the path is untouched (its temporary removed, or kept when asked).
+ */
+#ifndef FCL_ATOMIC_H
+#define FCL_ATOMIC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct fcl_atomic {
+    FILE *fp;               /* write here */
+    char path[4096];        /* the name asked for */
+    char tmp[4200];         /* the temporary: "<path>.tmp" or a private one */
+} fcl_atomic;
+
+/* Open the temporary for path: "<path>.tmp", or with unique a private
+ * "<folder>/.tmp-XXXXXX" (mode 0644) for writers that may race (two runs
+ * filling one cache). 0, or -1 with err "cannot create 'TMP': why". */
+int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t errlen);
+/* ok: flush, sync, close, rename into place and sync the folder (best
+ * effort: some file systems refuse it, and the data is safe already).
+ * Not ok, or any of that failing: close and remove the temporary, unless
+ * keep (the CSV keeps its rows for a post-mortem). 0, or -1 with err:
+ * "write to 'TMP' failed: why" or "cannot rename 'TMP' into place: why"
+ * (nothing is written to err when ok was 0: the caller said why). */
+int atomic_commit(fcl_atomic *a, int ok, int keep, char *err, size_t errlen);
+
+#endif
