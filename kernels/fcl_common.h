@@ -2,7 +2,7 @@
  *
  * Every file in kernels/ is compiled twice: by the OpenCL compiler (for the
  * OpenCL backend) and by the host C compiler (for the native CPU backend,
- * see host/cpu_kernels.c). This header maps the few places where the two
+ * see host/backend/cpu_kernels.c). This header maps the few places where the two
  * languages differ onto one vocabulary, so that each pass is written once.
  * Invariant: kernel code uses only these macros, float/uint/int scalars and
  * the .x/.y/.z/.w members of float4 (no vector arithmetic operators).

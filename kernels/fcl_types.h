@@ -2,7 +2,7 @@
  *
  * They are passed by value as kernel arguments, so host and OpenCL layouts
  * must agree byte for byte: members are float, uint and float4 only, float4
- * members come first, and host/fcl_types_check.c asserts every size.
+ * members come first, and host/core/fcl_types_check.c asserts every size.
  * Invariant: adding a member means updating the size assert in that file.
  */
 #ifndef FCL_TYPES_H

@@ -203,7 +203,7 @@ void scan_chunks_add(__global uint *data, __global const uint *sums, uint n, uin
 }
 
 /* Sizes of the shared structs as the OpenCL compiler lays them out; the
- * tests compare them with the host's (host/fcl_types_check.c). */
+ * tests compare them with the host's (host/core/fcl_types_check.c). */
 __kernel void fcl_type_sizes(__global uint *out)
 {
     out[0] = (uint)sizeof(fcl_grid_info);

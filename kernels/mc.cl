@@ -2,7 +2,7 @@
  * fluid, and parallel marching cubes over it (Zou et al. 2019 s4: the field
  * only on near-surface blocks found through the cell-start structure).
  *
- * One reconstruction (host/mc.c launches it) is: particle volumes ->
+ * One reconstruction (host/surface/mc.c launches it) is: particle volumes ->
  * flag the neighbor-grid cells ("blocks") with particles in their 27
  * neighbors -> scan -> block list -> phi at the nodes of listed blocks ->
  * classify each listed cell (case, triangles, owned crossing edges) ->
@@ -12,7 +12,7 @@
  * 3 edges leaving a cell's min corner), so every vertex exists once and
  * neighbouring cells index the same one. phi is exactly 0 at every node
  * outside the listed blocks (no particle within h of them), so the sweep
- * misses no crossing. The tables (host/mc.c, mc_tables) cut both cells
+ * misses no crossing. The tables (host/surface/mc.c, mc_tables) cut both cells
  * sharing a face the same way, so the mesh is closed where phi is.
  */
 

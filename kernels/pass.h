@@ -1,6 +1,6 @@
 /* pass.h - how one declaration of a pass (kernels/passes.def) becomes its
  * OpenCL __kernel wrapper here and its CPU wrapper and table row in
- * host/cpu_kernels.c; host/passes.h makes the typed host launcher from the
+ * host/backend/cpu_kernels.c; host/backend/passes.h makes the typed host launcher from the
  * same declaration.
  *
  * A declaration is PASS(name, schedule, ARGS) where ARGS(B, S, V) lists

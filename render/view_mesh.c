@@ -1,5 +1,5 @@
 /* view_mesh.c - the viewer's mesh mode: the marching-cubes surface of the
- * live state (host/mc.h, the same reconstruction as `run --mesh`), made
+ * live state (host/surface/mc.h, the same reconstruction as `run --mesh`), made
  * on the simulation's backend and uploaded to the renderer.
  * Invariant: the uploaded mesh is that of step mesh_step under the
  * surface.* parameters in mesh_cfg; mesh_step = -1 means "none yet" and

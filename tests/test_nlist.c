@@ -1,5 +1,5 @@
 /* test_nlist.c - the per-step neighbor lists (kernels/nlist.cl,
- * host/nlist.c) against brute force, on both backends and both layouts.
+ * host/core/nlist.c) against brute force, on both backends and both layouts.
  *
  * For every case the list of each particle must equal, entry for entry
  * and in order, the brute-force list: for each wall-image mask in

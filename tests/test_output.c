@@ -1,4 +1,4 @@
-/* test_output.c - round trips and failure modes of host/output.c.
+/* test_output.c - round trips and failure modes of host/io/output.c.
  *
  * Writes frames with known values (special floats included, the surface
  * flag and the particle spacing too) into a fresh mkdtemp directory, reads
@@ -13,8 +13,8 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "../host/output.h"
-#include "../host/progress.h"
+#include "output.h"
+#include "progress.h"
 
 #include <dirent.h>
 #include <float.h>

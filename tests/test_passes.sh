@@ -27,7 +27,7 @@ int launch(fcl_backend *be, fcl_buf *pos, fcl_buf *rho, fcl_buf *start, fcl_buf 
     return $2;
 }
 EOS
-    "$CC" -std=c11 -fsyntax-only -Wall -Wextra -Werror -I"$SRC/host" -I"$SRC/kernels" "$T/$1.c" >"$T/$1.log" 2>&1
+    "$CC" -std=c11 -fsyntax-only -Wall -Wextra -Werror -I"$SRC/host/backend" -I"$SRC/host/core" -I"$SRC/kernels" "$T/$1.c" >"$T/$1.log" 2>&1
 }
 
 snippet good 'pass_forces_normals(be, 10, "forces", pos, rho, start, normals, g, c)'

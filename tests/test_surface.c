@@ -1,4 +1,4 @@
-/* test_surface.c - surface reconstruction (host/mc.c, kernels/mc.cl) on
+/* test_surface.c - surface reconstruction (host/surface/mc.c, kernels/mc.cl) on
  * the native CPU backend and, when there is one, OpenCL:
  * a lattice ball gives a closed, consistently wound 2-manifold whose area
  * and enclosed volume are within 2 % of the sphere of the particles'

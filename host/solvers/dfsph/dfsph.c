@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../dist/reduce.h"
-#include "../../passes.h"
-#include "../../sim.h"
-#include "../../smoothing.h"
+#include "reduce.h"
+#include "passes.h"
+#include "sim.h"
+#include "smoothing.h"
 
 enum { TABLE_N = 1001 };   /* samples per table: dq = 1/1000 */
 /* Warm start: each solver begins from last step's total pressure value,

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../passes.h"
-#include "../../sim.h"
+#include "passes.h"
+#include "sim.h"
 
 /* No state of its own: everything lives in the simulation's buffers. */
 typedef struct wcsph {

@@ -9,7 +9,7 @@
 #ifndef FCL_PASSES_H
 #define FCL_PASSES_H
 
-#include "../kernels/fcl_types.h"
+#include "../../kernels/fcl_types.h"
 #include "backend.h"
 
 #define FCL_HPARAM_B(T, x) , fcl_buf *x
@@ -26,7 +26,7 @@
         fcl_kernel *k = be->ops->kernel(be, #name);                                                    \
         return k ? be->ops->launch(be, k, items, a, (int)(sizeof a / sizeof a[0]), timer) : -1;        \
     }
-#include "../kernels/passes.def"
+#include "../../kernels/passes.def"
 #undef PASS
 
 #endif

@@ -10,7 +10,7 @@
 #ifndef FCL_NLIST_H
 #define FCL_NLIST_H
 
-#include "../kernels/fcl_types.h"
+#include "../../kernels/fcl_types.h"
 #include "backend.h"
 #include "grid.h"
 

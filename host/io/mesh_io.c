@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
+#include "atomic.h"
 #include <unistd.h>
 
 #include "mc.h"

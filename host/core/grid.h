@@ -6,7 +6,7 @@
 #ifndef FCL_GRID_H
 #define FCL_GRID_H
 
-#include "../kernels/fcl_types.h"
+#include "../../kernels/fcl_types.h"
 #include "backend.h"
 
 enum { FCL_MAX_ATTRS = 16 };

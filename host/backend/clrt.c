@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/fcl_types.h"
+#include "../../kernels/fcl_types.h"
 #include "embedded.h"
 
 const char *clrt_error_name(cl_int e)
@@ -145,7 +145,7 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
  * build and the embedding use too). */
 static const char *const program_files[] = {
 #define FAMILY(file) file,
-#include "../kernels/families.def"
+#include "../../kernels/families.def"
 #undef FAMILY
 };
 enum { NFILES = sizeof program_files / sizeof program_files[0] };

@@ -6,12 +6,12 @@
 #include <string.h>
 
 #define SOLVER(name) extern const fcl_solver fcl_solver_##name;
-#include "solvers/registry.def"
+#include "../solvers/registry.def"
 #undef SOLVER
 
 const fcl_solver *const fcl_solvers[] = {
 #define SOLVER(name) &fcl_solver_##name,
-#include "solvers/registry.def"
+#include "../solvers/registry.def"
 #undef SOLVER
 };
 const size_t fcl_solver_count = sizeof fcl_solvers / sizeof fcl_solvers[0];

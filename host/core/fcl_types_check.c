@@ -7,7 +7,7 @@
  */
 #include <stddef.h>
 
-#include "../kernels/fcl_types.h"
+#include "../../kernels/fcl_types.h"
 
 _Static_assert(sizeof(float4) == 16 && _Alignof(float4) == 16, "float4 must match OpenCL's");
 _Static_assert(sizeof(fcl_grid_info) == 48, "fcl_grid_info layout changed: update this assert");

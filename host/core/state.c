@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
+#include "atomic.h"
 #include "sim.h"
 
 enum { STATE_VERSION = 1, NAME_BYTES = 32, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/atomic.h"
+#include "atomic.h"
 
 /* One open file plus where its errors go, so helpers need one argument. */
 struct io {

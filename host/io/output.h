@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../kernels/fcl_common.h"
+#include "../../kernels/fcl_common.h"
 
 /* A borrowed view of one frame. Arrays may be NULL when n == 0. */
 typedef struct fcl_frame {

@@ -8,7 +8,7 @@
  * right name and a sound layout holds exactly the samples we would compute.
  */
 #include "boundary.h"
-#include "io/atomic.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "../kernels/smoothing.h"
+#include "../../kernels/smoothing.h"
 
 #define PI 3.14159265358979323846
 

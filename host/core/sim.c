@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/reduce.h"
+#include "reduce.h"
 #include "passes.h"
 #include "scene.h"
 #include "smoothing.h"

@@ -23,7 +23,7 @@
 const struct fcl_kernel fcl_cpu_kernels[] = {
 #undef PASS
 #define PASS(name, sched, ARGS) { #name, k_##name },
-#include "../kernels/passes.def"
+#include "../../kernels/passes.def"
 #undef PASS
 };
 const size_t fcl_cpu_kernel_count = sizeof fcl_cpu_kernels / sizeof fcl_cpu_kernels[0];

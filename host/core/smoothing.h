@@ -4,7 +4,7 @@
 #ifndef FCL_HOST_SMOOTHING_H
 #define FCL_HOST_SMOOTHING_H
 
-#include "../kernels/fcl_types.h"
+#include "../../kernels/fcl_types.h"
 
 /* Fill h, h2, the poly6/spiky/viscosity constants of c and akinci_c, the
  * constant of Akinci 2013's cohesion spline (kernels/forces.cl). */

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "../kernels/fcl_common.h"
+#include "../../kernels/fcl_common.h"
 #include "params.h"
 
 typedef enum { FCL_BOX, FCL_SPHERE } fcl_block_kind;

@@ -12,7 +12,7 @@
 
 #include <CL/cl_gl.h>
 
-#include "../kernels/fcl_types.h"
+#include "../../kernels/fcl_types.h"
 #include "backend.h"
 #include "be_opencl.h"
 #include "clrt.h"

@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "../kernels/fcl_common.h"
+#include "../../kernels/fcl_common.h"
 #include "obj.h"
 #include "params.h"
 #include "scene.h"

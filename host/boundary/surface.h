@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "../kernels/fcl_common.h"
+#include "../../kernels/fcl_common.h"
 #include "obj.h"
 
 /* The surface of the box lo..hi: each face a regular grid of round(L/d)+1

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "../kernels/fcl_types.h"
+#include "../../kernels/fcl_types.h"
 #include "backend.h"
 
 /* What surface.* and particles.* say; mc_config_from_params fills it. */
