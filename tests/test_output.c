@@ -1,4 +1,4 @@
-/* test_output.c - round trips and failure modes of host/io/output.c.
+/* test_output.c - round trips and failure modes of host/io/ (frames, CSV).
  *
  * Writes frames with known values (special floats included, the surface
  * flag and the particle spacing too) into a fresh mkdtemp directory, reads
@@ -337,7 +337,7 @@ static void test_round_trip(size_t n, double spacing)
 }
 
 /* ---- the previous layout, written here byte by byte (not through
- * output.c), as fluidcl wrote frames before the surface flag and the
+ * frame_vtk.c, frame_ply.c), as fluidcl wrote frames before the surface flag and the
  * spacing: 3 particles with values v(i, k) = 10 i + k. */
 
 struct bytes {
