@@ -28,10 +28,7 @@ trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
 cd "$T" || exit 1
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1 ($2)"; }
+. "$(dirname "$0")/checks.sh"
 
 # Every invocation is bounded, so a hang is a failure and not a stuck test.
 TIMEOUT=()
@@ -513,5 +510,4 @@ fl run "$GOOD" --from "$X/frame_000002.vtk"
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "bench option" && ok "19 run --from: exit 2, says it is a bench option" ||
     bad "19 run --from" "exit $RC: $(errline)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+checks_done

@@ -13,14 +13,11 @@ set -uo pipefail
 BUILD=$1
 T=$(mktemp -d /tmp/fluidcl_pkg.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1 ($2)"; }
+. "$(dirname "$0")/checks.sh"
 
 if ! cmake --install "$BUILD" --prefix "$T/a" >"$T/install.log" 2>&1; then
     bad "1 cmake --install" "$(tail -3 "$T/install.log")"
-    echo "$pass passed, $fail failed"
+    checks_done
     exit 1
 fi
 mv "$T/a" "$T/moved"
@@ -63,5 +60,4 @@ else
     printf '%s\n' "$out" | grep -qi 'portable computing language\|pthread' && ok "7 fluidcl-env.sh LIB fluidcl devices" ||
         bad "7 fluidcl-env.sh" "$out"
 fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+checks_done

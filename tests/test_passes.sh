@@ -10,10 +10,7 @@ CC=$1
 SRC=$2
 T=$(mktemp -d /tmp/fluidcl_passes.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1 ($2)"; }
+. "$(dirname "$0")/checks.sh"
 
 # snippet NAME CALL: a translation unit that launches one pass.
 snippet() {
@@ -46,5 +43,4 @@ if [ $? -ne 0 ] && grep -q "fcl_sph_consts" "$T/wrongtype.log"; then
 else
     bad "3 wrong value type" "compiled, or another error: $(head -3 "$T/wrongtype.log")"
 fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+checks_done

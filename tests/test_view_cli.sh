@@ -29,10 +29,7 @@ if [ -z "$NUM" ]; then
     echo "SKIP: Xvfb did not start"
     exit 77
 fi
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL - $1 ($2)"; }
+. "$(dirname "$0")/checks.sh"
 fl() { DISPLAY=${DISP-:$NUM} timeout 120 "$BIN" "$@" >"$T/out.txt" 2>"$T/err.txt"; RC=$?; }
 
 cat >"$T/s.json" <<'JSON'
@@ -78,5 +75,4 @@ fl view "$T/s.json" --backend cpu --frames 1 --param material.viscosity=-1
 DISP= fl view "$T/s.json" --backend cpu --frames 1
 [ "$RC" -eq 3 ] && grep -q "no display" "$T/err.txt" && ok "no display: exit 3, says so" ||
     bad "no display" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+checks_done
