@@ -23,6 +23,7 @@ typedef struct run_ctx {
     fcl_csv *csv;
     float4 *pos, *vel;       /* host copies for frames */
     float *rho, *prs, *surf;
+    float *fields[FCL_SOLVER_FIELDS_MAX];    /* the solver's, for frames */
     uint *id;
     long frames;
     double max_err;
@@ -75,13 +76,34 @@ static int write_mesh(run_ctx *r, const fcl_params *p)
     return 0;
 }
 
+/* The solver's declared particle fields into the frame (VTK stores
+ * them after the surface flag). */
+static int frame_fields(run_ctx *r, fcl_frame *f)
+{
+    fcl_sim *s = &r->sim;
+    for (int k = 0; k < s->solver->nfields && k < FCL_FRAME_EXTRA_MAX; k++) {
+        float *b = realloc(r->fields[k], s->n * sizeof *b + 16);
+        if (!b)
+            return -1;
+        r->fields[k] = b;
+        if (sim_download_field(s, k, b) != 0)
+            return -1;
+        f->extra_name[k] = s->solver->fields[k].name;
+        f->extra[k] = b;
+        f->nextra = k + 1;
+    }
+    return 0;
+}
+
 static int write_frame(run_ctx *r, const fcl_params *p)
 {
     fcl_sim *s = &r->sim;
     char path[FCL_STR_MAX + 64], err[512];
     if (sim_download(s, r->pos, r->vel, r->rho, r->prs, r->id) != 0 || sim_download_surface(s, r->surf) != 0)
         return FCL_EXIT_DEVICE;
-    fcl_frame f = { s->n, r->pos, r->vel, r->rho, r->prs, r->id, r->surf, s->spacing };
+    fcl_frame f = { s->n, r->pos, r->vel, r->rho, r->prs, r->id, r->surf, s->spacing, 0, { 0 }, { 0 } };
+    if (frame_fields(r, &f) != 0)
+        return FCL_EXIT_DEVICE;
     int both = strcmp(p->output_format, "both") == 0, rc = 0;
     if (both || strcmp(p->output_format, "vtk") == 0) {
         snprintf(path, sizeof path, "%s/frame_%06ld.vtk", p->output_dir, s->step);
@@ -321,6 +343,8 @@ int cmd_run(int argc, char **argv)
     free(r.prs);
     free(r.id);
     free(r.surf);
+    for (int k = 0; k < FCL_SOLVER_FIELDS_MAX; k++)
+        free(r.fields[k]);
     scene_free(&sc);
     return rc;
 }

@@ -39,6 +39,13 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *p, const fcl
            grid->n * (common_plain_bytes + lists + (solver ? solver->extra_bytes_per_particle : 0));
 }
 
+int sim_download_field(fcl_sim *s, int k, float *out)
+{
+    if (!s->solver || k < 0 || k >= s->solver->nfields)
+        return -1;
+    return s->n ? s->be->ops->buf_read(s->be, s->solver->fields[k].buffer(s), 0, s->n * 4, out) : 0;
+}
+
 double sim_stat(const fcl_sim *s, const char *key)
 {
     int k = solver_stat_index(s->solver, key);

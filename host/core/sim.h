@@ -144,6 +144,9 @@ int sim_download_surface(fcl_sim *s, float *flag);
  * 0, or -1 with the reason in s->error (a list over its capacity names
  * the particle and the parameter to raise). */
 int sim_neighbors(fcl_sim *s);
+/* The solver's particle field k (solver->fields[k]) in grid order, as
+ * sim_download orders particles. 0 or -1. */
+int sim_download_field(fcl_sim *s, int k, float *out);
 /* This step's value of the solver statistic named key (0 when the
  * solver declares none of that name). */
 double sim_stat(const fcl_sim *s, const char *key);

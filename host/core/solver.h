@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+typedef struct fcl_buf fcl_buf;
+
 struct fcl_sim;
 struct fcl_params;
 struct fcl_solver;
@@ -27,6 +29,19 @@ typedef struct fcl_stat_decl {
     fcl_fold fold;
 } fcl_stat_decl;
 enum { FCL_SOLVER_STATS_MAX = 8 };
+
+/* A particle field a solver publishes (DFSPH's alpha, say), declared
+ * once: frames store it under `name` (VTK), the viewer's colour menu
+ * lists it with `label` and starts its legend at [lo, hi] (lo = hi: the
+ * range of the values when the field is chosen). buffer gives
+ * this step's values, one float per particle in grid order. */
+typedef struct fcl_field_decl {
+    const char *name;
+    const char *label;
+    float lo, hi;
+    fcl_buf *(*buffer)(struct fcl_sim *s);
+} fcl_field_decl;
+enum { FCL_SOLVER_FIELDS_MAX = 8 };
 
 /* Steps' values folded per declaration (run's summary, bench). */
 typedef struct fcl_stat_fold {
@@ -65,6 +80,9 @@ typedef struct fcl_solver {
     /* Its per-step statistics beyond the common ones (sim.h). */
     const fcl_stat_decl *stats;
     int nstats;
+    /* Its particle fields for frames and the viewer. */
+    const fcl_field_decl *fields;
+    int nfields;
     /* Its scalar state for restarts (state.h; per-particle state lives in
      * grid attributes, saved with the others): save writes at most cap
      * bytes to blob and returns how many; load takes them back, 0 or -1.

@@ -354,6 +354,8 @@ void out_frame_free(fcl_frame_data *d)
     free(d->pressure);
     free(d->id);
     free(d->surface);
+    for (int k = 0; k < d->nextra; k++)
+        free(d->extra[k]);
     memset(d, 0, sizeof *d);
 }
 
@@ -363,7 +365,11 @@ fcl_frame out_frame_view(const fcl_frame_data *d)
      * says that the flag is present, so the rewrite keeps the layout. */
     static const float none[1];
     const float *surface = d->has_surface ? (d->surface ? d->surface : none) : NULL;
-    fcl_frame f = {d->n, d->pos, d->vel, d->density, d->pressure, d->id, surface, d->spacing};
+    fcl_frame f = {d->n, d->pos, d->vel, d->density, d->pressure, d->id, surface, d->spacing, d->nextra, {0}, {0}};
+    for (int k = 0; k < d->nextra; k++) {
+        f.extra_name[k] = d->extra_name[k];
+        f.extra[k] = d->extra[k];
+    }
     return f;
 }
 

@@ -126,6 +126,52 @@ static const struct section vtk_sections[] = {
 #define VTK_BYTES_PER_POINT (12 + 8 + 12 + 4 + 4 + 4)
 
 
+/* One solver field: "SCALARS NAME float 1", the lookup table, n floats. */
+static int write_extra(struct io *io, const fcl_frame *f, int k)
+{
+    char text[160];
+    unsigned char rec[4];
+    snprintf(text, sizeof text, "\nSCALARS %s float 1\n" VTK_LUT, f->extra_name[k]);
+    if (fio_wtext(io, text) != 0)
+        return -1;
+    for (size_t i = 0; i < f->n; i++) {
+        fio_put_u32(rec, fio_f2u(f->extra[k][i]), 1);
+        if (fio_wbytes(io, rec, 4) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A solver field after the surface flag: its header line names it. */
+static int read_extra(struct io *io, fcl_frame_data *d, size_t n)
+{
+    char line[128], name[FCL_FIELD_NAME_MAX];
+    int k = d->nextra;
+    if (k == FCL_FRAME_EXTRA_MAX)
+        return fio_fail(io, "more than %d solver fields after the surface flag", FCL_FRAME_EXTRA_MAX);
+    if (getc(io->fp) != '\n' || fio_read_line(io, line, sizeof line, "solver field") != 0)
+        return fio_fail(io, "truncated after the surface data");
+    char again[160];
+    if (sscanf(line, "SCALARS %47[A-Za-z0-9_]", name) != 1 ||
+        (snprintf(again, sizeof again, "SCALARS %s float 1", name), strcmp(again, line) != 0))
+        return fio_fail(io, "\"%s\" is not a solver field header (SCALARS NAME float 1, NAME of "
+                        "letters, digits and _)", line);
+    if (fio_expect_line(io, "LOOKUP_TABLE default") != 0)
+        return -1;
+    d->extra[k] = malloc(n * sizeof(float) + 1);
+    if (!d->extra[k])
+        return fio_fail(io, "out of memory for the field %s", name);
+    snprintf(d->extra_name[k], sizeof d->extra_name[k], "%s", name);
+    d->nextra++;
+    unsigned char rec[4];
+    for (size_t i = 0; i < n; i++) {
+        if (fread(rec, 4, 1, io->fp) != 1)
+            return fio_fail(io, "truncated in the %s data", name);
+        d->extra[k][i] = fio_u2f(fio_get_u32(rec, 1));
+    }
+    return 0;
+}
+
 int out_write_vtk(const char *path, const fcl_frame *f, double time,
                   char *err, size_t errlen)
 {
@@ -144,6 +190,8 @@ int out_write_vtk(const char *path, const fcl_frame *f, double time,
         fio_section_text(&vtk_sections[s], f->n, text, sizeof text);
         ok = fio_wtext(&io, text) == 0 && fio_wrecords(&io, f, &vtk_sections[s]) == 0;
     }
+    for (int k = 0; ok && f->surface && k < f->nextra; k++)
+        ok = write_extra(&io, f, k) == 0;
     ok = ok && fio_wtext(&io, "\n") == 0;
     return fio_wfinish(&io, ok, 0);
 }
@@ -199,6 +247,11 @@ int out_read_vtk(const char *path, fcl_frame_data *d, char *err, size_t errlen)
             rc = fio_rrecords(&io, d, sec);
         d->has_surface |= sec->optional;
         last = sec->name;
+    }
+    /* The solver's fields, until the final newline. */
+    while (rc == 0 && d->has_surface && !fio_optional_absent(&io, size)) {
+        rc = read_extra(&io, d, n);
+        last = rc == 0 ? d->extra_name[d->nextra - 1] : last;
     }
     if (rc == 0)
         rc = fio_expect_end(&io, 1, last);

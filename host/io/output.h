@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include "../../kernels/fcl_common.h"
 
+enum { FCL_FRAME_EXTRA_MAX = 8, FCL_FIELD_NAME_MAX = 48 };
+
 /* A borrowed view of one frame. Arrays may be NULL when n == 0. */
 typedef struct fcl_frame {
     size_t n;                 /* particles */
@@ -26,6 +28,12 @@ typedef struct fcl_frame {
      * a frame read from such a file is rewritten as it was. */
     const float *surface;
     double spacing;           /* particle spacing (m); 0 = unknown */
+    /* The solver's own particle fields (solver.h), after the surface flag
+     * (VTK only; written only with it): names of [A-Za-z0-9_] and one
+     * float per particle each. */
+    int nextra;
+    const char *extra_name[FCL_FRAME_EXTRA_MAX];
+    const float *extra[FCL_FRAME_EXTRA_MAX];
 } fcl_frame;
 
 /* Create dir (like mkdir -p) and prove it is writable by creating and
@@ -37,7 +45,8 @@ int out_prepare_dir(const char *dir, char *err, size_t errlen);
  * per point (so ParaView shows points), then POINT_DATA with VECTORS
  * velocity and SCALARS density, pressure (float), id (int; the uint32 id
  * bit pattern, exact for ids below 2^31) and, when f->surface is set,
- * surface (float). The title is "fluidcl frame time=T spacing=D".
+ * surface (float) followed by the solver's fields (SCALARS NAME float).
+ * The title is "fluidcl frame time=T spacing=D".
  * Atomic (see above). Returns 0, or -1 and fills err. */
 int out_write_vtk(const char *path, const fcl_frame *f, double time,
                   char *err, size_t errlen);
@@ -58,6 +67,9 @@ typedef struct fcl_frame_data {
     int has_surface;        /* 0 for files of the previous layout */
     double spacing;         /* 0 when the file does not record it */
     double time;            /* from the VTK title; 0 for PLY */
+    int nextra;             /* solver fields after the surface flag (VTK) */
+    char extra_name[FCL_FRAME_EXTRA_MAX][FCL_FIELD_NAME_MAX];
+    float *extra[FCL_FRAME_EXTRA_MAX];
 } fcl_frame_data;
 
 /* Readers for the two formats above. They also accept the previous layout

@@ -308,6 +308,26 @@ static double dfsph_list_radius(const fcl_params *p)
     return 1.0;
 }
 
+/* The particle fields it publishes (frames, the viewer's colour menu):
+ * the factor alpha_i of the last density_alpha, and the last solver's
+ * per-particle error, which at the end of a step is the divergence
+ * solver's compression rate max(D_i, 0) in 1/s. */
+static fcl_buf *field_alpha(fcl_sim *s)
+{
+    return ((dfsph *)s->solver_data)->alpha;
+}
+
+static fcl_buf *field_error(fcl_sim *s)
+{
+    return ((dfsph *)s->solver_data)->err;
+}
+
+enum { NFIELDS = 2 };
+static const fcl_field_decl dfsph_fields[NFIELDS] = {
+    { "alpha", "DFSPH factor alpha (m^2)", 0.0f, 0.0f, field_alpha },
+    { "divergence_error", "divergence error (1/s)", 0.0f, 0.0f, field_error },
+};
+
 /* Restarts: the time-step controller's memory (last dt, the iteration
  * bound); the warm-start totals are grid attributes, saved with them. */
 typedef struct dfsph_saved {
@@ -364,6 +384,8 @@ const fcl_solver fcl_solver_dfsph = {
                                             entry (boundary entries: none) */
     dfsph_stats,
     NSTATS,
+    dfsph_fields,
+    NFIELDS,
     dfsph_save,
     dfsph_load,
 };

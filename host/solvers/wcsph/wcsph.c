@@ -131,6 +131,8 @@ const fcl_solver fcl_solver_wcsph = {
     0,
     NULL,                                /* no statistics of its own */
     0,
+    NULL,                                /* no fields of its own */
+    0,
     NULL,                                /* no scalar state: leapfrog's */
     NULL,                                /* velocities are attributes */
 };
