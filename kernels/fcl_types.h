@@ -89,6 +89,10 @@ enum { FCL_TENSION_NONE = 0, FCL_TENSION_MUELLER = 1, FCL_TENSION_AKINCI = 2 };
 /* Fields the viewer colors particles by (kernels/view.cl, view_pack). */
 enum { FCL_FIELD_SPEED = 0, FCL_FIELD_DENSITY = 1, FCL_FIELD_PRESSURE = 2, FCL_FIELD_PHASE = 3,
        FCL_FIELD_SURFACE = 4, FCL_FIELD_COUNT = 5 };
+/* view_pack's code for a field the solver declares: it reads the values
+ * from its sfield buffer. The viewer numbers the solver's fields after
+ * the common ones: menu entry FCL_FIELD_COUNT + k is solver field k. */
+enum { FCL_FIELD_SOLVER = FCL_FIELD_COUNT };
 
 /* DFSPH's own constants (kernels/dfsph.cl), rebuilt before every step. */
 typedef struct fcl_dfsph_consts {

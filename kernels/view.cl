@@ -5,7 +5,8 @@
  *                 colored by (FCL_FIELD_*): speed |v|, density, pressure,
  *                 phase (the fluid body a particle started in), or the
  *                 surface flag (Mueller 2003: the color-field gradient |n|
- *                 above material.surface_threshold, forces.cl); and, when
+ *                 above material.surface_threshold, forces.cl), or a
+ *                 field the solver declares (sfield); and, when
  *                 `normals` is set (the splat preview), out[n + i] is the
  *                 unit outward normal with the surface flag in w.
  * interact_force: the user's external force field (Mueller 2003, section
@@ -18,8 +19,9 @@
 
 FCL_INLINE void view_pack_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                                GLOBAL const float *rho, GLOBAL const float *prs, GLOBAL const uint *id,
-                               GLOBAL const float *phase, GLOBAL const uint *start, GLOBAL float4 *out,
-                               const fcl_grid_info *g, const fcl_sph_consts *c, uint field, uint normals)
+                               GLOBAL const float *phase, GLOBAL const float *sfield, GLOBAL const uint *start,
+                               GLOBAL float4 *out, const fcl_grid_info *g, const fcl_sph_consts *c, uint field,
+                               uint normals)
 {
     float4 p = pos[i], v = vev[i];
     float f = 0.0f;
@@ -39,6 +41,8 @@ FCL_INLINE void view_pack_item(uint i, GLOBAL const float4 *pos, GLOBAL const fl
         f = phase[id[i]];
     else if (field == FCL_FIELD_SURFACE)
         f = sn.w;
+    else if (field == FCL_FIELD_SOLVER)
+        f = sfield[i];
     out[i] = fcl_f4(p.x, p.y, p.z, f);
 }
 

@@ -25,9 +25,6 @@ extern "C" {
 
 static bool gui_on;
 
-static const char *const field_names[FCL_FIELD_COUNT] = {
-    "speed (m/s)", "density (kg/m^3)", "pressure (Pa)", "phase (fluid body)", "surface flag",
-};
 static const ImVec4 warn_color(1.0f, 0.75f, 0.3f, 1.0f), bad_color(1.0f, 0.4f, 0.35f, 1.0f),
     good_color(0.5f, 0.9f, 0.5f, 1.0f);
 
@@ -200,7 +197,7 @@ static void legend(fcl_view *v)
                                     cb, ca);
     }
     ImGui::Dummy(ImVec2(w, h));
-    ImGui::Text("%-10.4g %s %10.4g", v->range[v->field][0], field_names[v->field], v->range[v->field][1]);
+    ImGui::Text("%-10.4g %s %10.4g", v->range[v->field][0], view_field_label(v, v->field), v->range[v->field][1]);
 }
 
 static void run_controls(fcl_view *v)
@@ -231,7 +228,12 @@ static void run_controls(fcl_view *v)
 static void display_controls(fcl_view *v)
 {
     ImGui::SetNextItemWidth(170.0f);
-    ImGui::Combo("color by", &v->field, field_names, FCL_FIELD_COUNT);
+    const char *names[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX];
+    int count = view_field_count(v), field = v->field;
+    for (int i = 0; i < count; i++)
+        names[i] = view_field_label(v, i);
+    if (ImGui::Combo("color by", &field, names, count))
+        view_set_field(v, field);
     ImGui::SetNextItemWidth(170.0f);
     ImGui::DragFloat2("range", v->range[v->field], 0.01f * (v->range[v->field][1] - v->range[v->field][0]) + 1e-6f);
     legend(v);

@@ -64,7 +64,7 @@ typedef struct fcl_view {
     size_t pack_n;
     /* Controls. */
     int paused, step_once, steps_per_frame, field;
-    float range[FCL_FIELD_COUNT][2];
+    float range[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX][2];   /* legend per field */
     int show_panel, show_box, show_boundary;
     int draw;                   /* RND_DRAW_*: spheres, splats or mesh */
     float splat_scale;          /* splat radius in particle radii */
@@ -160,6 +160,13 @@ void view_viewproj(const fcl_view *v, float vp[16]);
 
 /* Internal to the viewer's files (view_sim.c, view_interop.c,
  * view_input.c). */
+/* Colour fields: the common ones (FCL_FIELD_*), then the solver's own
+ * (field FCL_FIELD_COUNT + k is solver->fields[k]). view_set_field picks
+ * one (a solver field whose declared range is empty gets the range of
+ * its values now); view_field_label names it. */
+int view_field_count(const fcl_view *v);
+void view_set_field(fcl_view *v, int field);
+const char *view_field_label(const fcl_view *v, int field);
 int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char *err, size_t errlen);
 int view_load_scene(fcl_view *v, char *err, size_t errlen);
 int view_interop_backend(fcl_view *v, char *err, size_t errlen);

@@ -40,7 +40,7 @@ static void key_action(fcl_view *v, int key)
     case GLFW_KEY_N: v->step_once = 1; break;
     case GLFW_KEY_BACKSPACE: view_reset(v); break;
     case GLFW_KEY_R: view_reload_kernels(v); break;
-    case GLFW_KEY_C: v->field = (v->field + 1) % FCL_FIELD_COUNT; break;
+    case GLFW_KEY_C: view_set_field(v, (v->field + 1) % view_field_count(v)); break;
     case GLFW_KEY_M: v->draw = (v->draw + 1) % RND_DRAW_COUNT; break;
     case GLFW_KEY_H: v->show_panel = !v->show_panel; break;
     case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(v->win, GLFW_TRUE); break;

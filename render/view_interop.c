@@ -150,11 +150,16 @@ static int pack(fcl_view *v)
 {
     fcl_sim *s = &v->sim;
     uint field = (uint)v->field, normals = (uint)wants_normals(v);
+    fcl_buf *sfield = v->phase_buf;   /* read only for a solver field */
     if (s->n == 0)
         return 0;
+    if (v->field >= FCL_FIELD_SOLVER) {
+        field = FCL_FIELD_SOLVER;
+        sfield = s->solver->fields[v->field - FCL_FIELD_SOLVER].buffer(s);
+    }
     return pass_view_pack(v->be, s->n, "view-pack", s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vev].cur, s->rho,
-                          s->prs, s->grid.attr[s->a_id].cur, v->phase_buf, s->grid.start, v->pack, s->grid.info, s->c,
-                          field, normals);
+                          s->prs, s->grid.attr[s->a_id].cur, v->phase_buf, sfield, s->grid.start, v->pack,
+                          s->grid.info, s->c, field, normals);
 }
 
 int view_interop_end(fcl_view *v)

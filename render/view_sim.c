@@ -46,6 +46,9 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
     }
     v->have_sim = 1;
     v->mesh_step = -1;
+    /* Another solver after a reset may publish other fields. */
+    if (v->field >= view_field_count(v))
+        v->field = FCL_FIELD_SPEED;
     if (sim_set_solids(&v->sim, v->scene.obstacles, v->scene.nobstacles) != 0) {
         snprintf(err, errlen, "the obstacles could not be uploaded to %s", be->name);
         view_release_sim(v);
@@ -59,6 +62,53 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
         return FCL_EXIT_DEVICE;
     }
     return view_interop_alloc(v, err, errlen);
+}
+
+int view_field_count(const fcl_view *v)
+{
+    int k = v->have_sim && v->sim.solver ? v->sim.solver->nfields : 0;
+    return FCL_FIELD_COUNT + (k < FCL_SOLVER_FIELDS_MAX ? k : FCL_SOLVER_FIELDS_MAX);
+}
+
+const char *view_field_label(const fcl_view *v, int field)
+{
+    static const char *const common[FCL_FIELD_COUNT] = {
+        "speed (m/s)", "density (kg/m^3)", "pressure (Pa)", "phase (fluid body)", "surface flag",
+    };
+    if (field < FCL_FIELD_COUNT)
+        return common[field < 0 ? 0 : field];
+    return field < view_field_count(v) ? v->sim.solver->fields[field - FCL_FIELD_COUNT].label : "?";
+}
+
+/* A solver field's legend: its declared range, or the range of its values
+ * now when it declares none. */
+static void solver_field_range(fcl_view *v, int field)
+{
+    const fcl_field_decl *d = &v->sim.solver->fields[field - FCL_FIELD_COUNT];
+    float *r = v->range[field], lo = 0.0f, hi = 0.0f;
+    if (d->hi > d->lo) {
+        r[0] = d->lo;
+        r[1] = d->hi;
+        return;
+    }
+    float *x = malloc(v->sim.n * sizeof *x + 4);
+    if (x && sim_download_field(&v->sim, field - FCL_FIELD_COUNT, x) == 0)
+        for (size_t i = 0; i < v->sim.n; i++) {
+            lo = i == 0 || x[i] < lo ? x[i] : lo;
+            hi = i == 0 || x[i] > hi ? x[i] : hi;
+        }
+    free(x);
+    r[0] = lo;
+    r[1] = hi > lo ? hi : lo + 1.0f;
+}
+
+void view_set_field(fcl_view *v, int field)
+{
+    if (field < 0 || field >= view_field_count(v))
+        field = FCL_FIELD_SPEED;
+    if (field >= FCL_FIELD_COUNT && field != v->field)
+        solver_field_range(v, field);
+    v->field = field;
 }
 
 /* The fluid block a particle started in: its phase (boxes are filled

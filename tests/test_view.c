@@ -300,6 +300,36 @@ static void check_compare(fcl_view *v)
     printf("%s: %s\n", v->be->kind, v->status);
 }
 
+/* The solver's own fields in the colour menu: after a reset to dfsph the
+ * menu has its two fields after the common five, and colouring by one
+ * packs exactly the values the solver publishes; back to wcsph, none. */
+static void check_solver_fields(fcl_view *v)
+{
+    char err[512] = "";
+    CHECK(view_apply_param(v, "sim.solver", "dfsph", err, sizeof err) >= 0 && view_reset(v) == 0,
+          "reset to dfsph: %s %s", err, v->status);
+    CHECK(view_field_count(v) == FCL_FIELD_COUNT + 2 && strstr(view_field_label(v, FCL_FIELD_COUNT), "alpha"),
+          "dfsph colour menu: %d entries, entry %d '%s'", view_field_count(v), FCL_FIELD_COUNT,
+          view_field_label(v, FCL_FIELD_COUNT));
+    view_frame(v);
+    view_set_field(v, FCL_FIELD_COUNT);
+    view_frame(v);
+    size_t n = v->sim.n, differ = 0;
+    float *want = malloc(n * sizeof *want + 4);
+    float4 *vb = read_vbo(v);
+    int ok = want && vb && sim_download_field(&v->sim, 0, want) == 0;
+    for (size_t i = 0; ok && i < n; i++)
+        differ += vb[i].w != want[i];
+    CHECK(ok && differ == 0 && v->range[v->field][1] > v->range[v->field][0],
+          "colour by alpha: %zu of %zu particles differ from the solver's field; range %g..%g", differ, n,
+          v->range[v->field][0], v->range[v->field][1]);
+    free(want);
+    free(vb);
+    CHECK(view_apply_param(v, "sim.solver", "wcsph", err, sizeof err) >= 0 && view_reset(v) == 0 &&
+              view_field_count(v) == FCL_FIELD_COUNT && v->field == FCL_FIELD_SPEED,
+          "back to wcsph: %d menu entries, field %d", view_field_count(v), v->field);
+}
+
 static void run_backend(const char *kind, const char *scene)
 {
     fcl_view v;
@@ -317,6 +347,7 @@ static void run_backend(const char *kind, const char *scene)
     check_interact(&v, &s);
     check_ball(&v);
     check_compare(&v);
+    check_solver_fields(&v);
     if (strcmp(kind, "cpu") == 0)
         CHECK(view_reload_kernels(&v) == -1 && strstr(v.reload_msg, "OpenCL"),
               "the native backend says hot reload is for OpenCL: '%s'", v.reload_msg);
