@@ -181,16 +181,19 @@ FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const
                                   GLOBAL float *kap, GLOBAL float *ksum, GLOBAL float *err, const fcl_sph_consts *c,
                                   const fcl_dfsph_consts *d, uint mode)
 {
-    float div = dfsph_div(i, pos, v, fcount, fidx, fl, fg, bgrad, c, d);
     uint lonely = (mode & DFSPH_DIVERGENCE) && nin[i] < d->min_neighbors;
-    float e = (mode & DFSPH_DIVERGENCE) ? div : rho[i] / c->rest_density + d->dt * div - 1.0f;
+    /* The warm start needs no error: the source pass after it measures
+     * the velocities it leaves, so its neighbor loop is skipped. */
     if (mode & DFSPH_WARM) {
         kap[i] = lonely ? 0.0f : d->warm * ksum[i];
         ksum[i] = 0.0f;
-    } else {
-        float tot = ksum[i], next = lonely ? 0.0f : tot + d->omega * e * alpha[i];
-        kap[i] = (next > 0.0f ? next : 0.0f) - tot;
+        err[i] = 0.0f;
+        return;
     }
+    float div = dfsph_div(i, pos, v, fcount, fidx, fl, fg, bgrad, c, d);
+    float e = (mode & DFSPH_DIVERGENCE) ? div : rho[i] / c->rest_density + d->dt * div - 1.0f;
+    float tot = ksum[i], next = lonely ? 0.0f : tot + d->omega * e * alpha[i];
+    kap[i] = (next > 0.0f ? next : 0.0f) - tot;
     err[i] = lonely || e < 0.0f ? 0.0f : e;
 }
 
