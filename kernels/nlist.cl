@@ -22,6 +22,8 @@
 
 #define NL_SHIFT 29u
 #define NL_INDEX 0x1fffffffu
+/* Private buffer of the CPU build (nl_walk). */
+#define NL_LOCAL 96u
 
 /* Stored entries of particle i (count capped at the capacity). */
 FCL_INLINE uint nl_len(GLOBAL const uint *count, uint i, const fcl_nlist_info *L)
@@ -56,6 +58,46 @@ FCL_INLINE uint nl_row(const fcl_grid_info *g, GLOBAL const uint *start, uint ix
     return 1u;
 }
 
+/* The candidates of particle i (at pi) on layout g with wall-image masks;
+ * each neighbor's entry goes to out[n * stride] while n < cap. Returns the
+ * number found. `collect` (CPUs) gathers into a private buffer without a
+ * branch on the distance test, which is unpredictable in a disordered
+ * fluid; it returns ~0 when the buffer overflowed, for the direct walk. */
+FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *qpos, GLOBAL const uint *qstart, const fcl_grid_info *g,
+                        const fcl_nlist_info *L, const uint *masks, uint nm, float4 plane, GLOBAL uint *out,
+                        uint stride, uint cap, uint collect)
+{
+    uint buf[NL_LOCAL];
+    uint ix = grid_axis(pi.x, g->origin.x, g->inv_cell_size, g->nx);
+    uint iy = grid_axis(pi.y, g->origin.y, g->inv_cell_size, g->ny);
+    uint iz = grid_axis(pi.z, g->origin.z, g->inv_cell_size, g->nz);
+    uint side = 2u * L->reach + 1u, n = 0u;
+    for (uint k = 0u; k < nm; k++)
+        for (uint r = 0u; r < side * side; r++) {
+            uint lo, hi;
+            if (!nl_row(g, qstart, ix, iy, iz, L->reach, r, &lo, &hi))
+                continue;
+            for (uint j = lo; j < hi; j++) {
+                float4 q = mirror(qpos[j], masks[k], plane);
+                float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+                uint in = dx * dx + dy * dy + dz * dz < L->r2, e = j | (masks[k] << NL_SHIFT);
+                if (collect) {
+                    buf[n < NL_LOCAL - 1u ? n : NL_LOCAL - 1u] = e;
+                } else if (in && n < cap) {
+                    out[n * stride] = e;
+                }
+                n += in;
+            }
+        }
+    if (!collect)
+        return n;
+    if (n > NL_LOCAL - 1u)
+        return ~0u;
+    for (uint k = 0u; k < n && k < cap; k++)
+        out[k * stride] = buf[k];
+    return n;
+}
+
 /* Particle i (at pos[i]) against the candidates qpos with cell starts
  * qstart on layout g: every candidate (and, for L->mirror, every wall
  * image of one) closer than the query radius. */
@@ -69,25 +111,17 @@ FCL_INLINE void nlist_build_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
     masks[0] = 0u;
     if (L->mirror)
         nm = image_masks(near_walls_within(pi, c, L->r, &plane), masks);
-    uint ix = grid_axis(pi.x, g->origin.x, g->inv_cell_size, g->nx);
-    uint iy = grid_axis(pi.y, g->origin.y, g->inv_cell_size, g->ny);
-    uint iz = grid_axis(pi.z, g->origin.z, g->inv_cell_size, g->nz);
-    uint side = 2u * L->reach + 1u, n = 0u, base = i * L->pstride;
-    for (uint k = 0u; k < nm; k++)
-        for (uint r = 0u; r < side * side; r++) {
-            uint lo, hi;
-            if (!nl_row(g, qstart, ix, iy, iz, L->reach, r, &lo, &hi))
-                continue;
-            for (uint j = lo; j < hi; j++) {
-                float4 q = mirror(qpos[j], masks[k], plane);
-                float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
-                if (dx * dx + dy * dy + dz * dz >= L->r2)
-                    continue;
-                if (n < L->cap)
-                    idx[base + n * L->kstride] = j | (masks[k] << NL_SHIFT);
-                n++;
-            }
-        }
+    GLOBAL uint *out = idx + i * L->pstride;
+#if defined(FCL_DEVICE) && !defined(FCL_CPU_DEVICE)
+    /* GPUs: the direct walk (a private buffer would cost registers). */
+    uint n = nl_walk(pi, qpos, qstart, g, L, masks, nm, plane, out, L->kstride, L->cap, 0u);
+#else
+    /* CPUs: branch-free collection, 2x faster on a developed dam break
+     * (README); the direct walk only for a particle over NL_LOCAL - 1. */
+    uint n = nl_walk(pi, qpos, qstart, g, L, masks, nm, plane, out, L->kstride, L->cap, 1u);
+    if (n == ~0u)
+        n = nl_walk(pi, qpos, qstart, g, L, masks, nm, plane, out, L->kstride, L->cap, 0u);
+#endif
     count[i] = n;
     if (n > L->cap) {
         FCL_ATOMIC_MAX(&over[report], n);
