@@ -206,13 +206,20 @@ FCL_INLINE void dfsph_pressure_vel_item(uint i, GLOBAL const float4 *pos, GLOBAL
     float4 pi = pos[i], bgi = bgrad[i], plane;
     near_walls(pi, c, &plane);
     float ki = kap[i], ax = ki * bgi.x, ay = ki * bgi.y, az = ki * bgi.z;
-    DFSPH_FLUID(i, j, m, e) {
-        float kk = ki + kap[j];
-        if (kk == 0.0f)
-            continue;
-        float4 r = dfsph_rij(pi, pos[j], m, plane);
-        float s = d->volume * kk * fg[e];
-        ax += s * r.x; ay += s * r.y; az += s * r.z;
+    uint n = nl_len(fcount, i, fl), base = i * fl->pstride, ks = fl->kstride;
+    /* Written out (no helper calls, selects for the images) so that the
+     * host compiler vectorizes it across neighbors: 8-12 % off a step on
+     * the native backend. (The same for dfsph_div, which gathers two
+     * float4 per neighbor, was slower, measured.) */
+    FCL_SIMD_SUM3(ax, ay, az)
+    for (uint k = 0u; k < n; k++) {
+        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = en >> NL_SHIFT;
+        float4 pj = pos[j];
+        float qx = (m & 1u) ? 2.0f * plane.x - pj.x : pj.x;
+        float qy = (m & 2u) ? 2.0f * plane.y - pj.y : pj.y;
+        float qz = (m & 4u) ? 2.0f * plane.z - pj.z : pj.z;
+        float s = d->volume * (ki + kap[j]) * fg[e];
+        ax += s * (pi.x - qx); ay += s * (pi.y - qy); az += s * (pi.z - qz);
     }
     float4 vi = v[i];
     v[i] = fcl_f4(vi.x - f * ax, vi.y - f * ay, vi.z - f * az, 0.0f);

@@ -19,6 +19,7 @@
 #define FCL_ATOMIC_MAX(p, v) atomic_max(p, v)
 #define FCL_SQRT(x) native_sqrt(x)
 #define FCL_ISFINITE(x) isfinite(x)
+#define FCL_SIMD_SUM3(a, b, c)
 #else
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +31,11 @@
 #define FCL_SQRT(x) sqrtf(x)
 #define FCL_ISFINITE(x) isfinite(x)
 typedef uint32_t uint;
+/* A neighbor loop whose iterations only add to three sums:
+ * vectorized across neighbors by the host compiler (gathers); nothing in
+ * OpenCL, whose compilers vectorize across work-items instead. */
+#define FCL_SIMD_PRAGMA_(x) _Pragma(#x)
+#define FCL_SIMD_SUM3(a, b, c) FCL_SIMD_PRAGMA_(omp simd reduction(+ : a, b, c))
 /* Same layout as OpenCL's float4 / cl_float4: 16 bytes, 16-byte aligned. */
 typedef struct { float x, y, z, w; } __attribute__((aligned(16))) float4;
 static inline uint fcl_atomic_min_u32(uint *p, uint v)
