@@ -14,7 +14,9 @@
  * and fail that comparison); where growth is allowed (default
  * capacities), the same case must grow the lists until every particle
  * fits and then match brute force in full. The two
- * backends must give identical lists (order included) for the same input.
+ * backends must give identical lists (order included) for the same input,
+ * and so must OpenCL built with the GPU variant of the builder (the
+ * direct walk; FCL_OPENCL_GPU_CODE).
  * Exact comparisons: the builder and the brute force evaluate the same
  * float expressions.
  */
@@ -214,8 +216,13 @@ int main(void)
     enum { NC = sizeof cases / sizeof cases[0] };
     lists ref[NC][2][2];
     memset(ref, 0, sizeof ref);
-    for (int bi = 0; bi < 2; bi++) {
-        fcl_backend *be = ft_backend(bi);
+    /* Backend 2: OpenCL again, built with the GPU variants of the passes
+     * (the direct list walk), so they are checked on a CPU device too. */
+    for (int bi = 0; bi < 3; bi++) {
+        if (bi == 2)
+            setenv("FCL_OPENCL_GPU_CODE", "1", 1);
+        fcl_backend *be = ft_backend(bi < 2 ? bi : 1);
+        unsetenv("FCL_OPENCL_GPU_CODE");
         if (!be)
             continue;
         for (int k = 0; k < NC; k++)
@@ -228,7 +235,8 @@ int main(void)
                     continue;
                 }
                 CHECK(same(&f, &ref[k][layout][0]) && same(&b, &ref[k][layout][1]),
-                      "%s: the OpenCL lists differ from the native ones", cases[k].name);
+                      "%s: the OpenCL lists (%s variant) differ from the native ones", cases[k].name,
+                      bi == 2 ? "GPU" : "CPU-device");
                 lists_free(&f);
                 lists_free(&b);
             }

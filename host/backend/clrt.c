@@ -238,12 +238,13 @@ cl_program clrt_build(cl_context ctx, cl_device_id dev, const char *kernel_dir, 
         return NULL;
     }
     /* CPU devices get FCL_CPU_DEVICE: passes may then choose code that
-     * suits a CPU (kernels/nlist.cl's branch-free collection). */
+     * suits a CPU (kernels/nlist.cl's branch-free collection). The tests
+     * set FCL_OPENCL_GPU_CODE to run the GPU variants on a CPU device. */
     char opts[128];
     cl_device_type type = 0;
     clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DFCL_WG=%d%s", FCL_WG,
-             (type & CL_DEVICE_TYPE_CPU) ? " -DFCL_CPU_DEVICE=1" : "");
+    int cpu = (type & CL_DEVICE_TYPE_CPU) && !getenv("FCL_OPENCL_GPU_CODE");
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DFCL_WG=%d%s", FCL_WG, cpu ? " -DFCL_CPU_DEVICE=1" : "");
     e = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
     if (e != CL_SUCCESS) {
         size_t n = 0;
