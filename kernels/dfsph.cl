@@ -255,31 +255,3 @@ FCL_INLINE void dfsph_pressure_item(uint i, GLOBAL const float *ksum, GLOBAL con
     float idt = 1.0f / d->dt;
     prs[i] = c->rest_density * (ksum[i] * idt * idt + kvsum[i] * idt);
 }
-
-/* One partial sum per group of FCL_WG values (CPU devices); dfsph_sum_tree
- * is the GPU variant. */
-FCL_INLINE void dfsph_sum_chunks_item(uint gi, GLOBAL const float *x, GLOBAL float *out, uint n)
-{
-    float s = 0.0f;
-    uint end = (gi + 1u) * FCL_WG < n ? (gi + 1u) * FCL_WG : n;
-    for (uint i = gi * FCL_WG; i < end; i++)
-        s += x[i];
-    out[gi] = s;
-}
-
-#ifdef FCL_DEVICE
-__kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))
-void dfsph_sum_tree(__global const float *x, __global float *out, uint n)
-{
-    __local float t[FCL_WG];
-    uint i = get_global_id(0), l = get_local_id(0);
-    t[l] = i < n ? x[i] : 0.0f;
-    for (uint s = FCL_WG / 2u; s > 0u; s >>= 1) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (l < s)
-            t[l] += t[l + s];
-    }
-    if (l == 0u)
-        out[get_group_id(0)] = t[0];
-}
-#endif

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "reduce.h"
+#include "reduction.h"
 #include "passes.h"
 #include "sim.h"
 #include "smoothing.h"
@@ -36,30 +37,21 @@ static const double WARM_SHARE = 1.0;
 static const float RELAXATION = 0.5f;
 
 typedef struct dfsph {
-    fcl_kernel *sum;                     /* the GPU tree; NULL on CPU devices */
     int a_ksum, a_kvsum;                 /* grid attributes */
-    fcl_buf *alpha, *kap, *err, *vpred, *partial, *table;
+    fcl_buf *alpha, *kap, *err, *vpred, *table;
     int p_fg, p_fw;                      /* list planes: gradient factors and
                                             W (fluid), from density_alpha */
     fcl_buf *bgrad;                      /* sum_b V_b grad W_ib (float4) and */
     fcl_buf *nin;                        /* neighbors in range, likewise */
-    int sum_serial;                      /* sum kernel is per group (CPU devices) */
     fcl_dfsph_consts d;
     double dt_prev;                      /* last step's dt, 0 before the first */
     double dt_cap;                       /* the iteration-aware bound (adapt_cap) */
-    float *host_partial;
+    fcl_reduction sum;                   /* the average error's sum */
 } dfsph;
 
 static fcl_buf *attr(fcl_sim *s, int a)
 {
     return s->grid.attr[a].cur;
-}
-
-static int find_kernels(fcl_backend *be, dfsph *d)
-{
-    d->sum_serial = be->serial_groups;
-    d->sum = d->sum_serial ? NULL : be->ops->kernel(be, "dfsph_sum_tree");
-    return d->sum_serial || d->sum ? 0 : -1;
 }
 
 static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -71,22 +63,20 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     if (!d)
         return -1;
     s->solver_data = d;
-    size_t n = s->cap, groups = n / FCL_WG + 1;   /* buffers for the capacity */
+    size_t n = s->cap;                    /* buffers for the capacity */
     d->a_ksum = grid_add_attr(&s->grid, be, "density solver warm start", 4);
     d->a_kvsum = grid_add_attr(&s->grid, be, "divergence solver warm start", 4);
     d->alpha = be->ops->buf_new(be, n * 4, "DFSPH alpha");
     d->kap = be->ops->buf_new(be, n * 4, "DFSPH kappa");
     d->err = be->ops->buf_new(be, n * 4, "DFSPH error");
     d->vpred = be->ops->buf_new(be, n * 16, "DFSPH predicted velocity");
-    d->partial = be->ops->buf_new(be, groups * 4, "DFSPH sums");
     d->table = be->ops->buf_new(be, 2 * TABLE_N * 4, "cubic spline tables");
     d->p_fg = nlist_add_plane(&s->nl, be, 0, "DFSPH gradient factors");
     d->p_fw = nlist_add_plane(&s->nl, be, 0, "DFSPH kernel values");
     d->bgrad = be->ops->buf_new(be, n * 16 + 16, "DFSPH boundary gradient sums");
     d->nin = be->ops->buf_new(be, n * 4 + 4, "DFSPH neighbors in range");
-    d->host_partial = malloc(groups * 4);
-    if (d->a_ksum < 0 || d->a_kvsum < 0 || !d->alpha || !d->kap || !d->err || !d->vpred || !d->partial ||
-        !d->table || d->p_fg < 0 || d->p_fw < 0 || !d->bgrad || !d->nin || !d->host_partial || find_kernels(be, d) != 0)
+    if (d->a_ksum < 0 || d->a_kvsum < 0 || !d->alpha || !d->kap || !d->err || !d->vpred ||
+        !d->table || d->p_fg < 0 || d->p_fw < 0 || !d->bgrad || !d->nin || reduction_init(&d->sum, be, n) != 0)
         return -1;
     float tab[2 * TABLE_N];
     unsigned full;
@@ -107,22 +97,13 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     return sim_boundary_volumes(s, 1u, d->d.k);
 }
 
-/* Average of err[] over the particles: per-group sums on the device
- * (dfsph_sum_chunks on CPU devices, the OpenCL-only tree dfsph_sum_tree on
- * GPUs), folded on the host and across processes. */
+/* Average of err[] over the particles: the device's sum (reduction.h),
+ * read back for the stop test, and combined across processes. */
 static int average(fcl_sim *s, dfsph *d, double *avg)
 {
-    fcl_backend *be = s->be;
-    uint n = (uint)s->n;
-    size_t groups = (s->n + FCL_WG - 1) / FCL_WG;
-    fcl_arg a[] = { FCL_BUF(d->err), FCL_BUF(d->partial), FCL_VAL(n) };
-    int rc = d->sum_serial ? pass_dfsph_sum_chunks(be, groups, "dfsph-reduce", d->err, d->partial, n)
-                           : be->ops->launch(be, d->sum, s->n, a, 3, "dfsph-reduce");
-    if (rc != 0 || be->ops->buf_read(be, d->partial, 0, groups * 4, d->host_partial) != 0)
-        return -1;
     double sum = 0.0;
-    for (size_t g = 0; g < groups; g++)
-        sum += d->host_partial[g];
+    if (reduction_sum(&d->sum, s->be, d->err, s->n, "dfsph-reduce") != 0 || reduction_read(&d->sum, s->be, &sum) != 0)
+        return -1;
     *avg = fcl_reduce_sum(sum) / fcl_reduce_sum((double)s->n);
     return 0;
 }
@@ -361,10 +342,10 @@ static void dfsph_destroy(fcl_sim *s)
     dfsph *d = s->solver_data;
     if (!d)
         return;
-    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->partial, d->table, d->nin, d->bgrad };
+    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->table, d->nin, d->bgrad };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         s->be->ops->buf_free(s->be, bufs[i]);
-    free(d->host_partial);
+    reduction_free(&d->sum, s->be);
     free(d);
     s->solver_data = NULL;
 }
