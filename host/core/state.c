@@ -215,7 +215,9 @@ static int restore(fcl_sim *s, blob *b, const char *path, char *err, size_t errl
     return 0;
 }
 
-int sim_state_load(fcl_sim *s, const char *path, char *err, size_t errlen)
+/* The whole file, its checksum and its header checked against s; on
+ * success b holds the bytes before the checksum. */
+static int read_checked(fcl_sim *s, const char *path, blob *b, char *err, size_t errlen)
 {
     size_t limit = 1024 + SOLVER_BLOB_MAX + sizeof s->stats + (size_t)s->grid.nattr * (ATTR_NAME_BYTES + 8) +
                    s->cap * 8;
@@ -224,62 +226,71 @@ int sim_state_load(fcl_sim *s, const char *path, char *err, size_t errlen)
     /* Room for another solver's state of the same scene, so that the
      * header can say whose it is. */
     limit = 2 * limit + 4 * s->n * 16;
-    blob b = { 0 };
-    int rc = slurp(path, limit, &b, err, errlen);
+    if (slurp(path, limit, b, err, errlen) != 0)
+        return -1;
     uint64_t sum = 0;
-    if (rc == 0 && (b.len < 8 + sizeof MAGIC || (memcpy(&sum, b.p + b.len - 8, 8), sum != fnv1a(b.p, b.len - 8)))) {
+    if (b->len < 8 + sizeof MAGIC || (memcpy(&sum, b->p + b->len - 8, 8), sum != fnv1a(b->p, b->len - 8))) {
         snprintf(err, errlen, "%s: checksum mismatch: the file is damaged or truncated", path);
-        rc = -1;
+        return -1;
     }
-    b.len -= rc == 0 ? 8 : 0;
-    if (rc == 0)
-        rc = check_header(s, &b, path, err, errlen);
-    int64_t step = 0;
+    b->len -= 8;
+    return check_header(s, b, path, err, errlen);
+}
+
+/* Count, ids, step, time and statistics, then the attributes. */
+static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_t errlen)
+{
     uint64_t n = 0, next_id = 0;
-    double time = 0.0;
-    fcl_step_stats st;
-    if (rc == 0) {
-        b.at = sizeof MAGIC + 4 + NAME_BYTES;
-        get(&b, &n, 8);
-        b.at += 8;
-        get(&b, &next_id, 8);
-        s->n = (size_t)n;
-        s->next_id = (uint)next_id;
-        grid_set_count(&s->grid, s->n);
-        sim_update_consts(s);
-        get(&b, &step, 8);
-        get(&b, &time, 8);
-        get(&b, &st, sizeof st);
-        b.at += 4;
-        rc = restore(s, &b, path, err, errlen);
-    }
-    /* The derived fields (solver buffers, lists) of the restored
-     * positions, then the saved density and pressure over them: a WCSPH
-     * frame holds the step's start density, which prepare would not. */
+    int64_t step = 0;
+    b->at = sizeof MAGIC + 4 + NAME_BYTES;
+    get(b, &n, 8);
+    b->at += 8;
+    get(b, &next_id, 8);
+    get(b, &step, 8);
+    get(b, &s->time, 8);
+    get(b, &s->stats, sizeof s->stats);
+    b->at += 4;
+    s->n = (size_t)n;
+    s->next_id = (uint)next_id;
+    s->step = step;
+    grid_set_count(&s->grid, s->n);
+    sim_update_consts(s);
+    return restore(s, b, path, err, errlen);
+}
+
+/* The solver's scalar state, the derived fields of the restored positions
+ * (solver buffers, lists), then the saved density and pressure over them:
+ * a WCSPH frame holds the step's start density, which prepare would not. */
+static int finish_load(fcl_sim *s, blob *b, const char *path, char *err, size_t errlen)
+{
     uint64_t sbytes = 0;
-    if (rc == 0 && s->n * 8 > b.len - b.at) {
+    if (s->n * 8 > b->len - b->at) {
         snprintf(err, errlen, "%s: truncated before the density", path);
-        rc = -1;
+        return -1;
     }
-    size_t dens_at = b.at;
-    b.at += rc == 0 ? s->n * 8 : 0;
-    if (rc == 0 && (get(&b, &sbytes, 8) != 0 || sbytes != b.len - b.at ||
-                    (s->solver->load && s->solver->load(s, b.p + b.at, (size_t)sbytes) != 0))) {
+    const unsigned char *dens = b->p + b->at;
+    b->at += s->n * 8;
+    if (get(b, &sbytes, 8) != 0 || sbytes != b->len - b->at ||
+        (s->solver->load && s->solver->load(s, b->p + b->at, (size_t)sbytes) != 0)) {
         snprintf(err, errlen, "%s: the %s solver's state does not match", path, s->solver->name);
-        rc = -1;
+        return -1;
     }
-    if (rc == 0) {
-        s->step = step;
-        s->time = time;
-        s->stats = st;
-        if (s->solver->prepare(s) != 0 ||
-            s->be->ops->buf_write(s->be, s->rho, 0, s->n * 4, b.p + dens_at) != 0 ||
-            s->be->ops->buf_write(s->be, s->prs, 0, s->n * 4, b.p + dens_at + s->n * 4) != 0 ||
-            s->be->ops->finish(s->be) != 0) {
-            snprintf(err, errlen, "%s: restoring the state on %s failed", path, s->be->name);
-            rc = -1;
-        }
+    if (s->solver->prepare(s) != 0 || s->be->ops->buf_write(s->be, s->rho, 0, s->n * 4, dens) != 0 ||
+        s->be->ops->buf_write(s->be, s->prs, 0, s->n * 4, dens + s->n * 4) != 0 || s->be->ops->finish(s->be) != 0) {
+        snprintf(err, errlen, "%s: restoring the state on %s failed", path, s->be->name);
+        return -1;
     }
+    return 0;
+}
+
+int sim_state_load(fcl_sim *s, const char *path, char *err, size_t errlen)
+{
+    blob b = { 0 };
+    int rc = read_checked(s, path, &b, err, errlen);
+    if (rc == 0)
+        rc = restore_state(s, &b, path, err, errlen);
+    if (rc == 0)
+        rc = finish_load(s, &b, path, err, errlen);
     free(b.p);
     return rc;
 }

@@ -19,9 +19,9 @@ struct fcl_sim;
 int sim_state_save(struct fcl_sim *s, const char *path, char *err, size_t errlen);
 /* s must have been created from the same scene and parameters (same
  * solver, particle and boundary counts). A damaged, truncated or
- * mismatched file is refused with err naming the file and what is wrong,
- * and s is left as it was only if the file is refused before any
- * attribute was restored (checksum and header are checked first). */
+ * mismatched file is refused with err naming the file and what is wrong;
+ * the checksum and the header are checked before anything in s changes,
+ * so a damaged, truncated or foreign file leaves s as it was. */
 int sim_state_load(struct fcl_sim *s, const char *path, char *err, size_t errlen);
 
 #endif
