@@ -21,7 +21,8 @@ int sim_state_save(struct fcl_sim *s, const char *path, char *err, size_t errlen
  * solver, particle and boundary counts). A damaged, truncated or
  * mismatched file is refused with err naming the file and what is wrong;
  * the checksum and the header are checked before anything in s changes,
- * so a damaged, truncated or foreign file leaves s as it was. */
+ * so a damaged or truncated file, or one of another solver or particle
+ * count, leaves s as it was. */
 int sim_state_load(struct fcl_sim *s, const char *path, char *err, size_t errlen);
 
 #endif
