@@ -7,7 +7,8 @@
 # and that a vendor OpenCL library named through OCL_ICD_VENDORS (here
 # PoCL's, by absolute path) is used by the bundled loader, directly and
 # through bin/fluidcl-env.sh. The prefix is then moved, to show that
-# nothing depends on where it was installed.
+# nothing depends on where it was installed. It also checks that the
+# build tree's binary has no empty RPATH element.
 # usage: test_package.sh BUILD_DIR
 set -uo pipefail
 BUILD=$1
@@ -26,6 +27,14 @@ ok "1 cmake --install into a scratch prefix (then moved)"
 
 rpath=$(readelf -d "$P/bin/fluidcl" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
 [ "$rpath" = '$ORIGIN/../lib' ] && ok "2 RPATH is \$ORIGIN/../lib" || bad "2 RPATH" "got '$rpath'"
+
+# The build tree's binary too: an empty element (CMake's placeholder of
+# colons) would make the loader search the current directory.
+brpath=$(readelf -d "$BUILD/fluidcl" | sed -n 's/.*(R[A-Z]*PATH).*\[\(.*\)\]/\1/p')
+case ":$brpath:" in
+    *::*) bad "2b build-tree RPATH has no empty element" "got '$brpath'" ;;
+    *) ok "2b build-tree RPATH has no empty element ('$brpath')" ;;
+esac
 
 # Every resolved library outside the C library and OpenGL comes from
 # PREFIX/lib, none is missing.
