@@ -5,10 +5,10 @@
 # shared library it needs outside the C library and OpenGL resolves inside
 # PREFIX/lib with an empty environment, that the installed binary runs,
 # and that a vendor OpenCL library named through OCL_ICD_VENDORS (here
-# PoCL's, by absolute path) is used by the bundled loader, directly and
-# through bin/fluidcl-env.sh. The prefix is then moved, to show that
-# nothing depends on where it was installed. It also checks that the
-# build tree's binary has no empty RPATH element.
+# PoCL's, by absolute path) is used by the bundled loader, directly,
+# through bin/fluidcl-env.sh and as OCL_ICD_VENDORS=LIBRARY. The prefix is
+# then moved, to show that nothing depends on where it was installed. It
+# also checks that the build tree's binary has no empty RPATH element.
 # usage: test_package.sh BUILD_DIR
 set -uo pipefail
 BUILD=$1
@@ -27,7 +27,6 @@ ok "1 cmake --install into a scratch prefix (then moved)"
 
 rpath=$(readelf -d "$P/bin/fluidcl" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
 [ "$rpath" = '$ORIGIN/../lib' ] && ok "2 RPATH is \$ORIGIN/../lib" || bad "2 RPATH" "got '$rpath'"
-
 # The build tree's binary too: an empty element (CMake's placeholder of
 # colons) would make the loader search the current directory.
 brpath=$(readelf -d "$BUILD/fluidcl" | sed -n 's/.*(R[A-Z]*PATH).*\[\(.*\)\]/\1/p')
@@ -58,7 +57,7 @@ rc=$?
 # A vendor library by absolute path through the bundled ocl-icd loader.
 pocl=$(ldconfig -p | awk '/libpocl\.so\.2 / {print $NF; exit}')
 if [ -z "$pocl" ]; then
-    echo "SKIP 6-7: no libpocl.so.2 on this machine"
+    echo "SKIP 6-9: no libpocl.so.2 on this machine"
 else
     mkdir -p "$T/icd" && echo "$pocl" >"$T/icd/pocl.icd"
     out=$(env -i HOME="$T" OCL_ICD_VENDORS="$T/icd" "$P/bin/fluidcl" devices 2>&1)
@@ -68,5 +67,17 @@ else
     out=$(env -i HOME="$T" PATH=/usr/bin:/bin "$P/bin/fluidcl-env.sh" "$pocl" fluidcl devices 2>&1)
     printf '%s\n' "$out" | grep -qi 'portable computing language\|pthread' && ok "7 fluidcl-env.sh LIB fluidcl devices" ||
         bad "7 fluidcl-env.sh" "$out"
+    # The control: an OCL_ICD_VENDORS folder with no .icd file gives no
+    # device, so check 6's PoCL came from the named file, not from
+    # /etc/OpenCL/vendors.
+    mkdir -p "$T/empty"
+    out=$(env -i HOME="$T" OCL_ICD_VENDORS="$T/empty" "$P/bin/fluidcl" devices 2>&1)
+    printf '%s\n' "$out" | grep -qi 'portable computing language' && bad "8 empty OCL_ICD_VENDORS" "$out" ||
+        ok "8 an empty OCL_ICD_VENDORS folder gives no PoCL device"
+    # ocl-icd also takes the library itself (OCL_ICD_FILENAMES is the
+    # Khronos loader's variable; ocl-icd 2.3.1 ignores it).
+    out=$(env -i HOME="$T" OCL_ICD_VENDORS="$pocl" "$P/bin/fluidcl" devices 2>&1)
+    printf '%s\n' "$out" | grep -qi 'portable computing language' && ok "9 OCL_ICD_VENDORS=$pocl" ||
+        bad "9 OCL_ICD_VENDORS=LIBRARY" "$out"
 fi
 checks_done
