@@ -23,12 +23,12 @@ if [ ! -x "$BIN" ]; then
 fi
 
 SRC=$(cd "$(dirname "$0")/../kernels" && pwd) || exit 1
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/fluidcl_cli.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
 cd "$T" || exit 1
 
-. "$(dirname "$0")/checks.sh"
 
 # Every invocation is bounded, so a hang is a failure and not a stuck test.
 TIMEOUT=()

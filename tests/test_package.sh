@@ -14,7 +14,7 @@ set -uo pipefail
 BUILD=$1
 T=$(mktemp -d /tmp/fluidcl_pkg.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/checks.sh"
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 
 if ! cmake --install "$BUILD" --prefix "$T/a" >"$T/install.log" 2>&1; then
     bad "1 cmake --install" "$(tail -3 "$T/install.log")"

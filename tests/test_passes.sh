@@ -10,7 +10,7 @@ CC=$1
 SRC=$2
 T=$(mktemp -d /tmp/fluidcl_passes.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/checks.sh"
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 
 # snippet NAME CALL: a translation unit that launches one pass.
 snippet() {

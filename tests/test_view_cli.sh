@@ -29,7 +29,7 @@ if [ -z "$NUM" ]; then
     echo "SKIP: Xvfb did not start"
     exit 77
 fi
-. "$(dirname "$0")/checks.sh"
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 fl() { DISPLAY=${DISP-:$NUM} timeout 120 "$BIN" "$@" >"$T/out.txt" 2>"$T/err.txt"; RC=$?; }
 
 cat >"$T/s.json" <<'JSON'
