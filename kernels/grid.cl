@@ -76,8 +76,19 @@ FCL_INLINE void grid_scatter_item(uint i, GLOBAL const uint *cell, GLOBAL const 
 
 /* Shell sort of one cell's slots with Tokuda's gaps ceil(0.8 (2.25^k - 1)).
  * Typical cells hold a handful of particles (two short passes); a scene
- * with every particle in one cell still finishes in O(n^1.25). */
-FCL_INLINE void grid_sort_cells_item(uint c, GLOBAL const uint *start, GLOBAL uint *order)
+ * with every particle in one cell still finishes in O(n^1.25).
+ * The slots are ordered by key[old index] (the particle ids) when
+ * use_key is 1, else by the old index: with ids the order a build makes
+ * depends on the positions and ids alone, not on the order before it, so
+ * a restart that rebuilds the grid from saved positions orders the
+ * particles as the uninterrupted run does at its next build. */
+FCL_INLINE uint grid_sort_key(uint v, GLOBAL const uint *key, uint use_key)
+{
+    return use_key ? key[v] : v;
+}
+
+FCL_INLINE void grid_sort_cells_item(uint c, GLOBAL const uint *start, GLOBAL uint *order, GLOBAL const uint *key,
+                                     uint use_key)
 {
     uint b = start[c], n = start[c + 1u] - b;
     if (n < 2u)
@@ -93,8 +104,8 @@ FCL_INLINE void grid_sort_cells_item(uint c, GLOBAL const uint *start, GLOBAL ui
         uint gap = k == 1 ? 1u : (uint)ceil(0.8f * (p - 1.0f));
         p /= 2.25f;
         for (uint a = gap; a < n; a++) {
-            uint v = order[b + a], j = a;
-            for (; j >= gap && order[b + j - gap] > v; j -= gap)
+            uint v = order[b + a], kv = grid_sort_key(v, key, use_key), j = a;
+            for (; j >= gap && grid_sort_key(order[b + j - gap], key, use_key) > kv; j -= gap)
                 order[b + j] = order[b + j - gap];
             order[b + j] = v;
         }
@@ -214,5 +225,6 @@ __kernel void fcl_type_sizes(__global uint *out)
     out[5] = (uint)sizeof(fcl_solid);
     out[6] = (uint)sizeof(fcl_mc_info);
     out[7] = (uint)sizeof(fcl_nlist_info);
+    out[8] = (uint)sizeof(fcl_pbf_consts);
 }
 #endif

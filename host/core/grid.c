@@ -58,6 +58,7 @@ int grid_init_cap(fcl_grid *g, fcl_backend *be, const fcl_grid_info *info, size_
     memset(g, 0, sizeof *g);
     g->info = *info;
     g->cap = cap > info->n ? cap : info->n;
+    g->key_attr = -1;
     size_t n = g->cap;
     const fcl_backend_ops *o = be->ops;
     g->start = o->buf_new(be, ((size_t)info->ncells + 1) * sizeof(uint), "grid cell starts");
@@ -105,7 +106,8 @@ static int grid_reorder(fcl_grid *g, fcl_backend *be)
 {
     size_t n = g->info.n;
     if (pass_grid_scatter(be, n, "grid-reorder", g->cell, g->rank, g->start, g->order) != 0 ||
-        pass_grid_sort_cells(be, g->info.ncells, "grid-reorder", g->start, g->order) != 0)
+        pass_grid_sort_cells(be, g->info.ncells, "grid-reorder", g->start, g->order,
+                             g->key_attr >= 0 ? g->attr[g->key_attr].cur : g->order, g->key_attr >= 0 ? 1u : 0u) != 0)
         return -1;
     for (int i = 0; i < g->nattr; i++) {
         fcl_attr *a = &g->attr[i];

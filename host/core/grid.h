@@ -26,6 +26,9 @@ typedef struct fcl_grid {
     fcl_buf *cell, *rank, *order;
     fcl_attr attr[FCL_MAX_ATTRS];
     int nattr;
+    int key_attr;                /* u32 attribute that orders particles
+                                    within a cell (the ids), or -1: their
+                                    previous order (kernels/grid.cl) */
 } fcl_grid;
 
 /* Cell layout for a domain box and cell size; fails (message in err) when

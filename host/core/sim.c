@@ -163,6 +163,7 @@ static int alloc_common(fcl_sim *s)
     s->a_vel = grid_add_attr(g, be, "velocity", 16);
     s->a_vev = grid_add_attr(g, be, "velocity at t", 16);
     s->a_id = grid_add_attr(g, be, "particle id", 4);
+    g->key_attr = s->a_id;    /* cell order by id: see grid_sort_cells */
     s->rho = be->ops->buf_new(be, s->cap * 4, "density");
     s->prs = be->ops->buf_new(be, s->cap * 4, "pressure");
     s->acc = be->ops->buf_new(be, s->cap * 16, "acceleration");
