@@ -110,6 +110,23 @@ typedef struct fcl_dfsph_consts {
     uint pad;
 } fcl_dfsph_consts;
 
+/* PBF's own constants (kernels/pbf.cl), derived before every step
+ * (host/solvers/pbf/pbf.c). Densities are relative (rhat = rho / rho0,
+ * V = m / rho0), so eps and s_corr are in units of D0, the sum of
+ * |grad C|^2 of a particle inside a resting lattice: scale-free. */
+typedef struct fcl_pbf_consts {
+    float dt, inv_dt;   /* this step's time step and its inverse */
+    float volume;       /* V = m / rho0 (poly6 lattice sum = 1 / V) */
+    float eps;          /* relaxation added to the denominator (1/m^2) */
+    float scorr_k;      /* s_corr = -scorr_k (W / W(dq))^n, k / D0 (m^2) */
+    float scorr_inv_wdq;   /* 1 / W_poly6(dq) */
+    uint scorr_n;       /* the exponent n */
+    uint clamp;         /* 1: C = max(C, 0) (no attraction at the surface) */
+    float xsph;         /* XSPH velocity smoothing c */
+    float vorticity;    /* confinement epsilon (m/s); 0: off */
+    float pad0, pad1;
+} fcl_pbf_consts;
+
 /* Mode bits of the dfsph_source pass: which solver, and whether this is
  * the warm start of that solver. */
 enum { DFSPH_DENSITY = 0, DFSPH_DIVERGENCE = 1, DFSPH_WARM = 2 };

@@ -1,0 +1,262 @@
+/* pbf.c - Macklin & Mueller 2013: position-based fluids. Each step:
+ *   CFL time step -> predict (v + dt g, x* = x + dt v) -> grid rebuild and
+ *   neighbor lists at x* -> pbf.iterations times: lambda, delta, apply
+ *   (Jacobi) -> density at the final x* (stats, frames) -> velocity
+ *   (x* - x) / dt -> vorticity confinement (if on) -> XSPH.
+ * Passes in kernels/pbf.cl; walls and obstacles are boundary particles
+ * with poly6 volumes, or mirror images, plus the wall clamp and the box
+ * and sphere projection after every position update.
+ * Units: densities relative to rho0 with V = 1 / (poly6 lattice sum), so
+ * a particle inside a resting lattice has C = 0 exactly; the relaxation
+ * eps and s_corr's k are given in units of D0 = sum_k |grad_k C|^2 of
+ * that particle (pbf_d0), which makes them independent of the spacing.
+ * Invariant: between steps rho matches the current positions, and the
+ * velocity at t (a_vev) is the step's final velocity; a_vel and the
+ * solver's buffers are scratch within a step.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+#include "sim.h"
+#include "smoothing.h"
+
+typedef struct pbf {
+    int a_xold;                          /* grid attribute: x at the step's start */
+    fcl_buf *lam, *dp, *omega;
+    fcl_pbf_consts d;
+    double d0;                           /* sum_k |grad_k C|^2 in a lattice (1/m^2) */
+} pbf;
+
+static fcl_buf *attr(fcl_sim *s, int a)
+{
+    return s->grid.attr[a].cur;
+}
+
+/* D0 for a particle inside a resting lattice of spacing sp: its
+ * neighbors' |V grad W_spiky|^2 (the particle's own gradient sum is 0 by
+ * symmetry). */
+static double pbf_d0(double h, double sp, double volume)
+{
+    int k = (int)ceil(h / sp);
+    double coef = 45.0 / (3.14159265358979323846 * pow(h, 6)), sum = 0.0;
+    for (int x = -k; x <= k; x++)
+        for (int y = -k; y <= k; y++)
+            for (int z = -k; z <= k; z++) {
+                double r = sp * sqrt((double)(x * x + y * y + z * z));
+                if (r > 0.0 && r < h) {
+                    double g = volume * coef * (h - r) * (h - r);
+                    sum += g * g;
+                }
+            }
+    return sum;
+}
+
+static int pbf_init(fcl_sim *s, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    fcl_backend *be = s->be;
+    pbf *d = calloc(1, sizeof *d);
+    if (!d)
+        return -1;
+    s->solver_data = d;
+    size_t n = s->cap;
+    d->a_xold = grid_add_attr(&s->grid, be, "PBF start-of-step position", 16);
+    d->lam = be->ops->buf_new(be, n * 4 + 4, "PBF lambda");
+    d->dp = be->ops->buf_new(be, n * 16 + 16, "PBF position correction");
+    d->omega = be->ops->buf_new(be, n * 16 + 16, "PBF vorticity");
+    if (d->a_xold < 0 || !d->lam || !d->dp || !d->omega)
+        return -1;
+    d->d.volume = (float)(1.0 / s->lattice_sum);
+    d->d0 = pbf_d0(s->h, s->spacing, d->d.volume);
+    sim_update_consts(s);
+    return sim_boundary_volumes(s, 0u, 0.0f);
+}
+
+/* The particle mass V rho0 and the live parameters in PBF's units. */
+static void pbf_derive(fcl_sim *s)
+{
+    pbf *d = s->solver_data;
+    if (!d)
+        return;
+    const fcl_params *p = s->prm;
+    s->c.mass = d->d.volume * p->material_rest_density;
+    d->d.eps = (float)(p->pbf_relaxation * d->d0);
+    d->d.scorr_k = (float)(p->pbf_scorr_k / d->d0);
+    double dq = p->pbf_scorr_dq * s->h, w = s->c.poly6 * pow(s->h * s->h - dq * dq, 3);
+    d->d.scorr_inv_wdq = (float)(1.0 / w);
+    d->d.scorr_n = (uint)p->pbf_scorr_n;
+    d->d.clamp = p->pbf_clamp ? 1u : 0u;
+    d->d.xsph = p->pbf_xsph;
+    d->d.vorticity = p->pbf_vorticity;
+}
+
+/* Adaptive step by the CFL condition on last step's largest speed plus
+ * what gravity adds in one step, at most pbf.dt_max. */
+static void choose_dt(fcl_sim *s, pbf *d)
+{
+    const fcl_params *p = s->prm;
+    const float *gv = p->sim_gravity;
+    double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
+    double v = s->stats.max_speed + g * p->pbf_dt_max, dt = p->pbf_dt_max;
+    if (v > 1e-9)
+        dt = fmin(dt, p->pbf_cfl * s->spacing / v);
+    d->d.dt = (float)dt;
+    d->d.inv_dt = (float)(1.0 / dt);
+    s->c.dt = (float)dt;
+    s->dt_used = (float)dt;
+}
+
+/* One thin launcher per pass (kernels/pbf.cl, declared in
+ * kernels/passes.def); the neighbor passes read the step's lists. */
+#define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
+#define FLUID(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.fl
+
+static int launch_predict(fcl_sim *s, pbf *d)
+{
+    return pass_pbf_predict(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, s->a_vev), attr(s, d->a_xold),
+                            s->solids, s->c, d->d);
+}
+
+static int launch_lambda(fcl_sim *s, pbf *d, const char *timer)
+{
+    return pass_pbf_lambda(s->be, s->n, timer, attr(s, s->a_pos), sim_bpos(s), HOOD(s), s->rho, d->lam, s->c, d->d);
+}
+
+static int launch_delta(fcl_sim *s, pbf *d)
+{
+    return pass_pbf_delta(s->be, s->n, "density-solve", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->lam, d->dp,
+                          s->c, d->d);
+}
+
+static int launch_apply(fcl_sim *s, pbf *d)
+{
+    return pass_pbf_apply(s->be, s->n, "density-solve", attr(s, s->a_pos), d->dp, s->solids, s->c);
+}
+
+static int launch_velocity(fcl_sim *s, pbf *d)
+{
+    return pass_pbf_velocity(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, d->a_xold), attr(s, s->a_vel),
+                             d->d);
+}
+
+static int launch_vorticity(fcl_sim *s, pbf *d)
+{
+    return pass_pbf_vorticity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), FLUID(s), d->omega,
+                              s->c, d->d);
+}
+
+static int launch_confine(fcl_sim *s, pbf *d)
+{
+    return pass_pbf_confine(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), d->omega, FLUID(s), s->c,
+                            d->d);
+}
+
+static int launch_xsph(fcl_sim *s, pbf *d)
+{
+    return pass_pbf_xsph(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev), FLUID(s),
+                         s->c, d->d);
+}
+
+/* Grid rebuild, then the lists every neighbor pass of the step reads. */
+static int rebuild(fcl_sim *s)
+{
+    return grid_build(&s->grid, s->be, s->a_pos) != 0 || sim_neighbors(s) != 0 ? -1 : 0;
+}
+
+/* The density constraint: Jacobi iterations on x*. */
+static int project(fcl_sim *s, pbf *d, long iters)
+{
+    for (long k = 0; k < iters; k++)
+        if (launch_lambda(s, d, "density-solve") != 0 || launch_delta(s, d) != 0 || launch_apply(s, d) != 0)
+            return -1;
+    return 0;
+}
+
+/* The velocity from the positions, then the selected smoothing. */
+static int finish_velocity(fcl_sim *s, pbf *d)
+{
+    if (launch_velocity(s, d) != 0)
+        return -1;
+    if (d->d.vorticity > 0.0f && (launch_vorticity(s, d) != 0 || launch_confine(s, d) != 0))
+        return -1;
+    return launch_xsph(s, d);
+}
+
+static int pbf_prepare(fcl_sim *s)
+{
+    pbf *d = s->solver_data;
+    choose_dt(s, d);
+    return rebuild(s) != 0 || launch_lambda(s, d, "density") != 0 ? -1 : 0;
+}
+
+enum { STAT_ITERS, NSTATS };
+static const fcl_stat_decl pbf_stats[NSTATS] = {
+    { "iterations", "iterations", "", FCL_FOLD_MEAN },
+};
+
+static int pbf_step(fcl_sim *s)
+{
+    pbf *d = s->solver_data;
+    long iters = s->prm->pbf_iterations;
+    choose_dt(s, d);
+    if (launch_predict(s, d) != 0 || rebuild(s) != 0 || project(s, d, iters) != 0 ||
+        launch_lambda(s, d, "density") != 0 || finish_velocity(s, d) != 0)
+        return -1;
+    s->stats.solver[STAT_ITERS] = (double)iters;
+    return 0;
+}
+
+/* Every neighbor pass reads lists within h. */
+static double pbf_list_radius(const fcl_params *p)
+{
+    (void)p;
+    return 1.0;
+}
+
+/* The particle fields it publishes: the last lambda (the multiplier of
+ * the final density measurement, 0 where the particle is at rest
+ * density or below with pbf.clamp). */
+static fcl_buf *field_lambda(fcl_sim *s)
+{
+    return ((pbf *)s->solver_data)->lam;
+}
+
+enum { NFIELDS = 1 };
+static const fcl_field_decl pbf_fields[NFIELDS] = {
+    { "lambda", "PBF lambda (m^2)", 0.0f, 0.0f, field_lambda },
+};
+
+static void pbf_destroy(fcl_sim *s)
+{
+    pbf *d = s->solver_data;
+    if (!d)
+        return;
+    fcl_buf *bufs[] = { d->lam, d->dp, d->omega };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        s->be->ops->buf_free(s->be, bufs[i]);
+    free(d);
+    s->solver_data = NULL;
+}
+
+const fcl_solver fcl_solver_pbf = {
+    "pbf",
+    "Macklin & Mueller 2013 position-based fluids (poly6 density, spiky gradients, Jacobi density "
+    "constraint with s_corr, XSPH and vorticity confinement, adaptive CFL step)",
+    2 * 16 + 4 + 16 + 16,
+    pbf_init,
+    pbf_prepare,
+    pbf_step,
+    pbf_destroy,
+    pbf_derive,
+    pbf_list_radius,
+    0,
+    pbf_stats,
+    NSTATS,
+    pbf_fields,
+    NFIELDS,
+    NULL,
+    NULL,
+};
