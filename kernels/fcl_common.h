@@ -18,6 +18,7 @@
 #define FCL_ATOMIC_MIN(p, v) atomic_min(p, v)
 #define FCL_ATOMIC_MAX(p, v) atomic_max(p, v)
 #define FCL_SQRT(x) native_sqrt(x)
+#define FCL_EXP(x) exp(x)
 #define FCL_ISFINITE(x) isfinite(x)
 #define FCL_SIMD_SUM3(a, b, c)
 #else
@@ -29,6 +30,7 @@
 #define FCL_ATOMIC_MIN(p, v) fcl_atomic_min_u32((p), (v))
 #define FCL_ATOMIC_MAX(p, v) fcl_atomic_max_u32((p), (v))
 #define FCL_SQRT(x) sqrtf(x)
+#define FCL_EXP(x) expf(x)
 #define FCL_ISFINITE(x) isfinite(x)
 typedef uint32_t uint;
 /* A neighbor loop whose iterations only add to three sums:

@@ -127,6 +127,27 @@ typedef struct fcl_pbf_consts {
     float pad0, pad1;
 } fcl_pbf_consts;
 
+/* Fluid control's constants (kernels/control.cl; seed 001, SEED-NOTES
+ * 3.3-3.5), derived from the control.* parameters before every step. The
+ * control density is relative like PBF's: rhat~ = V_H sum_j W_poly6(H),
+ * V_H = 1 / (the poly6 lattice sum at support H and the fluid spacing). */
+typedef struct fcl_control_consts {
+    float H, H2;        /* control radius and its square */
+    float poly6, spiky_grad;   /* kernel constants at support H */
+    float volume;       /* V_H */
+    float eps;          /* relaxation of lambda~ (1/m^2) */
+    float beta;         /* spring: largest displacement per step (m) */
+    float a, b;         /* spring strength 1 / (1 + e^(b - a x)) */
+    float inv_unit;     /* x = |r - p| * inv_unit (1 / particle radius) */
+    float gamma;        /* velocity constraint strength */
+    float dt;
+    float spring_r2;    /* (sampling interval / 2)^2: inside the region */
+    float life_min, life_max;  /* spring lifetime range (s) */
+    uint step;          /* seeds the lifetimes' hash */
+    uint n;             /* control particles */
+    float pad0, pad1, pad2;
+} fcl_control_consts;
+
 /* Mode bits of the dfsph_source pass: which solver, and whether this is
  * the warm start of that solver. */
 enum { DFSPH_DENSITY = 0, DFSPH_DIVERGENCE = 1, DFSPH_WARM = 2 };

@@ -226,5 +226,6 @@ __kernel void fcl_type_sizes(__global uint *out)
     out[6] = (uint)sizeof(fcl_mc_info);
     out[7] = (uint)sizeof(fcl_nlist_info);
     out[8] = (uint)sizeof(fcl_pbf_consts);
+    out[9] = (uint)sizeof(fcl_control_consts);
 }
 #endif

@@ -41,6 +41,12 @@ FCL_INLINE uint nl_len(GLOBAL const uint *count, uint i, const fcl_nlist_info *L
          nl_k_ < nl_n_ && (e = (i) * (L)->pstride + nl_k_ * (L)->kstride, j = (idx)[e] & NL_INDEX,    \
                            m = (idx)[e] >> NL_SHIFT, 1); nl_k_++)
 #define forall_neighbors(L, count, idx, i, j, m) forall_neighbors_at(L, count, idx, i, j, m, nl_e_)
+/* The same over a list between two sets (host nlist_one), which holds
+ * no wall images: no mask. */
+#define forall_cross_neighbors_at(L, count, idx, i, j, e)                                             \
+    for (uint nl_k_ = 0u, nl_n_ = nl_len(count, i, L), e = 0u, j = 0u;                               \
+         nl_k_ < nl_n_ && (e = (i) * (L)->pstride + nl_k_ * (L)->kstride, j = (idx)[e] & NL_INDEX, 1);  \
+         nl_k_++)
 
 /* The cells within `reach` of p's cell, as at most (2 reach + 1)^2 rows of
  * contiguous sorted indices; one row at a time, so no array bound. */

@@ -236,3 +236,66 @@ void nlist_free(fcl_nlist *l, fcl_backend *be)
         be->ops->buf_free(be, l->bplanes.buf[k]);
     memset(l, 0, sizeof *l);
 }
+
+int nlist_one_init(fcl_nlist_one *x, fcl_backend *be, size_t pcap, float r, float cell, uint cap,
+                   int particle_major, const char *timer, char *err, size_t errlen)
+{
+    memset(x, 0, sizeof *x);
+    x->pcap = pcap;
+    x->particle_major = particle_major;
+    x->timer = timer;
+    if (!addressable(pcap, cap, err, errlen))
+        return -1;
+    layout(&x->L, pcap, r, cell, cap, particle_major, 0);
+    x->count = be->ops->buf_new(be, pcap * 4 + 4, "cross neighbor counts");
+    x->over = be->ops->buf_new(be, 2 * 4, "cross neighbor overflow report");
+    x->idx = be->ops->buf_new(be, pcap * cap * 4 + 4, "cross neighbor lists");
+    if (!x->count || !x->over || !x->idx) {
+        snprintf(err, errlen, "allocating %s lists of %u entries for %zu particles on %s failed", timer, cap, pcap,
+                 be->name);
+        return -1;
+    }
+    return 0;
+}
+
+int nlist_one_build(fcl_nlist_one *x, fcl_backend *be, fcl_buf *pos, size_t n, fcl_buf *qpos, const fcl_grid *qgrid,
+                    const fcl_sph_consts *c, char *err, size_t errlen)
+{
+    x->L.n = (uint)n;
+    if (!x->particle_major)
+        x->L.kstride = (uint)n;
+    if (n == 0)
+        return 0;
+    for (;;) {
+        uint rep[2] = { 0, 0xffffffffu };
+        if (be->ops->buf_write(be, x->over, 0, sizeof rep, rep) != 0 ||
+            pass_nlist_build(be, n, x->timer, pos, qpos, qgrid->start, x->count, x->idx, x->over, 0u, qgrid->info,
+                             x->L, *c) != 0 ||
+            be->ops->buf_read(be, x->over, 0, sizeof rep, rep) != 0) {
+            snprintf(err, errlen, "building the %s lists on %s failed", x->timer, be->name);
+            return -1;
+        }
+        if (rep[0] == 0)
+            return 0;
+        uint cap = round4(1.25 * rep[0]);
+        if (!addressable(x->pcap, cap, err, errlen))
+            return -1;
+        be->ops->buf_free(be, x->idx);
+        x->idx = be->ops->buf_new(be, x->pcap * cap * 4 + 4, "cross neighbor lists");
+        if (!x->idx) {
+            snprintf(err, errlen, "growing the %s lists to %u entries for %zu particles failed on %s", x->timer, cap,
+                     n, be->name);
+            return -1;
+        }
+        x->L.cap = cap;
+        x->L.pstride = x->particle_major ? cap : 1u;
+    }
+}
+
+void nlist_one_free(fcl_nlist_one *x, fcl_backend *be)
+{
+    fcl_buf *b[] = { x->count, x->idx, x->over };
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+        be->ops->buf_free(be, b[i]);
+    memset(x, 0, sizeof *x);
+}

@@ -74,4 +74,26 @@ int nlist_build(fcl_nlist *l, fcl_backend *be, fcl_buf *pos, const fcl_grid *g, 
                 size_t errlen);
 void nlist_free(fcl_nlist *l, fcl_backend *be);
 
+/* One list between two particle sets: for each particle at pos, the
+ * particles of another set (qpos, sorted on qgrid, which has the layout of
+ * the grid pos was sorted on) within r, no wall images. Fluid control
+ * uses two: fluid particles -> control particles and back. The capacity
+ * grows on overflow (1.25 x the largest count) like the default lists. */
+typedef struct fcl_nlist_one {
+    fcl_nlist_info L;
+    fcl_buf *count, *idx, *over;
+    size_t pcap;
+    int particle_major;
+    const char *timer;              /* the pass's timer label */
+} fcl_nlist_one;
+/* Lists for up to pcap particles, query radius r on a grid of cell size
+ * `cell`, starting capacity cap. 0, or -1 with err. */
+int nlist_one_init(fcl_nlist_one *x, fcl_backend *be, size_t pcap, float r, float cell, uint cap,
+                   int particle_major, const char *timer, char *err, size_t errlen);
+/* Build for the first n particles at pos against qpos on qgrid. 0, or -1
+ * with err (the device failed, or a grown list did not fit). */
+int nlist_one_build(fcl_nlist_one *x, fcl_backend *be, fcl_buf *pos, size_t n, fcl_buf *qpos, const fcl_grid *qgrid,
+                    const fcl_sph_consts *c, char *err, size_t errlen);
+void nlist_one_free(fcl_nlist_one *x, fcl_backend *be);
+
 #endif

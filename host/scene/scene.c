@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "scene_read.h"
 
 static int err_at(char *err, size_t errlen, const char *file, const char *fmt, const char *a, const char *b)
 {
@@ -217,13 +218,12 @@ static int read_obstacle_mesh(fcl_obstacle *b, const cJSON *o, const char *where
     return read_vec3(o, "translate", b->translate, 0, where, file, err, errlen);
 }
 
-static int read_obstacle(fcl_obstacle *b, const cJSON *o, int idx, const char *file, char *err, size_t errlen)
+static int read_obstacle(fcl_obstacle *b, const cJSON *o, const char *where, const char *file, char *err,
+                         size_t errlen)
 {
     static const char *const box_keys[] = { "type", "min", "max", NULL };
     static const char *const sphere_keys[] = { "type", "center", "radius", NULL };
     static const char *const mesh_keys[] = { "type", "file", "scale", "translate", NULL };
-    char where[32];
-    snprintf(where, sizeof where, "obstacles[%d]", idx);
     memset(b, 0, sizeof *b);
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
     if (!cJSON_IsObject(o) || !cJSON_IsString(type))
@@ -266,9 +266,12 @@ static int read_obstacles(fcl_scene *s, const cJSON *arr, const char *file, char
     s->obstacles = calloc((size_t)n + 1, sizeof *s->obstacles);
     if (!s->obstacles)
         return err_at(err, errlen, file, "out of memory%s%s", "", "");
-    for (int i = 0; i < n; i++)
-        if (read_obstacle(&s->obstacles[i], cJSON_GetArrayItem(arr, i), i, file, err, errlen) != 0)
+    for (int i = 0; i < n; i++) {
+        char where[32];
+        snprintf(where, sizeof where, "obstacles[%d]", i);
+        if (read_obstacle(&s->obstacles[i], cJSON_GetArrayItem(arr, i), where, file, err, errlen) != 0)
             return -1;
+    }
     s->nobstacles = n;
     return 0;
 }
@@ -304,6 +307,9 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
         } else if (strcmp(k, "obstacles") == 0) {
             if (read_obstacles(s, v, file, err, errlen) != 0)
                 return -1;
+        } else if (strcmp(k, "targets") == 0) {
+            if (targets_read(s, v, file, err, errlen) != 0)
+                return -1;
         } else if (is_group(k)) {
             if (read_group(&s->params, v, file, err, errlen) != 0)
                 return -1;
@@ -313,7 +319,7 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
                 if (i == 0 || strcmp(fcl_param_table[i].group, fcl_param_table[i - 1].group) != 0)
                     snprintf(groups + strlen(groups), sizeof groups - strlen(groups), ", %s",
                              fcl_param_table[i].group);
-            return err_at(err, errlen, file, "%s: unknown key (expected name, description, fluid, obstacles, or a "
+            return err_at(err, errlen, file, "%s: unknown key (expected name, description, fluid, obstacles, targets, or a "
                           "parameter group:%s)", k, groups + 1);
         }
     }
@@ -527,4 +533,28 @@ void scene_free(fcl_scene *s)
     free(s->obstacles);
     s->obstacles = NULL;
     s->nobstacles = 0;
+    targets_free(s);
+}
+
+/* The readers targets.c shares (scene_read.h). */
+int scene_read_shape(fcl_obstacle *b, const cJSON *o, const char *where, const char *file, char *err, size_t errlen)
+{
+    return read_obstacle(b, o, where, file, err, errlen);
+}
+
+int scene_read_vec3(const cJSON *o, const char *key, float out[3], int required, const char *where, const char *file,
+                    char *err, size_t errlen)
+{
+    return read_vec3(o, key, out, required, where, file, err, errlen);
+}
+
+int scene_check_keys(const cJSON *o, const char *const *allowed, const char *where, const char *file, char *err,
+                     size_t errlen)
+{
+    return check_block_keys(o, allowed, where, file, err, errlen);
+}
+
+const char *scene_json_type(const cJSON *v)
+{
+    return json_type(v);
 }

@@ -54,6 +54,8 @@ typedef struct fcl_scene {
     int nblocks;
     fcl_obstacle *obstacles;     /* NULL when the scene has none */
     int nobstacles;
+    struct fcl_target *targets;  /* fluid-control targets (targets.h), NULL when none */
+    int ntargets;
 } fcl_scene;
 
 /* Load a file, or an embedded scene when path is "embedded:NAME.json".

@@ -15,10 +15,13 @@
  * solver's buffers are scratch within a step.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "control.h"
 #include "passes.h"
+#include "pbf.h"
 #include "sim.h"
 #include "smoothing.h"
 
@@ -27,30 +30,12 @@ typedef struct pbf {
     fcl_buf *lam, *dp, *omega;
     fcl_pbf_consts d;
     double d0;                           /* sum_k |grad_k C|^2 in a lattice (1/m^2) */
+    pbf_control *ctl;                    /* fluid control; NULL: plain PBF */
 } pbf;
 
 static fcl_buf *attr(fcl_sim *s, int a)
 {
     return s->grid.attr[a].cur;
-}
-
-/* D0 for a particle inside a resting lattice of spacing sp: its
- * neighbors' |V grad W_spiky|^2 (the particle's own gradient sum is 0 by
- * symmetry). */
-static double pbf_d0(double h, double sp, double volume)
-{
-    int k = (int)ceil(h / sp);
-    double coef = 45.0 / (3.14159265358979323846 * pow(h, 6)), sum = 0.0;
-    for (int x = -k; x <= k; x++)
-        for (int y = -k; y <= k; y++)
-            for (int z = -k; z <= k; z++) {
-                double r = sp * sqrt((double)(x * x + y * y + z * z));
-                if (r > 0.0 && r < h) {
-                    double g = volume * coef * (h - r) * (h - r);
-                    sum += g * g;
-                }
-            }
-    return sum;
 }
 
 static int pbf_init(fcl_sim *s, char *err, size_t errlen)
@@ -70,7 +55,7 @@ static int pbf_init(fcl_sim *s, char *err, size_t errlen)
     if (d->a_xold < 0 || !d->lam || !d->dp || !d->omega)
         return -1;
     d->d.volume = (float)(1.0 / s->lattice_sum);
-    d->d0 = pbf_d0(s->h, s->spacing, d->d.volume);
+    d->d0 = control_lattice_d0(s->h, s->spacing, d->d.volume);
     sim_update_consts(s);
     return sim_boundary_volumes(s, 0u, 0.0f);
 }
@@ -166,13 +151,31 @@ static int rebuild(fcl_sim *s)
     return grid_build(&s->grid, s->be, s->a_pos) != 0 || sim_neighbors(s) != 0 ? -1 : 0;
 }
 
-/* The density constraint: Jacobi iterations on x*. */
+/* The density constraint, with fluid control's density constraint
+ * beside it when there are targets: Jacobi iterations on x*. */
 static int project(fcl_sim *s, pbf *d, long iters)
 {
+    pbf_control *c = d->ctl;
     for (long k = 0; k < iters; k++)
-        if (launch_lambda(s, d, "density-solve") != 0 || launch_delta(s, d) != 0 || launch_apply(s, d) != 0)
+        if (launch_lambda(s, d, "density-solve") != 0 || (c && control_lambda(c, s) != 0) ||
+            launch_delta(s, d) != 0 || (c && control_density(c, s, d->dp) != 0) || launch_apply(s, d) != 0)
             return -1;
     return 0;
+}
+
+/* Fluid control before the iterations: the control set at the step's
+ * end, then springs and the velocity constraint on x*. */
+static int steer_before(fcl_sim *s, pbf *d)
+{
+    if (!d->ctl)
+        return 0;
+    control_derive(d->ctl, s, d->d.dt);
+    return control_move(d->ctl, s, s->time, d->d.dt);
+}
+
+static int steer_after_rebuild(fcl_sim *s, pbf *d)
+{
+    return d->ctl ? control_steer(d->ctl, s, attr(s, d->a_xold)) : 0;
 }
 
 /* The velocity from the positions, then the selected smoothing. */
@@ -202,11 +205,26 @@ static int pbf_step(fcl_sim *s)
     pbf *d = s->solver_data;
     long iters = s->prm->pbf_iterations;
     choose_dt(s, d);
-    if (launch_predict(s, d) != 0 || rebuild(s) != 0 || project(s, d, iters) != 0 ||
+    if (steer_before(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 || steer_after_rebuild(s, d) != 0 ||
+        project(s, d, iters) != 0 ||
         launch_lambda(s, d, "density") != 0 || finish_velocity(s, d) != 0)
         return -1;
     s->stats.solver[STAT_ITERS] = (double)iters;
     return 0;
+}
+
+int pbf_control_points(fcl_sim *s, const float4 *pts, size_t n, char *err, size_t errlen)
+{
+    pbf *d = s->solver_data;
+    if (!s->solver || strcmp(s->solver->name, "pbf") != 0 || !d) {
+        snprintf(err, errlen, "fluid control needs the pbf solver (sim.solver is %s)", s->prm->sim_solver);
+        return -1;
+    }
+    if (d->ctl) {
+        snprintf(err, errlen, "fluid control: the simulation has its control particles already");
+        return -1;
+    }
+    return control_create(&d->ctl, s, pts, NULL, n, NULL, 0, err, errlen);
 }
 
 /* Every neighbor pass reads lists within h. */
@@ -234,6 +252,7 @@ static void pbf_destroy(fcl_sim *s)
     pbf *d = s->solver_data;
     if (!d)
         return;
+    control_destroy(d->ctl, s);
     fcl_buf *bufs[] = { d->lam, d->dp, d->omega };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         s->be->ops->buf_free(s->be, bufs[i]);

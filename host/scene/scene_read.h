@@ -1,0 +1,25 @@
+/* scene_read.h - the JSON readers of scene.c that other scene readers
+ * (targets.c) share, so every part of a scene reports errors the same
+ * way: "FILE: KEY: what was expected, got what".
+ */
+#ifndef FCL_SCENE_READ_H
+#define FCL_SCENE_READ_H
+
+#include <cJSON.h>
+
+#include "scene.h"
+
+/* A box, sphere or mesh object as "obstacles" gives them. */
+int scene_read_shape(fcl_obstacle *b, const cJSON *o, const char *where, const char *file, char *err, size_t errlen);
+/* o[key] as three finite numbers; missing is an error when required. */
+int scene_read_vec3(const cJSON *o, const char *key, float out[3], int required, const char *where, const char *file,
+                    char *err, size_t errlen);
+/* Every key of o among allowed (NULL-terminated). */
+int scene_check_keys(const cJSON *o, const char *const *allowed, const char *where, const char *file, char *err,
+                     size_t errlen);
+const char *scene_json_type(const cJSON *v);
+/* targets.c: the "targets" list, and freeing it. */
+int targets_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
+void targets_free(fcl_scene *s);
+
+#endif

@@ -1,0 +1,193 @@
+/* targets.c - reading a scene's "targets" (targets.h) and the rigid pose
+ * of a target at a time. Shapes are read as obstacles are (scene.c);
+ * errors name the file, the key and the value.
+ * Invariant: see targets.h.
+ */
+#include "targets.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_read.h"
+
+static int fail(char *err, size_t errlen, const char *file, const char *where, const char *msg)
+{
+    snprintf(err, errlen, "%s: %s: %s", file, where, msg);
+    return -1;
+}
+
+/* An optional finite number o[key] into *out within [lo, hi]. */
+static int read_num(const cJSON *o, const char *key, double lo, double hi, double *out, const char *where,
+                    const char *file, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return 0;
+    char k[96], msg[160];
+    snprintf(k, sizeof k, "%s.%s", where, key);
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo && v->valuedouble <= hi) {
+        *out = v->valuedouble;
+        return 0;
+    }
+    if (cJSON_IsNumber(v))
+        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %g", lo, hi, v->valuedouble);
+    else
+        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %s", lo, hi, scene_json_type(v));
+    return fail(err, errlen, file, k, msg);
+}
+
+/* One keyframe: t, translate, rotate [ax, ay, az, degrees]. */
+static int read_key(fcl_target_key *k, const cJSON *o, const char *where, const char *file, char *err, size_t errlen)
+{
+    static const char *const keys[] = { "t", "translate", "rotate", NULL };
+    char msg[160];
+    memset(k, 0, sizeof *k);
+    k->axis[1] = 1.0f;
+    if (!cJSON_IsObject(o))
+        return fail(err, errlen, file, where, "expected an object {\"t\": ..., \"translate\": ..., \"rotate\": ...}");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "t");
+    if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) || t->valuedouble < 0.0) {
+        snprintf(msg, sizeof msg, "expected a time t >= 0 (s), got %s", scene_json_type(t));
+        return fail(err, errlen, file, where, msg);
+    }
+    k->t = t->valuedouble;
+    if (scene_check_keys(o, keys, where, file, err, errlen) != 0 ||
+        scene_read_vec3(o, "translate", k->translate, 0, where, file, err, errlen) != 0)
+        return -1;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "rotate");
+    if (!r)
+        return 0;
+    double v[4];
+    int ok = cJSON_IsArray(r) && cJSON_GetArraySize(r) == 4;
+    for (int i = 0; ok && i < 4; i++) {
+        const cJSON *c = cJSON_GetArrayItem(r, i);
+        ok = cJSON_IsNumber(c) && isfinite(c->valuedouble);
+        v[i] = ok ? c->valuedouble : 0.0;
+    }
+    double len = ok ? sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) : 0.0;
+    if (!ok || !(len > 1e-12)) {
+        snprintf(msg, sizeof msg, "rotate: expected [axis x, y, z, degrees] with a non-zero axis, got %s",
+                 ok ? "a zero axis" : scene_json_type(r));
+        return fail(err, errlen, file, where, msg);
+    }
+    for (int i = 0; i < 3; i++)
+        k->axis[i] = (float)(v[i] / len);
+    k->angle = (float)v[3];
+    return 0;
+}
+
+static int read_path(fcl_target *g, const cJSON *arr, const char *where, const char *file, char *err, size_t errlen)
+{
+    char w[96], msg[200];
+    snprintf(w, sizeof w, "%s.path", where);
+    int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    if (n < 1)
+        return fail(err, errlen, file, w, "expected a non-empty array of keyframes");
+    g->keys = calloc((size_t)n, sizeof *g->keys);
+    if (!g->keys)
+        return fail(err, errlen, file, w, "out of memory");
+    for (int i = 0; i < n; i++) {
+        snprintf(w, sizeof w, "%s.path[%d]", where, i);
+        if (read_key(&g->keys[i], cJSON_GetArrayItem(arr, i), w, file, err, errlen) != 0)
+            return -1;
+        if (i > 0 && !(g->keys[i].t > g->keys[i - 1].t)) {
+            snprintf(msg, sizeof msg, "keyframes out of order: t = %g after t = %g (expected increasing times)",
+                     g->keys[i].t, g->keys[i - 1].t);
+            return fail(err, errlen, file, w, msg);
+        }
+        g->nkeys = i + 1;
+    }
+    return 0;
+}
+
+static int read_target(fcl_target *g, const cJSON *o, const char *where, const char *file, char *err,
+                       size_t errlen)
+{
+    static const char *const keys[] = { "shape", "alpha", "start", "end", "path", NULL };
+    char w[64], msg[200];
+    double alpha = -1.0, start = 0.0, end = INFINITY;
+    if (!cJSON_IsObject(o))
+        return fail(err, errlen, file, where, "expected an object with a \"shape\"");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(o, "shape");
+    snprintf(w, sizeof w, "%s.shape", where);
+    if (scene_check_keys(o, keys, where, file, err, errlen) != 0)
+        return -1;
+    if (!shape)
+        return fail(err, errlen, file, w, "missing (expected a box, sphere or mesh as in \"obstacles\")");
+    if (scene_read_shape(&g->shape, shape, w, file, err, errlen) != 0 ||
+        read_num(o, "alpha", 0.0, 1.0, &alpha, where, file, err, errlen) != 0 ||
+        read_num(o, "start", 0.0, 1e9, &start, where, file, err, errlen) != 0 ||
+        read_num(o, "end", 0.0, 1e9, &end, where, file, err, errlen) != 0)
+        return -1;
+    if (!(end > start)) {
+        snprintf(msg, sizeof msg, "expected end > start, got start %g and end %g", start, end);
+        return fail(err, errlen, file, where, msg);
+    }
+    g->alpha = (float)alpha;
+    g->start = start;
+    g->end = end;
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+    return path ? read_path(g, path, where, file, err, errlen) : 0;
+}
+
+int targets_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)
+{
+    if (!cJSON_IsArray(arr))
+        return fail(err, errlen, file, "targets", "expected an array of targets");
+    if (s->targets)
+        return fail(err, errlen, file, "targets", "given twice (expected one list)");
+    int n = cJSON_GetArraySize(arr);
+    s->targets = calloc((size_t)n + 1, sizeof *s->targets);
+    if (!s->targets)
+        return fail(err, errlen, file, "targets", "out of memory");
+    for (int i = 0; i < n; i++) {
+        char where[32];
+        snprintf(where, sizeof where, "targets[%d]", i);
+        s->ntargets = i + 1;
+        if (read_target(&s->targets[i], cJSON_GetArrayItem(arr, i), where, file, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void targets_free(fcl_scene *s)
+{
+    for (int i = 0; i < s->ntargets; i++)
+        free(s->targets[i].keys);
+    free(s->targets);
+    s->targets = NULL;
+    s->ntargets = 0;
+}
+
+/* Rodrigues: the rotation by angle (degrees) about the unit axis a. */
+static void rotation(const float a[3], double deg, float r[9])
+{
+    double t = deg * 3.14159265358979323846 / 180.0, c = cos(t), s = sin(t), k = 1.0 - c;
+    double x = a[0], y = a[1], z = a[2];
+    double m[9] = { c + x * x * k,     x * y * k - z * s, x * z * k + y * s,
+                    y * x * k + z * s, c + y * y * k,     y * z * k - x * s,
+                    z * x * k - y * s, z * y * k + x * s, c + z * z * k };
+    for (int i = 0; i < 9; i++)
+        r[i] = (float)m[i];
+}
+
+void target_pose(const fcl_target *g, double t, float r[9], float tr[3])
+{
+    static const float up[3] = { 0.0f, 1.0f, 0.0f };
+    if (!g->nkeys) {
+        rotation(up, 0.0, r);
+        tr[0] = tr[1] = tr[2] = 0.0f;
+        return;
+    }
+    int k = 0;
+    while (k + 1 < g->nkeys && g->keys[k + 1].t <= t)
+        k++;
+    const fcl_target_key *a = &g->keys[k], *b = k + 1 < g->nkeys ? &g->keys[k + 1] : a;
+    double f = b->t > a->t ? (t - a->t) / (b->t - a->t) : 0.0;
+    f = f < 0.0 ? 0.0 : (f > 1.0 ? 1.0 : f);
+    rotation(b->axis, a->angle + f * (b->angle - a->angle), r);
+    for (int i = 0; i < 3; i++)
+        tr[i] = (float)(a->translate[i] + f * (b->translate[i] - a->translate[i]));
+}

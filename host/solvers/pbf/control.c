@@ -1,0 +1,278 @@
+/* control.c - fluid control's host side (control.h): the control set by
+ * target, its motion (rigid paths, active intervals), upload and sort,
+ * the cross lists, and one thin launcher per pass of kernels/control.cl.
+ * Units follow SEED-NOTES 3.3-3.5: the control density is relative to the
+ * poly6 lattice sum at support H; the spring's x is in particle radii
+ * (half the spacing); beta is in spacings per step.
+ * Invariant: see control.h; k->cur and k->vel hold the active set in id
+ * order, the order the device's byid buffer and the spring references use.
+ */
+#include "control.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+#include "smoothing.h"
+#include "targets.h"
+
+double control_lattice_d0(double h, double sp, double volume)
+{
+    int m = (int)ceil(h / sp);
+    double coef = 45.0 / (3.14159265358979323846 * pow(h, 6)), sum = 0.0;
+    for (int x = -m; x <= m; x++)
+        for (int y = -m; y <= m; y++)
+            for (int z = -m; z <= m; z++) {
+                double r = sp * sqrt((double)(x * x + y * y + z * z));
+                if (r > 0.0 && r < h) {
+                    double g = volume * coef * (h - r) * (h - r);
+                    sum += g * g;
+                }
+            }
+    return sum;
+}
+
+static fcl_buf *attr(const fcl_grid *g, int a)
+{
+    return g->attr[a].cur;
+}
+
+/* Centroid of each target's rest particles (the pivot of its path). */
+static int centroids(pbf_control *k)
+{
+    k->centroid = calloc((size_t)k->ntargets + 1, sizeof *k->centroid);
+    k->active = calloc((size_t)k->ntargets + 1, 1);
+    double *acc = calloc((size_t)k->ntargets * 4 + 4, sizeof *acc);
+    if (!k->centroid || !k->active || !acc) {
+        free(acc);
+        return -1;
+    }
+    for (size_t i = 0; i < k->total; i++) {
+        int t = k->owner[i];
+        if (t < 0)
+            continue;
+        acc[4 * t] += k->rest[i].x;
+        acc[4 * t + 1] += k->rest[i].y;
+        acc[4 * t + 2] += k->rest[i].z;
+        acc[4 * t + 3] += 1.0;
+    }
+    for (int t = 0; t < k->ntargets; t++)
+        for (int a = 0; a < 3; a++)
+            k->centroid[t][a] = acc[4 * t + 3] > 0.0 ? (float)(acc[4 * t + a] / acc[4 * t + 3]) : 0.0f;
+    free(acc);
+    return 0;
+}
+
+/* The device side: the control grid on the fluid grid's layout, the
+ * by-id positions, lambda~, the two cross lists, the spring attributes. */
+static int device_init(pbf_control *k, fcl_sim *s, char *err, size_t errlen)
+{
+    fcl_backend *be = s->be;
+    fcl_grid_info info = s->grid.info;
+    info.n = 0;
+    float H = (float)(s->prm->control_radius * s->h);
+    size_t n = k->total;
+    if (grid_init_cap(&k->grid, be, &info, n) != 0)
+        return -1;
+    k->a_pos = grid_add_attr(&k->grid, be, "control positions", 16);
+    k->a_vel = grid_add_attr(&k->grid, be, "control velocities", 16);
+    k->a_id = grid_add_attr(&k->grid, be, "control ids", 4);
+    k->grid.key_attr = k->a_id;
+    k->byid = be->ops->buf_new(be, n * 16 + 16, "control positions by id");
+    k->clam = be->ops->buf_new(be, n * 4 + 4, "control lambda");
+    k->a_ref = grid_add_attr(&s->grid, be, "control spring reference", 4);
+    k->a_life = grid_add_attr(&s->grid, be, "control spring life", 4);
+    if (k->a_pos < 0 || k->a_vel < 0 || k->a_id < 0 || !k->byid || !k->clam || k->a_ref < 0 || k->a_life < 0)
+        return -1;
+    int pm = be->serial_groups;
+    if (nlist_one_init(&k->fc, be, s->cap, H, info.cell_size, 16, pm, "control-neighbors", err, errlen) != 0 ||
+        nlist_one_init(&k->cf, be, n, H, info.cell_size, nlist_capacity(H, s->spacing, 0), pm, "control-neighbors",
+                       err, errlen) != 0)
+        return -1;
+    void *zero = calloc(s->cap + 1, 4);
+    int rc = !zero || be->ops->buf_write(be, attr(&s->grid, k->a_ref), 0, s->cap * 4, zero) != 0 ||
+             be->ops->buf_write(be, attr(&s->grid, k->a_life), 0, s->cap * 4, zero) != 0;
+    free(zero);
+    return rc ? -1 : 0;
+}
+
+int control_create(pbf_control **out, fcl_sim *s, const float4 *pts, const int *owner, size_t n,
+                   const struct fcl_target *targets, int ntargets, char *err, size_t errlen)
+{
+    pbf_control *k = calloc(1, sizeof *k);
+    *out = k;
+    if (!k)
+        return -1;
+    k->total = n;
+    k->targets = targets;
+    k->ntargets = targets ? ntargets : 0;
+    k->rest = malloc((n + 1) * sizeof *k->rest);
+    k->owner = malloc((n + 1) * sizeof *k->owner);
+    k->cur = malloc((n + 1) * sizeof *k->cur);
+    k->vel = malloc((n + 1) * sizeof *k->vel);
+    if (!k->rest || !k->owner || !k->cur || !k->vel) {
+        snprintf(err, errlen, "targets: out of memory for %zu control particles", n);
+        return -1;
+    }
+    memcpy(k->rest, pts, n * sizeof *pts);
+    for (size_t i = 0; i < n; i++)
+        k->owner[i] = owner ? owner[i] : -1;
+    if (centroids(k) != 0 || device_init(k, s, err, errlen) != 0) {
+        if (!*err)
+            snprintf(err, errlen, "targets: setting up %zu control particles on %s failed", n, s->be->name);
+        return -1;
+    }
+    return 0;
+}
+
+void control_destroy(pbf_control *k, fcl_sim *s)
+{
+    if (!k)
+        return;
+    grid_free(&k->grid, s->be);
+    s->be->ops->buf_free(s->be, k->byid);
+    s->be->ops->buf_free(s->be, k->clam);
+    nlist_one_free(&k->fc, s->be);
+    nlist_one_free(&k->cf, s->be);
+    free(k->rest);
+    free(k->owner);
+    free(k->cur);
+    free(k->vel);
+    free(k->centroid);
+    free(k->active);
+    free(k);
+}
+
+void control_derive(pbf_control *k, const fcl_sim *s, double dt)
+{
+    const fcl_params *p = s->prm;
+    fcl_control_consts *c = &k->k;
+    double H = p->control_radius * s->h, vol = 1.0 / smoothing_lattice_sum((float)H, s->spacing);
+    c->H = (float)H;
+    c->H2 = (float)(H * H);
+    c->poly6 = (float)(315.0 / (64.0 * 3.14159265358979323846 * pow(H, 9)));
+    c->spiky_grad = (float)(-45.0 / (3.14159265358979323846 * pow(H, 6)));
+    c->volume = (float)vol;
+    c->eps = (float)(p->control_relaxation * control_lattice_d0(H, s->spacing, vol));
+    c->beta = (float)(p->control_beta * s->spacing);
+    c->a = p->control_a;
+    c->b = p->control_b;
+    c->inv_unit = 2.0f / s->spacing;
+    c->gamma = p->control_gamma;
+    c->dt = (float)dt;
+    double half = 0.5 * p->control_spacing * H;
+    c->spring_r2 = (float)(half * half);
+    c->life_min = p->control_life_min;
+    c->life_max = fmaxf(p->control_life_max, p->control_life_min);
+    c->step = (uint)s->step;
+    c->n = (uint)k->n;
+}
+
+/* Where particle i of the control set is at time t (its target's rigid
+ * path; w keeps alpha). */
+static float4 place(const pbf_control *k, size_t i, double t)
+{
+    float4 p = k->rest[i];
+    int g = k->owner[i];
+    if (g < 0 || !k->targets[g].nkeys)
+        return p;
+    float r[9], tr[3];
+    const float *c = k->centroid[g];
+    target_pose(&k->targets[g], t, r, tr);
+    float x = p.x - c[0], y = p.y - c[1], z = p.z - c[2];
+    return fcl_f4(c[0] + r[0] * x + r[1] * y + r[2] * z + tr[0], c[1] + r[3] * x + r[4] * y + r[5] * z + tr[1],
+                  c[2] + r[6] * x + r[7] * y + r[8] * z + tr[2], p.w);
+}
+
+/* Which targets are active at time t; 1 when that changed. */
+static int activity(pbf_control *k, double t, int *moving)
+{
+    int changed = 0;
+    *moving = 0;
+    for (int g = 0; g < k->ntargets; g++) {
+        const fcl_target *tg = &k->targets[g];
+        unsigned char a = tg->start <= t && t < tg->end;
+        changed |= a != k->active[g];
+        k->active[g] = a;
+        *moving |= a && tg->nkeys > 0;
+    }
+    return changed;
+}
+
+/* Upload the active set (by id) and sort it; a changed set drops every
+ * spring, whose references named ids of the old one. */
+static int upload(pbf_control *k, fcl_sim *s, int changed)
+{
+    fcl_backend *be = s->be;
+    size_t n = k->n;
+    uint *ids = malloc((n + 1) * sizeof *ids);
+    int rc = ids ? 0 : -1;
+    for (size_t i = 0; i < n && ids; i++)
+        ids[i] = (uint)i;
+    grid_set_count(&k->grid, n);
+    if (rc == 0 && n > 0)
+        rc = be->ops->buf_write(be, attr(&k->grid, k->a_pos), 0, n * 16, k->cur) |
+             be->ops->buf_write(be, attr(&k->grid, k->a_vel), 0, n * 16, k->vel) |
+             be->ops->buf_write(be, attr(&k->grid, k->a_id), 0, n * 4, ids) |
+             be->ops->buf_write(be, k->byid, 0, n * 16, k->cur) | grid_build(&k->grid, be, k->a_pos);
+    free(ids);
+    if (rc == 0 && changed && s->n > 0) {
+        void *zero = calloc(s->n, 4);
+        rc = !zero || be->ops->buf_write(be, attr(&s->grid, k->a_ref), 0, s->n * 4, zero) != 0;
+        free(zero);
+    }
+    return rc ? -1 : 0;
+}
+
+int control_move(pbf_control *k, fcl_sim *s, double t, double dt)
+{
+    int moving, changed = activity(k, t + dt, &moving);
+    if (k->uploaded && !changed && !moving)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < k->total; i++) {
+        int g = k->owner[i];
+        if (g >= 0 && !k->active[g])
+            continue;
+        float4 a = place(k, i, t), b = place(k, i, t + dt);
+        k->cur[n] = b;
+        k->vel[n] = fcl_f4((b.x - a.x) / (float)dt, (b.y - a.y) / (float)dt, (b.z - a.z) / (float)dt, 0.0f);
+        n++;
+    }
+    k->n = n;
+    k->k.n = (uint)n;
+    int rc = upload(k, s, changed && k->uploaded);
+    k->uploaded = rc == 0;
+    return rc;
+}
+
+int control_steer(pbf_control *k, fcl_sim *s, fcl_buf *xold)
+{
+    fcl_backend *be = s->be;
+    fcl_buf *pos = attr(&s->grid, s->a_pos), *cpos = attr(&k->grid, k->a_pos);
+    if (k->n == 0)
+        return 0;
+    if (nlist_one_build(&k->fc, be, pos, s->n, cpos, &k->grid, &s->c, s->error, sizeof s->error) != 0 ||
+        nlist_one_build(&k->cf, be, cpos, k->n, pos, &s->grid, &s->c, s->error, sizeof s->error) != 0)
+        return -1;
+    return pass_control_steer(be, s->n, "control", pos, xold, attr(&s->grid, s->a_id), attr(&s->grid, k->a_ref),
+                              attr(&s->grid, k->a_life), cpos, attr(&k->grid, k->a_vel), attr(&k->grid, k->a_id),
+                              k->byid, k->fc.count, k->fc.idx, k->fc.L, s->solids, s->c, k->k);
+}
+
+int control_lambda(pbf_control *k, fcl_sim *s)
+{
+    if (k->n == 0)
+        return 0;
+    return pass_control_lambda(s->be, k->n, "control", attr(&k->grid, k->a_pos), attr(&s->grid, s->a_pos),
+                               k->cf.count, k->cf.idx, k->cf.L, k->clam, k->k);
+}
+
+int control_density(pbf_control *k, fcl_sim *s, fcl_buf *dp)
+{
+    if (k->n == 0)
+        return 0;
+    return pass_control_density(s->be, s->n, "control", attr(&s->grid, s->a_pos), attr(&k->grid, k->a_pos),
+                                k->fc.count, k->fc.idx, k->fc.L, k->clam, dp, k->k);
+}

@@ -1,0 +1,57 @@
+/* control.h - fluid control for the pbf solver (seed 001): control
+ * particles on the device, their grid and the two cross lists, and the
+ * launchers of kernels/control.cl that the PBF step calls.
+ * Invariant: between steps the control grid holds the active control
+ * particles at the end of the last step, and each fluid particle's spring
+ * reference (grid attribute) names a control id of that set, or none.
+ */
+#ifndef FCL_PBF_CONTROL_H
+#define FCL_PBF_CONTROL_H
+
+#include "nlist.h"
+#include "sim.h"
+
+struct fcl_target;
+
+typedef struct pbf_control {
+    size_t total;                        /* control particles of every target */
+    size_t n;                            /* active now (the device set) */
+    float4 *rest;                        /* by particle: rest position, w = alpha */
+    int *owner;                          /* by particle: its target, or -1 */
+    float4 *cur, *vel;                   /* active set by id: position and velocity */
+    const struct fcl_target *targets;    /* the scene's (outlives the sim) */
+    int ntargets;
+    float (*centroid)[3];                /* per target, of its rest particles */
+    unsigned char *active;               /* per target: active at the last update */
+    fcl_grid grid;                       /* on the fluid grid's layout */
+    int a_pos, a_vel, a_id;
+    fcl_buf *byid, *clam;
+    fcl_nlist_one fc, cf;                /* fluid -> control, control -> fluid */
+    int a_ref, a_life;                   /* fluid grid attributes: the springs */
+    int uploaded;                        /* the device set is current */
+    fcl_control_consts k;
+} pbf_control;
+
+/* Control from explicit points (rest positions, w = the density strength
+ * alpha; owner[i] their target or -1 for a static point; targets may be
+ * NULL when every owner is -1). Takes copies. 0, or -1 with err. */
+int control_create(pbf_control **out, fcl_sim *s, const float4 *pts, const int *owner, size_t n,
+                   const struct fcl_target *targets, int ntargets, char *err, size_t errlen);
+void control_destroy(pbf_control *k, fcl_sim *s);
+/* Constants from the control.* parameters (before every step). */
+void control_derive(pbf_control *k, const fcl_sim *s, double dt);
+/* The active set at the end of the step that starts at t (targets
+ * moved, switched on or off), uploaded and sorted when it changed. */
+int control_move(pbf_control *k, fcl_sim *s, double t, double dt);
+/* After the fluid grid rebuild: the cross lists, then the springs and
+ * the velocity constraint on x* (pass control_steer). */
+int control_steer(pbf_control *k, fcl_sim *s, fcl_buf *xold);
+/* Inside an iteration: lambda~ of every control particle, and the
+ * density displacements added to dp. */
+int control_lambda(pbf_control *k, fcl_sim *s);
+int control_density(pbf_control *k, fcl_sim *s, fcl_buf *dp);
+/* Sum over a lattice of spacing sp of |V grad W_spiky|^2 within h (the
+ * denominator of lambda for a particle inside resting fluid). */
+double control_lattice_d0(double h, double sp, double volume);
+
+#endif

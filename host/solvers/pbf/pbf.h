@@ -1,0 +1,15 @@
+/* pbf.h - what the pbf solver offers beyond the solver interface: fluid
+ * control from explicit control particles (tests, and tools that make
+ * their own), beside the scene's targets that sim_set_targets samples.
+ */
+#ifndef FCL_PBF_H
+#define FCL_PBF_H
+
+#include "sim.h"
+
+/* Static control particles at pts (w = each one's density strength
+ * alpha), once per simulation (its spring attributes join the grid).
+ * 0, or -1 with err. */
+int pbf_control_points(fcl_sim *s, const float4 *pts, size_t n, char *err, size_t errlen);
+
+#endif
