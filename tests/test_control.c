@@ -1,0 +1,408 @@
+/* test_control.c - control particles of fluid-control targets
+ * (host/solvers/pbf/control_sample.h) and their skeleton binding and
+ * skinning (control_skin.h): box and sphere meshes closed and outward,
+ * the refinement closed with every edge within the voxel, the averaged
+ * surface particles within half a voxel of the mesh and closer to the
+ * true sphere than voxel centers, interior particles inside, counts
+ * bracketed by the shape's volume, the voxel limit, the cache (read back
+ * identically, damaged files rewritten); skinning rigid with one bone,
+ * weights summing to 1, bad skeletons refused by key and value.
+ */
+#include "fcl_test.h"
+
+#include <stdint.h>
+
+#include "../host/solvers/pbf/control_sample.h"
+
+/* ---- mesh helpers */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Closed and consistently oriented: every directed edge a->b appears once
+ * and its reverse b->a once. */
+static int closed_oriented(const fcl_mesh *m)
+{
+    size_t n = 3 * m->ntri;
+    uint64_t *e = malloc(n * sizeof *e + 8);
+    for (size_t t = 0; t < m->ntri; t++)
+        for (int k = 0; k < 3; k++)
+            e[3 * t + k] = (uint64_t)m->tri[3 * t + k] << 32 | m->tri[3 * t + (k + 1) % 3];
+    qsort(e, n, sizeof *e, cmp_u64);
+    int ok = 1;
+    for (size_t i = 0; ok && i < n; i++) {
+        uint64_t rev = e[i] << 32 | e[i] >> 32;
+        ok = (i == 0 || e[i] != e[i - 1]) && bsearch(&rev, e, n, sizeof *e, cmp_u64) != NULL;
+    }
+    free(e);
+    return ok;
+}
+
+/* Signed volume (divergence theorem): positive for an outward mesh. */
+static double mesh_volume(const fcl_mesh *m)
+{
+    double v = 0.0;
+    for (size_t t = 0; t < m->ntri; t++) {
+        const float *a = m->v + 3 * m->tri[3 * t], *b = m->v + 3 * m->tri[3 * t + 1], *c = m->v + 3 * m->tri[3 * t + 2];
+        v += (a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) - a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
+              a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0])) / 6.0;
+    }
+    return v;
+}
+
+static double max_edge(const fcl_mesh *m)
+{
+    double mx = 0.0;
+    for (size_t t = 0; t < m->ntri; t++)
+        for (int k = 0; k < 3; k++) {
+            const float *a = m->v + 3 * m->tri[3 * t + k], *b = m->v + 3 * m->tri[3 * t + (k + 1) % 3];
+            double d = sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) + ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
+                            ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
+            mx = fmax(mx, d);
+        }
+    return mx;
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Distance from p to triangle abc (Ericson, Real-Time Collision Detection
+ * 5.1.5: the closest point by Voronoi regions). */
+static double tri_dist(const double p[3], const float *fa, const float *fb, const float *fc)
+{
+    double a[3] = { fa[0], fa[1], fa[2] }, ab[3], ac[3], ap[3], q[3];
+    for (int k = 0; k < 3; k++) {
+        ab[k] = fb[k] - a[k], ac[k] = fc[k] - a[k], ap[k] = p[k] - a[k];
+    }
+    double d1 = dot3(ab, ap), d2 = dot3(ac, ap), bp[3], cp[3];
+    for (int k = 0; k < 3; k++)
+        bp[k] = p[k] - fb[k], cp[k] = p[k] - fc[k];
+    double d3 = dot3(ab, bp), d4 = dot3(ac, bp), d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+    double va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2, s = 0.0, t = 0.0;
+    if (d1 <= 0 && d2 <= 0)
+        s = 0, t = 0;
+    else if (d3 >= 0 && d4 <= d3)
+        s = 1, t = 0;
+    else if (d6 >= 0 && d5 <= d6)
+        s = 0, t = 1;
+    else if (vc <= 0 && d1 >= 0 && d3 <= 0)
+        s = d1 / (d1 - d3), t = 0;
+    else if (vb <= 0 && d2 >= 0 && d6 <= 0)
+        s = 0, t = d2 / (d2 - d6);
+    else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        s = 1 - w, t = w;
+    } else {
+        double den = 1.0 / (va + vb + vc);
+        s = vb * den, t = vc * den;
+    }
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + s * ab[k] + t * ac[k] - p[k];
+    return sqrt(dot3(q, q));
+}
+
+static double mesh_dist(const fcl_mesh *m, const float4 *p)
+{
+    double x[3] = { p->x, p->y, p->z }, d = INFINITY;
+    for (size_t t = 0; t < m->ntri; t++)
+        d = fmin(d, tri_dist(x, m->v + 3 * m->tri[3 * t], m->v + 3 * m->tri[3 * t + 1], m->v + 3 * m->tri[3 * t + 2]));
+    return d;
+}
+
+static size_t count_label(const fcl_ctl_points *p, int label)
+{
+    size_t n = 0, nvox = (size_t)p->dims[0] * p->dims[1] * p->dims[2];
+    for (size_t i = 0; i < nvox; i++)
+        n += p->label[i] == label;
+    return n;
+}
+
+/* ---- sampling */
+
+static void test_meshes(void)
+{
+    const float c[3] = { 0.3f, 0.2f, 0.25f }, lo[3] = { 0, 0, 0 }, hi[3] = { 0.2f, 0.1f, 0.15f };
+    fcl_mesh s, b, r;
+    CHECK(ctl_mesh_sphere(c, 0.1f, 3, &s) == 0 && s.ntri == 1280 && s.nv == 642, "icosphere: %zu triangles, %zu vertices",
+          s.ntri, s.nv);
+    double vs = mesh_volume(&s), vt = 4.0 / 3.0 * M_PI * 1e-3;
+    CHECK(closed_oriented(&s) && vs > 0.98 * vt && vs < vt, "icosphere closed and outward, volume %g of %g", vs, vt);
+    CHECK(ctl_mesh_box(lo, hi, &b) == 0 && closed_oriented(&b) && fabs(mesh_volume(&b) - 0.003) < 1e-9,
+          "box closed and outward, volume %g", mesh_volume(&b));
+    char err[512];
+    CHECK(ctl_mesh_refine(&s, 0.0125, &r, err, sizeof err) == 0, "refine: %s", err);
+    double me = max_edge(&r);
+    printf("sphere r 0.1: %zu -> %zu triangles refined to edges <= 0.0125 (longest %.5f)\n", s.ntri, r.ntri, me);
+    CHECK(closed_oriented(&r) && me <= 0.0125 && fabs(mesh_volume(&r) - vs) < 1e-6 * vs,
+          "refined sphere closed, oriented, same volume (%g vs %g), longest edge %g", mesh_volume(&r), vs, me);
+    obj_free(&r);
+    CHECK(ctl_mesh_refine(&b, 0.01, &r, err, sizeof err) == 0 && closed_oriented(&r) && max_edge(&r) <= 0.01,
+          "refined box closed, longest edge %g", max_edge(&r));
+    obj_free(&r);
+    CHECK(ctl_mesh_sphere(c, -1.0f, 2, &r) != 0 && ctl_mesh_box(hi, lo, &r) != 0, "bad sphere and box refused");
+    obj_free(&s);
+    obj_free(&b);
+}
+
+static void test_sphere_sampling(void)
+{
+    const float c[3] = { 0.3f, 0.2f, 0.25f };
+    const double R = 0.1, vox = 0.0125;
+    fcl_mesh m;
+    fcl_ctl_points pa, pc;
+    char err[512] = "";
+    ctl_mesh_sphere(c, (float)R, 3, &m);
+    CHECK(ctl_sample_mesh(&m, vox, CTL_SAMPLE_AVERAGE, &pa, err, sizeof err) == 0, "sample: %s", err);
+    CHECK(ctl_sample_mesh(&m, vox, CTL_SAMPLE_CENTERS, &pc, err, sizeof err) == 0, "sample centers: %s", err);
+    CHECK(pa.nsurface == pc.nsurface && pa.ninterior == pc.ninterior, "variants share the voxels");
+    double dmax = 0.0, mean_a = 0.0, mean_c = 0.0, max_c = 0.0;
+    for (size_t i = 0; i < pa.nsurface; i++) {
+        dmax = fmax(dmax, mesh_dist(&m, &pa.pos[i]));
+        double ra = sqrt(pow(pa.pos[i].x - c[0], 2) + pow(pa.pos[i].y - c[1], 2) + pow(pa.pos[i].z - c[2], 2));
+        double rc = sqrt(pow(pc.pos[i].x - c[0], 2) + pow(pc.pos[i].y - c[1], 2) + pow(pc.pos[i].z - c[2], 2));
+        mean_a += fabs(ra - R) / pa.nsurface;
+        mean_c += fabs(rc - R) / pc.nsurface;
+        max_c = fmax(max_c, fabs(rc - R));
+    }
+    printf("sphere r %g, voxel %g: %zu surface + %zu interior particles (%zu crossed voxels)\n", R, vox, pa.nsurface,
+           pa.ninterior, count_label(&pa, CTL_VOXEL_CROSSED));
+    printf("  averaged: max distance to the mesh %.3g voxel, mean |r - R| %.3g voxel; centers: mean %.3g, max %.3g voxel\n",
+           dmax / vox, mean_a / vox, mean_c / vox, max_c / vox);
+    CHECK(dmax <= 0.5 * vox, "averaged surface particles within half a voxel of the mesh: %g voxel", dmax / vox);
+    CHECK(mean_a < 0.5 * mean_c, "averaged closer to the sphere than centers: %g vs %g", mean_a, mean_c);
+    double rin = 0.0;
+    for (size_t i = pa.nsurface; i < pa.n; i++)
+        rin = fmax(rin, sqrt(pow(pa.pos[i].x - c[0], 2) + pow(pa.pos[i].y - c[1], 2) + pow(pa.pos[i].z - c[2], 2)));
+    CHECK(rin < R, "interior particles inside the sphere: farthest at %g of %g", rin, R);
+    /* Interior voxels lie wholly inside the mesh, and the non-outside ones
+     * cover it: the mesh's volume is bracketed exactly. */
+    double v3 = vox * vox * vox, vm = mesh_volume(&m);
+    size_t ncross = count_label(&pa, CTL_VOXEL_CROSSED);
+    double est = (pa.ninterior + 0.5 * (pa.nsurface + ncross)) * v3;
+    printf("  volume %.4g: interior voxels %.4g, all inside voxels %.4g, interior + half the rest %.4g (%+.1f %%)\n", vm,
+           pa.ninterior * v3, (pa.n + ncross) * v3, est, 100.0 * (est / vm - 1.0));
+    CHECK(pa.ninterior * v3 <= vm && (pa.n + ncross) * v3 >= vm, "volume bracketed by the voxels");
+    CHECK(fabs(est / vm - 1.0) < 0.1, "interior + half the surface voxels within 10 %% of the volume");
+    /* Voxels wholly inside the sphere less the mesh's sagitta (< 0.03
+     * voxel here) are interior; those wholly outside it are outside. */
+    int wrong = 0;
+    for (int z = 0; z < pa.dims[2]; z++)
+        for (int y = 0; y < pa.dims[1]; y++)
+            for (int x = 0; x < pa.dims[0]; x++) {
+                double q[3] = { pa.origin[0] + (x + 0.5) * vox - c[0], pa.origin[1] + (y + 0.5) * vox - c[1],
+                                pa.origin[2] + (z + 0.5) * vox - c[2] };
+                double rq = sqrt(dot3(q, q));
+                int l = pa.label[x + pa.dims[0] * (y + pa.dims[1] * z)];
+                wrong += (rq < R - 0.9 * vox && l != CTL_VOXEL_INTERIOR) || (rq > R + 0.9 * vox && l != CTL_VOXEL_OUTSIDE);
+            }
+    CHECK(wrong == 0, "sphere labels: %d voxels more than 0.9 voxel inside not interior or outside not outside", wrong);
+    for (size_t i = 0; i < pa.n; i++)
+        CHECK(pa.pos[i].w == 0.0f && pa.label[pa.voxel_of[i]] == (i < pa.nsurface ? CTL_VOXEL_SURFACE : CTL_VOXEL_INTERIOR),
+              "particle %zu: w %g, label %d", i, pa.pos[i].w, pa.label[pa.voxel_of[i]]);
+    ctl_points_free(&pa);
+    ctl_points_free(&pc);
+    obj_free(&m);
+}
+
+/* Distance from p to the surface of box [lo, hi] (p inside or out). */
+static double box_dist(const float *lo, const float *hi, const float4 *p)
+{
+    double x[3] = { p->x, p->y, p->z }, out = 0.0, in = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        double e = fmax(fmax(lo[k] - x[k], x[k] - hi[k]), 0.0);
+        out += e * e;
+        in = fmin(in, fmin(x[k] - lo[k], hi[k] - x[k]));
+    }
+    return out > 0.0 ? sqrt(out) : in;
+}
+
+static void test_box_sampling(void)
+{
+    const float lo[3] = { 0.01f, -0.02f, 0.0f }, hi[3] = { 0.21f, 0.083f, 0.147f };
+    const double vox = 0.0125, vol = 0.2 * 0.103 * 0.147;
+    fcl_mesh m;
+    fcl_ctl_points p;
+    char err[512] = "";
+    ctl_mesh_box(lo, hi, &m);
+    CHECK(ctl_sample_mesh(&m, vox, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) == 0, "box: %s", err);
+    double dmax = 0.0, v3 = vox * vox * vox;
+    for (size_t i = 0; i < p.nsurface; i++)
+        dmax = fmax(dmax, box_dist(lo, hi, &p.pos[i]));
+    int inside = 1;
+    for (size_t i = p.nsurface; i < p.n; i++)
+        inside &= p.pos[i].x > lo[0] && p.pos[i].x < hi[0] && p.pos[i].y > lo[1] && p.pos[i].y < hi[1] &&
+                  p.pos[i].z > lo[2] && p.pos[i].z < hi[2];
+    size_t ncross = count_label(&p, CTL_VOXEL_CROSSED);
+    double est = (p.ninterior + 0.5 * (p.nsurface + ncross)) * v3;
+    printf("box 0.2 x 0.103 x 0.147, voxel %g: %zu surface + %zu interior, %zu crossed; max distance to the faces "
+           "%.3g voxel; interior + half the rest %.4g of %.4g (%+.1f %%)\n", vox, p.nsurface, p.ninterior, ncross,
+           dmax / vox, est, vol, 100.0 * (est / vol - 1.0));
+    CHECK(dmax <= 0.5 * vox, "box surface particles within half a voxel: %g", dmax / vox);
+    CHECK(inside, "box interior particles inside");
+    CHECK(p.ninterior * v3 <= vol && (p.n + ncross) * v3 >= vol, "box volume bracketed");
+    /* Exact for a box: the overlap of each voxel with it is a product of
+     * intervals; outside voxels have none, interior ones are whole, and the
+     * overlaps of the others add up to the box. */
+    int bad = 0;
+    double sum = 0.0;
+    for (int z = 0; z < p.dims[2]; z++)
+        for (int y = 0; y < p.dims[1]; y++)
+            for (int x = 0; x < p.dims[0]; x++) {
+                int ijk[3] = { x, y, z };
+                double f = 1.0;
+                for (int k = 0; k < 3; k++) {
+                    double a = p.origin[k] + ijk[k] * vox;
+                    f *= fmax(0.0, fmin(a + vox, hi[k]) - fmax(a, lo[k])) / vox;
+                }
+                int l = p.label[x + p.dims[0] * (y + p.dims[1] * z)];
+                bad += (l == CTL_VOXEL_OUTSIDE && f > 1e-6) || (l == CTL_VOXEL_INTERIOR && f < 1.0 - 1e-6);
+                sum += l == CTL_VOXEL_OUTSIDE ? 0.0 : f * v3;
+            }
+    CHECK(bad == 0 && fabs(sum - vol) < 1e-6 * vol, "box labels: %d wrong, overlaps add to %.6g of %.6g", bad, sum, vol);
+    ctl_points_free(&p);
+    obj_free(&m);
+}
+
+static void test_limits(void)
+{
+    const float c[3] = { 0, 0, 0 };
+    fcl_mesh m;
+    fcl_ctl_points p;
+    char err[512] = "";
+    ctl_mesh_sphere(c, 0.1f, 2, &m);
+    CHECK(ctl_sample_mesh(&m, 1e-4, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0 && strstr(err, "voxel size 0.0001") &&
+              strstr(err, "voxels") && p.pos == NULL && p.label == NULL,
+          "a grid over the limit is refused: %s", err);
+    printf("refused: %s\n", err);
+    CHECK(ctl_sample_mesh(&m, 0.0, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0 && strstr(err, "voxel size"),
+          "voxel 0 refused: %s", err);
+    CHECK(ctl_sample_mesh(&m, NAN, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0, "voxel NaN refused: %s", err);
+    m.v[4] = INFINITY;
+    CHECK(ctl_sample_mesh(&m, 0.01, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0 && strstr(err, "vertex 1"),
+          "non-finite vertex refused: %s", err);
+    obj_free(&m);
+}
+
+/* ---- cache */
+
+static int same_points(const fcl_ctl_points *a, const fcl_ctl_points *b)
+{
+    size_t nvox = (size_t)a->dims[0] * a->dims[1] * a->dims[2];
+    return a->n == b->n && a->nsurface == b->nsurface && a->ninterior == b->ninterior && a->voxel == b->voxel &&
+           memcmp(a->origin, b->origin, sizeof a->origin) == 0 && memcmp(a->dims, b->dims, sizeof a->dims) == 0 &&
+           memcmp(a->pos, b->pos, a->n * sizeof *a->pos) == 0 &&
+           memcmp(a->voxel_of, b->voxel_of, a->n * sizeof *a->voxel_of) == 0 && memcmp(a->label, b->label, nvox) == 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(*len + 1);
+    if (fread(b, 1, *len, f) != *len)
+        *len = 0;
+    fclose(f);
+    return b;
+}
+
+static void spit(const char *path, const char *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(b, 1, len, f);
+    fclose(f);
+}
+
+/* The one cache file in dir. */
+static int cache_file(const char *dir, char *path, size_t len)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "control-", 8) == 0) {
+            snprintf(path, len, "%s/%s", dir, e->d_name);
+            n++;
+        }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Damage one way, read again: not from the cache, same points, and the
+ * file rewritten to its original bytes. */
+static void damaged(const fcl_mesh *m, const char *dir, const char *path, const char *orig, size_t len,
+                    const fcl_ctl_points *ref, const char *how, size_t at, int truncate)
+{
+    char *b = malloc(len), err[512] = "";
+    memcpy(b, orig, len);
+    if (!truncate)
+        b[at] ^= 0x40;
+    spit(path, b, truncate ? at : len);
+    fcl_ctl_points p;
+    int from = -1;
+    CHECK(ctl_sample_cached(m, 0.0125, dir, &p, &from, err, sizeof err) == 0 && from == 0 && same_points(&p, ref),
+          "cache %s: from_cache %d (expected 0), same points %d", how, from, same_points(&p, ref));
+    size_t l2 = 0;
+    char *again = slurp(path, &l2);
+    CHECK(again && l2 == len && memcmp(again, orig, len) == 0, "cache %s: file rewritten (%zu bytes of %zu)", how, l2, len);
+    free(again);
+    free(b);
+    ctl_points_free(&p);
+}
+
+static void test_cache(void)
+{
+    const float c[3] = { 0.3f, 0.2f, 0.25f };
+    char dir[] = "/tmp/fcl_test_control_XXXXXX", path[1024] = "", err[512] = "";
+    CHECK(mkdtemp(dir) != NULL, "scratch folder");
+    fcl_mesh m;
+    fcl_ctl_points a, b, ref;
+    int from = -1;
+    ctl_mesh_sphere(c, 0.1f, 3, &m);
+    ctl_sample_mesh(&m, 0.0125, CTL_SAMPLE_AVERAGE, &ref, err, sizeof err);
+    CHECK(ctl_sample_cached(&m, 0.0125, dir, &a, &from, err, sizeof err) == 0 && from == 0, "first: computed");
+    CHECK(cache_file(dir, path, sizeof path) == 1, "one cache file written");
+    CHECK(ctl_sample_cached(&m, 0.0125, dir, &b, &from, err, sizeof err) == 0 && from == 1, "second: from the cache");
+    CHECK(same_points(&a, &b) && same_points(&a, &ref), "cached points identical");
+    size_t len = 0;
+    char *orig = slurp(path, &len);
+    size_t nvox = (size_t)a.dims[0] * a.dims[1] * a.dims[2], head = 88;
+    printf("cache file %zu bytes (%zu voxels, %zu particles)\n", len, nvox, a.n);
+    CHECK(len == head + nvox + 20 * a.n, "cache file size %zu", len);
+    damaged(&m, dir, path, orig, len, &ref, "truncated", len - 7, 1);
+    damaged(&m, dir, path, orig, len, &ref, "with a flipped label", head + a.voxel_of[3], 0);
+    damaged(&m, dir, path, orig, len, &ref, "with a particle moved out of its voxel", head + nvox + 16 * 5 + 2, 0);
+    damaged(&m, dir, path, orig, len, &ref, "with a flipped voxel index", head + nvox + 16 * a.n + 4 * 7 + 1, 0);
+    damaged(&m, dir, path, orig, len, &ref, "with a flipped voxel size", 70, 0);
+    damaged(&m, dir, path, orig, len, &ref, "with flipped dimensions", 72, 0);
+    damaged(&m, dir, path, orig, len, &ref, "with a flipped key", 9, 0);
+    /* Another voxel size or mesh is another file. */
+    fcl_ctl_points d;
+    CHECK(ctl_sample_cached(&m, 0.02, dir, &d, &from, err, sizeof err) == 0 && from == 0, "other voxel: computed");
+    ctl_points_free(&d);
+    CHECK(ctl_sample_cached(&m, 0.0125, "off", &d, &from, err, sizeof err) == 0 && from == 0 && same_points(&d, &ref),
+          "cache off: computed");
+    ctl_points_free(&d);
+    free(orig);
+    ctl_points_free(&a);
+    ctl_points_free(&b);
+    ctl_points_free(&ref);
+    obj_free(&m);
+    ft_remove_tree(dir);
+}
+
+int main(void)
+{
+    test_meshes();
+    test_sphere_sampling();
+    test_box_sampling();
+    test_limits();
+    test_cache();
+    return ft_done();
+}
