@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../host/solvers/pbf/control_sample.h"
+#include "../host/solvers/pbf/control_skin.h"
 
 /* ---- mesh helpers */
 
@@ -397,6 +398,211 @@ static void test_cache(void)
     ft_remove_tree(dir);
 }
 
+/* ---- skinning */
+
+static int parse(const char *json, fcl_skeleton *sk, char *err, size_t errlen)
+{
+    cJSON *j = cJSON_Parse(json);
+    if (!j) {
+        snprintf(err, errlen, "test JSON does not parse");
+        return -1;
+    }
+    int rc = ctl_skeleton_parse(j, "scene.json", "target.skeleton", sk, err, errlen);
+    cJSON_Delete(j);
+    return rc;
+}
+
+/* Rotation by deg degrees about the axis (Rodrigues), independent of the
+ * module's quaternions. */
+static void rodrigues(const double *axis, double deg, const double *x, double *out)
+{
+    double n = sqrt(dot3(axis, axis)), k[3] = { axis[0] / n, axis[1] / n, axis[2] / n }, th = deg * M_PI / 180.0;
+    double kx[3] = { k[1] * x[2] - k[2] * x[1], k[2] * x[0] - k[0] * x[2], k[0] * x[1] - k[1] * x[0] }, kd = dot3(k, x);
+    for (int i = 0; i < 3; i++)
+        out[i] = x[i] * cos(th) + kx[i] * sin(th) + k[i] * kd * (1.0 - cos(th));
+}
+
+/* One bone: keys at 0 s (30 degrees about a tilted axis, shifted) and
+ * 1 s (120 degrees, shifted more). Every particle must move by
+ * T(t) T(0)^-1: y -> R(a_t) R(a_0)^-1 (y - J - tr_0) + J + tr_t. */
+static void test_rigid(void)
+{
+    const char *json = "{\"joints\": [[0.3, 0.12, 0.25], [0.3, 0.28, 0.25]], \"bones\": [[0, 1]], \"keys\": ["
+                       "{\"t\": 0, \"rotate\": [[1, 2, 2, 30]], \"translate\": [[0.01, 0, -0.02]]},"
+                       "{\"t\": 1, \"rotate\": [[1, 2, 2, 120]], \"translate\": [[0.11, 0.05, 0]]}]}";
+    const float c[3] = { 0.3f, 0.2f, 0.25f };
+    const double axis[3] = { 1, 2, 2 }, J[3] = { 0.3f, 0.12f, 0.25f };
+    fcl_skeleton sk;
+    fcl_mesh m;
+    fcl_ctl_points p;
+    char err[512] = "";
+    CHECK(parse(json, &sk, err, sizeof err) == 0, "rigid skeleton: %s", err);
+    ctl_mesh_sphere(c, 0.1f, 3, &m);
+    ctl_sample_mesh(&m, 0.0125, CTL_SAMPLE_AVERAGE, &p, err, sizeof err);
+    float *w = malloc(p.n * sizeof *w);
+    float4 *out = malloc(p.n * sizeof *out);
+    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, err, sizeof err) == 0, "weights: %s", err);
+    int ones = 1;
+    for (size_t j = 0; j < p.n; j++)
+        ones &= w[j] == 1.0f;
+    CHECK(ones, "one bone: every weight 1");
+    const double times[4] = { -1.0, 0.0, 0.5, 2.0 }, angle[4] = { 30, 30, 75, 120 };
+    const double tr[4][3] = { { 0.01, 0, -0.02 }, { 0.01, 0, -0.02 }, { 0.06, 0.025, -0.01 }, { 0.11, 0.05, 0 } };
+    for (int k = 0; k < 4; k++) {
+        ctl_skin_apply(&sk, w, p.pos, p.n, times[k], out);
+        double worst = 0.0;
+        for (size_t j = 0; j < p.n; j++) {
+            double y[3] = { p.pos[j].x - J[0] - 0.01, p.pos[j].y - J[1], p.pos[j].z - J[2] + 0.02 }, u[3], e[3];
+            rodrigues(axis, -30.0, y, u);
+            rodrigues(axis, angle[k], u, e);
+            double got[3] = { out[j].x, out[j].y, out[j].z }, d = 0.0;
+            for (int i = 0; i < 3; i++) {
+                e[i] += J[i] + tr[k][i];
+                d += (got[i] - e[i]) * (got[i] - e[i]);
+            }
+            worst = fmax(worst, sqrt(d / dot3(e, e)));
+        }
+        printf("one bone at t = %4.1f s (%3.0f degrees): largest relative deviation from the rigid motion %.2e\n",
+               times[k], angle[k] - 30.0, worst);
+        CHECK(worst < 1e-6, "t = %g: rigid within 1e-6 relative, got %g", times[k], worst);
+    }
+    free(w);
+    free(out);
+    ctl_points_free(&p);
+    obj_free(&m);
+    ctl_skeleton_free(&sk);
+}
+
+/* Two bones along a sphere's x axis: weights sum to 1 and favor the
+ * nearer bone. */
+static void test_two_bones(void)
+{
+    const char *json = "{\"joints\": [[0.2, 0.2, 0.25], [0.3, 0.2, 0.25], [0.4, 0.2, 0.25]], \"bones\": [[0, 1], [1, 2]],"
+                       "\"keys\": [{\"t\": 0, \"rotate\": [[0, 0, 1, 0], [0, 0, 1, 0]]},"
+                       "{\"t\": 1, \"rotate\": [[0, 0, 1, 0], [0, 0, 1, 40]]}]}";
+    const float c[3] = { 0.3f, 0.2f, 0.25f };
+    fcl_skeleton sk;
+    fcl_mesh m;
+    fcl_ctl_points p;
+    char err[512] = "";
+    CHECK(parse(json, &sk, err, sizeof err) == 0, "two-bone skeleton: %s", err);
+    ctl_mesh_sphere(c, 0.1f, 3, &m);
+    ctl_sample_mesh(&m, 0.0125, CTL_SAMPLE_AVERAGE, &p, err, sizeof err);
+    float *w = malloc(2 * p.n * sizeof *w);
+    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, err, sizeof err) == 0, "weights: %s", err);
+    double worst = 0.0, left = 1.0, right = 1.0;
+    int sides = 1;
+    for (size_t j = 0; j < p.n; j++) {
+        worst = fmax(worst, fabs((double)w[2 * j] + w[2 * j + 1] - 1.0));
+        sides &= w[2 * j] >= 0.0f && w[2 * j + 1] >= 0.0f;
+        if (p.pos[j].x < 0.27f)
+            left = fmin(left, w[2 * j]), sides &= w[2 * j] > w[2 * j + 1];
+        if (p.pos[j].x > 0.33f)
+            right = fmin(right, w[2 * j + 1]), sides &= w[2 * j + 1] > w[2 * j];
+    }
+    printf("two bones, %zu particles: |sum - 1| at most %.2e; smallest own-bone weight beyond 0.03 m of the middle "
+           "joint: %.3f (left), %.3f (right)\n", p.n, worst, left, right);
+    CHECK(worst <= 1e-6, "weights sum to 1 within 1e-6: %g", worst);
+    CHECK(sides, "weights non-negative, the nearer bone heavier on each side");
+    free(w);
+    ctl_points_free(&p);
+    obj_free(&m);
+    ctl_skeleton_free(&sk);
+}
+
+/* Two boxes three voxels apart as one mesh: bone 0 lies in box A, bone 1
+ * outside both. Geodesics do not cross the gap, so box A is bound to
+ * bone 0 alone, and box B, which no bone reaches, falls back to
+ * Euclidean distances. */
+static void test_geodesic(void)
+{
+    const float alo[3] = { 0, 0, 0 }, ahi[3] = { 0.1f, 0.1f, 0.1f }, blo[3] = { 0.1375f, 0, 0 },
+                bhi[3] = { 0.2375f, 0.1f, 0.1f };
+    const char *json = "{\"joints\": [[0.02, 0.05, 0.05], [0.08, 0.05, 0.05], [0.1, 0.3, 0.05], [0.2, 0.3, 0.05]],"
+                       "\"bones\": [[0, 1], [2, 3]], \"keys\": [{\"t\": 0, \"rotate\": [[1, 0, 0, 0], [1, 0, 0, 0]]}]}";
+    fcl_mesh a, b, m;
+    fcl_skeleton sk;
+    fcl_ctl_points p;
+    char err[512] = "";
+    ctl_mesh_box(alo, ahi, &a);
+    ctl_mesh_box(blo, bhi, &b);
+    m.nv = 16, m.ntri = 24;
+    m.v = malloc(48 * sizeof *m.v);
+    m.tri = malloc(72 * sizeof *m.tri);
+    memcpy(m.v, a.v, 24 * sizeof *m.v);
+    memcpy(m.v + 24, b.v, 24 * sizeof *m.v);
+    for (int i = 0; i < 36; i++)
+        m.tri[i] = a.tri[i], m.tri[36 + i] = b.tri[i] + 8;
+    CHECK(closed_oriented(&m) && parse(json, &sk, err, sizeof err) == 0, "two boxes, skeleton: %s", err);
+    CHECK(ctl_sample_mesh(&m, 0.0125, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) == 0, "two boxes: %s", err);
+    float *w = malloc(2 * p.n * sizeof *w);
+    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, err, sizeof err) == 0, "weights: %s", err);
+    size_t na = 0, nb = 0, bad = 0;
+    double wb1 = 0.0;
+    for (size_t j = 0; j < p.n; j++) {
+        int inb = p.pos[j].x > 0.12f;
+        na += !inb, nb += inb;
+        if (!inb)
+            bad += w[2 * j] != 1.0f || w[2 * j + 1] != 0.0f;
+        else {
+            bad += !(w[2 * j] > 0.0f && w[2 * j + 1] > 0.0f) || fabs((double)w[2 * j] + w[2 * j + 1] - 1.0) > 1e-6;
+            wb1 += w[2 * j + 1] / (double)p.n;
+        }
+    }
+    printf("two boxes: %zu particles in A bound to bone 0 alone, %zu in B on Euclidean fallback (mean weight of the "
+           "outside bone there %.3f)\n", na, nb, wb1 * (double)p.n / (double)(nb ? nb : 1));
+    CHECK(na > 0 && nb > 0 && bad == 0, "geodesic binding and fallback: %zu wrong", bad);
+    CHECK(ctl_skin_weights(&sk, &p, 1.5, w, err, sizeof err) != 0 && strstr(err, "1.5"), "alpha 1.5 refused: %s", err);
+    free(w);
+    ctl_points_free(&p);
+    obj_free(&a);
+    obj_free(&b);
+    obj_free(&m);
+    ctl_skeleton_free(&sk);
+}
+
+static void test_bad_skeletons(void)
+{
+    static const char *const cases[][3] = {
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,2]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
+          "target.skeleton.bones[0][1]", "got 2" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,0.5]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
+          "target.skeleton.bones[0][1]", "got 0.5" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[1,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
+          "target.skeleton.bones[0][1]", "a joint other than" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0.5, \"rotate\": [[0,0,1,0]]},"
+          "{\"t\": 0.25, \"rotate\": [[0,0,1,0]]}]}", "target.skeleton.keys[1].t", "got 0.25" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0],[0,0,1,0]]}]}",
+          "target.skeleton.keys[0].rotate", "one per bone" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,0,10]]}]}",
+          "target.skeleton.keys[0].rotate[0]", "not zero" },
+        { "{\"joints\": [[0,0,0],[1,0,1e999]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
+          "target.skeleton.joints[1][2]", "got inf" },
+        { "{\"joints\": [[0,0,0],[1,0,\"a\"]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
+          "target.skeleton.joints[1][2]", "got 'a'" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]],"
+          "\"translate\": [[1,2]]}]}", "target.skeleton.keys[0].translate[0]", "[x, y, z]" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
+          "target.skeleton.bones", "an array of 1 to 256 bones" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]]}", "target.skeleton.keys", "got nothing" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bone\": [[0,1]], \"keys\": []}", "target.skeleton.bone", "no such key" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]], \"s\": 1}]}",
+          "target.skeleton.keys[0].s", "no such key" },
+        { "[1, 2]", "target.skeleton", "an object" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fcl_skeleton sk;
+        char err[512] = "";
+        int rc = parse(cases[i][0], &sk, err, sizeof err);
+        char want[200];
+        snprintf(want, sizeof want, "scene.json: %s:", cases[i][1]);
+        CHECK(rc != 0 && strstr(err, want) && strstr(err, cases[i][2]) && sk.joints == NULL,
+              "bad skeleton %zu: want '%s' and '%s', got '%s'", i, want, cases[i][2], err);
+        if (i == 0 || i == 3)
+            printf("refused: %s\n", err);
+    }
+}
+
 int main(void)
 {
     test_meshes();
@@ -404,5 +610,9 @@ int main(void)
     test_box_sampling();
     test_limits();
     test_cache();
+    test_rigid();
+    test_two_bones();
+    test_geodesic();
+    test_bad_skeletons();
     return ft_done();
 }
