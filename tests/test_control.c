@@ -11,9 +11,19 @@
 #include "fcl_test.h"
 
 #include <stdint.h>
+#include <time.h>
 
 #include "../host/solvers/pbf/control_sample.h"
 #include "../host/solvers/pbf/control_skin.h"
+
+static int parse(const char *json, fcl_skeleton *sk, char *err, size_t errlen);
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
 
 /* ---- mesh helpers */
 
@@ -228,6 +238,17 @@ static void test_box_sampling(void)
     char err[512] = "";
     ctl_mesh_box(lo, hi, &m);
     CHECK(ctl_sample_mesh(&m, vox, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) == 0, "box: %s", err);
+    /* A vertex no triangle uses (OBJ files may have them) adds nothing. */
+    fcl_mesh ms = m;
+    fcl_ctl_points q;
+    ms.v = malloc(27 * sizeof *ms.v);
+    memcpy(ms.v, m.v, 24 * sizeof *ms.v);
+    ms.v[24] = 0.1f, ms.v[25] = 0.03f, ms.v[26] = 0.07f;
+    ms.nv = 9;
+    CHECK(ctl_sample_mesh(&ms, vox, CTL_SAMPLE_AVERAGE, &q, err, sizeof err) == 0 && q.nsurface == p.nsurface &&
+              q.ninterior == p.ninterior, "stray vertex ignored: %zu + %zu", q.nsurface, q.ninterior);
+    ctl_points_free(&q);
+    free(ms.v);
     double dmax = 0.0, v3 = vox * vox * vox;
     for (size_t i = 0; i < p.nsurface; i++)
         dmax = fmax(dmax, box_dist(lo, hi, &p.pos[i]));
@@ -262,6 +283,57 @@ static void test_box_sampling(void)
                 sum += l == CTL_VOXEL_OUTSIDE ? 0.0 : f * v3;
             }
     CHECK(bad == 0 && fabs(sum - vol) < 1e-6 * vol, "box labels: %d wrong, overlaps add to %.6g of %.6g", bad, sum, vol);
+    ctl_points_free(&p);
+    obj_free(&m);
+}
+
+/* A concave, thin-walled target: the glass of glass_pour.json (outer
+ * radius 5 cm, wall 8 mm, base 1 cm, height 12 cm, a 48-gon, open at the
+ * top), at a voxel of 2 mm. The cup's cavity must be reached by the fill
+ * through its mouth, and the interior must lie in the walls and base. */
+static void test_glass(void)
+{
+    const double vox = 0.002, ro = 0.05, ri = 0.042, base = 0.01, top = 0.12;
+    fcl_mesh m;
+    fcl_ctl_points p;
+    char err[512] = "";
+    CHECK(obj_load("embedded:glass.obj", &m, err, sizeof err) == 0, "glass: %s", err);
+    double t0 = now();
+    CHECK(ctl_sample_mesh(&m, vox, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) == 0, "glass: %s", err);
+    double t1 = now();
+    size_t in_cavity = 0, outside_solid = 0;
+    for (size_t i = 0; i < p.n; i++) {
+        double x = p.pos[i].x, y = p.pos[i].y, z = p.pos[i].z, rho = sqrt(x * x + z * z);
+        /* The 48-gon lies within 0.11 mm inside the circles. */
+        in_cavity += rho < ri - vox && y > base + vox && y < top;
+        if (i >= p.nsurface)
+            outside_solid += !(y > 0 && y < top && rho < ro && (y < base || rho > ri - 2e-4));
+    }
+    size_t ncross = count_label(&p, CTL_VOXEL_CROSSED);
+    double v3 = vox * vox * vox, vol = mesh_volume(&m);
+    double est = (p.ninterior + 0.5 * (p.nsurface + ncross)) * v3;
+    printf("glass, voxel %g: %zu surface + %zu interior particles, %zu crossed voxels (%d x %d x %d grid) in %.1f ms; "
+           "volume %.4g, interior + half the rest %.4g (%+.1f %%)\n", vox, p.nsurface, p.ninterior, ncross, p.dims[0],
+           p.dims[1], p.dims[2], 1e3 * (t1 - t0), vol, est, 100.0 * (est / vol - 1.0));
+    /* Three bones up the wall at x = 4.6 cm: the binding's cost at this size. */
+    const char *json = "{\"joints\": [[0.046, 0.005, 0], [0.046, 0.04, 0], [0.046, 0.08, 0], [0.046, 0.115, 0]],"
+                       "\"bones\": [[0, 1], [1, 2], [2, 3]], \"keys\": [{\"t\": 0, \"rotate\": [[1, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]]}]}";
+    fcl_skeleton sk;
+    float *w = malloc(3 * p.n * sizeof *w);
+    CHECK(parse(json, &sk, err, sizeof err) == 0, "glass skeleton: %s", err);
+    t0 = now();
+    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, err, sizeof err) == 0, "glass weights: %s", err);
+    t1 = now();
+    double worst = 0.0;
+    for (size_t j = 0; j < p.n; j++)
+        worst = fmax(worst, fabs((double)w[3 * j] + w[3 * j + 1] + w[3 * j + 2] - 1.0));
+    printf("glass, 3 bones: weights in %.1f ms, |sum - 1| at most %.2e\n", 1e3 * (t1 - t0), worst);
+    CHECK(worst <= 1e-6, "glass weights sum to 1: %g", worst);
+    free(w);
+    ctl_skeleton_free(&sk);
+    CHECK(in_cavity == 0, "glass: %zu particles in the cup's cavity", in_cavity);
+    CHECK(outside_solid == 0, "glass: %zu interior particles outside the walls and base", outside_solid);
+    CHECK(p.ninterior * v3 <= vol && (p.n + ncross) * v3 >= vol, "glass volume bracketed");
     ctl_points_free(&p);
     obj_free(&m);
 }
@@ -608,6 +680,7 @@ int main(void)
     test_meshes();
     test_sphere_sampling();
     test_box_sampling();
+    test_glass();
     test_limits();
     test_cache();
     test_rigid();

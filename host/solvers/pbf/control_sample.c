@@ -491,26 +491,37 @@ static void voxel_center(const fcl_ctl_points *p, uint32_t v, float4 *out)
 static int surface_particles(const fcl_mesh *r, fcl_ctl_points *p, int variant, vox_vert **sorted)
 {
     vox_vert *s = malloc(r->nv * sizeof *s + sizeof *s);
-    if (!s)
+    unsigned char *used = calloc(r->nv + 1, 1);
+    if (!s || !used) {
+        free(s);
+        free(used);
         return -1;
+    }
+    /* Only vertices of triangles: an OBJ file may list stray ones. */
+    for (size_t t = 0; t < 3 * r->ntri; t++)
+        used[r->tri[t]] = 1;
+    size_t nv = 0;
     for (size_t i = 0; i < r->nv; i++) {
         const float *v = r->v + 3 * i;
-        s[i].vox = (uint32_t)vox_index(p, cell_of(p, 0, v[0]), cell_of(p, 1, v[1]), cell_of(p, 2, v[2]));
-        s[i].vert = (uint32_t)i;
-        p->label[s[i].vox] = CTL_VOXEL_SURFACE;
+        if (!used[i])
+            continue;
+        s[nv].vox = (uint32_t)vox_index(p, cell_of(p, 0, v[0]), cell_of(p, 1, v[1]), cell_of(p, 2, v[2]));
+        s[nv].vert = (uint32_t)i;
+        p->label[s[nv++].vox] = CTL_VOXEL_SURFACE;
     }
-    qsort(s, r->nv, sizeof *s, by_voxel);
+    free(used);
+    qsort(s, nv, sizeof *s, by_voxel);
     *sorted = s;
     size_t n = 0;
-    for (size_t i = 0; i < r->nv; i++)
+    for (size_t i = 0; i < nv; i++)
         n += i == 0 || s[i].vox != s[i - 1].vox;
     p->pos = malloc(n * sizeof *p->pos + sizeof *p->pos);
     p->voxel_of = malloc(n * sizeof *p->voxel_of + sizeof *p->voxel_of);
     if (!p->pos || !p->voxel_of)
         return -1;
-    for (size_t i = 0, j; i < r->nv; i = j) {
+    for (size_t i = 0, j; i < nv; i = j) {
         double sum[3] = { 0, 0, 0 };
-        for (j = i; j < r->nv && s[j].vox == s[i].vox; j++)
+        for (j = i; j < nv && s[j].vox == s[i].vox; j++)
             for (int k = 0; k < 3; k++)
                 sum[k] += r->v[3 * s[j].vert + k];
         float4 *q = &p->pos[p->nsurface];
