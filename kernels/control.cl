@@ -1,7 +1,8 @@
 /* control.cl - position-based fluid control (seed 001; SEED-NOTES 3.3-3.6)
  * inside the PBF loop (pbf.cl): kinematic control particles P_j (sorted
  * on a grid of their own with the fluid grid's layout; w = the density
- * strength alpha of their target) steer the fluid three ways.
+ * strength alpha of their target, -1: control.alpha) steer the fluid
+ * three ways.
  *
  * control_lambda (per control particle, every iteration):
  *     rhat~_i = V_H sum_j W_poly6(P_i - p_j, H) over fluid j within H,
@@ -62,7 +63,8 @@ FCL_INLINE void control_density_item(uint i, GLOBAL const float4 *pos, GLOBAL co
         float rx = pi.x - pj.x, ry = pi.y - pj.y, rz = pi.z - pj.z, r2 = rx * rx + ry * ry + rz * rz;
         if (r2 >= k->H2)
             continue;
-        float g = pj.w * k->volume * clam[j] * w_spiky_grad(FCL_SQRT(r2), k->H, k->spiky_grad);
+        float a = pj.w >= 0.0f ? pj.w : k->alpha;
+        float g = a * k->volume * clam[j] * w_spiky_grad(FCL_SQRT(r2), k->H, k->spiky_grad);
         dx += g * rx; dy += g * ry; dz += g * rz;
     }
     dp[i] = fcl_f4(d.x + dx, d.y + dy, d.z + dz, 0.0f);

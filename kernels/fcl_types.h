@@ -145,7 +145,8 @@ typedef struct fcl_control_consts {
     float life_min, life_max;  /* spring lifetime range (s) */
     uint step;          /* seeds the lifetimes' hash */
     uint n;             /* control particles */
-    float pad0, pad1, pad2;
+    float alpha;        /* density strength of particles whose w < 0 */
+    float pad1, pad2;
 } fcl_control_consts;
 
 /* Mode bits of the dfsph_source pass: which solver, and whether this is

@@ -65,12 +65,17 @@ FCL_INLINE void pbf_predict_item(uint i, GLOBAL float4 *pos, GLOBAL const float4
 }
 
 /* The density constraint's multiplier; rho gets the density it measured
- * (the stats read the last one, taken after the final apply). */
+ * (the stats read the last one, taken after the final apply). Beside
+ * each fluid list entry it keeps V times the spiky gradient factor (fg:
+ * V grad W_ij = fg r_ij) and W_poly6 (fw), 0 out of range: the positions
+ * do not move until apply, so delta, and after the final measurement
+ * the velocity passes, read them instead of a square root and two
+ * kernels per pair. */
 FCL_INLINE void pbf_lambda_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                 GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                 GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
-                                GLOBAL float *rho, GLOBAL float *lam, const fcl_sph_consts *c,
-                                const fcl_pbf_consts *d)
+                                GLOBAL float *fg, GLOBAL float *fw, GLOBAL float *rho, GLOBAL float *lam,
+                                const fcl_sph_consts *c, const fcl_pbf_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls(pi, c, &plane);
@@ -78,10 +83,14 @@ FCL_INLINE void pbf_lambda_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
     PBF_FLUID(i, j, m, e) {
         float4 r = pbf_rij(pi, pos[j], m, plane);
         float r2 = pbf_r2(r);
+        fg[e] = 0.0f;
+        fw[e] = 0.0f;
         if (r2 >= c->h2)
             continue;
-        float g = d->volume * w_spiky_grad(FCL_SQRT(r2), c->h, c->spiky_grad);
-        sum += d->volume * w_poly6(r2, c->h2, c->poly6);
+        float g = d->volume * w_spiky_grad(FCL_SQRT(r2), c->h, c->spiky_grad), w = w_poly6(r2, c->h2, c->poly6);
+        fg[e] = g;
+        fw[e] = w;
+        sum += d->volume * w;
         gx += g * r.x; gy += g * r.y; gz += g * r.z;
         g2 += g * g * r2;
     }
@@ -101,33 +110,33 @@ FCL_INLINE void pbf_lambda_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
     rho[i] = sum * c->rest_density;
 }
 
-/* s_corr of a pair at squared distance r2 (0 when k = 0). */
-FCL_INLINE float pbf_scorr(float r2, const fcl_sph_consts *c, const fcl_pbf_consts *d)
-{
-    if (d->scorr_k <= 0.0f)
-        return 0.0f;
-    float w = w_poly6(r2, c->h2, c->poly6) * d->scorr_inv_wdq, t = 1.0f;
-    for (uint k = 0u; k < d->scorr_n; k++)
-        t *= w;
-    return -d->scorr_k * t;
-}
-
+/* The fluid sum reads the factors lambda cached. It is summed in list
+ * order on every backend, not vectorized across neighbors as
+ * dfsph_pressure_vel is: PBF's projection amplifies the rounding of a
+ * reordered sum (test_solvers measured 1.4e-4 m between the backends
+ * after 12 steps with FCL_SIMD_SUM3 here, 0 without). */
 FCL_INLINE void pbf_delta_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
-                               GLOBAL const float *lam, GLOBAL float4 *dp, const fcl_sph_consts *c,
-                               const fcl_pbf_consts *d)
+                               GLOBAL const float *fg, GLOBAL const float *fw, GLOBAL const float *lam,
+                               GLOBAL float4 *dp, const fcl_sph_consts *c, const fcl_pbf_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls(pi, c, &plane);
     float li = lam[i], dx = 0.0f, dy = 0.0f, dz = 0.0f;
-    PBF_FLUID(i, j, m, e) {
-        float4 r = pbf_rij(pi, pos[j], m, plane);
-        float r2 = pbf_r2(r);
-        if (r2 >= c->h2)
-            continue;
-        float g = d->volume * (li + lam[j] + pbf_scorr(r2, c, d)) * w_spiky_grad(FCL_SQRT(r2), c->h, c->spiky_grad);
-        dx += g * r.x; dy += g * r.y; dz += g * r.z;
+    uint n = nl_len(fcount, i, fl), base = i * fl->pstride, ks = fl->kstride, sn = d->scorr_n;
+    float sk = d->scorr_k, sw = d->scorr_inv_wdq;
+    for (uint k = 0u; k < n; k++) {
+        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = en >> NL_SHIFT;
+        float4 pj = pos[j];
+        float qx = (m & 1u) ? 2.0f * plane.x - pj.x : pj.x;
+        float qy = (m & 2u) ? 2.0f * plane.y - pj.y : pj.y;
+        float qz = (m & 4u) ? 2.0f * plane.z - pj.z : pj.z;
+        float w = fw[e] * sw, t = 1.0f;
+        for (uint a = 0u; a < sn; a++)
+            t *= w;
+        float g = (li + lam[j] - sk * t) * fg[e];
+        dx += g * (pi.x - qx); dy += g * (pi.y - qy); dz += g * (pi.z - qz);
     }
     PBF_BOUNDARY(i, b, mb, e) {
         float4 pb = bpos[b], r = pbf_rij(pi, pb, mb, plane);
@@ -160,18 +169,19 @@ FCL_INLINE float4 pbf_cross(float4 a, float4 b)
     return fcl_f4(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x, 0.0f);
 }
 
+/* The velocity passes run on the final positions, whose factors the
+ * last pbf_lambda cached (fg, fw). */
 FCL_INLINE void pbf_vorticity_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
                                    GLOBAL const uint *fcount, GLOBAL const uint *fidx, const fcl_nlist_info *fl,
-                                   GLOBAL float4 *omega, const fcl_sph_consts *c, const fcl_pbf_consts *d)
+                                   GLOBAL const float *fg, GLOBAL float4 *omega, const fcl_sph_consts *c,
+                                   const fcl_pbf_consts *d)
 {
     float4 pi = pos[i], vi = vel[i], plane, w = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     near_walls(pi, c, &plane);
+    (void)d;
     PBF_FLUID(i, j, m, e) {
         float4 r = pbf_rij(pi, pos[j], m, plane), vj = mirror_vel(vel[j], m);
-        float r2 = pbf_r2(r);
-        if (r2 >= c->h2)
-            continue;
-        float g = d->volume * w_spiky_grad(FCL_SQRT(r2), c->h, c->spiky_grad);
+        float g = fg[e];
         float4 x = pbf_cross(fcl_f4(vj.x - vi.x, vj.y - vi.y, vj.z - vi.z, 0.0f), r);
         w = fcl_f4(w.x + g * x.x, w.y + g * x.y, w.z + g * x.z, 0.0f);
     }
@@ -183,17 +193,14 @@ FCL_INLINE void pbf_vorticity_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
  * from neighbors, so the pass runs in place. */
 FCL_INLINE void pbf_confine_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *vel, GLOBAL const float4 *omega,
                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, const fcl_nlist_info *fl,
-                                 const fcl_sph_consts *c, const fcl_pbf_consts *d)
+                                 GLOBAL const float *fg, const fcl_sph_consts *c, const fcl_pbf_consts *d)
 {
     float4 pi = pos[i], oi = omega[i], plane;
     near_walls(pi, c, &plane);
     float ex = 0.0f, ey = 0.0f, ez = 0.0f;
     PBF_FLUID(i, j, m, e) {
         float4 r = pbf_rij(pi, pos[j], m, plane);
-        float r2 = pbf_r2(r);
-        if (r2 >= c->h2)
-            continue;
-        float g = d->volume * (omega[j].w - oi.w) * w_spiky_grad(FCL_SQRT(r2), c->h, c->spiky_grad);
+        float g = (omega[j].w - oi.w) * fg[e];
         ex += g * r.x; ey += g * r.y; ez += g * r.z;
     }
     float len = FCL_SQRT(ex * ex + ey * ey + ez * ez);
@@ -209,15 +216,16 @@ FCL_INLINE void pbf_confine_item(uint i, GLOBAL const float4 *pos, GLOBAL float4
  * starts from): XSPH smoothing of vel, or a copy when c = 0. */
 FCL_INLINE void pbf_xsph_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vel, GLOBAL float4 *out,
                               GLOBAL const uint *fcount, GLOBAL const uint *fidx, const fcl_nlist_info *fl,
-                              const fcl_sph_consts *c, const fcl_pbf_consts *d)
+                              GLOBAL const float *fw, const fcl_sph_consts *c, const fcl_pbf_consts *d)
 {
-    float4 pi = pos[i], vi = vel[i], plane;
+    float4 pi = pos[i], vi = vel[i];
     float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+    (void)pi;
+    (void)c;
     if (d->xsph > 0.0f) {
-        near_walls(pi, c, &plane);
         PBF_FLUID(i, j, m, e) {
-            float4 r = pbf_rij(pi, pos[j], m, plane), vj = mirror_vel(vel[j], m);
-            float w = d->volume * w_poly6(pbf_r2(r), c->h2, c->poly6);
+            float4 vj = mirror_vel(vel[j], m);
+            float w = d->volume * fw[e];
             sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
         }
     }

@@ -54,6 +54,11 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
         view_release_sim(v);
         return FCL_EXIT_DEVICE;
     }
+    int trc = sim_set_targets(&v->sim, v->scene.targets, v->scene.ntargets, err, errlen);
+    if (trc != 0) {
+        view_release_sim(v);
+        return trc;
+    }
     v->phase_buf = be->ops->buf_new(be, (n ? n : 1) * sizeof(float), "particle phases");
     if (!v->phase_buf ||
         be->ops->buf_write(be, v->phase_buf, 0, n * sizeof(float), v->phase) != 0) {

@@ -200,7 +200,7 @@ static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, 
 
 /* ---- the cache file */
 
-static int cache_dir(const fcl_params *p, char *dir, size_t len)
+int boundary_cache_dir(const fcl_params *p, char *dir, size_t len)
 {
     const char *c = p->boundary_cache_dir, *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n;
@@ -286,7 +286,7 @@ int boundary_build(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, cha
         boundary_free(b);
         return -1;
     }
-    int caching = cache_dir(p, dir, sizeof dir) == 0;
+    int caching = boundary_cache_dir(p, dir, sizeof dir) == 0;
     if (caching) {
         int n = snprintf(b->cache_file, sizeof b->cache_file, "%s/boundary-%016" PRIx64 ".bin", dir, key);
         caching = n > 0 && (size_t)n < sizeof b->cache_file;

@@ -54,4 +54,9 @@ size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n,
 
 void boundary_free(fcl_boundary *b);
 
+/* The sampling cache's folder under boundary.cache_dir ("off": none,
+ * empty: $XDG_CACHE_HOME/fluidcl, else $HOME/.cache/fluidcl); fluid
+ * control caches its target samplings there too. 0, or -1: no cache. */
+int boundary_cache_dir(const fcl_params *p, char *dir, size_t len);
+
 #endif

@@ -116,6 +116,8 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
         rc = sim_create(&sim, be, &sc->params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
     if (rc == 0 && (rc = sim_set_solids(&sim, sc->obstacles, sc->nobstacles)) != 0)
         snprintf(err, sizeof err, "the obstacles could not be uploaded");
+    if (rc == 0)
+        rc = sim_set_targets(&sim, sc->targets, sc->ntargets, err, sizeof err);
     size_t n = in.n;
     setup_free(&in);
     if (rc != 0) {

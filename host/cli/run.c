@@ -298,6 +298,8 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && (rc = sim_set_solids(&r->sim, sc->obstacles, sc->nobstacles)) != 0)
         cli_error("%s: the obstacles could not be uploaded to %s", sc->file, be->name);
+    if (rc == 0 && (rc = sim_set_targets(&r->sim, sc->targets, sc->ntargets, err, sizeof err)) != 0)
+        cli_error("%s: %s", sc->file, err);
     if (rc == 0 && o->mesh) {
         if (mc_init(&r->mc, be, err, sizeof err) != 0) {
             cli_error("%s", err);

@@ -253,6 +253,18 @@ int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
 
 /* Step-0 statistics (the initial speeds set an adaptive solver's first
  * time step); defined below. */
+int sim_set_targets(fcl_sim *s, const struct fcl_target *t, int n, char *err, size_t errlen)
+{
+    if (n <= 0)
+        return 0;
+    if (!s->solver->set_targets) {
+        snprintf(err, errlen, "targets: fluid control needs a solver that has it (pbf); sim.solver is %s",
+                 s->solver->name);
+        return FCL_EXIT_INPUT;
+    }
+    return s->solver->set_targets(s, t, n, err, errlen) == 0 ? 0 : FCL_EXIT_INPUT;
+}
+
 static int measure(fcl_sim *s);
 
 /* The boundary grid shares the fluid grid's layout, so one cell index

@@ -96,6 +96,12 @@ int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k
  * Call after sim_create; n = 0 clears them. 0, or FCL_EXIT_DEVICE. */
 struct fcl_obstacle;
 int sim_set_solids(fcl_sim *s, const struct fcl_obstacle *obs, int n);
+/* The scene's fluid-control targets (n = 0: none, always fine), for
+ * the solver's set_targets; call after sim_set_solids. 0,
+ * FCL_EXIT_INPUT (the solver has no fluid control, or a target is bad;
+ * err says which) or FCL_EXIT_DEVICE. */
+struct fcl_target;
+int sim_set_targets(fcl_sim *s, const struct fcl_target *t, int n, char *err, size_t errlen);
 /* Boundary volumes V_b = 1 / sum_k W_bk with the solver's density kernel
  * (kind 0: poly6, 1: cubic spline with constant cubic_k), into bpos.w. */
 int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k);

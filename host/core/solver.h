@@ -15,6 +15,7 @@ typedef struct fcl_buf fcl_buf;
 struct fcl_sim;
 struct fcl_params;
 struct fcl_solver;
+struct fcl_target;
 
 /* A per-step figure a solver reports (iterations, residuals), declared
  * once: run's CSV column and bench's JSON key are `key`, the summary and
@@ -89,6 +90,10 @@ typedef struct fcl_solver {
      * NULL when the solver keeps none. */
     size_t (*save)(struct fcl_sim *s, void *blob, size_t cap);
     int (*load)(struct fcl_sim *s, const void *blob, size_t bytes);
+    /* Fluid-control targets of the scene (host/scene/targets.h), which
+     * outlive the simulation: 0, or -1 with err naming the target. NULL
+     * when the solver has no fluid control (sim_set_targets refuses). */
+    int (*set_targets)(struct fcl_sim *s, const struct fcl_target *t, int n, char *err, size_t errlen);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

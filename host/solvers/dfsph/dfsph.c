@@ -369,4 +369,5 @@ const fcl_solver fcl_solver_dfsph = {
     NFIELDS,
     dfsph_save,
     dfsph_load,
+    NULL,                                /* no fluid control */
 };

@@ -167,6 +167,7 @@ void control_derive(pbf_control *k, const fcl_sim *s, double dt)
     c->life_max = fmaxf(p->control_life_max, p->control_life_min);
     c->step = (uint)s->step;
     c->n = (uint)k->n;
+    c->alpha = p->control_alpha;
 }
 
 /* Where particle i of the control set is at time t (its target's rigid

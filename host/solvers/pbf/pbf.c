@@ -27,6 +27,7 @@
 
 typedef struct pbf {
     int a_xold;                          /* grid attribute: x at the step's start */
+    int p_fg, p_fw;                      /* list planes: V spiky factor, W_poly6 */
     fcl_buf *lam, *dp, *omega;
     fcl_pbf_consts d;
     double d0;                           /* sum_k |grad_k C|^2 in a lattice (1/m^2) */
@@ -52,7 +53,9 @@ static int pbf_init(fcl_sim *s, char *err, size_t errlen)
     d->lam = be->ops->buf_new(be, n * 4 + 4, "PBF lambda");
     d->dp = be->ops->buf_new(be, n * 16 + 16, "PBF position correction");
     d->omega = be->ops->buf_new(be, n * 16 + 16, "PBF vorticity");
-    if (d->a_xold < 0 || !d->lam || !d->dp || !d->omega)
+    d->p_fg = nlist_add_plane(&s->nl, be, 0, "PBF gradient factors");
+    d->p_fw = nlist_add_plane(&s->nl, be, 0, "PBF kernel values");
+    if (d->a_xold < 0 || !d->lam || !d->dp || !d->omega || d->p_fg < 0 || d->p_fw < 0)
         return -1;
     d->d.volume = (float)(1.0 / s->lattice_sum);
     d->d0 = control_lattice_d0(s->h, s->spacing, d->d.volume);
@@ -98,6 +101,9 @@ static void choose_dt(fcl_sim *s, pbf *d)
  * kernels/passes.def); the neighbor passes read the step's lists. */
 #define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
 #define FLUID(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.fl
+/* The list planes (looked up per launch: a list growth replaces them). */
+#define FG(s, d) nlist_plane(&(s)->nl, 0, (d)->p_fg)
+#define FW(s, d) nlist_plane(&(s)->nl, 0, (d)->p_fw)
 
 static int launch_predict(fcl_sim *s, pbf *d)
 {
@@ -107,13 +113,14 @@ static int launch_predict(fcl_sim *s, pbf *d)
 
 static int launch_lambda(fcl_sim *s, pbf *d, const char *timer)
 {
-    return pass_pbf_lambda(s->be, s->n, timer, attr(s, s->a_pos), sim_bpos(s), HOOD(s), s->rho, d->lam, s->c, d->d);
+    return pass_pbf_lambda(s->be, s->n, timer, attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d), FW(s, d), s->rho, d->lam,
+                           s->c, d->d);
 }
 
 static int launch_delta(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_delta(s->be, s->n, "density-solve", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->lam, d->dp,
-                          s->c, d->d);
+    return pass_pbf_delta(s->be, s->n, "density-solve", attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d), FW(s, d), d->lam,
+                          d->dp, s->c, d->d);
 }
 
 static int launch_apply(fcl_sim *s, pbf *d)
@@ -129,20 +136,20 @@ static int launch_velocity(fcl_sim *s, pbf *d)
 
 static int launch_vorticity(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_vorticity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), FLUID(s), d->omega,
-                              s->c, d->d);
+    return pass_pbf_vorticity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), FLUID(s), FG(s, d),
+                              d->omega, s->c, d->d);
 }
 
 static int launch_confine(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_confine(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), d->omega, FLUID(s), s->c,
-                            d->d);
+    return pass_pbf_confine(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), d->omega, FLUID(s), FG(s, d),
+                            s->c, d->d);
 }
 
 static int launch_xsph(fcl_sim *s, pbf *d)
 {
     return pass_pbf_xsph(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev), FLUID(s),
-                         s->c, d->d);
+                         FW(s, d), s->c, d->d);
 }
 
 /* Grid rebuild, then the lists every neighbor pass of the step reads. */
@@ -227,6 +234,25 @@ int pbf_control_points(fcl_sim *s, const float4 *pts, size_t n, char *err, size_
     return control_create(&d->ctl, s, pts, NULL, n, NULL, 0, err, errlen);
 }
 
+/* The solver interface's targets: sampled, then control on the device. */
+static int pbf_set_targets(fcl_sim *s, const struct fcl_target *t, int n, char *err, size_t errlen)
+{
+    pbf *d = s->solver_data;
+    float4 *pts = NULL;
+    int *owner = NULL;
+    size_t count = 0;
+    if (d->ctl) {
+        snprintf(err, errlen, "targets: the simulation has its control particles already");
+        return -1;
+    }
+    int rc = pbf_targets_sample(s, t, n, &pts, &owner, &count, err, errlen);
+    if (rc == 0)
+        rc = control_create(&d->ctl, s, pts, owner, count, t, n, err, errlen);
+    free(pts);
+    free(owner);
+    return rc;
+}
+
 /* Every neighbor pass reads lists within h. */
 static double pbf_list_radius(const fcl_params *p)
 {
@@ -271,11 +297,13 @@ const fcl_solver fcl_solver_pbf = {
     pbf_destroy,
     pbf_derive,
     pbf_list_radius,
-    0,
+    8,                                   /* gradient factor and W per fluid
+                                            entry (boundary entries: none) */
     pbf_stats,
     NSTATS,
     pbf_fields,
     NFIELDS,
     NULL,
     NULL,
+    pbf_set_targets,
 };

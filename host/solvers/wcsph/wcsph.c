@@ -135,4 +135,5 @@ const fcl_solver fcl_solver_wcsph = {
     0,
     NULL,                                /* no scalar state: leapfrog's */
     NULL,                                /* velocities are attributes */
+    NULL,                                /* no fluid control */
 };

@@ -1,0 +1,103 @@
+/* pbf_targets.c - the scene's fluid-control targets (host/scene/targets.h)
+ * sampled into control particles for the pbf solver: each shape becomes
+ * a closed mesh (boxes and spheres too), voxelized at the sampling
+ * interval control.spacing x H with the seed's refinement
+ * (control_sample.h), through the sampling cache of boundary.cache_dir.
+ * Invariant: particle i of the result belongs to target owner[i] and
+ * carries that target's alpha in w (-1: control.alpha, read live).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boundary.h"
+#include "control.h"
+#include "control_sample.h"
+#include "pbf.h"
+#include "targets.h"
+
+/* An icosphere whose edges are at most half a voxel before refinement
+ * (about 1.05 r / 2^k), so the facets sit well within the sampling error. */
+static int sphere_mesh(const fcl_obstacle *o, double voxel, fcl_mesh *m)
+{
+    int k = 0;
+    while (k < 7 && 1.05 * o->radius / ldexp(1.0, k) > 0.5 * voxel)
+        k++;
+    return ctl_mesh_sphere(o->center, o->radius, k, m);
+}
+
+static int shape_mesh(const fcl_obstacle *o, double voxel, fcl_mesh *m, const char *where, char *err, size_t errlen)
+{
+    int rc;
+    if (o->kind == FCL_OBST_BOX)
+        rc = ctl_mesh_box(o->min, o->max, m);
+    else if (o->kind == FCL_OBST_SPHERE)
+        rc = sphere_mesh(o, voxel, m);
+    else {
+        char why[768];
+        if (obj_load(o->file, m, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s.shape.file: %s", where, why);
+            return -1;
+        }
+        for (size_t i = 0; i < m->nv; i++)
+            for (int a = 0; a < 3; a++)
+                m->v[3 * i + a] = o->scale * m->v[3 * i + a] + o->translate[a];
+        return 0;
+    }
+    if (rc != 0)
+        snprintf(err, errlen, "%s.shape: the %s could not be meshed", where, o->kind == FCL_OBST_BOX ? "box" : "sphere");
+    return rc;
+}
+
+/* Append target g's particles to the growing arrays. */
+static int add_target(const fcl_target *t, int g, double voxel, const char *cache, float4 **pts, int **owner,
+                      size_t *n, char *err, size_t errlen)
+{
+    char where[32], why[768];
+    snprintf(where, sizeof where, "targets[%d]", g);
+    fcl_mesh m = { 0 };
+    fcl_ctl_points cp = { 0 };
+    if (shape_mesh(&t->shape, voxel, &m, where, err, errlen) != 0)
+        return -1;
+    int rc = ctl_sample_cached(&m, voxel, cache, &cp, NULL, why, sizeof why);
+    obj_free(&m);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", where, why);
+        return -1;
+    }
+    float4 *p = realloc(*pts, (*n + cp.n + 1) * sizeof *p);
+    int *o = p ? realloc(*owner, (*n + cp.n + 1) * sizeof *o) : NULL;
+    if (p)
+        *pts = p;
+    if (o)
+        *owner = o;
+    if (!p || !o) {
+        ctl_points_free(&cp);
+        snprintf(err, errlen, "%s: out of memory for %zu control particles", where, *n + cp.n);
+        return -1;
+    }
+    for (size_t i = 0; i < cp.n; i++) {
+        p[*n + i] = cp.pos[i];
+        p[*n + i].w = t->alpha;
+        o[*n + i] = g;
+    }
+    *n += cp.n;
+    ctl_points_free(&cp);
+    return 0;
+}
+
+int pbf_targets_sample(const fcl_sim *s, const fcl_target *t, int nt, float4 **pts, int **owner, size_t *n,
+                       char *err, size_t errlen)
+{
+    char dir[1024];
+    double voxel = s->prm->control_spacing * s->prm->control_radius * s->h;
+    const char *cache = boundary_cache_dir(s->prm, dir, sizeof dir) == 0 ? dir : NULL;
+    *pts = NULL;
+    *owner = NULL;
+    *n = 0;
+    for (int g = 0; g < nt; g++)
+        if (add_target(&t[g], g, voxel, cache, pts, owner, n, err, errlen) != 0)
+            return -1;
+    return 0;
+}
