@@ -655,7 +655,7 @@ static void test_bad_skeletons(void)
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]],"
           "\"translate\": [[1,2]]}]}", "target.skeleton.keys[0].translate[0]", "[x, y, z]" },
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
-          "target.skeleton.bones", "an array of 1 to 256 bones" },
+          "target.skeleton.bones", "an array of 1 to 256 bones, got 0" },
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]]}", "target.skeleton.keys", "got nothing" },
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bone\": [[0,1]], \"keys\": []}", "target.skeleton.bone", "no such key" },
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]], \"s\": 1}]}",

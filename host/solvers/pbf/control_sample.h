@@ -56,7 +56,7 @@ typedef struct fcl_ctl_points {
     uint32_t *voxel_of;     /* per particle: its voxel, i + dims[0] (j + dims[1] k) */
     double origin[3];       /* lower corner of voxel (0, 0, 0) */
     double voxel;           /* edge of a voxel */
-    int dims[3];            /* voxels per axis, one voxel of padding on each side */
+    int dims[3];            /* voxels per axis; 1.5 to 2 voxels of padding on each side */
     unsigned char *label;   /* dims[0] dims[1] dims[2] labels, CTL_VOXEL_* */
 } fcl_ctl_points;
 

@@ -66,9 +66,12 @@ static int read_list(const cJSON *node, const char *name, int max, const cJSON *
     snprintf(path, sizeof path, "%s.%s", key, name);
     *list = cJSON_GetObjectItemCaseSensitive(node, name);
     *n = cJSON_IsArray(*list) ? cJSON_GetArraySize(*list) : 0;
-    if (*n < 1 || *n > max)
-        return fail(err, errlen, file, path, cJSON_IsArray(*list) ? NULL : *list, "an array of 1 to %d %s", max, name);
-    return 0;
+    if (*n >= 1 && *n <= max)
+        return 0;
+    if (!cJSON_IsArray(*list))
+        return fail(err, errlen, file, path, *list, "an array of 1 to %d %s", max, name);
+    snprintf(err, errlen, "%s: %s: expected an array of 1 to %d %s, got %d", file, path, max, name, *n);
+    return -1;
 }
 
 static int read_bones(const cJSON *list, fcl_skeleton *sk, const char *file, const char *key, char *err, size_t errlen)
