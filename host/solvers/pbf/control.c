@@ -155,7 +155,11 @@ void control_derive(pbf_control *k, const fcl_sim *s, double dt)
     c->spiky_grad = (float)(-45.0 / (3.14159265358979323846 * pow(H, 6)));
     c->volume = (float)vol;
     c->eps = (float)(p->control_relaxation * control_lattice_d0(H, s->spacing, vol));
-    c->beta = (float)(p->control_beta * s->spacing);
+    /* beta spacings per step at pbf.dt_max, in proportion below it: a
+     * fixed displacement per step would be a speed beta / dt, which
+     * shrinks the CFL step, which raises the speed (a run-away measured
+     * on a target that jumped: dt fell to 1e-22 s within 320 steps). */
+    c->beta = (float)(p->control_beta * s->spacing * dt / p->pbf_dt_max);
     c->a = p->control_a;
     c->b = p->control_b;
     c->inv_unit = 2.0f / s->spacing;
