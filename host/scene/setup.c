@@ -1,6 +1,7 @@
 /* setup.c - the initial state of a simulation from a scene, or from a
  * saved frame within the scene's walls and obstacles (setup.h). */
 #include "setup.h"
+#include "targets.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +15,13 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
                   char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
-    if (boundary_build(sc, p, &in->b, err, errlen) != 0)
+    const fcl_solver *solver = solver_find(p->sim_solver);
+    if (sc->ntargets > 0 && solver && !solver->set_targets) {
+        snprintf(err, errlen, "%s: targets: fluid control needs a solver that has it (pbf); sim.solver is %s",
+                 sc->file, solver->name);
+        return FCL_EXIT_INPUT;
+    }
+    if (targets_check(sc, err, errlen) != 0 || boundary_build(sc, p, &in->b, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     double count = scene_count(sc, p);
     char why[768] = "";

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../solvers/pbf/control_skin.h"
+#include "obj.h"
 #include "scene_read.h"
 
 static int fail(char *err, size_t errlen, const char *file, const char *where, const char *msg)
@@ -102,10 +104,21 @@ static int read_path(fcl_target *g, const cJSON *arr, const char *where, const c
     return 0;
 }
 
+static int read_skeleton(fcl_target *g, const cJSON *o, const char *where, const char *file, char *err,
+                         size_t errlen)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s.skeleton", where);
+    g->skeleton = calloc(1, sizeof *g->skeleton);
+    if (!g->skeleton)
+        return fail(err, errlen, file, key, "out of memory");
+    return ctl_skeleton_parse(o, file, key, g->skeleton, err, errlen);
+}
+
 static int read_target(fcl_target *g, const cJSON *o, const char *where, const char *file, char *err,
                        size_t errlen)
 {
-    static const char *const keys[] = { "shape", "alpha", "start", "end", "path", NULL };
+    static const char *const keys[] = { "shape", "alpha", "start", "end", "path", "skeleton", NULL };
     char w[64], msg[200];
     double alpha = -1.0, start = 0.0, end = INFINITY;
     if (!cJSON_IsObject(o))
@@ -129,7 +142,10 @@ static int read_target(fcl_target *g, const cJSON *o, const char *where, const c
     g->start = start;
     g->end = end;
     const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
-    return path ? read_path(g, path, where, file, err, errlen) : 0;
+    const cJSON *skel = cJSON_GetObjectItemCaseSensitive(o, "skeleton");
+    if (path && skel)
+        return fail(err, errlen, file, where, "expected a path or a skeleton, got both");
+    return path ? read_path(g, path, where, file, err, errlen) : skel ? read_skeleton(g, skel, where, file, err, errlen) : 0;
 }
 
 int targets_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)
@@ -154,8 +170,12 @@ int targets_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, si
 
 void targets_free(fcl_scene *s)
 {
-    for (int i = 0; i < s->ntargets; i++)
+    for (int i = 0; i < s->ntargets; i++) {
         free(s->targets[i].keys);
+        if (s->targets[i].skeleton)
+            ctl_skeleton_free(s->targets[i].skeleton);
+        free(s->targets[i].skeleton);
+    }
     free(s->targets);
     s->targets = NULL;
     s->ntargets = 0;
@@ -190,4 +210,41 @@ void target_pose(const fcl_target *g, double t, float r[9], float tr[3])
     rotation(b->axis, a->angle + f * (b->angle - a->angle), r);
     for (int i = 0; i < 3; i++)
         tr[i] = (float)(a->translate[i] + f * (b->translate[i] - a->translate[i]));
+}
+
+/* Six times the volume a closed mesh encloses (divergence theorem):
+ * negative when its normals point inward. */
+static double signed_volume6(const fcl_mesh *m)
+{
+    double v = 0.0;
+    for (size_t t = 0; t < m->ntri; t++) {
+        const float *a = m->v + 3 * m->tri[3 * t], *b = m->v + 3 * m->tri[3 * t + 1], *c = m->v + 3 * m->tri[3 * t + 2];
+        v += a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) - a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
+             a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
+    }
+    return v;
+}
+
+int targets_check(const fcl_scene *s, char *err, size_t errlen)
+{
+    for (int g = 0; g < s->ntargets; g++) {
+        const fcl_obstacle *o = &s->targets[g].shape;
+        char why[768];
+        fcl_mesh m = { 0 };
+        if (o->kind != FCL_OBST_MESH)
+            continue;
+        if (obj_load(o->file, &m, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: targets[%d].shape.file: %s", s->file, g, why);
+            return -1;
+        }
+        double v6 = signed_volume6(&m);
+        obj_free(&m);
+        if (!(v6 > 0.0)) {
+            snprintf(err, errlen, "%s: targets[%d].shape.file: %s encloses a volume of %g (in its own units): its normals point "
+                     "inward (expected a closed mesh wound counter-clockwise seen from outside)", s->file, g, o->file,
+                     v6 / 6.0);
+            return -1;
+        }
+    }
+    return 0;
 }

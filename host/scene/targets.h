@@ -13,8 +13,12 @@
  * axis by the angle (degrees), both interpolated linearly between keys
  * (the axis is the later key's; the angle and translation lerp), held
  * before the first and after the last key.
+ * A target may instead carry a skeleton (host/solvers/pbf/control_skin.h:
+ * joints, bones and keyframed bone transforms): its control particles are
+ * bound to the bones and move by linear blend skinning (seed 001 eqs. 1-2).
  * Invariant: a target that loaded has a shape, alpha in [0, 1] or -1
- * (control.alpha), start < end, and keys in increasing time with unit axes.
+ * (control.alpha), start < end, and keys in increasing time with unit
+ * axes, or a skeleton that ctl_skeleton_parse accepted (never both).
  */
 #ifndef FCL_TARGETS_H
 #define FCL_TARGETS_H
@@ -34,7 +38,14 @@ typedef struct fcl_target {
     double start, end;          /* active while start <= t < end */
     fcl_target_key *keys;       /* NULL: static */
     int nkeys;
+    struct fcl_skeleton *skeleton;   /* NULL: none */
 } fcl_target;
+
+/* Every mesh target read and checked before any work: the file exists
+ * and is a closed, consistently oriented mesh (obj_load), with its
+ * normals outward (positive enclosed volume). 0, or -1 with err naming
+ * the file and the key. */
+int targets_check(const fcl_scene *s, char *err, size_t errlen);
 
 /* The rigid transform of target g at time t as a rotation matrix r
  * (row-major 3x3) and a translation tr: P = c + r (P0 - c) + tr. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "control_skin.h"
 #include "smoothing.h"
 #include "targets.h"
 
@@ -38,13 +39,18 @@ static fcl_buf *attr(const fcl_grid *g, int a)
     return g->attr[a].cur;
 }
 
-/* Centroid of each target's rest particles (the pivot of its path). */
+/* Centroid of each target's rest particles (the pivot of its path), and
+ * each target's slice of the particles. */
 static int centroids(pbf_control *k)
 {
-    k->centroid = calloc((size_t)k->ntargets + 1, sizeof *k->centroid);
-    k->active = calloc((size_t)k->ntargets + 1, 1);
-    double *acc = calloc((size_t)k->ntargets * 4 + 4, sizeof *acc);
-    if (!k->centroid || !k->active || !acc) {
+    size_t nt = (size_t)k->ntargets + 1;
+    k->centroid = calloc(nt, sizeof *k->centroid);
+    k->active = calloc(nt, 1);
+    k->first = calloc(nt, sizeof *k->first);
+    k->count = calloc(nt, sizeof *k->count);
+    k->weights = calloc(nt, sizeof *k->weights);
+    double *acc = calloc(nt * 4, sizeof *acc);
+    if (!k->centroid || !k->active || !k->first || !k->count || !k->weights || !acc) {
         free(acc);
         return -1;
     }
@@ -52,6 +58,8 @@ static int centroids(pbf_control *k)
         int t = k->owner[i];
         if (t < 0)
             continue;
+        if (!k->count[t]++)
+            k->first[t] = i;
         acc[4 * t] += k->rest[i].x;
         acc[4 * t + 1] += k->rest[i].y;
         acc[4 * t + 2] += k->rest[i].z;
@@ -111,7 +119,9 @@ int control_create(pbf_control **out, fcl_sim *s, const float4 *pts, const int *
     k->owner = malloc((n + 1) * sizeof *k->owner);
     k->cur = malloc((n + 1) * sizeof *k->cur);
     k->vel = malloc((n + 1) * sizeof *k->vel);
-    if (!k->rest || !k->owner || !k->cur || !k->vel) {
+    k->at_t = malloc((n + 1) * sizeof *k->at_t);
+    k->at_next = malloc((n + 1) * sizeof *k->at_next);
+    if (!k->rest || !k->owner || !k->cur || !k->vel || !k->at_t || !k->at_next) {
         snprintf(err, errlen, "targets: out of memory for %zu control particles", n);
         return -1;
     }
@@ -139,9 +149,24 @@ void control_destroy(pbf_control *k, fcl_sim *s)
     free(k->owner);
     free(k->cur);
     free(k->vel);
+    for (int g = 0; k->weights && g < k->ntargets; g++)
+        free(k->weights[g]);
+    free(k->weights);
+    free(k->first);
+    free(k->count);
+    free(k->at_t);
+    free(k->at_next);
     free(k->centroid);
     free(k->active);
     free(k);
+}
+
+void control_bind(pbf_control *k, float **weights)
+{
+    for (int g = 0; g < k->ntargets; g++) {
+        free(k->weights[g]);
+        k->weights[g] = weights ? weights[g] : NULL;
+    }
 }
 
 void control_derive(pbf_control *k, const fcl_sim *s, double dt)
@@ -190,6 +215,22 @@ static float4 place(const pbf_control *k, size_t i, double t)
                   c[2] + r[6] * x + r[7] * y + r[8] * z + tr[2], p.w);
 }
 
+/* Every active particle's position at time t into out: rigid paths by
+ * place, skeleton targets by linear blend skinning of their slice. */
+static void pose_all(const pbf_control *k, double t, float4 *out)
+{
+    for (size_t i = 0; i < k->total; i++)
+        out[i] = place(k, i, t);
+    for (int g = 0; g < k->ntargets; g++) {
+        if (!k->active[g] || !k->targets[g].skeleton || !k->weights[g])
+            continue;
+        size_t a = k->first[g], n = k->count[g];
+        ctl_skin_apply(k->targets[g].skeleton, k->weights[g], k->rest + a, n, t, out + a);
+        for (size_t i = a; i < a + n; i++)
+            out[i].w = k->rest[i].w;
+    }
+}
+
 /* Which targets are active at time t; 1 when that changed. */
 static int activity(pbf_control *k, double t, int *moving)
 {
@@ -200,7 +241,7 @@ static int activity(pbf_control *k, double t, int *moving)
         unsigned char a = tg->start <= t && t < tg->end;
         changed |= a != k->active[g];
         k->active[g] = a;
-        *moving |= a && tg->nkeys > 0;
+        *moving |= a && (tg->nkeys > 0 || tg->skeleton);
     }
     return changed;
 }
@@ -236,11 +277,13 @@ int control_move(pbf_control *k, fcl_sim *s, double t, double dt)
     if (k->uploaded && !changed && !moving)
         return 0;
     size_t n = 0;
+    pose_all(k, t, k->at_t);
+    pose_all(k, t + dt, k->at_next);
     for (size_t i = 0; i < k->total; i++) {
         int g = k->owner[i];
         if (g >= 0 && !k->active[g])
             continue;
-        float4 a = place(k, i, t), b = place(k, i, t + dt);
+        float4 a = k->at_t[i], b = k->at_next[i];
         k->cur[n] = b;
         k->vel[n] = fcl_f4((b.x - a.x) / (float)dt, (b.y - a.y) / (float)dt, (b.z - a.z) / (float)dt, 0.0f);
         n++;

@@ -22,6 +22,9 @@ typedef struct pbf_control {
     const struct fcl_target *targets;    /* the scene's (outlives the sim) */
     int ntargets;
     float (*centroid)[3];                /* per target, of its rest particles */
+    size_t *first, *count;               /* per target: its particles' slice */
+    float **weights;                     /* per target: skeleton binding weights, or NULL */
+    float4 *at_t, *at_next;              /* every particle's position at t and t + dt */
     unsigned char *active;               /* per target: active at the last update */
     fcl_grid grid;                       /* on the fluid grid's layout */
     int a_pos, a_vel, a_id;
@@ -38,6 +41,10 @@ typedef struct pbf_control {
 int control_create(pbf_control **out, fcl_sim *s, const float4 *pts, const int *owner, size_t n,
                    const struct fcl_target *targets, int ntargets, char *err, size_t errlen);
 void control_destroy(pbf_control *k, fcl_sim *s);
+/* The skeleton binding weights of each target (an array of ntargets
+ * pointers, NULL where a target has no skeleton; particles x bones, for
+ * ctl_skin_apply): taken over, freed with k. */
+void control_bind(pbf_control *k, float **weights);
 /* Constants from the control.* parameters (before every step). */
 void control_derive(pbf_control *k, const fcl_sim *s, double dt);
 /* The active set at the end of the step that starts at t (targets

@@ -240,14 +240,21 @@ static int pbf_set_targets(fcl_sim *s, const struct fcl_target *t, int n, char *
     pbf *d = s->solver_data;
     float4 *pts = NULL;
     int *owner = NULL;
+    float **weights = NULL;
     size_t count = 0;
     if (d->ctl) {
         snprintf(err, errlen, "targets: the simulation has its control particles already");
         return -1;
     }
-    int rc = pbf_targets_sample(s, t, n, &pts, &owner, &count, err, errlen);
+    int rc = pbf_targets_sample(s, t, n, &pts, &owner, &weights, &count, err, errlen);
     if (rc == 0)
         rc = control_create(&d->ctl, s, pts, owner, count, t, n, err, errlen);
+    if (rc == 0)
+        control_bind(d->ctl, weights);     /* takes the weights */
+    else
+        for (int g = 0; weights && g < n; g++)
+            free(weights[g]);
+    free(weights);
     free(pts);
     free(owner);
     return rc;

@@ -14,6 +14,7 @@
 #include "boundary.h"
 #include "control.h"
 #include "control_sample.h"
+#include "control_skin.h"
 #include "pbf.h"
 #include "targets.h"
 
@@ -50,9 +51,25 @@ static int shape_mesh(const fcl_obstacle *o, double voxel, fcl_mesh *m, const ch
     return rc;
 }
 
+/* The skeleton's binding weights of a target's particles (seed 001
+ * eqs. 1-2, geodesic through its voxels): *w is malloc'd, n x nbones. */
+static int bind(const fcl_target *t, const fcl_ctl_points *cp, double alpha, float **w, const char *where, char *err,
+                size_t errlen)
+{
+    char why[512];
+    *w = NULL;
+    if (!t->skeleton)
+        return 0;
+    *w = malloc((cp->n * (size_t)t->skeleton->nbones + 1) * sizeof **w);
+    if (*w && ctl_skin_weights(t->skeleton, cp, alpha, *w, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "%s.skeleton: %s", where, *w ? why : "out of memory for the binding weights");
+    return -1;
+}
+
 /* Append target g's particles to the growing arrays. */
-static int add_target(const fcl_target *t, int g, double voxel, const char *cache, float4 **pts, int **owner,
-                      size_t *n, char *err, size_t errlen)
+static int add_target(const fcl_target *t, int g, double voxel, double skin_alpha, const char *cache, float4 **pts,
+                      int **owner, float **weights, size_t *n, char *err, size_t errlen)
 {
     char where[32], why[768];
     snprintf(where, sizeof where, "targets[%d]", g);
@@ -64,6 +81,10 @@ static int add_target(const fcl_target *t, int g, double voxel, const char *cach
     obj_free(&m);
     if (rc != 0) {
         snprintf(err, errlen, "%s: %s", where, why);
+        return -1;
+    }
+    if (bind(t, &cp, skin_alpha, weights, where, err, errlen) != 0) {
+        ctl_points_free(&cp);
         return -1;
     }
     float4 *p = realloc(*pts, (*n + cp.n + 1) * sizeof *p);
@@ -87,8 +108,8 @@ static int add_target(const fcl_target *t, int g, double voxel, const char *cach
     return 0;
 }
 
-int pbf_targets_sample(const fcl_sim *s, const fcl_target *t, int nt, float4 **pts, int **owner, size_t *n,
-                       char *err, size_t errlen)
+int pbf_targets_sample(const fcl_sim *s, const fcl_target *t, int nt, float4 **pts, int **owner, float ***weights,
+                       size_t *n, char *err, size_t errlen)
 {
     char dir[1024];
     double voxel = s->prm->control_spacing * s->prm->control_radius * s->h;
@@ -96,8 +117,14 @@ int pbf_targets_sample(const fcl_sim *s, const fcl_target *t, int nt, float4 **p
     *pts = NULL;
     *owner = NULL;
     *n = 0;
+    *weights = calloc((size_t)nt + 1, sizeof **weights);
+    if (!*weights) {
+        snprintf(err, errlen, "targets: out of memory");
+        return -1;
+    }
     for (int g = 0; g < nt; g++)
-        if (add_target(&t[g], g, voxel, cache, pts, owner, n, err, errlen) != 0)
+        if (add_target(&t[g], g, voxel, s->prm->control_skin_alpha, cache, pts, owner, &(*weights)[g], n, err,
+                       errlen) != 0)
             return -1;
     return 0;
 }

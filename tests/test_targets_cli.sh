@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# test_targets_cli.sh - bad fluid-control targets on the command line
+# (issue 12): a target mesh that is missing, open or flipped, a skeleton
+# bone that references no joint, keyframes out of order, a target for a
+# solver without fluid control, and more. Each must exit 2 with a message
+# naming the scene file and the key (and the value where there is one),
+# and write nothing: no output folder, no statistics file. A good target
+# scene runs.
+#
+# usage: bash tests/test_targets_cli.sh path/to/fluidcl
+set -u
+BIN=${1:?usage: $0 path/to/fluidcl}
+case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+T=$(mktemp -d "${TMPDIR:-/tmp}/fluidcl_targets.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+# A cube mesh, outward, and the same with every triangle flipped; an open
+# one (the cube less one triangle).
+cat >cube.obj <<'EOF'
+v 0 0 0
+v 1 0 0
+v 1 1 0
+v 0 1 0
+v 0 0 1
+v 1 0 1
+v 1 1 1
+v 0 1 1
+f 1 4 3
+f 1 3 2
+f 5 6 7
+f 5 7 8
+f 1 2 6
+f 1 6 5
+f 4 8 7
+f 4 7 3
+f 1 5 8
+f 1 8 4
+f 2 3 7
+f 2 7 6
+EOF
+awk '/^f/ { print "f", $2, $4, $3; next } { print }' cube.obj >flipped.obj
+head -n -1 cube.obj >open.obj
+
+# scene FILE SOLVER TARGETS: a small PBF scene with the given targets JSON.
+scene() {
+    cat >"$1" <<EOF
+{ "sim": { "solver": "$2" }, "domain": { "min": [0, 0, 0], "max": [0.3, 0.3, 0.3] },
+  "particles": { "spacing": 0.02 }, "boundary": { "cache_dir": "off" },
+  "fluid": [ { "type": "box", "min": [0.1, 0.1, 0.1], "max": [0.2, 0.2, 0.2] } ],
+  "targets": $3 }
+EOF
+}
+
+MESH='{ "type": "mesh", "file": "%s", "scale": 0.1, "translate": [0.1, 0.05, 0.1] }'
+SPHERE='{ "type": "sphere", "center": [0.15, 0.1, 0.15], "radius": 0.05 }'
+SKEL_BAD='{ "joints": [[0.1,0.1,0.1],[0.2,0.1,0.1]], "bones": [[0, 2]], "keys": [ { "t": 0, "rotate": [[0,0,1,0]] } ] }'
+SKEL_ORDER='{ "joints": [[0.1,0.1,0.1],[0.2,0.1,0.1]], "bones": [[0, 1]], "keys": [ { "t": 1, "rotate": [[0,0,1,0]] }, { "t": 0.5, "rotate": [[0,0,1,10]] } ] }'
+
+# refused DESC FILE NEEDLE...: exit 2, every needle in stderr, nothing written.
+refused() {
+    local desc=$1 file=$2 problems=""
+    shift 2
+    rm -rf out stats.csv
+    timeout 120 "$BIN" run "$file" --backend cpu --steps 2 --quiet --out out --stats stats.csv >stdout.txt 2>stderr.txt
+    local rc=$? err
+    err=$(cat stderr.txt)
+    [ "$rc" -eq 2 ] || problems+="exit $rc, expected 2; "
+    for k in "$file" "$@"; do
+        case $err in *"$k"*) ;; *) problems+="stderr lacks '$k'; " ;; esac
+    done
+    [ -e out ] && problems+="the output folder was created; "
+    [ -e stats.csv ] || [ -e stats.csv.tmp ] && problems+="a statistics file was written; "
+    if [ -z "$problems" ]; then ok "$desc"; else bad "$desc" "${problems}stderr: $(echo "$err" | tr '\n' ' ' | cut -c1-300)"; fi
+}
+
+scene missing.json pbf "[ { \"shape\": $(printf "$MESH" nowhere.obj) } ]"
+refused "a missing target mesh names the file and the key" missing.json "targets[0].shape.file" "nowhere.obj"
+scene open.json pbf "[ { \"shape\": $(printf "$MESH" open.obj) } ]"
+refused "an open target mesh names the file and the key" open.json "targets[0].shape.file" "open.obj"
+scene flipped.json pbf "[ { \"shape\": $(printf "$MESH" flipped.obj) } ]"
+refused "a flipped target mesh (normals inward) is refused with its volume" flipped.json "targets[0].shape.file" \
+    "inward" "volume of -1"
+scene bone.json pbf "[ { \"shape\": $SPHERE, \"skeleton\": $SKEL_BAD } ]"
+refused "a bone that references no joint names the bone and the index" bone.json "targets[0].skeleton.bones[0][1]" "got 2"
+scene skeys.json pbf "[ { \"shape\": $SPHERE, \"skeleton\": $SKEL_ORDER } ]"
+refused "skeleton keyframes out of order" skeys.json "targets[0].skeleton.keys" "0.5"
+scene path.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 1, \"translate\": [0,0,0] }, { \"t\": 0.5, \"translate\": [0.1,0,0] } ] } ]"
+refused "path keyframes out of order name the key and both times" path.json "targets[0].path[1]" "t = 0.5 after t = 1"
+scene both.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0 } ], \"skeleton\": $SKEL_ORDER } ]"
+refused "a path and a skeleton on one target" both.json "targets[0]" "got both"
+scene alpha.json pbf "[ { \"shape\": $SPHERE, \"alpha\": 2 } ]"
+refused "alpha out of [0, 1] shows the value" alpha.json "targets[0].alpha" "got 2"
+scene interval.json pbf "[ { \"shape\": $SPHERE, \"start\": 1, \"end\": 0.5 } ]"
+refused "an active interval that ends before it starts" interval.json "targets[0]" "start 1 and end 0.5"
+scene rotate.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0, \"rotate\": [0, 0, 0, 30] } ] } ]"
+refused "a rotation about a zero axis" rotate.json "targets[0].path[0]" "zero axis"
+scene noshape.json pbf "[ { \"alpha\": 0.5 } ]"
+refused "a target without a shape" noshape.json "targets[0].shape" "missing"
+scene unknown.json pbf "[ { \"shape\": $SPHERE, \"speed\": 3 } ]"
+refused "an unknown key in a target" unknown.json "targets[0].speed" "unknown key"
+scene wcsph.json wcsph "[ { \"shape\": $SPHERE } ]"
+refused "targets for a solver without fluid control" wcsph.json "targets" "sim.solver is wcsph"
+
+scene good.json pbf "[ { \"shape\": $(printf "$MESH" cube.obj), \"alpha\": 0.5 } ]"
+timeout 120 "$BIN" run good.json --backend cpu --steps 3 --quiet --out out --stats stats.csv >stdout.txt 2>stderr.txt
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(wc -l <stats.csv)" -eq 4 ]; then
+    ok "a good target scene runs 3 steps"
+else
+    bad "a good target scene runs 3 steps" "exit $rc: $(tr '\n' ' ' <stderr.txt | cut -c1-300)"
+fi
+checks_done
