@@ -240,6 +240,10 @@ static void display_controls(fcl_view *v)
     toggle("domain box", &v->show_box);
     ImGui::SameLine();
     toggle("obstacles", &v->show_boundary);
+    if (v->have_sim && v->sim.solver->overlay) {
+        ImGui::SameLine();
+        toggle("control particles", &v->show_overlay);
+    }
     ImGui::SetNextItemWidth(170.0f);
     ImGui::Combo("draw (M)", &v->draw, rnd_draw_names, RND_DRAW_COUNT);
     if (v->draw == RND_DRAW_SPLATS) {

@@ -140,6 +140,8 @@ struct rnd_renderer {
     size_t pcap;
     GLuint bvao, bvbo;          /* boundary particles */
     size_t nb;
+    GLuint cvao, cvbo;          /* overlay points (control particles) */
+    size_t nc;
     GLuint lvao, lvbo;          /* box lines */
     GLuint mvao, mvbo, mibo;    /* mesh */
     size_t nt;
@@ -225,6 +227,7 @@ rnd_renderer *rnd_create(char *err, size_t errlen)
     }
     vertex_array(&r->pvao, &r->pvbo, 4);
     vertex_array(&r->bvao, &r->bvbo, 4);
+    vertex_array(&r->cvao, &r->cvbo, 4);
     vertex_array(&r->lvao, &r->lvbo, 3);
     vertex_array(&r->mvao, &r->mvbo, 6);
     glGenVertexArrays(1, &r->svao);
@@ -239,10 +242,10 @@ void rnd_destroy(rnd_renderer *r)
 {
     if (!r)
         return;
-    GLuint bufs[] = { r->pvbo, r->bvbo, r->lvbo, r->mvbo, r->mibo };
-    GLuint vaos[] = { r->pvao, r->bvao, r->lvao, r->mvao, r->svao };
-    glDeleteBuffers(5, bufs);
-    glDeleteVertexArrays(5, vaos);
+    GLuint bufs[] = { r->pvbo, r->bvbo, r->lvbo, r->mvbo, r->mibo, r->cvbo };
+    GLuint vaos[] = { r->pvao, r->bvao, r->lvao, r->mvao, r->svao, r->cvao };
+    glDeleteBuffers(6, bufs);
+    glDeleteVertexArrays(6, vaos);
     if (r->sphere) glDeleteProgram(r->sphere);
     if (r->splat) glDeleteProgram(r->splat);
     if (r->flat) glDeleteProgram(r->flat);
@@ -292,6 +295,14 @@ void rnd_boundary_upload(rnd_renderer *r, const float *xyzw, size_t n)
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((n ? n : 1) * 16), n ? xyzw : NULL, GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     r->nb = n;
+}
+
+void rnd_overlay_upload(rnd_renderer *r, const float *xyzw, size_t n)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, r->cvbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((n ? n : 1) * 16), n ? xyzw : NULL, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    r->nc = n;
 }
 
 void rnd_mesh_upload(rnd_renderer *r, const float *verts, size_t nv, const unsigned *tris, size_t nt)
@@ -405,6 +416,12 @@ void rnd_draw(rnd_renderer *r, const rnd_frame *f)
         sprite_uniforms(r->sphere, f, 0.35f * f->radius, 2, 0.3f);
         glBindVertexArray(r->bvao);
         glDrawArrays(GL_POINTS, 0, (GLsizei)r->nb);
+    }
+    /* Overlay points take their palette entry from w (categorical). */
+    if (f->show_overlay && r->nc > 0) {
+        sprite_uniforms(r->sphere, f, 0.6f * f->radius, 1, 0.55f);
+        glBindVertexArray(r->cvao);
+        glDrawArrays(GL_POINTS, 0, (GLsizei)r->nc);
     }
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);

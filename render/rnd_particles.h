@@ -40,7 +40,7 @@ typedef struct rnd_frame {
     rnd_color_mode mode;
     float lo, hi;               /* field range mapped onto the colormap */
     float box_lo[3], box_hi[3];
-    int show_box, show_boundary;
+    int show_box, show_boundary, show_overlay;
     float background[3];
 } rnd_frame;
 
@@ -58,6 +58,9 @@ void *rnd_particles_map(rnd_renderer *r, int planes);
 int rnd_particles_unmap(rnd_renderer *r);
 /* Boundary particles (float4, w ignored), drawn at radius_scale. */
 void rnd_boundary_upload(rnd_renderer *r, const float *xyzw, size_t n);
+/* Overlay points (fluid control's control particles; float4, w the
+ * palette entry), drawn translucent when rnd_frame.show_overlay. */
+void rnd_overlay_upload(rnd_renderer *r, const float *xyzw, size_t n);
 /* A triangle mesh: nv vertices of 6 floats (position, normal) and nt
  * triangles of 3 indices, drawn opaque and lit in the mesh mode. */
 void rnd_mesh_upload(rnd_renderer *r, const float *verts, size_t nv, const unsigned *tris, size_t nt);

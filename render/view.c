@@ -104,6 +104,7 @@ static void defaults(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo)
     v->steps_per_frame = vo->steps_per_frame > 0 ? vo->steps_per_frame : 1;
     v->field = vo->field >= 0 && vo->field < FCL_FIELD_COUNT ? vo->field : FCL_FIELD_SPEED;
     v->show_panel = !vo->hide_panel;
+    v->show_overlay = vo->show_overlay;
     v->show_box = v->show_boundary = 1;
     v->draw = vo->draw >= 0 && vo->draw < RND_DRAW_COUNT ? vo->draw : RND_DRAW_SPHERES;
     v->splat_scale = 1.5f;
@@ -196,6 +197,24 @@ static int step_frame(fcl_view *v)
     return 0;
 }
 
+/* The solver's overlay points, re-uploaded every frame they are shown
+ * (control particles move with their targets), in palette entry 3. */
+static size_t upload_overlay(fcl_view *v)
+{
+    const float *pts = NULL;
+    size_t n = v->have_sim && v->sim.solver->overlay ? v->sim.solver->overlay(&v->sim, &pts) : 0;
+    float *buf = n ? malloc(n * 16) : NULL;
+    if (!buf)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(buf + 4 * i, pts + 4 * i, 12);
+        buf[4 * i + 3] = 3.0f;
+    }
+    rnd_overlay_upload(v->rnd, buf, n);
+    free(buf);
+    return n;
+}
+
 static void render(fcl_view *v)
 {
     rnd_frame f;
@@ -213,6 +232,7 @@ static void render(fcl_view *v)
     memcpy(f.box_hi, v->live.domain_max, sizeof f.box_hi);
     f.show_box = v->show_box;
     f.show_boundary = v->show_boundary;
+    f.show_overlay = v->show_overlay && upload_overlay(v) > 0;
     f.draw = (rnd_draw_mode)v->draw;
     f.splat_scale = v->splat_scale;
     f.background[0] = 0.11f;

@@ -36,6 +36,7 @@ typedef struct fcl_view_opts {
     int field;                  /* FCL_FIELD_*, default speed */
     int draw;                   /* RND_DRAW_*, default spheres */
     int hide_panel;             /* start with the panel hidden */
+    int show_overlay;           /* draw the control particles (--control) */
     int vsync;                  /* wait for the display between frames */
     const char *record_dir;     /* record every frame into this folder */
 } fcl_view_opts;
@@ -66,6 +67,7 @@ typedef struct fcl_view {
     int paused, step_once, steps_per_frame, field;
     float range[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX][2];   /* legend per field */
     int show_panel, show_box, show_boundary;
+    int show_overlay;           /* the solver's overlay points (control particles) */
     int draw;                   /* RND_DRAW_*: spheres, splats or mesh */
     float splat_scale;          /* splat radius in particle radii */
     /* Mesh mode: the surface (surface.* parameters) rebuilt every

@@ -4,7 +4,8 @@
 # prints the frame rate and the particle path; --record writes numbered
 # frames; --draw mesh and splats run, and a valid --color or --draw value is
 # not mistaken for a recording folder; bad viewer options exit 2 naming the
-# option; with no display the viewer exits 3 saying so. Skips (77) when
+# option; --control draws fluid control's control particles; with no
+# display the viewer exits 3 saying so. Skips (77) when
 # Xvfb is missing.
 #
 # usage: bash tests/test_view_cli.sh path/to/fluidcl
@@ -59,6 +60,20 @@ cd - >/dev/null || exit 1
 [ "$RC" -eq 0 ] && grep -q "view: [1-9][0-9]* meshes, .* the last, of step 2: [1-9][0-9]* triangles" "$T/out.txt" && [ ! -e "$T/density" ] &&
     [ ! -e "$T/mesh" ] && ok "--draw mesh: the mesh of the last step is reported; no stray recording" ||
     bad "--draw mesh / --color density" "exit $RC, $(ls "$T" | tr '\n' ' '): $(tr '\n' ' ' <"$T/out.txt" | cut -c1-300)"
+# --control draws fluid control's control particles: the same frame with
+# it differs from one without, and two without are identical.
+cat >"$T/c.json" <<'JSON'
+{ "sim": { "solver": "pbf" }, "domain": { "min": [0, 0, 0], "max": [0.3, 0.3, 0.3] },
+  "particles": { "spacing": 0.03 }, "boundary": { "cache_dir": "off" },
+  "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.3] } ],
+  "targets": [ { "shape": { "type": "sphere", "center": [0.2, 0.2, 0.15], "radius": 0.06 } } ] }
+JSON
+fl view "$T/c.json" --backend cpu --frames 2 --size 200x150 --no-panel --screenshot "$T/c0.png"; r0=$RC
+fl view "$T/c.json" --backend cpu --frames 2 --size 200x150 --no-panel --screenshot "$T/c1.png"; r1=$RC
+fl view "$T/c.json" --backend cpu --frames 2 --size 200x150 --no-panel --control --screenshot "$T/c2.png"
+[ "$r0$r1$RC" = "000" ] && cmp -s "$T/c0.png" "$T/c1.png" && ! cmp -s "$T/c0.png" "$T/c2.png" &&
+    ok "--control draws the control particles (the frame differs only with it)" ||
+    bad "--control" "exit $r0/$r1/$RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --draw splats --screenshot "$T/sp.png"
 [ "$RC" -eq 0 ] && [ "$(png_size "$T/sp.png" 2>/dev/null)" = "200x150" ] && ok "--draw splats renders" ||
     bad "--draw splats" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"

@@ -65,7 +65,8 @@ static void usage(FILE *f)
         "                                (fast preview), or the marching-cubes surface (surface.*)\n"
         "  --record DIR                  save every frame as DIR/frame_NNNNN.png\n"
         "  --size WxH                    window size (default 1280x720)\n"
-        "  --no-panel                    start with the panel hidden (H toggles it)\n\n"
+        "  --no-panel                    start with the panel hidden (H toggles it)\n"
+        "  --control                     draw fluid control's control particles (pbf with targets)\n\n"
         "exit codes: 0 success, 2 bad input, 3 device or runtime failure\n", default_scene);
 }
 

@@ -94,6 +94,11 @@ typedef struct fcl_solver {
      * outlive the simulation: 0, or -1 with err naming the target. NULL
      * when the solver has no fluid control (sim_set_targets refuses). */
     int (*set_targets)(struct fcl_sim *s, const struct fcl_target *t, int n, char *err, size_t errlen);
+    /* Points the viewer draws on request beside the fluid (fluid
+     * control's control particles at the end of the last step): their
+     * count, with *pts pointing at host memory valid until the next step
+     * (float4, w ignored). NULL when the solver has none. */
+    size_t (*overlay)(struct fcl_sim *s, const float **pts);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

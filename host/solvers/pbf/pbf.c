@@ -260,6 +260,16 @@ static int pbf_set_targets(fcl_sim *s, const struct fcl_target *t, int n, char *
     return rc;
 }
 
+/* The viewer's overlay: the active control particles. */
+static size_t pbf_overlay(fcl_sim *s, const float **pts)
+{
+    pbf *d = s->solver_data;
+    if (!d || !d->ctl || !d->ctl->uploaded)
+        return 0;
+    *pts = &d->ctl->cur[0].x;
+    return d->ctl->n;
+}
+
 /* Every neighbor pass reads lists within h. */
 static double pbf_list_radius(const fcl_params *p)
 {
@@ -313,4 +323,5 @@ const fcl_solver fcl_solver_pbf = {
     NULL,
     NULL,
     pbf_set_targets,
+    pbf_overlay,
 };
