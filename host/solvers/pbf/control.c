@@ -301,6 +301,15 @@ int control_steer(pbf_control *k, fcl_sim *s, fcl_buf *xold)
     fcl_buf *pos = attr(&s->grid, s->a_pos), *cpos = attr(&k->grid, k->a_pos);
     if (k->n == 0)
         return 0;
+    /* control.radius is live: the lists take this step's H (their
+     * capacities grow when it brings more neighbors). */
+    float cell = s->grid.info.cell_size;
+    fcl_nlist_info *L[2] = { &k->fc.L, &k->cf.L };
+    for (int i = 0; i < 2; i++) {
+        L[i]->r = k->k.H;
+        L[i]->r2 = k->k.H2;
+        L[i]->reach = (uint)ceilf(k->k.H / cell - 1e-6f);
+    }
     if (nlist_one_build(&k->fc, be, pos, s->n, cpos, &k->grid, &s->c, s->error, sizeof s->error) != 0 ||
         nlist_one_build(&k->cf, be, cpos, k->n, pos, &s->grid, &s->c, s->error, sizeof s->error) != 0)
         return -1;
