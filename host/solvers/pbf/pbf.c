@@ -1,8 +1,11 @@
-/* pbf.c - Macklin & Mueller 2013: position-based fluids. Each step:
- *   CFL time step -> predict (v + dt g, x* = x + dt v) -> grid rebuild and
- *   neighbor lists at x* -> pbf.iterations times: lambda, delta, apply
- *   (Jacobi) -> density at the final x* (stats, frames) -> velocity
- *   (x* - x) / dt -> vorticity confinement (if on) -> XSPH.
+/* pbf.c - Macklin & Mueller 2013: position-based fluids, with fluid
+ * control (seed 001; control.c) when the scene has targets. Each step:
+ *   CFL time step -> [control set at the step's end] -> predict (v + dt g,
+ *   x* = x + dt v) -> grid rebuild and neighbor lists at x* -> [cross
+ *   lists, springs and velocity constraint] -> pbf.iterations times:
+ *   lambda, [control lambda~], delta, [control density], apply (Jacobi)
+ *   -> density at the final x* (stats, frames) -> velocity (x* - x) / dt
+ *   -> vorticity confinement (if on) -> XSPH. [ ]: only with targets.
  * Passes in kernels/pbf.cl; walls and obstacles are boundary particles
  * with poly6 volumes, or mirror images, plus the wall clamp and the box
  * and sphere projection after every position update.
