@@ -16,24 +16,14 @@
 #include "scene.h"
 #include "setup.h"
 #include "sim.h"
+#include "sim_checks.h"
 
 static fcl_backend *be;
 
 /* A scene from text, with its boundary, on `be`. */
 static int make(fcl_sim *s, fcl_scene *sc, fcl_initial *in, const char *text)
 {
-    char err[1024];
-    if (scene_parse(sc, text, "test scene", err, sizeof err) != 0 ||
-        setup_initial(sc, &sc->params, be, in, err, sizeof err) != 0) {
-        printf("FAIL scene: %s\n", err);
-        return -1;
-    }
-    int rc = sim_create(s, be, &sc->params, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err);
-    if (rc == 0)
-        rc = sim_set_solids(s, sc->obstacles, sc->nobstacles);
-    if (rc)
-        printf("FAIL sim: %s\n", err);
-    return rc;
+    return sc_make(be, s, sc, in, text);
 }
 
 static void drop(fcl_sim *s, fcl_scene *sc, fcl_initial *in)
@@ -143,22 +133,6 @@ static void test_scorr(void)
           "0.85 d)", p1[1], p10[1]);
 }
 
-/* Particles inside any obstacle (boundary_carve's inside test with no
- * gap) and outside the domain box. */
-static void count_escapes(fcl_sim *s, const fcl_initial *in, const fcl_params *p, size_t *inside, size_t *outside)
-{
-    float4 *pos = malloc(s->n * 16);
-    sim_download(s, pos, NULL, NULL, NULL, NULL);
-    *outside = 0;
-    for (size_t i = 0; i < s->n; i++)
-        for (int k = 0; k < 3; k++) {
-            float x = k == 0 ? pos[i].x : k == 1 ? pos[i].y : pos[i].z;
-            *outside += !(x >= p->domain_min[k] && x <= p->domain_max[k]);
-        }
-    *inside = s->n - boundary_carve(&in->b, pos, NULL, s->n, 0.0f);
-    free(pos);
-}
-
 static void test_dam_break_obstacles(void)
 {
     fcl_sim s;
@@ -175,7 +149,7 @@ static void test_dam_break_obstacles(void)
     double avg = 0.0;
     long k = run_until(&s, 0.6, 0.0, &avg);
     size_t inside, outside;
-    count_escapes(&s, &in, &sc.params, &inside, &outside);
+    sc_count_escapes(&s, &in, &sc.params, &inside, &outside);
     printf("dam break with obstacles: %zu particles, %zu boundary particles, %ld steps to t = %.3f s (last dt "
            "%.2g s), max speed %.2f m/s, average density error %.3f %%, %zu inside an obstacle\n", s.n, s.nb, k,
            s.time, s.stats.dt, s.stats.max_speed, avg, inside);

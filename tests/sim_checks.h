@@ -1,0 +1,51 @@
+/* sim_checks.h - checks the physical solver tests share (test_dfsph,
+ * test_pbf): a simulation from scene text, and where its particles ended
+ * up against the scene's obstacles and domain box.
+ */
+#ifndef FCL_SIM_CHECKS_H
+#define FCL_SIM_CHECKS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "boundary.h"
+#include "scene.h"
+#include "setup.h"
+#include "sim.h"
+
+/* A scene from text, with its boundary and solids, on be; prints why it
+ * failed. 0 or not. */
+static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initial *in, const char *text)
+{
+    char err[1024];
+    if (scene_parse(sc, text, "test scene", err, sizeof err) != 0 ||
+        setup_initial(sc, &sc->params, be, in, err, sizeof err) != 0) {
+        printf("FAIL scene: %s\n", err);
+        return -1;
+    }
+    int rc = sim_create(s, be, &sc->params, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err);
+    if (rc == 0)
+        rc = sim_set_solids(s, sc->obstacles, sc->nobstacles);
+    if (rc)
+        printf("FAIL sim: %s\n", err);
+    return rc;
+}
+
+/* Particles inside any obstacle (boundary_carve's inside test with no
+ * gap) and outside the domain box. */
+static inline void sc_count_escapes(fcl_sim *s, const fcl_initial *in, const fcl_params *p, size_t *inside,
+                                    size_t *outside)
+{
+    float4 *pos = malloc(s->n * 16 + 16);
+    sim_download(s, pos, NULL, NULL, NULL, NULL);
+    *outside = 0;
+    for (size_t i = 0; i < s->n; i++)
+        for (int k = 0; k < 3; k++) {
+            float x = k == 0 ? pos[i].x : k == 1 ? pos[i].y : pos[i].z;
+            *outside += !(x >= p->domain_min[k] && x <= p->domain_max[k]);
+        }
+    *inside = s->n - boundary_carve(&in->b, pos, NULL, s->n, 0.0f);
+    free(pos);
+}
+
+#endif
