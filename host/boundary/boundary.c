@@ -9,6 +9,7 @@
  */
 #include "boundary.h"
 #include "atomic.h"
+#include "infile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -117,8 +118,11 @@ static int load_obstacles(const fcl_scene *s, const fcl_params *p, fcl_boundary 
         }
         char *text;
         size_t len;
-        if (obj_read(o->file, &text, &len, err, errlen) != 0)
+        char why[1200];
+        if (obj_read(o->file, infile_limit(p), &text, &len, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: obstacles[%d].file: %s", s->file, i, why);
             return -1;
+        }
         key_obstacle(key, o, text, len);
         int rc = obj_parse(text, len, o->file, &b->meshes[i], err, errlen);
         free(text);
@@ -166,6 +170,28 @@ static int sample_obstacle(fcl_boundary *b, size_t *cap, int i, float d)
         }
         free(pts);
         return at ? 0 : -1;
+    }
+    return 0;
+}
+
+/* Before any sampling: the meshes' least samples, with the walls and the
+ * other obstacles (about as many as `others`), within max_samples. */
+static int check_room(const fcl_scene *s, const fcl_params *p, const fcl_boundary *b, double others,
+                      size_t max_samples, char *err, size_t errlen)
+{
+    double total = others, d = p->particles_spacing;
+    for (int i = 0; i < b->nobstacles; i++) {
+        if (b->obstacles[i].kind != FCL_OBST_MESH)
+            continue;
+        double least = surface_mesh_min(&b->meshes[i], (float)d);
+        total += least;
+        if (total > (double)max_samples) {
+            snprintf(err, errlen, "%s: obstacles[%d]: the mesh %s at scale %g takes at least %.3g boundary particles "
+                     "at particles.spacing %g m, and the device has room for %zu in all (walls and other obstacles: "
+                     "%.3g): expected a larger spacing or a smaller scale", s->file, i, b->obstacles[i].file,
+                     (double)b->obstacles[i].scale, least, d, max_samples, total - least);
+            return -1;
+        }
     }
     return 0;
 }
@@ -279,6 +305,12 @@ static void cache_write(const char *dir, const char *path, const fcl_boundary *b
 
 int boundary_build(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, char *err, size_t errlen)
 {
+    return boundary_build_max(s, p, SIZE_MAX, 0.0, b, err, errlen);
+}
+
+int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_samples, double others, fcl_boundary *b,
+                       char *err, size_t errlen)
+{
     uint64_t key;
     char dir[1024];
     memset(b, 0, sizeof *b);
@@ -297,7 +329,7 @@ int boundary_build(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, cha
         b->from_cache = 1;
         return 0;
     }
-    if (sample_all(s, p, b, err, errlen) != 0) {
+    if (check_room(s, p, b, others, max_samples, err, errlen) != 0 || sample_all(s, p, b, err, errlen) != 0) {
         boundary_free(b);
         return -1;
     }

@@ -198,6 +198,27 @@ static void add_interiors(thinner *t, const fcl_mesh *m, double d)
     }
 }
 
+double surface_mesh_min(const fcl_mesh *m, float d)
+{
+    double area = 0.0;
+    for (size_t t = 0; t < m->ntri; t++) {
+        const float *a = m->v + 3 * m->tri[3 * t], *b = m->v + 3 * m->tri[3 * t + 1], *c = m->v + 3 * m->tri[3 * t + 2];
+        double u[3], v[3];
+        for (int k = 0; k < 3; k++) {
+            u[k] = (double)b[k] - a[k];
+            v[k] = (double)c[k] - a[k];
+        }
+        double x = u[1] * v[2] - u[2] * v[1], y = u[2] * v[0] - u[0] * v[2], z = u[0] * v[1] - u[1] * v[0];
+        area += 0.5 * sqrt(x * x + y * y + z * z);
+    }
+    /* Every surface point lies within d / sqrt(3) of a candidate and every
+     * candidate within d / 2 of a kept point, so balls of radius 1.08 d
+     * around the kept points cover the surface; a ball holds pi (1.08 d)^2
+     * of a flat surface, and up to about 4 times that where the surface
+     * folds. */
+    return area / (4.0 * 3.14159265358979 * 1.08 * 1.08 * (double)d * d);
+}
+
 int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n)
 {
     unsigned *edges;

@@ -33,4 +33,9 @@ size_t surface_sphere(const float center[3], float r, float d, float4 *out);
  * memory or when the sampling would exceed 2^31 candidates. */
 int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n);
 
+/* A lower bound on the samples surface_mesh takes from m at spacing d,
+ * from its area in O(triangles): what a scene is checked against before
+ * the sampling runs. */
+double surface_mesh_min(const fcl_mesh *m, float d);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "sim.h"
 
 void cli_error(const char *fmt, ...)
@@ -145,10 +146,23 @@ static int apply_flags(const fcl_cli *o, fcl_params *p, char *err, size_t errlen
     return 0;
 }
 
+/* The size limit the scene file itself is read under: input.max_file_mb
+ * from --param (a bad value is reported later, with the other overrides). */
+static size_t scene_file_limit(const fcl_cli *o)
+{
+    fcl_params p;
+    char err[256];
+    params_defaults(&p);
+    for (int i = 0; i < o->noverrides; i++)
+        if (strncmp(o->overrides[i], "input.", 6) == 0)
+            params_assign(&p, o->overrides[i], err, sizeof err);
+    return infile_limit(&p);
+}
+
 int cli_scene(const fcl_cli *o, fcl_scene *s)
 {
     char err[1024] = "";
-    if (scene_load(s, o->scene, err, sizeof err) != 0) {
+    if (scene_load_max(s, o->scene, scene_file_limit(o), err, sizeof err) != 0) {
         cli_error("%s", err);
         return FCL_EXIT_INPUT;
     }

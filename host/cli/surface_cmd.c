@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "infile.h"
 #include "mc.h"
 #include "output.h"
 #include "params.h"
@@ -109,7 +110,8 @@ static int check_frames(const surf_opts *o)
     int differ = 0;
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
-        if (out_read_frame(o->frames[i], &d, err, sizeof err) != 0) {
+        if (infile_check(o->frames[i], infile_limit(&o->prm), "frame", err, sizeof err) != 0 ||
+            out_read_frame(o->frames[i], &d, err, sizeof err) != 0) {
             cli_error("surface: %s", err);
             return FCL_EXIT_INPUT;
         }

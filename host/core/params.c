@@ -19,6 +19,15 @@ const fcl_param_def fcl_param_table[] = {
 };
 const size_t fcl_param_count = sizeof fcl_param_table / sizeof fcl_param_table[0];
 
+/* The PARAM_ORDER rows: pairs where the first must not be above the second. */
+static const struct { const char *lo, *hi; } order_table[] = {
+#define PARAM(g, n, t, def, lo, hi, unit, live, desc)
+#define PARAM_ORDER(g, lo, hi) { #g "." #lo, #g "." #hi },
+#include "params.def"
+#undef PARAM_ORDER
+#undef PARAM
+};
+
 /* Defaults are stringified from params.def; strip the quotes that string
  * and vector defaults carry there. */
 static void unquote(const char *in, char *out, size_t outlen)
@@ -185,6 +194,28 @@ int params_assign(fcl_params *p, const char *assignment, char *err, size_t errle
         return -1;
     }
     return params_set_text(p, d, eq + 1, err, errlen);
+}
+
+int params_check_order(const fcl_params *p, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof order_table / sizeof order_table[0]; i++) {
+        const fcl_param_def *lo = params_find(order_table[i].lo), *hi = params_find(order_table[i].hi);
+        int n = lo->type == PT_VEC3 ? 3 : 1, bad = 0;
+        for (int k = 0; k < n; k++) {
+            const char *a = (const char *)p + lo->offset, *b = (const char *)p + hi->offset;
+            bad |= lo->type == PT_INT ? *(const long *)a > *(const long *)b
+                                      : ((const float *)a)[k] > ((const float *)b)[k];
+        }
+        if (bad) {
+            char va[96], vb[96];
+            params_format(p, lo, va, sizeof va);
+            params_format(p, hi, vb, sizeof vb);
+            snprintf(err, errlen, "%s: %s is above %s: %s (expected %s <= %s%s)", order_table[i].lo, va,
+                     order_table[i].hi, vb, order_table[i].lo, order_table[i].hi, n == 3 ? " in every component" : "");
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void params_format(const fcl_params *p, const fcl_param_def *d, char *out, size_t outlen)

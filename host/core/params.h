@@ -55,6 +55,9 @@ int params_set_text(fcl_params *p, const fcl_param_def *d, const char *text, cha
 int params_assign(fcl_params *p, const char *assignment, char *err, size_t errlen);
 /* Set a numeric value (component `comp` for VEC3) with range check. */
 int params_set_number(fcl_params *p, const fcl_param_def *d, int comp, double v, char *err, size_t errlen);
+/* The PARAM_ORDER rows of params.def: 0, or -1 with "g.lo: A is above
+ * g.hi: B (expected ...)" in err for the first pair set the wrong way. */
+int params_check_order(const fcl_params *p, char *err, size_t errlen);
 /* Current value as text (the same syntax params_set_text accepts). */
 void params_format(const fcl_params *p, const fcl_param_def *d, char *out, size_t outlen);
 /* What the parameter accepts, e.g. "a number in [0, 1] (Pa s)". */

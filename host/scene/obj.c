@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "infile.h"
 
 /* ---- edge map */
 
@@ -358,42 +359,12 @@ int obj_parse(const char *text, size_t len, const char *file, fcl_mesh *m, char 
     return rc;
 }
 
-static int read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open mesh file: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 65536, n = 0, got;
-    char *buf = malloc(cap + 1);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0)
-        if ((n += got) == cap) {
-            char *b = realloc(buf, 2 * cap + 1);
-            if (!b)
-                free(buf);
-            buf = b;
-            cap *= 2;
-        }
-    int bad = ferror(f), e = errno;
-    fclose(f);
-    if (!buf || bad) {
-        snprintf(err, errlen, "%s: cannot read mesh file: %s", path, buf ? strerror(e) : "out of memory");
-        free(buf);
-        return -1;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
-int obj_read(const char *path, char **text, size_t *len, char *err, size_t errlen)
+int obj_read(const char *path, size_t max_bytes, char **text, size_t *len, char *err, size_t errlen)
 {
     *text = NULL;
     *len = 0;
     if (strncmp(path, "embedded:", 9) != 0)
-        return read_file(path, text, len, err, errlen);
+        return infile_read(path, max_bytes, "mesh file", text, len, err, errlen);
     const fcl_embedded_file *e = embedded_find(fcl_embedded_scenes, fcl_embedded_scene_count, path + 9);
     if (!e) {
         snprintf(err, errlen, "%s: no such embedded mesh", path);
@@ -413,8 +384,10 @@ int obj_load(const char *path, fcl_mesh *m, char *err, size_t errlen)
 {
     char *text;
     size_t len;
+    fcl_params p;
     memset(m, 0, sizeof *m);
-    if (obj_read(path, &text, &len, err, errlen) != 0)
+    params_defaults(&p);
+    if (obj_read(path, infile_limit(&p), &text, &len, err, errlen) != 0)
         return -1;
     int rc = obj_parse(text, len, path, m, err, errlen);
     free(text);

@@ -24,9 +24,10 @@ typedef struct fcl_mesh {
 int obj_parse(const char *text, size_t len, const char *file, fcl_mesh *m, char *err, size_t errlen);
 /* The bytes of a mesh file, or of an embedded one when path is
  * "embedded:NAME.obj": *text is malloc'd, NUL-terminated, *len excludes
- * the NUL. Returns 0, or -1 with "PATH: ..." in err. */
-int obj_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
-/* obj_read, then obj_parse. */
+ * the NUL. A file is read only if it is a regular file of at most
+ * max_bytes (infile.h). Returns 0, or -1 with "PATH: ..." in err. */
+int obj_read(const char *path, size_t max_bytes, char **text, size_t *len, char *err, size_t errlen);
+/* obj_read (limit: the default input.max_file_mb), then obj_parse. */
 int obj_load(const char *path, fcl_mesh *m, char *err, size_t errlen);
 void obj_free(fcl_mesh *m);
 

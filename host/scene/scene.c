@@ -2,25 +2,78 @@
  * with particles on a cubic lattice. Parameter groups are read through the
  * parameter table, so new parameters need no code here. Obstacles are only
  * described here (mesh paths resolved); boundary.c loads and samples them.
+ * Invariant: every refusal is one message "FILE: KEY: expected ..., got
+ * VALUE"; a key given twice, a non-finite number or a coordinate outside
+ * +-SCENE_COORD_MAX is refused like any other bad value.
  */
 #include "scene.h"
 
 #include <cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "embedded.h"
+#include "infile.h"
 #include "scene_read.h"
 
-static int err_at(char *err, size_t errlen, const char *file, const char *fmt, const char *a, const char *b)
+/* Coordinates, radii, scales and offsets in a scene: the range of the
+ * domain parameters, so that every extent and lattice count stays finite
+ * in float and double. */
+#define SCENE_COORD_MAX 1e6
+
+static int err_at(char *err, size_t errlen, const char *file, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int err_at(char *err, size_t errlen, const char *file, const char *fmt, ...)
 {
     char msg[768];
-    snprintf(msg, sizeof msg, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     snprintf(err, errlen, "%s: %s", file, msg);
     return -1;
+}
+
+/* A JSON value as the message shows it: numbers with %g, strings quoted,
+ * arrays and objects in JSON, all cut to about 60 characters. */
+static const char *show(const cJSON *v, char *buf, size_t len)
+{
+    if (!v) {
+        snprintf(buf, len, "nothing");
+    } else if (cJSON_IsNumber(v)) {
+        snprintf(buf, len, "%g", v->valuedouble);
+    } else if (cJSON_IsString(v)) {
+        snprintf(buf, len, "'%.40s%s'", v->valuestring, strlen(v->valuestring) > 40 ? "..." : "");
+    } else {
+        char *text = cJSON_PrintUnformatted(v);
+        snprintf(buf, len, "%.60s%s", text ? text : "?", text && strlen(text) > 60 ? "..." : "");
+        free(text);
+    }
+    return buf;
+}
+
+/* The earlier member of v's object with v's key, or NULL. The callers
+ * refuse unknown keys as they go, so the scan stops within the few known
+ * keys of an object and stays short whatever the file holds. */
+static const cJSON *earlier_twin(const cJSON *first, const cJSON *v)
+{
+    for (const cJSON *u = first; u && u != v; u = u->next)
+        if (strcmp(u->string, v->string) == 0)
+            return u;
+    return NULL;
+}
+
+static int twice(const cJSON *first, const cJSON *v, const char *where, const char *file, char *err, size_t errlen)
+{
+    const cJSON *u = earlier_twin(first, v);
+    if (!u)
+        return 0;
+    char a[96], b[96];
+    return err_at(err, errlen, file, "%s%s%s: given twice (%s, then %s): expected each key once", where,
+                  *where ? "." : "", v->string, show(u, a, sizeof a), show(v, b, sizeof b));
 }
 
 static const char *json_type(const cJSON *v)
@@ -52,29 +105,24 @@ static int read_param(fcl_params *p, const fcl_param_def *d, const cJSON *v, con
         ok = params_set_number(p, d, k, cJSON_GetArrayItem(v, k)->valuedouble, msg, sizeof msg) == 0;
     if (ok)
         return 0;
-    char key[160], got[64];
-    snprintf(key, sizeof key, "%s.%s", d->group, d->name);
-    if (cJSON_IsNumber(v))
-        snprintf(got, sizeof got, "%g", v->valuedouble);
-    else if (cJSON_IsString(v))
-        snprintf(got, sizeof got, "'%.40s'", v->valuestring);
-    else
-        snprintf(got, sizeof got, "%s", json_type(v));
-    snprintf(msg, sizeof msg, "expected %s, got %s", exp, got);
-    return err_at(err, errlen, file, "%s: %s", key, msg);
+    char got[96];
+    const char *what = cJSON_IsNumber(v) || cJSON_IsString(v) || cJSON_IsArray(v) ? "" : json_type(v);
+    return err_at(err, errlen, file, "%s.%s: expected %s, got %s%s%s", d->group, d->name, exp, what,
+                  *what ? " " : "", show(v, got, sizeof got));
 }
 
 static int read_group(fcl_params *p, const cJSON *obj, const char *file, char *err, size_t errlen)
 {
+    char got[96];
     if (!cJSON_IsObject(obj))
-        return err_at(err, errlen, file, "%s: expected an object of parameters, got %s", obj->string,
-                      json_type(obj));
+        return err_at(err, errlen, file, "%s: expected an object of parameters, got %s %s", obj->string,
+                      json_type(obj), show(obj, got, sizeof got));
     for (const cJSON *v = obj->child; v; v = v->next) {
         char key[160], names[1024] = "";
         snprintf(key, sizeof key, "%s.%s", obj->string, v->string);
         const fcl_param_def *d = params_find(key);
         if (d) {
-            if (read_param(p, d, v, file, err, errlen) != 0)
+            if (twice(obj->child, v, obj->string, file, err, errlen) || read_param(p, d, v, file, err, errlen))
                 return -1;
             continue;
         }
@@ -82,7 +130,7 @@ static int read_group(fcl_params *p, const cJSON *obj, const char *file, char *e
             if (strcmp(fcl_param_table[i].group, obj->string) == 0)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "",
                          fcl_param_table[i].name);
-        return err_at(err, errlen, file, "%s: unknown key (expected one of: %s)", key, names);
+        return err_at(err, errlen, file, "%.160s: unknown key (expected one of: %s)", key, names);
     }
     return 0;
 }
@@ -95,25 +143,46 @@ static int is_group(const char *name)
     return 0;
 }
 
+/* A finite number within +-SCENE_COORD_MAX (and above 0 when positive). */
+static int coord_ok(const cJSON *c, int positive)
+{
+    return cJSON_IsNumber(c) && isfinite(c->valuedouble) && fabs(c->valuedouble) <= SCENE_COORD_MAX &&
+           (!positive || c->valuedouble > 0.0);
+}
+
 static int read_vec3(const cJSON *o, const char *key, float out[3], int required, const char *where,
                      const char *file, char *err, size_t errlen)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    char k[96];
-    snprintf(k, sizeof k, "%s.%s", where, key);
+    char got[96];
     if (!v) {
         if (required)
-            return err_at(err, errlen, file, "%s: missing (expected %s)", k, "three numbers [x, y, z]");
+            return err_at(err, errlen, file, "%s.%s: missing (expected three numbers [x, y, z])", where, key);
         return 0;
     }
     int ok = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3;
     for (int i = 0; ok && i < 3; i++) {
         const cJSON *c = cJSON_GetArrayItem(v, i);
-        ok = cJSON_IsNumber(c) && isfinite(c->valuedouble);
+        ok = coord_ok(c, 0);
         if (ok)
             out[i] = (float)c->valuedouble;
     }
-    return ok ? 0 : err_at(err, errlen, file, "%s: expected three numbers [x, y, z], got %s", k, json_type(v));
+    return ok ? 0 : err_at(err, errlen, file, "%s.%s: expected three numbers [x, y, z] each in [-%g, %g] m, got %s",
+                           where, key, SCENE_COORD_MAX, SCENE_COORD_MAX, show(v, got, sizeof got));
+}
+
+/* A positive length (radius, scale) within SCENE_COORD_MAX. */
+static int read_positive(const cJSON *o, const char *key, float *out, const char *where, const char *file,
+                         char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    char got[96];
+    if (coord_ok(v, 1)) {
+        *out = (float)v->valuedouble;
+        return 0;
+    }
+    return err_at(err, errlen, file, "%s.%s: expected a positive number up to %g, got %s", where, key,
+                  SCENE_COORD_MAX, show(v, got, sizeof got));
 }
 
 static int check_block_keys(const cJSON *o, const char *const *allowed, const char *where, const char *file,
@@ -123,15 +192,33 @@ static int check_block_keys(const cJSON *o, const char *const *allowed, const ch
         int ok = 0;
         for (int i = 0; allowed[i]; i++)
             ok |= strcmp(v->string, allowed[i]) == 0;
+        if (ok && twice(o->child, v, where, file, err, errlen))
+            return -1;
         if (!ok) {
-            char key[128], names[160] = "";
-            snprintf(key, sizeof key, "%s.%s", where, v->string);
+            char names[160] = "";
             for (int i = 0; allowed[i]; i++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", allowed[i]);
-            return err_at(err, errlen, file, "%s: unknown key (expected one of: %s)", key, names);
+            return err_at(err, errlen, file, "%s.%.100s: unknown key (expected one of: %s)", where, v->string, names);
         }
     }
     return 0;
+}
+
+/* The "type" of a block or obstacle; -1 with the message when o is not an
+ * object with a string "type". */
+static int read_type(const cJSON *o, const char *where, const char *kinds, const char **type, const char *file,
+                     char *err, size_t errlen)
+{
+    const cJSON *t = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, "type") : NULL;
+    char got[96];
+    if (cJSON_IsString(t)) {
+        *type = t->valuestring;
+        return 0;
+    }
+    if (!cJSON_IsObject(o))
+        return err_at(err, errlen, file, "%s: expected an object with \"type\": %s, got %s", where, kinds,
+                      show(o, got, sizeof got));
+    return err_at(err, errlen, file, "%s.type: expected %s, got %s", where, kinds, show(t, got, sizeof got));
 }
 
 static int read_block(fcl_block *b, const cJSON *o, int idx, const char *file, char *err, size_t errlen)
@@ -139,45 +226,42 @@ static int read_block(fcl_block *b, const cJSON *o, int idx, const char *file, c
     static const char *const box_keys[] = { "type", "min", "max", "velocity", NULL };
     static const char *const sphere_keys[] = { "type", "center", "radius", "velocity", NULL };
     char where[32];
+    const char *t;
     snprintf(where, sizeof where, "fluid[%d]", idx);
     memset(b, 0, sizeof *b);
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
-    if (!cJSON_IsObject(o) || !cJSON_IsString(type))
-        return err_at(err, errlen, file, "%s: expected an object with \"type\": \"box\" or \"sphere\"%s", where, "");
-    if (strcmp(type->valuestring, "box") == 0) {
+    if (read_type(o, where, "\"box\" or \"sphere\"", &t, file, err, errlen) != 0)
+        return -1;
+    if (strcmp(t, "box") == 0) {
         b->kind = FCL_BOX;
         if (check_block_keys(o, box_keys, where, file, err, errlen) ||
             read_vec3(o, "min", b->min, 1, where, file, err, errlen) ||
             read_vec3(o, "max", b->max, 1, where, file, err, errlen))
             return -1;
-    } else if (strcmp(type->valuestring, "sphere") == 0) {
+    } else if (strcmp(t, "sphere") == 0) {
         b->kind = FCL_SPHERE;
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "radius");
         if (check_block_keys(o, sphere_keys, where, file, err, errlen) ||
-            read_vec3(o, "center", b->center, 1, where, file, err, errlen))
+            read_vec3(o, "center", b->center, 1, where, file, err, errlen) ||
+            read_positive(o, "radius", &b->radius, where, file, err, errlen))
             return -1;
-        if (!cJSON_IsNumber(r) || !(r->valuedouble > 0.0))
-            return err_at(err, errlen, file, "%s.radius: expected a positive number (m)%s", where, "");
-        b->radius = (float)r->valuedouble;
     } else {
-        return err_at(err, errlen, file, "%s.type: expected \"box\" or \"sphere\", got '%.40s'", where,
-                      type->valuestring);
+        return err_at(err, errlen, file, "%s.type: expected \"box\" or \"sphere\", got '%.40s'", where, t);
     }
     return read_vec3(o, "velocity", b->velocity, 0, where, file, err, errlen);
 }
 
 static int read_fluid(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)
 {
+    char got[96];
     if (!cJSON_IsArray(arr))
-        return err_at(err, errlen, file, "fluid: expected an array of boxes and spheres, got %s", json_type(arr), "");
-    if (s->blocks)
-        return err_at(err, errlen, file, "fluid: given twice (expected one list of boxes and spheres)%s%s", "", "");
+        return err_at(err, errlen, file, "fluid: expected an array of boxes and spheres, got %s %s", json_type(arr),
+                      show(arr, got, sizeof got));
     int n = cJSON_GetArraySize(arr);
     s->blocks = calloc((size_t)n + 1, sizeof *s->blocks);
     if (!s->blocks)
-        return err_at(err, errlen, file, "out of memory%s%s", "", "");
-    for (int i = 0; i < n; i++)
-        if (read_block(&s->blocks[i], cJSON_GetArrayItem(arr, i), i, file, err, errlen) != 0)
+        return err_at(err, errlen, file, "fluid: out of memory for %d blocks", n);
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, i++)
+        if (read_block(&s->blocks[i], o, i, file, err, errlen) != 0)
             return -1;
     s->nblocks = n;
     return 0;
@@ -203,18 +287,16 @@ static int read_obstacle_mesh(fcl_obstacle *b, const cJSON *o, const char *where
                               char *err, size_t errlen)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "file");
-    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(o, "scale");
+    char got[96];
     if (!cJSON_IsString(f) || !f->valuestring[0])
         return err_at(err, errlen, file, "%s.file: expected the name of an OBJ file, got %s", where,
-                      !f ? "nothing" : cJSON_IsString(f) ? "an empty string" : json_type(f));
+                      cJSON_IsString(f) ? "an empty string" : show(f, got, sizeof got));
     if (mesh_path(b->file, sizeof b->file, file, f->valuestring) != 0)
         return err_at(err, errlen, file, "%s.file: expected a path shorter than 1024 bytes, got '%.40s...'",
                       where, f->valuestring);
     b->scale = 1.0f;
-    if (sc && (!cJSON_IsNumber(sc) || !(sc->valuedouble > 0.0) || !isfinite(sc->valuedouble)))
-        return err_at(err, errlen, file, "%s.scale: expected a positive number, got %s", where, json_type(sc));
-    if (sc)
-        b->scale = (float)sc->valuedouble;
+    if (cJSON_GetObjectItemCaseSensitive(o, "scale") && read_positive(o, "scale", &b->scale, where, file, err, errlen))
+        return -1;
     return read_vec3(o, "translate", b->translate, 0, where, file, err, errlen);
 }
 
@@ -224,12 +306,10 @@ static int read_obstacle(fcl_obstacle *b, const cJSON *o, const char *where, con
     static const char *const box_keys[] = { "type", "min", "max", NULL };
     static const char *const sphere_keys[] = { "type", "center", "radius", NULL };
     static const char *const mesh_keys[] = { "type", "file", "scale", "translate", NULL };
+    const char *t;
     memset(b, 0, sizeof *b);
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
-    if (!cJSON_IsObject(o) || !cJSON_IsString(type))
-        return err_at(err, errlen, file, "%s: expected an object with \"type\": \"box\", \"sphere\" or \"mesh\"%s",
-                      where, "");
-    const char *t = type->valuestring;
+    if (read_type(o, where, "\"box\", \"sphere\" or \"mesh\"", &t, file, err, errlen) != 0)
+        return -1;
     if (strcmp(t, "box") == 0) {
         b->kind = FCL_OBST_BOX;
         return check_block_keys(o, box_keys, where, file, err, errlen) ||
@@ -238,14 +318,9 @@ static int read_obstacle(fcl_obstacle *b, const cJSON *o, const char *where, con
     }
     if (strcmp(t, "sphere") == 0) {
         b->kind = FCL_OBST_SPHERE;
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "radius");
-        if (check_block_keys(o, sphere_keys, where, file, err, errlen) ||
-            read_vec3(o, "center", b->center, 1, where, file, err, errlen))
-            return -1;
-        if (!cJSON_IsNumber(r) || !(r->valuedouble > 0.0) || !isfinite(r->valuedouble))
-            return err_at(err, errlen, file, "%s.radius: expected a positive number (m)%s", where, "");
-        b->radius = (float)r->valuedouble;
-        return 0;
+        return check_block_keys(o, sphere_keys, where, file, err, errlen) ||
+               read_vec3(o, "center", b->center, 1, where, file, err, errlen) ||
+               read_positive(o, "radius", &b->radius, where, file, err, errlen) ? -1 : 0;
     }
     if (strcmp(t, "mesh") == 0) {
         b->kind = FCL_OBST_MESH;
@@ -257,19 +332,19 @@ static int read_obstacle(fcl_obstacle *b, const cJSON *o, const char *where, con
 
 static int read_obstacles(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)
 {
+    char got[96];
     if (!cJSON_IsArray(arr))
-        return err_at(err, errlen, file, "obstacles: expected an array of boxes, spheres and meshes, got %s",
-                      json_type(arr), "");
-    if (s->obstacles)
-        return err_at(err, errlen, file, "obstacles: given twice (expected one list)%s%s", "", "");
+        return err_at(err, errlen, file, "obstacles: expected an array of boxes, spheres and meshes, got %s %s",
+                      json_type(arr), show(arr, got, sizeof got));
     int n = cJSON_GetArraySize(arr);
     s->obstacles = calloc((size_t)n + 1, sizeof *s->obstacles);
     if (!s->obstacles)
-        return err_at(err, errlen, file, "out of memory%s%s", "", "");
-    for (int i = 0; i < n; i++) {
+        return err_at(err, errlen, file, "obstacles: out of memory for %d obstacles", n);
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, i++) {
         char where[32];
         snprintf(where, sizeof where, "obstacles[%d]", i);
-        if (read_obstacle(&s->obstacles[i], cJSON_GetArrayItem(arr, i), where, file, err, errlen) != 0)
+        if (read_obstacle(&s->obstacles[i], o, where, file, err, errlen) != 0)
             return -1;
     }
     s->nobstacles = n;
@@ -292,13 +367,31 @@ static int syntax_error(const char *text, const char *file, char *err, size_t er
     return -1;
 }
 
+static int unknown_top(const char *k, const char *file, char *err, size_t errlen)
+{
+    char groups[256] = "";
+    for (size_t i = 0; i < fcl_param_count; i++)
+        if (i == 0 || strcmp(fcl_param_table[i].group, fcl_param_table[i - 1].group) != 0)
+            snprintf(groups + strlen(groups), sizeof groups - strlen(groups), ", %s", fcl_param_table[i].group);
+    return err_at(err, errlen, file, "%.100s: unknown key (expected name, description, fluid, obstacles, targets, or a "
+                  "parameter group:%s)", k, groups + 1);
+}
+
 static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err, size_t errlen)
 {
+    char got[96];
     for (const cJSON *v = root->child; v; v = v->next) {
         const char *k = v->string;
-        if (strcmp(k, "name") == 0 || strcmp(k, "description") == 0) {
+        int text = strcmp(k, "name") == 0 || strcmp(k, "description") == 0;
+        int known = text || strcmp(k, "fluid") == 0 || strcmp(k, "obstacles") == 0 || strcmp(k, "targets") == 0 ||
+                    is_group(k);
+        if (!known)
+            return unknown_top(k, file, err, errlen);
+        if (twice(root->child, v, "", file, err, errlen) != 0)
+            return -1;
+        if (text) {
             if (!cJSON_IsString(v))
-                return err_at(err, errlen, file, "%s: expected a string, got %s", k, json_type(v));
+                return err_at(err, errlen, file, "%s: expected a string, got %s", k, show(v, got, sizeof got));
             char *dst = k[0] == 'n' ? s->name : s->description;
             snprintf(dst, k[0] == 'n' ? sizeof s->name : sizeof s->description, "%s", v->valuestring);
         } else if (strcmp(k, "fluid") == 0) {
@@ -310,17 +403,8 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
         } else if (strcmp(k, "targets") == 0) {
             if (targets_read(s, v, file, err, errlen) != 0)
                 return -1;
-        } else if (is_group(k)) {
-            if (read_group(&s->params, v, file, err, errlen) != 0)
-                return -1;
-        } else {
-            char groups[256] = "";
-            for (size_t i = 0; i < fcl_param_count; i++)
-                if (i == 0 || strcmp(fcl_param_table[i].group, fcl_param_table[i - 1].group) != 0)
-                    snprintf(groups + strlen(groups), sizeof groups - strlen(groups), ", %s",
-                             fcl_param_table[i].group);
-            return err_at(err, errlen, file, "%s: unknown key (expected name, description, fluid, obstacles, targets, or a "
-                          "parameter group:%s)", k, groups + 1);
+        } else if (read_group(&s->params, v, file, err, errlen) != 0) {
+            return -1;
         }
     }
     return 0;
@@ -331,49 +415,22 @@ int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, siz
     memset(s, 0, sizeof *s);
     snprintf(s->file, sizeof s->file, "%s", file);
     params_defaults(&s->params);
-    cJSON *root = cJSON_Parse(text);
+    /* Only white space may follow the top-level value. */
+    cJSON *root = cJSON_ParseWithOpts(text, NULL, 1);
     if (!root)
         return syntax_error(text, file, err, errlen);
     int rc = cJSON_IsObject(root) ? read_top(s, root, file, err, errlen)
-                                  : err_at(err, errlen, file, "expected a JSON object at the top%s%s", "", "");
+                                  : err_at(err, errlen, file, "expected a JSON object at the top, got %s",
+                                           json_type(root));
     cJSON_Delete(root);
     if (rc == 0 && !s->blocks)
-        rc = err_at(err, errlen, file, "fluid: missing (expected a list of boxes and spheres)%s%s", "", "");
+        rc = err_at(err, errlen, file, "fluid: missing (expected a list of boxes and spheres)");
     if (rc != 0)
         scene_free(s);
     return rc;
 }
 
-static char *slurp(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open scene file: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 65536 + 1 > cap) {
-            cap = (len + 65536 + 1) * 2;
-            char *grown = realloc(buf, cap);
-            if (!grown) {
-                free(buf);
-                fclose(f);
-                snprintf(err, errlen, "%s: out of memory", path);
-                return NULL;
-            }
-            buf = grown;
-        }
-        got = fread(buf + len, 1, 65536, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
-
-int scene_load(fcl_scene *s, const char *path, char *err, size_t errlen)
+int scene_load_max(fcl_scene *s, const char *path, size_t max_bytes, char *err, size_t errlen)
 {
     if (strncmp(path, "embedded:", 9) == 0) {
         const fcl_embedded_file *e = embedded_find(fcl_embedded_scenes, fcl_embedded_scene_count, path + 9);
@@ -383,12 +440,24 @@ int scene_load(fcl_scene *s, const char *path, char *err, size_t errlen)
         }
         return scene_parse(s, e->text, path, err, errlen);
     }
-    char *text = slurp(path, err, errlen);
-    if (!text)
+    char *text;
+    size_t len;
+    memset(s, 0, sizeof *s);
+    if (infile_read(path, max_bytes, "scene file", &text, &len, err, errlen) != 0)
         return -1;
-    int rc = scene_parse(s, text, path, err, errlen);
+    /* cJSON reads up to the first NUL; what follows would be ignored. */
+    size_t nul = strlen(text);
+    int rc = nul < len ? err_at(err, errlen, path, "a NUL byte at offset %zu (expected JSON text)", nul)
+                       : scene_parse(s, text, path, err, errlen);
     free(text);
     return rc;
+}
+
+int scene_load(fcl_scene *s, const char *path, char *err, size_t errlen)
+{
+    fcl_params p;
+    params_defaults(&p);
+    return scene_load_max(s, path, infile_limit(&p), err, errlen);
 }
 
 static void block_bounds(const fcl_block *b, float lo[3], float hi[3])
@@ -431,10 +500,12 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
 {
     const float *dl = p->domain_min, *dh = p->domain_max;
     char a[160], b[400];
+    if (params_check_order(p, b, sizeof b) != 0)
+        return err_at(err, errlen, s->file, "%s", b);
     for (int k = 0; k < 3; k++)
         if (!(dh[k] > dl[k])) {
             snprintf(a, sizeof a, "[%g, %g, %g] - [%g, %g, %g]", dl[0], dl[1], dl[2], dh[0], dh[1], dh[2]);
-            return err_at(err, errlen, s->file, "domain.max: expected every component above domain.min, got %s%s", a, "");
+            return err_at(err, errlen, s->file, "domain.max: expected every component above domain.min, got %s", a);
         }
     float tol = 1e-4f * p->particles_spacing;
     for (int i = 0; i < s->nblocks; i++) {
@@ -457,17 +528,27 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
     return 0;
 }
 
-/* Lattice points of a block: boxes start half a spacing inside their
- * faces; spheres are centred on a lattice point. Calls emit (if not NULL)
- * for each point and returns the count. */
-static double fill_block(const fcl_block *b, float sp, float4 *pos, float4 *vel, size_t at)
+/* Lattice points along each axis of a block, in double: a box from its
+ * extent, a sphere 2 floor(r / sp) + 1. Finite and exact below 2^53. */
+static void block_dims(const fcl_block *b, float sp, double n[3])
 {
-    double count = 0;
-    int n[3], r = b->kind == FCL_SPHERE ? (int)floorf(b->radius / sp) : 0;
+    double r = b->kind == FCL_SPHERE ? floor((double)b->radius / sp) : 0.0;
     for (int k = 0; k < 3; k++)
-        n[k] = b->kind == FCL_BOX ? (int)floor((b->max[k] - b->min[k]) / sp + 1e-4) : 2 * r + 1;
-    if (b->kind == FCL_BOX && !pos)
-        return (double)n[0] * n[1] * n[2];
+        n[k] = b->kind == FCL_BOX ? floor(((double)b->max[k] - b->min[k]) / sp + 1e-4) : 2.0 * r + 1.0;
+    for (int k = 0; k < 3; k++)
+        n[k] = n[k] < 0.0 ? 0.0 : n[k];
+}
+
+/* Lattice points of a block: boxes start half a spacing inside their
+ * faces; spheres are centred on a lattice point. Writes pos and vel from
+ * index at (if pos is not NULL) and returns the count. The caller has
+ * bounded the count (scene_count_bound), so the loops and int indices fit. */
+static size_t fill_block(const fcl_block *b, float sp, float4 *pos, float4 *vel, size_t at)
+{
+    double dims[3];
+    block_dims(b, sp, dims);
+    int n[3] = { (int)dims[0], (int)dims[1], (int)dims[2] }, r = (n[0] - 1) / 2;
+    size_t count = 0;
     for (int z = 0; z < n[2]; z++)
         for (int y = 0; y < n[1]; y++)
             for (int x = 0; x < n[0]; x++) {
@@ -481,12 +562,23 @@ static double fill_block(const fcl_block *b, float sp, float4 *pos, float4 *vel,
                         continue;
                 }
                 if (pos) {
-                    pos[at + (size_t)count] = fcl_f4(p[0], p[1], p[2], 0.0f);
-                    vel[at + (size_t)count] = fcl_f4(b->velocity[0], b->velocity[1], b->velocity[2], 0.0f);
+                    pos[at + count] = fcl_f4(p[0], p[1], p[2], 0.0f);
+                    vel[at + count] = fcl_f4(b->velocity[0], b->velocity[1], b->velocity[2], 0.0f);
                 }
                 count++;
             }
     return count;
+}
+
+double scene_count_bound(const fcl_scene *s, const fcl_params *p)
+{
+    double total = 0;
+    for (int i = 0; i < s->nblocks; i++) {
+        double n[3];
+        block_dims(&s->blocks[i], p->particles_spacing, n);
+        total += n[0] * n[1] * n[2];
+    }
+    return total;
 }
 
 double scene_count(const fcl_scene *s, const fcl_params *p)
@@ -494,9 +586,15 @@ double scene_count(const fcl_scene *s, const fcl_params *p)
     double total = 0;
     for (int i = 0; i < s->nblocks; i++) {
         const fcl_block *b = &s->blocks[i];
-        double est = b->kind == FCL_SPHERE ? pow(2.0 * b->radius / p->particles_spacing + 1.0, 3) : 0.0;
-        /* Do not walk a lattice of billions just to count it. */
-        total += est > 4e9 ? est * 0.5236 : fill_block(b, p->particles_spacing, NULL, NULL, 0);
+        double n[3];
+        block_dims(b, p->particles_spacing, n);
+        double cube = n[0] * n[1] * n[2];
+        /* Boxes fill their whole lattice; a sphere is counted point by
+         * point only when its lattice is small enough to walk quickly. */
+        if (b->kind == FCL_BOX)
+            total += cube;
+        else
+            total += cube > SCENE_WALK_MAX ? cube * 0.5236 : (double)fill_block(b, p->particles_spacing, NULL, NULL, 0);
     }
     return total;
 }
@@ -504,23 +602,25 @@ double scene_count(const fcl_scene *s, const fcl_params *p)
 int scene_particles(const fcl_scene *s, const fcl_params *p, float4 **pos, float4 **vel, size_t *n,
                     char *err, size_t errlen)
 {
-    double total = scene_count(s, p);
+    double bound = scene_count_bound(s, p);
     *pos = *vel = NULL;
     *n = 0;
-    if (total > 4.0e9)
-        return err_at(err, errlen, s->file, "particles.spacing: %s particles is more than fluidcl can "
-                      "index (4e9): expected a larger spacing%s", "too many", "");
-    *pos = malloc((size_t)total * sizeof(float4) + 16);
-    *vel = malloc((size_t)total * sizeof(float4) + 16);
+    if (bound > SCENE_WALK_MAX)
+        return err_at(err, errlen, s->file, "particles.spacing: %g lattice points at spacing %g m are more than "
+                      "fluidcl fills (%g): expected a larger spacing or a smaller fluid", bound,
+                      (double)p->particles_spacing, SCENE_WALK_MAX);
+    size_t total = (size_t)scene_count(s, p);
+    *pos = malloc(total * sizeof(float4) + 16);
+    *vel = malloc(total * sizeof(float4) + 16);
     if (!*pos || !*vel) {
         free(*pos);
         free(*vel);
         *pos = *vel = NULL;
-        return err_at(err, errlen, s->file, "particles.spacing: not enough host memory for the particles%s%s", "", "");
+        return err_at(err, errlen, s->file, "particles.spacing: not enough host memory for %zu particles", total);
     }
     size_t at = 0;
     for (int i = 0; i < s->nblocks; i++)
-        at += (size_t)fill_block(&s->blocks[i], p->particles_spacing, *pos, *vel, at);
+        at += fill_block(&s->blocks[i], p->particles_spacing, *pos, *vel, at);
     *n = at;
     return 0;
 }

@@ -14,8 +14,9 @@
  *                    {"type": "mesh", "file": "glass.obj", "scale": 1,
  *                     "translate": [0.5,0,0.2]} ] }
  *
- * Invariant: a scene that loaded has only known keys with values in range;
- * errors name the file and the key and say what was expected.
+ * Invariant: a scene that loaded has only known keys, each once, with
+ * finite values in range; errors name the file, the key and the value and
+ * say what was expected.
  */
 #ifndef FCL_SCENE_H
 #define FCL_SCENE_H
@@ -59,7 +60,10 @@ typedef struct fcl_scene {
 } fcl_scene;
 
 /* Load a file, or an embedded scene when path is "embedded:NAME.json".
- * Returns 0, or -1 with "FILE: KEY: what was expected" in err. */
+ * Returns 0, or -1 with "FILE: KEY: what was expected" in err. A file is
+ * read only if it is a regular file of at most max_bytes (infile.h);
+ * scene_load holds it to the default input.max_file_mb. */
+int scene_load_max(fcl_scene *s, const char *path, size_t max_bytes, char *err, size_t errlen);
 int scene_load(fcl_scene *s, const char *path, char *err, size_t errlen);
 /* Parse scene text; `file` names it in messages. */
 int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, size_t errlen);
@@ -67,9 +71,18 @@ int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, siz
  * scene's own, possibly overridden from the command line). Mesh files are
  * not read here: boundary_build checks their extent once it loads them. */
 int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
-/* Number of particles the blocks produce at p's spacing. */
+/* Lattice points scene_particles walks, at most (every block's whole
+ * lattice; a sphere keeps about 52 % of its cube). */
+#define SCENE_WALK_MAX 4.0e9
+/* Number of particles the blocks produce at p's spacing (exact, except a
+ * sphere whose lattice has more than SCENE_WALK_MAX points: estimated). */
 double scene_count(const fcl_scene *s, const fcl_params *p);
-/* Fill the blocks: *pos and *vel are malloc'd arrays of *n entries. */
+/* The lattice points of all blocks at p's spacing, in closed form (an
+ * upper bound of scene_count). Never overflows: doubles of finite extents. */
+double scene_count_bound(const fcl_scene *s, const fcl_params *p);
+/* Fill the blocks: *pos and *vel are malloc'd arrays of *n entries.
+ * Refused (-1, message naming particles.spacing) when scene_count_bound
+ * is above SCENE_WALK_MAX. */
 int scene_particles(const fcl_scene *s, const fcl_params *p, float4 **pos, float4 **vel, size_t *n,
                     char *err, size_t errlen);
 void scene_free(fcl_scene *s);

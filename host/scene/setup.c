@@ -1,5 +1,7 @@
 /* setup.c - the initial state of a simulation from a scene, or from a
- * saved frame within the scene's walls and obstacles (setup.h). */
+ * saved frame within the scene's walls and obstacles (setup.h).
+ * Invariant: the scene's sizes are checked (budget.h) before any sampling
+ * or filling loop runs, and every input file is bounded (infile.h). */
 #include "setup.h"
 #include "targets.h"
 
@@ -8,12 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
+#include "infile.h"
 #include "output.h"
 #include "sim.h"
 
 int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_initial *in,
                   char *err, size_t errlen)
 {
+    fcl_budget bd;
     memset(in, 0, sizeof *in);
     const fcl_solver *solver = solver_find(p->sim_solver);
     if (sc->ntargets > 0 && solver && !solver->set_targets) {
@@ -21,7 +26,10 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
                  sc->file, solver->name);
         return FCL_EXIT_INPUT;
     }
-    if (targets_check(sc, err, errlen) != 0 || boundary_build(sc, p, &in->b, err, errlen) != 0)
+    if (budget_check(sc, p, be, &bd, err, errlen) != 0 || targets_check(sc, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
+    size_t room = budget_sample_room(&bd, p, be);
+    if (boundary_build_max(sc, p, room, bd.walls + bd.obstacles, &in->b, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     double count = scene_count(sc, p);
     char why[768] = "";
@@ -63,7 +71,7 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, dou
                      size_t errlen)
 {
     fcl_frame_data d;
-    if (out_read_frame(path, &d, err, errlen) != 0)
+    if (infile_check(path, infile_limit(p), "frame", err, errlen) != 0 || out_read_frame(path, &d, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     size_t bad = first_outside(&d, p);
     int rc = FCL_EXIT_INPUT;

@@ -1,0 +1,155 @@
+/* budget.c - a scene's sizes in closed form (budget.h): grid cells over
+ * the domain, the fluid blocks' lattices, the samples of the walls and of
+ * box and sphere obstacles, as surface.c would produce them.
+ * Invariant: nothing here loops over particles or samples, so a check
+ * takes microseconds whatever the scene asks for.
+ */
+#include "budget.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "grid.h"
+#include "sim.h"
+#include "solver.h"
+
+/* Samples of the box lo..hi as surface_box places them: round(L/d)+1
+ * (at least 2) per axis, the grid's outer shell. */
+static double box_samples(const double lo[3], const double hi[3], double d)
+{
+    double n[3];
+    for (int k = 0; k < 3; k++) {
+        n[k] = floor((hi[k] - lo[k]) / d + 0.5) + 1.0;
+        n[k] = n[k] < 2.0 ? 2.0 : n[k];
+    }
+    return n[0] * n[1] * n[2] - (n[0] - 2.0) * (n[1] - 2.0) * (n[2] - 2.0);
+}
+
+/* Lattice points inside a sphere of radius r at spacing d, at least: the
+ * cells of the points cover the ball of radius r - d sqrt(3)/2. */
+static double sphere_points_min(double r, double d)
+{
+    double q = r / d - 0.8660254;
+    return q > 0.0 ? 4.18879 * q * q * q : 0.0;
+}
+
+static void fluid_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
+{
+    double d = p->particles_spacing;
+    b->fluid_lattice = scene_count_bound(sc, p);
+    b->fluid_min = 0.0;
+    for (int i = 0; i < sc->nblocks; i++) {
+        const fcl_block *k = &sc->blocks[i];
+        if (k->kind == FCL_BOX) {
+            fcl_scene one = *sc;
+            one.blocks = (fcl_block *)k;
+            one.nblocks = 1;
+            b->fluid_min += scene_count_bound(&one, p);
+        } else {
+            b->fluid_min += sphere_points_min(k->radius, d);
+        }
+    }
+}
+
+static void boundary_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
+{
+    double d = p->particles_spacing, lo[3], hi[3];
+    b->walls = 0.0;
+    if (strcmp(p->boundary_walls, "particles") == 0) {
+        for (int k = 0; k < 3; k++) {
+            lo[k] = p->domain_min[k] - 0.5 * d;
+            hi[k] = p->domain_max[k] + 0.5 * d;
+        }
+        b->walls = box_samples(lo, hi, d);
+    }
+    b->obstacles = 0.0;
+    for (int i = 0; i < sc->nobstacles; i++) {
+        const fcl_obstacle *o = &sc->obstacles[i];
+        if (o->kind == FCL_OBST_BOX) {
+            for (int k = 0; k < 3; k++) {
+                lo[k] = o->min[k];
+                hi[k] = o->max[k];
+            }
+            b->obstacles += box_samples(lo, hi, d);
+        } else if (o->kind == FCL_OBST_SPHERE) {
+            double want = 4.0 * 3.14159265358979 * (double)o->radius * o->radius / (d * d);
+            b->obstacles += want < 1.0 ? 1.0 : floor(want + 0.5);
+        }
+    }
+}
+
+/* Grid cells of support-radius width over the domain. */
+static double grid_cells(const fcl_params *p, double dims[3])
+{
+    double h = (double)p->particles_support * p->particles_spacing, total = 1.0;
+    for (int k = 0; k < 3; k++) {
+        dims[k] = ceil(((double)p->domain_max[k] - p->domain_min[k]) / h);
+        dims[k] = dims[k] < 1.0 ? 1.0 : dims[k];
+        total *= dims[k];
+    }
+    return total;
+}
+
+static int refuse_counts(const fcl_scene *sc, const fcl_params *p, const fcl_budget *b, const double dims[3],
+                         char *err, size_t errlen)
+{
+    const float *lo = p->domain_min, *hi = p->domain_max;
+    double d = p->particles_spacing;
+    if (b->cells > 4.0e9)
+        snprintf(err, errlen, "%s: particles.spacing: %g m: the domain [%g, %g, %g] - [%g, %g, %g] spans "
+                 "%.0f x %.0f x %.0f = %.3g grid cells of %g m (particles.support %g spacings), more than 4e9: "
+                 "expected a larger spacing or a smaller domain", sc->file, d, lo[0], lo[1], lo[2], hi[0], hi[1],
+                 hi[2], dims[0], dims[1], dims[2], b->cells, d * p->particles_support, (double)p->particles_support);
+    else if (b->fluid_lattice > BUDGET_INDEX_MAX)
+        snprintf(err, errlen, "%s: particles.spacing: %g m: the fluid blocks span %.3g lattice points, more than "
+                 "fluidcl indexes (4e9): expected a larger spacing or a smaller fluid", sc->file, d, b->fluid_lattice);
+    else if (b->walls > BUDGET_INDEX_MAX)
+        snprintf(err, errlen, "%s: particles.spacing: %g m: the domain walls take %.3g boundary particles, more than "
+                 "fluidcl indexes (4e9): expected a larger spacing, a smaller domain or boundary.walls = mirror",
+                 sc->file, d, b->walls);
+    else if (b->walls + b->obstacles > BUDGET_INDEX_MAX)
+        snprintf(err, errlen, "%s: obstacles: at particles.spacing %g m they take %.3g boundary particles (walls "
+                 "%.3g), more than fluidcl indexes (4e9): expected a larger spacing or smaller obstacles",
+                 sc->file, d, b->obstacles, b->walls);
+    else
+        return 0;
+    return -1;
+}
+
+int budget_check(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_budget *out, char *err,
+                 size_t errlen)
+{
+    fcl_budget b;
+    double dims[3];
+    b.cells = grid_cells(p, dims);
+    fluid_sizes(sc, p, &b);
+    boundary_sizes(sc, p, &b);
+    if (out)
+        *out = b;
+    if (refuse_counts(sc, p, &b, dims, err, errlen) != 0)
+        return -1;
+    char why[768];
+    size_t nb = (size_t)(b.walls + b.obstacles);
+    if (be && sim_check_fits(be, p, (size_t)b.fluid_min, nb, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: %s (with at least %zu boundary particles)", sc->file, why, nb);
+        return -1;
+    }
+    return 0;
+}
+
+size_t budget_sample_room(const fcl_budget *bd, const fcl_params *p, const fcl_backend *be)
+{
+    fcl_grid_info info;
+    char why[256];
+    float h = p->particles_support * p->particles_spacing;
+    if (!be || grid_layout(&info, p->domain_min, p->domain_max, h, (size_t)bd->fluid_min, why, sizeof why) != 0)
+        return SIZE_MAX;
+    const fcl_solver *solver = solver_find(p->sim_solver);
+    enum { PROBE = 1 << 20 };
+    double base = (double)sim_bytes_needed(solver, p, &info, 0);
+    double each = ((double)sim_bytes_needed(solver, p, &info, PROBE) - base) / PROBE;
+    double room = (0.9 * (double)be->mem_bytes - base) / (each > 1.0 ? each : 1.0);
+    return room <= 0.0 ? 0 : room >= BUDGET_INDEX_MAX ? (size_t)BUDGET_INDEX_MAX : (size_t)room;
+}

@@ -1,0 +1,40 @@
+/* budget.h - the sizes a scene implies (grid cells, fluid particles, wall
+ * and obstacle samples), computed in closed form and checked before any
+ * sampling loop or allocation, so an impossible scene is refused at once.
+ *
+ * Invariant: every count here is a double computed from finite, bounded
+ * scene values (no integer can overflow), and a refusal names the file,
+ * the key that sets the size, the size and the limit.
+ */
+#ifndef FCL_BUDGET_H
+#define FCL_BUDGET_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "scene.h"
+
+/* Most particles or boundary samples fluidcl indexes (32-bit indices). */
+#define BUDGET_INDEX_MAX 4.0e9
+
+typedef struct fcl_budget {
+    double cells;            /* neighbor-grid cells over the domain */
+    double fluid_lattice;    /* lattice points the fluid blocks span */
+    double fluid_min;        /* fluid particles, at least */
+    double walls;            /* wall samples (0 for mirror walls) */
+    double obstacles;        /* box and sphere obstacle samples (meshes are
+                                bounded once loaded: budget_mesh_min) */
+} fcl_budget;
+
+/* The sizes of sc under p, and the checks that need no device: grid cells,
+ * fluid lattice and boundary samples within BUDGET_INDEX_MAX. Then, when
+ * be is not NULL, whether the fluid and the samples known so far fit the
+ * device (sim_check_fits). Returns 0, or -1 with the message in err. */
+int budget_check(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_budget *out, char *err,
+                 size_t errlen);
+
+/* Boundary samples the device has room for beside the fluid of bd, or
+ * SIZE_MAX when be is NULL: the limit boundary_build_max gets. */
+size_t budget_sample_room(const fcl_budget *bd, const fcl_params *p, const fcl_backend *be);
+
+#endif
