@@ -7,13 +7,9 @@
 #include "budget.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "grid.h"
-#include "sim.h"
-#include "solver.h"
 
 /* Samples of the box lo..hi as surface_box places them: round(L/d)+1
  * (at least 2) per axis, the grid's outer shell. */
@@ -118,8 +114,7 @@ static int refuse_counts(const fcl_scene *sc, const fcl_params *p, const fcl_bud
     return -1;
 }
 
-int budget_check(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_budget *out, char *err,
-                 size_t errlen)
+int budget_check(const fcl_scene *sc, const fcl_params *p, fcl_budget *out, char *err, size_t errlen)
 {
     fcl_budget b;
     double dims[3];
@@ -128,28 +123,5 @@ int budget_check(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be
     boundary_sizes(sc, p, &b);
     if (out)
         *out = b;
-    if (refuse_counts(sc, p, &b, dims, err, errlen) != 0)
-        return -1;
-    char why[768];
-    size_t nb = (size_t)(b.walls + b.obstacles);
-    if (be && sim_check_fits(be, p, (size_t)b.fluid_min, nb, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: %s (with at least %zu boundary particles)", sc->file, why, nb);
-        return -1;
-    }
-    return 0;
-}
-
-size_t budget_sample_room(const fcl_budget *bd, const fcl_params *p, const fcl_backend *be)
-{
-    fcl_grid_info info;
-    char why[256];
-    float h = p->particles_support * p->particles_spacing;
-    if (!be || grid_layout(&info, p->domain_min, p->domain_max, h, (size_t)bd->fluid_min, why, sizeof why) != 0)
-        return SIZE_MAX;
-    const fcl_solver *solver = solver_find(p->sim_solver);
-    enum { PROBE = 1 << 20 };
-    double base = (double)sim_bytes_needed(solver, p, &info, 0);
-    double each = ((double)sim_bytes_needed(solver, p, &info, PROBE) - base) / PROBE;
-    double room = (0.9 * (double)be->mem_bytes - base) / (each > 1.0 ? each : 1.0);
-    return room <= 0.0 ? 0 : room >= BUDGET_INDEX_MAX ? (size_t)BUDGET_INDEX_MAX : (size_t)room;
+    return refuse_counts(sc, p, &b, dims, err, errlen);
 }

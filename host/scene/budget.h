@@ -11,7 +11,6 @@
 
 #include <stddef.h>
 
-#include "backend.h"
 #include "scene.h"
 
 /* Most particles or boundary samples fluidcl indexes (32-bit indices). */
@@ -26,15 +25,10 @@ typedef struct fcl_budget {
                                 bounded once loaded: budget_mesh_min) */
 } fcl_budget;
 
-/* The sizes of sc under p, and the checks that need no device: grid cells,
- * fluid lattice and boundary samples within BUDGET_INDEX_MAX. Then, when
- * be is not NULL, whether the fluid and the samples known so far fit the
- * device (sim_check_fits). Returns 0, or -1 with the message in err. */
-int budget_check(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_budget *out, char *err,
-                 size_t errlen);
-
-/* Boundary samples the device has room for beside the fluid of bd, or
- * SIZE_MAX when be is NULL: the limit boundary_build_max gets. */
-size_t budget_sample_room(const fcl_budget *bd, const fcl_params *p, const fcl_backend *be);
+/* The sizes of sc under p, and the checks that need no device: grid cells
+ * within 4e9, fluid lattice and boundary samples within BUDGET_INDEX_MAX.
+ * Returns 0, or -1 with the message in err; *out (may be NULL) gets the
+ * sizes either way. The device comparisons are setup.c's. */
+int budget_check(const fcl_scene *sc, const fcl_params *p, fcl_budget *out, char *err, size_t errlen);
 
 #endif

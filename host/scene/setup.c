@@ -6,6 +6,7 @@
 #include "targets.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,40 @@
 #include "budget.h"
 #include "infile.h"
 #include "output.h"
+#include "grid.h"
 #include "sim.h"
+#include "solver.h"
+
+/* The fluid and the boundary samples known before sampling (walls, boxes,
+ * spheres) against the device; nothing has been allocated yet. */
+static int fits_device(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, const fcl_budget *bd,
+                       char *err, size_t errlen)
+{
+    char why[768];
+    size_t nb = (size_t)(bd->walls + bd->obstacles);
+    if (!be || sim_check_fits(be, p, (size_t)bd->fluid_min, nb, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s (with at least %zu boundary particles)", sc->file, why, nb);
+    return -1;
+}
+
+/* Boundary samples the device has room for beside the least fluid of bd
+ * (the device's bytes are linear in the samples), or SIZE_MAX without a
+ * device: the limit the meshes are checked against before sampling. */
+static size_t sample_room(const fcl_budget *bd, const fcl_params *p, const fcl_backend *be)
+{
+    fcl_grid_info info;
+    char why[256];
+    float h = p->particles_support * p->particles_spacing;
+    if (!be || grid_layout(&info, p->domain_min, p->domain_max, h, (size_t)bd->fluid_min, why, sizeof why) != 0)
+        return SIZE_MAX;
+    const fcl_solver *solver = solver_find(p->sim_solver);
+    enum { PROBE = 1 << 20 };
+    double base = (double)sim_bytes_needed(solver, p, &info, 0);
+    double each = ((double)sim_bytes_needed(solver, p, &info, PROBE) - base) / PROBE;
+    double room = (0.9 * (double)be->mem_bytes - base) / (each > 1.0 ? each : 1.0);
+    return room <= 0.0 ? 0 : room >= BUDGET_INDEX_MAX ? (size_t)BUDGET_INDEX_MAX : (size_t)room;
+}
 
 int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_initial *in,
                   char *err, size_t errlen)
@@ -26,9 +60,10 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
                  sc->file, solver->name);
         return FCL_EXIT_INPUT;
     }
-    if (budget_check(sc, p, be, &bd, err, errlen) != 0 || targets_check(sc, err, errlen) != 0)
+    if (budget_check(sc, p, &bd, err, errlen) != 0 || fits_device(sc, p, be, &bd, err, errlen) != 0 ||
+        targets_check(sc, err, errlen) != 0)
         return FCL_EXIT_INPUT;
-    size_t room = budget_sample_room(&bd, p, be);
+    size_t room = sample_room(&bd, p, be);
     if (boundary_build_max(sc, p, room, bd.walls + bd.obstacles, &in->b, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     double count = scene_count(sc, p);
