@@ -18,7 +18,7 @@
 size_t infile_limit(const fcl_params *p)
 {
     double b = (double)p->input_max_file_mb * 1048576.0;
-    return b >= (double)(SIZE_MAX / 2) ? SIZE_MAX / 2 : (size_t)b;
+    return b >= (double)(SIZE_MAX / 2) ? SIZE_MAX / 2 : (size_t)ceil(b);
 }
 
 static const char *kind_of(mode_t m)
@@ -33,7 +33,7 @@ static const char *kind_of(mode_t m)
 
 static int too_big(const char *path, const char *what, double size, size_t max_bytes, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s: %s is %.0f bytes (%.3g MiB), more than input.max_file_mb = %.6g MiB "
+    snprintf(err, errlen, "%s: %s is %.0f bytes (%.3g MiB), more than input.max_file_mb = %.3g MiB "
              "(raise it with --param input.max_file_mb=N)", path, what, size, size / 1048576.0,
              (double)max_bytes / 1048576.0);
     return -1;

@@ -37,8 +37,9 @@ static int err_at(char *err, size_t errlen, const char *file, const char *fmt, .
     return -1;
 }
 
-/* A JSON value as the message shows it: numbers with %g, strings quoted,
- * arrays and objects in JSON, all cut to about 60 characters. */
+/* A JSON value as the message shows it: numbers with %g (inf too, which
+ * cJSON would print as null), strings quoted, arrays element by element,
+ * objects in JSON, all cut to about 60 characters. */
 static const char *show(const cJSON *v, char *buf, size_t len)
 {
     if (!v) {
@@ -47,6 +48,18 @@ static const char *show(const cJSON *v, char *buf, size_t len)
         snprintf(buf, len, "%g", v->valuedouble);
     } else if (cJSON_IsString(v)) {
         snprintf(buf, len, "'%.40s%s'", v->valuestring, strlen(v->valuestring) > 40 ? "..." : "");
+    } else if (cJSON_IsArray(v)) {
+        size_t at = (size_t)snprintf(buf, len, "[");
+        int k = 0;
+        for (const cJSON *c = v->child; c && at < len; c = c->next, k++) {
+            char one[64];
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? ", " : "",
+                                   k < 6 ? show(c, one, sizeof one) : "...");
+            if (k == 6)
+                break;
+        }
+        if (at < len)
+            snprintf(buf + at, len - at, "]");
     } else {
         char *text = cJSON_PrintUnformatted(v);
         snprintf(buf, len, "%.60s%s", text ? text : "?", text && strlen(text) > 60 ? "..." : "");

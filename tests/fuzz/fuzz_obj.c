@@ -8,15 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_clock.h"
+
 #include "obj.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    double t0 = fuzz_cpu_now();
     fcl_mesh m;
     char err[1024];
     if (obj_parse((const char *)data, size, "fuzz.obj", &m, err, sizeof err) != 0) {
         if (strncmp(err, "fuzz.obj", 8) != 0 || m.v || m.tri || m.nv || m.ntri)
             abort();
+        fuzz_cpu_check(t0);
         return 0;
     }
     for (size_t i = 0; i < 3 * m.ntri; i++)
@@ -28,5 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     free(edges);
     obj_free(&m);
+    fuzz_cpu_check(t0);
     return 0;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_clock.h"
+
 #include "budget.h"
 #include "scene.h"
 
@@ -40,6 +42,7 @@ static void fill(const fcl_scene *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    double t0 = fuzz_cpu_now();
     char *text = malloc(size + 1), err[2048];
     fcl_scene s;
     memcpy(text, data, size);
@@ -54,5 +57,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         scene_free(&s);
     }
     free(text);
+    fuzz_cpu_check(t0);
     return 0;
 }

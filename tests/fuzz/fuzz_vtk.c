@@ -6,11 +6,13 @@
  */
 #include <string.h>
 
+#include "fuzz_clock.h"
 #include "fuzz_file.h"
 #include "output.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    double t0 = fuzz_cpu_now();
     char path[64], err[1024];
     fcl_frame_data d;
     int fd = fuzz_file(data, size, path, sizeof path);
@@ -23,5 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         out_frame_free(&d);
     }
     close(fd);
+    fuzz_cpu_check(t0);
     return 0;
 }

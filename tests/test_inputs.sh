@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# test_inputs.sh - every input bounded and checked before work starts
+# (issue 15, item 1): files that are not regular or are over
+# input.max_file_mb, impossible sizes, keys given twice, parameters set the
+# wrong way round, non-finite and out-of-range numbers. Each case must exit
+# 2 with one message naming the file, the key and the offending value, and
+# write nothing (no output folder, no statistics file, no .tmp).
+#
+# usage: bash tests/test_inputs.sh path/to/fluidcl      (any working directory)
+set -u
+
+if [ $# -lt 1 ] || [ -z "$1" ]; then
+    echo "usage: $0 path/to/fluidcl" >&2
+    exit 2
+fi
+BIN=$1
+case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+if [ ! -x "$BIN" ]; then
+    bad "fluidcl binary '$BIN' is an executable file" "missing"
+    checks_done
+    exit 1
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/fluidcl_inputs.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+cd "$T" || exit 1
+
+# A hang (reading /dev/zero, a FIFO, sampling an impossible scene) is a
+# failure, not a stuck test.
+TIMEOUT=()
+command -v timeout >/dev/null 2>&1 && TIMEOUT=(timeout 60)
+
+# scene FILE GROUPS FLUID [OBSTACLES]: a scene with the given parameter
+# groups (JSON members, may be empty), fluid list and obstacle list.
+scene() {
+    local groups=${2:+$2,}
+    local obst=${4:+, \"obstacles\": $4}
+    printf '{ "name": "inputs test", %s\n  "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] },\n  "fluid": %s%s }\n' \
+        "$groups" "$3" "$obst" >"$1"
+}
+BOX='[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] } ]'
+CUBE='v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nf 1 4 3\nf 1 3 2\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 4 8 7\nf 4 7 3\nf 1 5 8\nf 1 8 4\nf 2 3 7\nf 2 7 6\n'
+printf "$CUBE" >"$T/cube.obj"
+mesh() { printf '[ { "type": "mesh", "file": "%s"%s } ]' "$1" "${2:+, $2}"; }
+
+n=0
+# refused DESC NEEDLE... -- CMD ARGS...: runs `fluidcl CMD ARGS` (run and
+# bench get --backend cpu, a short run, --out and --stats or --json of their
+# own) and expects exit 2 within 1 s of wall time, every NEEDLE in stderr,
+# and none of the outputs written.
+refused() {
+    local desc=$1 needles=() problems=""
+    shift
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do needles+=("$1"); shift; done
+    shift
+    n=$((n + 1))
+    local out=$T/out_$n stats=$T/stats_$n.csv cmd=$1 extra=()
+    shift
+    case $cmd in
+        run) extra=(--backend cpu --steps 3 --quiet --out "$out" --stats "$stats") ;;
+        bench) extra=(--backend cpu --steps 1 --json "$stats") ;;
+        surface) extra=(--backend cpu --out "$out") ;;
+    esac
+    local t0 t1
+    t0=$(date +%s%N)
+    "${TIMEOUT[@]}" "$BIN" "$cmd" "$@" "${extra[@]}" >"$T/stdout.txt" 2>"$T/stderr.txt"
+    local rc=$?
+    t1=$(date +%s%N)
+    local ms=$(((t1 - t0) / 1000000)) err
+    err=$(cat "$T/stderr.txt")
+    [ "$rc" -eq 2 ] || problems+="exit $rc, expected 2; "
+    [ "$ms" -le "${LIMIT_MS:-1000}" ] || problems+="took $ms ms; "
+    local k
+    for k in "${needles[@]}"; do
+        case $err in *"$k"*) ;; *) problems+="stderr lacks '$k'; " ;; esac
+    done
+    [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] || problems+="not one line of message; "
+    [ -e "$out" ] && problems+="output folder written; "
+    [ -e "$stats" ] || [ -e "$stats.tmp" ] && problems+="statistics written; "
+    if [ -z "$problems" ]; then
+        ok "$n $desc ($ms ms)"
+    else
+        bad "$n $desc" "${problems}stderr: $(printf '%s' "$err" | tr '\n' ' ' | cut -c1-400)"
+    fi
+}
+
+# ---- the issue's cases -------------------------------------------------------
+F=$T/devzero_mesh.json; scene "$F" "" "$BOX" "$(mesh /dev/zero)"
+refused "an OBJ obstacle /dev/zero is refused unread" "$F" "obstacles[0].file" "/dev/zero" "character device" -- run "$F"
+F=$T/huge_domain.json
+printf '{ "domain": {"min": [0,0,0], "max": [1e6,1e6,1e6]}, "particles": {"spacing": 0.001}, "fluid": %s }\n' "$BOX" >"$F"
+refused "domain 1e6 m at spacing 0.001 refused within a second" "$F" "particles.spacing" "0.001" "1e+06" -- run "$F"
+F=$T/sim_twice.json; scene "$F" '"sim": { "dt": 0.001 }, "sim": { "dt": 0.002 }' "$BOX"
+refused "\"sim\" given twice" "$F" "sim: given twice" '{"dt":0.001}' '{"dt":0.002}' -- run "$F"
+F=$T/dt_order.json; scene "$F" '"dfsph": { "dt_min": 0.01, "dt_max": 0.005 }' "$BOX"
+refused "dfsph.dt_min above dfsph.dt_max" "$F" "dfsph.dt_min: 0.01 is above dfsph.dt_max: 0.005" -- run "$F"
+F=$T/scale.json; scene "$F" "" "$BOX" "$(mesh cube.obj '"scale": -1')"
+refused "obstacles[0].scale -1 shows the value" "$F" "obstacles[0].scale" "got -1" -- run "$F"
+
+# ---- files that are not regular, or too large ----------------------------------
+refused "scene /dev/zero is refused unread" "/dev/zero" "scene file is a character device" -- run /dev/zero
+mkdir -p "$T/adir.json"
+refused "scene that is a folder" "$T/adir.json" "scene file is a folder" -- run "$T/adir.json"
+mkfifo "$T/fifo.json" "$T/fifo.obj" "$T/fifo.vtk"
+refused "scene that is a FIFO is refused without blocking" "$T/fifo.json" "FIFO" -- run "$T/fifo.json"
+refused "missing scene file" "$T/none.json" "cannot open scene file" -- run "$T/none.json"
+F=$T/big.json; scene "$F" '"material": { "viscosity": 1 }' "$BOX"
+head -c 3000 /dev/zero | tr '\0' ' ' >>"$F"
+refused "scene over --param input.max_file_mb" "$F" "scene file is 3" "input.max_file_mb = 0.002 MiB" -- \
+    run "$F" --param input.max_file_mb=0.002
+F=$T/mesh_dir.json; scene "$F" "" "$BOX" "$(mesh adir.json)"
+refused "mesh file that is a folder" "$F" "obstacles[0].file" "mesh file is a folder" -- run "$F"
+F=$T/mesh_fifo.json; scene "$F" "" "$BOX" "$(mesh fifo.obj)"
+refused "mesh file that is a FIFO" "$F" "obstacles[0].file" "fifo.obj: mesh file is a FIFO" -- run "$F"
+{ printf "$CUBE"; for i in $(seq 100); do echo "# padding line $i of a mesh over 0.001 MiB"; done; } >"$T/padded.obj"
+F=$T/mesh_big.json; scene "$F" '"input": { "max_file_mb": 0.001 }' "$BOX" "$(mesh padded.obj '"scale": 0.05')"
+refused "mesh over the scene's input.max_file_mb" "$F" "obstacles[0].file" "padded.obj: mesh file is $(wc -c <"$T/padded.obj") bytes" \
+    "input.max_file_mb = 0.001 MiB" -- run "$F"
+F=$T/mb_zero.json; scene "$F" "" "$BOX"
+refused "--param input.max_file_mb=0 out of range" "input.max_file_mb" "got '0'" -- run "$F" --param input.max_file_mb=0
+printf '{ "fluid": [] }\n' >"$T/empty_fluid.json"
+refused "bench --from /dev/zero" "/dev/zero" "frame is a character device" -- bench "$T/empty_fluid.json" --from /dev/zero
+refused "bench --from a FIFO" "fifo.vtk" "frame is a FIFO" -- bench "$T/empty_fluid.json" --from "$T/fifo.vtk"
+refused "surface of a FIFO frame" "fifo.vtk" "frame is a FIFO" -- surface "$T/fifo.vtk" --param particles.spacing=0.02
+
+# ---- impossible sizes, refused before any loop -----------------------------------
+F=$T/walls.json
+printf '{ "domain": {"min": [0,0,0], "max": [100,0.01,100]}, "particles": {"spacing": 0.002}, "fluid": [] }\n' >"$F"
+refused "walls of more than 4e9 samples" "$F" "particles.spacing: 0.002" "domain walls take 5" "boundary.walls = mirror" -- run "$F"
+F=$T/obst_sphere.json; scene "$F" '"particles": { "spacing": 0.01 }' "[]" \
+    '[ { "type": "sphere", "center": [0, 0, 0], "radius": 100000 } ]'
+refused "sphere obstacle of 1.3e15 samples" "$F" "obstacles:" "1.26e+15 boundary particles" -- run "$F"
+F=$T/fluid_sphere.json; scene "$F" '"particles": { "spacing": 0.0003 }' \
+    '[ { "type": "sphere", "center": [0.1, 0.1, 0.1], "radius": 0.1 } ]'
+refused "fluid sphere over the memory" "$F" "particles.spacing" "particles need" -- run "$F"
+F=$T/lattice.json
+printf '{ "domain": {"min": [0,0,0], "max": [1000,1000,1000]}, "particles": {"spacing": 0.5, "support": 4},
+  "fluid": [ {"type": "box", "min": [0,0,0], "max": [1000,1000,1000]} ] }\n' >"$F"
+refused "fluid lattice over 4e9 points" "$F" "particles.spacing: 0.5 m" "8e+09 lattice points" -- run "$F"
+F=$T/mesh_huge.json
+printf '{ "domain": {"min": [-100,-100,-100], "max": [100,100,100]}, "particles": {"spacing": 0.2},
+  "boundary": {"walls": "mirror", "cache_dir": "off"}, "fluid": [],
+  "obstacles": [ {"type": "mesh", "file": "embedded:glass.obj", "scale": 100000} ] }\n' >"$F"
+refused "mesh obstacle too large to sample" "$F" "obstacles[0]: the mesh embedded:glass.obj at scale 100000" "boundary particles" -- run "$F"
+
+# ---- keys given twice ---------------------------------------------------------------
+F=$T/dt_twice.json; scene "$F" '"sim": { "dt": 0.001, "dt": 0.002 }' "$BOX"
+refused "sim.dt given twice" "$F" "sim.dt: given twice (0.001, then 0.002)" -- run "$F"
+F=$T/fluid_twice.json; printf '{ "fluid": %s, "fluid": [] }\n' "$BOX" >"$F"
+refused "fluid given twice" "$F" "fluid: given twice" -- run "$F"
+F=$T/name_twice.json; printf '{ "name": "a", "name": "b", "fluid": [] }\n' >"$F"
+refused "name given twice" "$F" "name: given twice ('a', then 'b')" -- run "$F"
+F=$T/min_twice.json; scene "$F" "" '[ { "type": "box", "min": [0,0,0], "min": [0.05,0,0], "max": [0.1,0.1,0.1] } ]'
+refused "fluid[0].min given twice" "$F" "fluid[0].min: given twice ([0, 0, 0], then [0.05, 0, 0])" -- run "$F"
+F=$T/radius_twice.json; scene "$F" "" "$BOX" '[ { "type": "sphere", "center": [0.1,0.1,0.1], "radius": 0.01, "radius": 0.02 } ]'
+refused "obstacles[0].radius given twice" "$F" "obstacles[0].radius: given twice (0.01, then 0.02)" -- run "$F"
+F=$T/group_twice.json; scene "$F" '"dfsph": { "eta": 0.01 }, "dfsph": { "eta": 0.02 }' "$BOX"
+refused "solver group dfsph given twice" "$F" "dfsph: given twice" -- run "$F"
+
+# ---- parameters the wrong way round -----------------------------------------------
+F=$T/iter_order.json; scene "$F" '"dfsph": { "min_iter": 50, "max_iter": 10 }' "$BOX"
+refused "dfsph.min_iter above dfsph.max_iter" "$F" "dfsph.min_iter: 50 is above dfsph.max_iter: 10" -- run "$F"
+F=$T/domain_order.json
+printf '{ "domain": {"min": [0,0.5,0], "max": [1,0.2,1]}, "fluid": [] }\n' >"$F"
+refused "domain.min above domain.max" "$F" "domain.min: 0,0.5,0 is above domain.max: 1,0.2,1" -- run "$F"
+refused "--param dfsph.dt_max below the default dt_min" "$T/empty_fluid.json" \
+    "dfsph.dt_min: 1e-05 is above dfsph.dt_max: 1e-06" -- run "$T/empty_fluid.json" --param dfsph.dt_max=1e-6
+F=$T/order_ok.json; scene "$F" '"dfsph": { "dt_min": 0.001, "dt_max": 0.002 }' "$BOX"
+refused "--param breaking a scene's order" "$F" "dfsph.dt_min: 0.003 is above dfsph.dt_max: 0.002" -- \
+    run "$F" --param dfsph.dt_min=0.003
+
+# ---- non-finite and out-of-range numbers -------------------------------------------
+F=$T/dt_inf.json; scene "$F" '"sim": { "dt": 1e999 }' "$BOX"
+refused "sim.dt 1e999 (infinite)" "$F" "sim.dt" "got inf" -- run "$F"
+F=$T/min_ninf.json; printf '{ "domain": {"min": [-1e999,0,0]}, "fluid": [] }\n' >"$F"
+refused "domain.min -1e999" "$F" "domain.min" "got [-inf, 0, 0]" -- run "$F"
+F=$T/box_inf.json; scene "$F" "" '[ { "type": "box", "min": [0,0,0], "max": [1e999,0.1,0.1] } ]'
+refused "fluid[0].max with 1e999" "$F" "fluid[0].max: expected three numbers" "got [" -- run "$F"
+F=$T/radius_inf.json; scene "$F" "" '[ { "type": "sphere", "center": [0.1,0.1,0.1], "radius": 1e999 } ]'
+refused "fluid[0].radius 1e999" "$F" "fluid[0].radius" "got inf" -- run "$F"
+F=$T/radius_zero.json; scene "$F" "" "$BOX" '[ { "type": "sphere", "center": [0.1,0.1,0.1], "radius": 0 } ]'
+refused "obstacles[0].radius 0" "$F" "obstacles[0].radius: expected a positive number" "got 0" -- run "$F"
+F=$T/radius_text.json; scene "$F" "" "$BOX" '[ { "type": "sphere", "center": [0.1,0.1,0.1], "radius": "5" } ]'
+refused "obstacles[0].radius given as text" "$F" "obstacles[0].radius" "got '5'" -- run "$F"
+F=$T/translate.json; scene "$F" "" "$BOX" "$(mesh cube.obj '"translate": [1e30, 0, 0]')"
+refused "obstacles[0].translate 1e30" "$F" "obstacles[0].translate" "got [1e+30, 0, 0]" -- run "$F"
+F=$T/scale_big.json; scene "$F" "" "$BOX" "$(mesh cube.obj '"scale": 1e30')"
+refused "obstacles[0].scale 1e30" "$F" "obstacles[0].scale" "got 1e+30" -- run "$F"
+refused "--param sim.dt=nan" "sim.dt" "got 'nan'" -- run "$T/empty_fluid.json" --param sim.dt=nan
+refused "--param sim.dt=inf" "sim.dt" "got 'inf'" -- run "$T/empty_fluid.json" --param sim.dt=inf
+refused "--param sim.gravity with two components" "sim.gravity" "got '0,-9.81'" -- \
+    run "$T/empty_fluid.json" --param sim.gravity=0,-9.81
+F=$T/support.json; scene "$F" '"particles": { "support": 0.5 }' "$BOX"
+refused "particles.support 0.5 below its range" "$F" "particles.support" "got 0.5" -- run "$F"
+F=$T/steps.json; scene "$F" '"sim": { "steps": 2.5 }' "$BOX"
+refused "sim.steps 2.5 not an integer" "$F" "sim.steps" "got 2.5" -- run "$F"
+F=$T/walls_choice.json; scene "$F" '"boundary": { "walls": "glass" }' "$BOX"
+refused "boundary.walls 'glass'" "$F" "boundary.walls" "got 'glass'" -- run "$F"
+
+# ---- shapes: wrong types, with the value shown --------------------------------------
+F=$T/trailing.json; scene "$F" "" "$BOX"; printf 'trailing text\n' >>"$F"
+refused "text after the JSON object" "$F" "JSON syntax error" "trailing" -- run "$F"
+F=$T/nul.json; scene "$F" "" "$BOX"; printf '\0{}' >>"$F"
+refused "a NUL byte in the scene" "$F" "a NUL byte at offset" -- run "$F"
+: >"$T/empty.json"
+refused "an empty scene file" "$T/empty.json" "JSON syntax error" -- run "$T/empty.json"
+printf '[1, 2]\n' >"$T/array.json"
+refused "a JSON array at the top" "$T/array.json" "expected a JSON object at the top, got an array" -- run "$T/array.json"
+F=$T/velocity.json; scene "$F" "" '[ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,0.1], "velocity": [1, 2] } ]'
+refused "fluid[0].velocity with two components" "$F" "fluid[0].velocity" "got [1, 2]" -- run "$F"
+F=$T/type_num.json; scene "$F" "" '[ { "type": 3, "min": [0,0,0], "max": [0.1,0.1,0.1] } ]'
+refused "fluid[0].type a number" "$F" "fluid[0].type" "got 3" -- run "$F"
+F=$T/block_num.json; scene "$F" "" '[ 5 ]'
+refused "fluid[0] a number" "$F" "fluid[0]: expected an object" "got 5" -- run "$F"
+F=$T/group_num.json; scene "$F" '"sim": 5' "$BOX"
+refused "group sim given a number" "$F" "sim: expected an object of parameters" "got a number 5" -- run "$F"
+F=$T/name_num.json; printf '{ "name": 5, "fluid": [] }\n' >"$F"
+refused "name given a number" "$F" "name: expected a string, got 5" -- run "$F"
+F=$T/file_empty.json; scene "$F" "" "$BOX" "$(mesh '')"
+refused "obstacles[0].file empty" "$F" "obstacles[0].file" "an empty string" -- run "$F"
+F=$T/file_num.json; scene "$F" "" "$BOX" '[ { "type": "mesh", "file": 3 } ]'
+refused "obstacles[0].file a number" "$F" "obstacles[0].file" "got 3" -- run "$F"
+F=$T/fluid_obj.json; printf '{ "fluid": { "type": "box" } }\n' >"$F"
+refused "fluid given an object" "$F" "fluid: expected an array" '{"type":"box"}' -- run "$F"
+
+# A good scene still runs after all this (the checks refuse nothing valid).
+F=$T/good.json; scene "$F" '"dfsph": { "dt_min": 0.0001, "dt_max": 0.002 }, "input": { "max_file_mb": 1 }' "$BOX" \
+    "$(mesh cube.obj '"scale": 0.04, "translate": [0.15, 0.02, 0.15]')"
+"${TIMEOUT[@]}" "$BIN" run "$F" --backend cpu --steps 2 --quiet --param boundary.cache_dir=off >"$T/stdout.txt" 2>"$T/stderr.txt"
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "a valid scene with every checked key runs"; else
+    bad "a valid scene with every checked key runs" "exit $rc: $(tr '\n' ' ' <"$T/stderr.txt")"; fi
+
+checks_done
