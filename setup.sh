@@ -3,7 +3,9 @@
 #   bash setup.sh         install the Debian packages (idempotent) and build
 #   bash setup.sh run     ... and run the default scene (the viewer when
 #                         there is a display, headless otherwise)
-#   bash setup.sh test    ... and run the test suite (what CI runs)
+#   bash setup.sh test    ... and run the test suite (what CI runs first;
+#                         .ci/run then adds the sanitizer pass and the fuzz
+#                         smoke, which need clang and libclang-rt-14-dev)
 # Packages come from Debian only; nothing is downloaded from elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,7 +13,8 @@ cd "$(dirname "$0")"
 packages=(build-essential cmake pkg-config
           opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
           libglfw3-dev libgl-dev python3-glad libcjson-dev
-          libimgui-dev libstb-dev xvfb libgl1-mesa-dri)
+          libimgui-dev libstb-dev xvfb libgl1-mesa-dri
+          clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -130,15 +130,17 @@ static int layout(const mc_config *c, const float4 *pos, size_t n, fcl_grid_info
     m->iso = (float)(c->iso * rest_value(c));
     m->volume = c->spacing * c->spacing * c->spacing;
     m->field = c->field;
-    m->nx = g->nx * m->b + 1u;
-    m->ny = g->ny * m->b + 1u;
-    m->nz = g->nz * m->b + 1u;
-    double nodes = (double)m->nx * m->ny * m->nz, cells = (double)g->ncells * m->b * m->b * m->b;
+    /* Counted in double first: g->nx * b alone can pass 2^32. */
+    double nn[3] = { (double)g->nx * m->b + 1.0, (double)g->ny * m->b + 1.0, (double)g->nz * m->b + 1.0 };
+    double nodes = nn[0] * nn[1] * nn[2], cells = (double)g->ncells * m->b * m->b * m->b;
     if (nodes > 4.0e9 || cells > 1.0e9) {
-        snprintf(err, errlen, "surface grid of %u x %u x %u nodes is too large: raise surface.cell "
-                 "(now %g spacings)", m->nx, m->ny, m->nz, c->cell);
+        snprintf(err, errlen, "surface grid of %.0f x %.0f x %.0f nodes (%.3g) is too large (at most 4e9 nodes and "
+                 "1e9 cells): raise surface.cell (now %g spacings)", nn[0], nn[1], nn[2], nodes, c->cell);
         return -1;
     }
+    m->nx = (uint)nn[0];
+    m->ny = (uint)nn[1];
+    m->nz = (uint)nn[2];
     return 0;
 }
 
@@ -290,6 +292,15 @@ int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float
     fcl_grid_info gi;
     if (layout(c, pos, n, &gi, &r.m, err, errlen) != 0)
         return FCL_EXIT_INPUT;
+    /* The field's node buffer is the largest; checked before any is made. */
+    double field_bytes = 4.0 * r.m.nx * r.m.ny * r.m.nz;
+    if (field_bytes > (double)x->be->max_alloc || field_bytes > 0.9 * (double)x->be->mem_bytes) {
+        snprintf(err, errlen, "surface grid of %u x %u x %u nodes needs %.1f MiB for its field, more than %s holds "
+                 "(%.1f MiB, largest buffer %.1f MiB): raise surface.cell (now %g spacings)", r.m.nx, r.m.ny, r.m.nz,
+                 field_bytes / 1048576.0, x->be->name, x->be->mem_bytes / 1048576.0, x->be->max_alloc / 1048576.0,
+                 c->cell);
+        return FCL_EXIT_INPUT;
+    }
     int rc = grid_init(&r.g, x->be, &gi);
     r.have_grid = 1;
     if (rc == 0)
