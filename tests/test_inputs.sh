@@ -191,6 +191,8 @@ refused "--param sim.dt=nan" "sim.dt" "got 'nan'" -- run "$T/empty_fluid.json" -
 refused "--param sim.dt=inf" "sim.dt" "got 'inf'" -- run "$T/empty_fluid.json" --param sim.dt=inf
 refused "--param sim.gravity with two components" "sim.gravity" "got '0,-9.81'" -- \
     run "$T/empty_fluid.json" --param sim.gravity=0,-9.81
+refused "--steps 1e30 beyond a long" "--steps" "got '1e30'" -- run "$T/empty_fluid.json" --steps 1e30
+refused "--every -5" "--every" "got '-5'" -- run "$T/empty_fluid.json" --every -5
 F=$T/support.json; scene "$F" '"particles": { "support": 0.5 }' "$BOX"
 refused "particles.support 0.5 below its range" "$F" "particles.support" "got 0.5" -- run "$F"
 F=$T/steps.json; scene "$F" '"sim": { "steps": 2.5 }' "$BOX"

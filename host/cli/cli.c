@@ -20,12 +20,14 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
-static int number(const char *opt, const char *v, double lo, double *out)
+/* A number in [lo, hi]; hi keeps --steps and --every within a long and
+ * within the range of the parameters they set (sim.steps, output.every). */
+static int number(const char *opt, const char *v, double lo, double hi, double *out)
 {
     char *end;
     double d = v ? strtod(v, &end) : 0.0;
-    if (!v || *end || !isfinite(d) || d < lo) {
-        cli_error("%s: expected a number >= %g, got '%s'", opt, lo, v ? v : "");
+    if (!v || *end || !isfinite(d) || d < lo || d > hi) {
+        cli_error("%s: expected a number in [%g, %g], got '%s'", opt, lo, hi, v ? v : "");
         return -1;
     }
     *out = d;
@@ -77,9 +79,10 @@ static int parse_one(fcl_cli *o, int argc, char **argv, int *i)
         }
         o->overrides[o->noverrides++] = v;
     } else {
-        if (number(a, v, strcmp(a, "--time") == 0 ? 0.0 : 1.0, &d) != 0)
+        int time = strcmp(a, "--time") == 0;
+        if (number(a, v, time ? 0.0 : 1.0, time ? 1e6 : 2e9, &d) != 0)
             return -1;
-        if (strcmp(a, "--time") == 0) o->time = d;
+        if (time) o->time = d;
         else if (strcmp(a, "--steps") == 0) o->steps = (long)d;
         else o->every = (long)d;
     }
