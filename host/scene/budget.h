@@ -22,7 +22,7 @@ typedef struct fcl_budget {
     double fluid_min;        /* fluid particles, at least */
     double walls;            /* wall samples (0 for mirror walls) */
     double obstacles;        /* box and sphere obstacle samples (meshes are
-                                bounded once loaded: budget_mesh_min) */
+                                bounded once loaded: surface_mesh_min) */
 } fcl_budget;
 
 /* The sizes of sc under p, and the checks that need no device: grid cells
