@@ -164,6 +164,8 @@ refused "dfsph.min_iter above dfsph.max_iter" "$F" "dfsph.min_iter: 50 is above 
 F=$T/domain_order.json
 printf '{ "domain": {"min": [0,0.5,0], "max": [1,0.2,1]}, "fluid": [] }\n' >"$F"
 refused "domain.min above domain.max" "$F" "domain.min: 0,0.5,0 is above domain.max: 1,0.2,1" -- run "$F"
+refused "--param control.life_min above control.life_max" "control.life_min: 2 is above control.life_max: 0.75" -- \
+    run "$T/empty_fluid.json" --param control.life_min=2
 refused "--param dfsph.dt_max below the default dt_min" "$T/empty_fluid.json" \
     "dfsph.dt_min: 1e-05 is above dfsph.dt_max: 1e-06" -- run "$T/empty_fluid.json" --param dfsph.dt_max=1e-6
 F=$T/order_ok.json; scene "$F" '"dfsph": { "dt_min": 0.001, "dt_max": 0.002 }' "$BOX"
