@@ -187,6 +187,9 @@ F=$T/radius_text.json; scene "$F" "" "$BOX" '[ { "type": "sphere", "center": [0.
 refused "obstacles[0].radius given as text" "$F" "obstacles[0].radius" "got '5'" -- run "$F"
 F=$T/translate.json; scene "$F" "" "$BOX" "$(mesh cube.obj '"translate": [1e30, 0, 0]')"
 refused "obstacles[0].translate 1e30" "$F" "obstacles[0].translate" "got [1e+30, 0, 0]" -- run "$F"
+printf "$CUBE" | sed 's/^v \(.*\) 1$/v \1 3e38/' >"$T/far.obj"
+F=$T/mesh_inf.json; scene "$F" "" "$BOX" "$(mesh far.obj '"scale": 1000')"
+refused "a mesh scaled beyond float range" "$F" "obstacles[0].scale: 1000 places" "far.obj at [0, 0, 0] - [1000, 1000, inf]" -- run "$F"
 F=$T/scale_big.json; scene "$F" "" "$BOX" "$(mesh cube.obj '"scale": 1e30')"
 refused "obstacles[0].scale 1e30" "$F" "obstacles[0].scale" "got 1e+30" -- run "$F"
 refused "--param sim.dt=nan" "sim.dt" "got 'nan'" -- run "$T/empty_fluid.json" --param sim.dt=nan

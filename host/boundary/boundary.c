@@ -85,9 +85,17 @@ static int place_mesh(const fcl_scene *s, const fcl_params *p, int i, fcl_mesh *
             hi[k] = fmaxf(hi[k], x);
         }
     const float *dl = p->domain_min, *dh = p->domain_max;
-    int overlap = 1;
-    for (int k = 0; k < 3; k++)
+    int overlap = 1, finite = 1;
+    for (int k = 0; k < 3; k++) {
         overlap &= lo[k] < dh[k] && hi[k] > dl[k];
+        finite &= isfinite(lo[k]) && isfinite(hi[k]);
+    }
+    if (!finite) {
+        snprintf(err, errlen, "%s: obstacles[%d].scale: %g places %s at [%g, %g, %g] - [%g, %g, %g], beyond float "
+                 "range: expected a smaller scale or mesh", s->file, i, (double)o->scale, o->file, lo[0], lo[1], lo[2],
+                 hi[0], hi[1], hi[2]);
+        return -1;
+    }
     if (overlap)
         return 0;
     snprintf(err, errlen, "%s: obstacles[%d]: expected a mesh overlapping the domain [%g, %g, %g] - [%g, %g, %g], "
