@@ -32,7 +32,7 @@ cmake --build build -j"$(nproc)"
 
 case "${1:-}" in
   run)  ./build/fluidcl ;;
-  test) cd build && ctest --output-on-failure --timeout 900 ;;
+  test) cd build && ctest --output-on-failure -j"$(nproc)" --timeout 900 ;;
   "")   ;;
   *)    echo "usage: bash setup.sh [run|test]" >&2; exit 2 ;;
 esac
