@@ -13,10 +13,12 @@
 # errors and undefined behaviour still stop them): Mesa's llvmpipe driver,
 # unloaded when the window closes, leaves such nameless leaks behind.
 #
-# Left out (README: Sanitizers): test_dfsph, the long physics runs (4 min
-# alone in the plain build, over the CI budget under the sanitizers), and
-# test_package (it bundles the shared libraries of an installed build,
-# which a sanitized binary is not meant to be).
+# Left out (README: Sanitizers and fuzzing): the long physics runs,
+# test_dfsph, test_pbf and test_pbf_control (1 to 4 min each in the plain
+# build on the shared CI machine, 3 to 3.5 min for the pbf ones under the
+# sanitizers: over the CI budget; every solver still runs sanitized in
+# test_solvers), and test_package (it bundles the shared libraries of an
+# installed build, which a sanitized binary is not meant to be).
 #
 # usage: bash tests/sanitize/run.sh [BUILD]
 set -eu
@@ -31,6 +33,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$B"
 views='^(test_view|test_view_cli|test_view_modes)$'
 status=0
-ctest --output-on-failure -j"$(nproc)" --timeout 900 -E "^(test_dfsph|test_package)\$|$views" || status=1
+ctest --output-on-failure -j"$(nproc)" --timeout 900 -E "^(test_dfsph|test_pbf|test_pbf_control|test_package)\$|$views" ||
+    status=1
 ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j"$(nproc)" --timeout 900 -R "$views" || status=1
 exit $status
