@@ -11,7 +11,8 @@ cd "$(dirname "$0")"
 packages=(build-essential cmake pkg-config
           opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
           libglfw3-dev libgl-dev python3-glad libcjson-dev
-          libimgui-dev libstb-dev xvfb libgl1-mesa-dri)
+          libimgui-dev libstb-dev xvfb libgl1-mesa-dri
+          python3-meshio python3-vtk9 mesa-opencl-icd)
 
 missing=()
 for p in "${packages[@]}"; do
