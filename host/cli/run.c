@@ -395,29 +395,49 @@ static void boundary_report(const fcl_initial *in, const fcl_cli *o)
             b->nobstacles, from, in->carved);
 }
 
-static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
+/* The simulation from the scene, or from the checkpoint to resume: both
+ * are checked in full before any output is prepared, so that a bad or
+ * mismatched checkpoint leaves nothing behind. */
+static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *be)
 {
     char err[1024] = "";
     const fcl_params *p = &sc->params;
-    int rc0 = ckpt_setup(&r->ck, o, p);
-    if (rc0 != 0)
-        return rc0;
-    fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
-    if (!be) {
-        cli_error("%s", err);
-        return strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
-    }
     fcl_initial in;
     int rc = setup_initial(sc, p, be, &in, err, sizeof err);
-    if (rc != 0)
+    if (rc != 0) {
         cli_error("%s", err);
-    else if ((rc = prepare_outputs(r, o, p, in.n)) == 0 &&
-             (rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
+        return rc;
+    }
+    if ((rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && (rc = sim_set_solids(&r->sim, sc->obstacles, sc->nobstacles)) != 0)
         cli_error("%s: the obstacles could not be uploaded to %s", sc->file, be->name);
     if (rc == 0 && (rc = sim_set_targets(&r->sim, sc->targets, sc->ntargets, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
+    if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0)
+        r->first_step = r->sim.step;
+    if (rc == 0)
+        boundary_report(&in, o);
+    setup_free(&in);
+    return rc;
+}
+
+static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
+{
+    char err[1024] = "";
+    const fcl_params *p = &sc->params;
+    int rc = ckpt_setup(&r->ck, o, p);
+    if (rc != 0)
+        return rc;
+    fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
+    if (!be) {
+        cli_error("%s", err);
+        return strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
+    }
+    if ((rc = create_sim(r, o, sc, be)) == 0)
+        rc = prepare_outputs(r, o, p, r->sim.cap);
+    if (rc == 0 && r->first_step > 0 && p->output_every > 0 && wants(p->output_format, "vtu"))
+        pvd_resume(r, p);
     if (rc == 0 && o->mesh) {
         if (mc_init(&r->mc, be, err, sizeof err) != 0) {
             cli_error("%s", err);
@@ -426,14 +446,6 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
             r->mesh = 1;
         }
     }
-    if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0) {
-        r->first_step = r->sim.step;
-        if (p->output_every > 0 && wants(p->output_format, "vtu"))
-            pvd_resume(r, p);
-    }
-    if (rc == 0)
-        boundary_report(&in, o);
-    setup_free(&in);
     double wall = 0.0;
     if (rc != 0) {
         out_csv_discard(r->csv);   /* nothing was simulated: leave nothing */

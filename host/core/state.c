@@ -2,7 +2,8 @@
  * little-endian as the host writes it (the file is for the same build):
  *   "FCLSTATE" u32 version, solver name (32 bytes), u64 n, u64 nb,
  *   u64 next id, device name (320 bytes), u64 parameter bytes and the
- *   parameters as "group.name=value\n" lines in table order,
+ *   parameters that enter the state as "group.name=value\n" lines in
+ *   table order,
  *   i64 step, f64 time, fcl_step_stats, u32 attributes,
  *   per attribute: name (64 bytes), u64 element bytes, the n elements;
  *   density and pressure (n floats each); u64 solver bytes, the solver's
@@ -83,7 +84,8 @@ static int put_buf(blob *b, fcl_backend *be, fcl_buf *buf, size_t bytes)
 }
 
 /* Parameters a resumed run may change: how long it runs and what it
- * writes, which do not enter the state. */
+ * writes. They do not enter the state, so they are not saved either, and
+ * two runs that differ only in them save the same bytes. */
 static int may_change(const fcl_param_def *d)
 {
     return strcmp(d->group, "output") == 0 || strcmp(d->group, "surface") == 0 ||
@@ -111,6 +113,8 @@ static void put_params(blob *b, const fcl_params *p)
     char line[FCL_STR_MAX + 200];
     blob t = { 0 };
     for (size_t k = 0; k < fcl_param_count; k++) {
+        if (may_change(&fcl_param_table[k]))
+            continue;
         param_line(p, &fcl_param_table[k], line, sizeof line);
         put(&t, line, strlen(line));
         put(&t, "\n", 1);
@@ -219,6 +223,8 @@ static int check_params(const fcl_params *p, const char *text, size_t len, const
     const char *at = text, *end = text + len;
     for (size_t k = 0; k < fcl_param_count; k++) {
         const fcl_param_def *d = &fcl_param_table[k];
+        if (may_change(d))
+            continue;
         const char *nl = memchr(at, '\n', (size_t)(end - at));
         if (!nl) {
             snprintf(err, errlen, "%s: the parameters end after %zu of this build's %zu", path, k, fcl_param_count);
@@ -226,7 +232,7 @@ static int check_params(const fcl_params *p, const char *text, size_t len, const
         }
         size_t l = (size_t)(nl - at);
         param_line(p, d, want, sizeof want);
-        if (!may_change(d) && (l != strlen(want) || memcmp(at, want, l) != 0)) {
+        if (l != strlen(want) || memcmp(at, want, l) != 0) {
             snprintf(err, errlen, "%s: the checkpoint was written with %.*s, this run has %s", path,
                      (int)(l < 300 ? l : 300), at, want);
             return -1;
