@@ -218,6 +218,14 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         cli_error("%s", err);
         return FCL_EXIT_INPUT;
     }
+    /* A resumed run's statistics start with the earlier run's rows up to
+     * the checkpoint, so the file reads as one run's. */
+    if (r->csv && r->first_step > 0 && out_csv_carry(r->csv, o->stats, (double)r->first_step, err, sizeof err) != 0) {
+        cli_error("--stats %s", err);
+        out_csv_discard(r->csv);
+        r->csv = NULL;
+        return FCL_EXIT_INPUT;
+    }
     if (p->output_every <= 0 && o->mesh) {
         cli_error("--mesh writes a surface per output frame: give --out DIR (and --every K)");
         out_csv_discard(r->csv);

@@ -98,7 +98,7 @@ static const struct vtu_array vtu_arrays[] = {
     { "types", "UInt8", 1, IN_CELLS, SEC("types", enc_type, dec_type, 1) },
 };
 #undef SEC
-enum { VTU_NARRAYS = sizeof vtu_arrays / sizeof vtu_arrays[0], VTU_SURFACE = 4, VTU_POINTS = 5 };
+enum { VTU_NARRAYS = sizeof vtu_arrays / sizeof vtu_arrays[0], VTU_SURFACE = 4 };
 /* The smallest a valid file holds per point (no surface flag). */
 #define VTU_BYTES_PER_POINT (12 + 4 + 4 + 4 + 12 + 4 + 4 + 1)
 #define VTU_APPENDED "  <AppendedData encoding=\"raw\">\n   _"

@@ -123,7 +123,14 @@ fcl_frame out_frame_view(const fcl_frame_data *d);
 typedef struct fcl_csv fcl_csv;
 fcl_csv *out_csv_open(const char *path, const char *const *columns,
                       char *err, size_t errlen);
+enum { FCL_CSV_ERR_MAX = 4600 };
 int out_csv_row(fcl_csv *c, const double *values);        /* 0 or -1 */
+/* A resumed run's statistics: the rows of the earlier run's CSV at
+ * `earlier` (the same columns) whose first column is at most max_first,
+ * copied after the header, so that the file reads as one run's. No file
+ * there is not an error (0); other columns or a row that is not ours is
+ * (-1, err names the file). */
+int out_csv_carry(fcl_csv *c, const char *earlier, double max_first, char *err, size_t errlen);
 const char *out_csv_error(const fcl_csv *c);   /* last error, "" if none */
 int out_csv_close(fcl_csv *c);   /* renames into place; returns 0 or -1 */
 /* As out_csv_close, and fills err on failure. NULL c is a no-op (0). */
