@@ -13,6 +13,11 @@ BUILD=$1
 FL=$BUILD/fluidcl
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 export RUSTICL_ENABLE=${RUSTICL_ENABLE:-llvmpipe}
+# Mesa 22.3's rusticl on llvmpipe lets a kernel start before the previous
+# one on the same in-order queue has finished when llvmpipe runs several
+# threads (README: Tests, "rusticl"); one thread keeps the kernels' own
+# results under test. Set LP_NUM_THREADS to see the overlap.
+export LP_NUM_THREADS=${LP_NUM_THREADS:-1}
 TESTS="test_backends test_solvers test_nlist test_reduce test_grid test_solids test_surface_flag test_surface"
 
 # "INDEX TYPE NAME" per device, from `fluidcl devices`.
