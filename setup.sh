@@ -14,7 +14,8 @@ packages=(build-essential cmake pkg-config
           opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
           libglfw3-dev libgl-dev python3-glad libcjson-dev
           libimgui-dev libstb-dev xvfb libgl1-mesa-dri
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev
+          python3-meshio python3-vtk9 mesa-opencl-icd)
 
 missing=()
 for p in "${packages[@]}"; do

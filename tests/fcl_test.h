@@ -40,15 +40,21 @@ static inline int ft_done(void)
     return ft_fail ? 1 : 0;
 }
 
-/* Backend i of the test matrix: 0 = native CPU, 1 = OpenCL (PoCL on a
- * machine without a GPU). NULL when that backend is not available, with
- * the reason printed once. */
+/* Backend i of the test matrix: 0 = native CPU, 1 = OpenCL: the device
+ * FCL_TEST_DEVICE names (an index or a name substring, as --device takes
+ * it; ctest runs the agreement tests once per implementation this way),
+ * else the default (PoCL on a machine without a GPU). NULL when that
+ * backend is not available, with the reason printed once. */
 static inline fcl_backend *ft_backend(int i)
 {
     char err[1024] = "";
-    fcl_backend *be = i == 0 ? be_cpu_create(err, sizeof err) : be_opencl_create(NULL, NULL, err, sizeof err);
+    const char *dev = getenv("FCL_TEST_DEVICE");
+    fcl_backend *be = i == 0 ? be_cpu_create(err, sizeof err)
+                             : be_opencl_create(dev && *dev ? dev : NULL, NULL, err, sizeof err);
     if (!be)
         printf("SKIP %s backend: %s\n", i == 0 ? "cpu" : "opencl", err);
+    else if (i == 1)
+        printf("OpenCL device: %s\n", be->name);
     return be;
 }
 

@@ -193,10 +193,10 @@ good_run() {
         problems+="summary lacks 'particles $GOOD_N'; "
     local s
     for s in 000000 000002 000004 000006; do
-        [ -s "$out/frame_$s.vtk" ] || problems+="frame_$s.vtk missing; "
+        [ -s "$out/frame_$s.vtu" ] || problems+="frame_$s.vtu missing; "
     done
     local extra
-    extra=$(find "$out" -name 'frame_*' ! -name 'frame_00000[0246].vtk' 2>/dev/null | head -3 | tr '\n' ' ')
+    extra=$(find "$out" -name 'frame_*' ! -name 'frame_00000[0246].vtu' 2>/dev/null | head -3 | tr '\n' ' ')
     [ -z "$extra" ] || problems+="unexpected frames: $extra; "
     if [ -f "$stats" ]; then
         [ "$(head -n 1 "$stats")" = "$HEADER" ] || problems+="stats header is '$(head -n 1 "$stats")'; "
@@ -239,7 +239,7 @@ fi
 F=$T/blowup.json
 scene "$F" '{ "dt": 0.002 }' "" "" '{ "stiffness": 10000 }'
 B=$T/blowup_frames
-fl run "$F" --backend cpu --steps 200 --every 1 --out "$B" --stats "$T/blowup.csv" --quiet
+fl run "$F" --backend cpu --steps 200 --every 1 --out "$B" --stats "$T/blowup.csv" --quiet --param output.format=vtk
 problems=""
 [ "$RC" -eq 3 ] || problems+="exit $RC, expected 3; "
 case $ERR in *blow-up*) ;; *) problems+="stderr lacks 'blow-up'; " ;; esac
@@ -404,14 +404,14 @@ if [ "$RC" -eq 0 ] && [ "$nm" -eq 3 ] && printf '%s' "$OUT" | grep -q "surface m
 else
     bad "16a run --mesh" "exit $RC, $nm meshes: $(errline)"
 fi
-fl surface "$M"/frame_000002.vtk --out "$T/mesh_off" --backend cpu --param surface.format=both
+fl surface "$M"/frame_000002.vtu --out "$T/mesh_off" --backend cpu --param surface.format=both
 if [ "$RC" -eq 0 ] && cmp -s "$M/frame_000002.surface.ply" "$T/mesh_off/frame_000002.surface.ply" &&
    head -1 "$T/mesh_off/frame_000002.surface.obj" | grep -q "fluidcl surface mesh"; then
-    ok "16b surface rebuilds the run's mesh from its VTK frame (PLY identical, OBJ written)"
+    ok "16b surface rebuilds the run's mesh from its .vtu frame (PLY identical, OBJ written)"
 else
     bad "16b offline surface" "exit $RC: $(errline)"
 fi
-fl surface "$M"/frame_000002.vtk "$T/nope.vtk" --out "$T/mesh_bad" --backend cpu
+fl surface "$M"/frame_000002.vtu "$T/nope.vtk" --out "$T/mesh_bad" --backend cpu
 if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "nope.vtk" && [ ! -e "$T/mesh_bad" ]; then
     ok "16c surface refuses a missing frame by name and writes nothing"
 else
@@ -430,7 +430,7 @@ fi
 F=$T/spacing.json
 scene "$F" "" "" '{ "spacing": 0.025 }'
 X=$T/sp_run
-fl run "$F" --backend cpu --steps 2 --every 2 --out "$X" --param output.format=both --quiet
+fl run "$F" --backend cpu --steps 2 --every 2 --out "$X" --param output.format=all --quiet
 if [ "$RC" -eq 0 ] && head -2 "$X/frame_000002.vtk" | grep -q "^fluidcl frame time=.* spacing=0.025" &&
    grep -aq "SCALARS surface float 1" "$X/frame_000002.vtk" &&
    head -4 "$X/frame_000002.ply" | grep -q "^comment fluidcl spacing 0.025" &&
@@ -440,7 +440,7 @@ else
     bad "17a frame spacing and surface" "exit $RC: $(errline)"
 fi
 tris() { printf '%s' "$OUT" | sed -n 's/.*-> \([0-9]*\) triangles.*/\1/p' | head -1; }
-for ext in vtk ply; do
+for ext in vtu vtk ply; do
     fl surface "$X/frame_000002.$ext" --out "$X/auto_$ext" --backend cpu
     auto_rc=$RC auto_t=$(tris)
     fl surface "$X/frame_000002.$ext" --out "$X/expl_$ext" --backend cpu --param particles.spacing=0.025

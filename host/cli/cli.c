@@ -45,6 +45,8 @@ static const char **text_slot(fcl_cli *o, const char *a)
     if (strcmp(a, "--json") == 0) return &o->json;
     if (strcmp(a, "--kernel-dir") == 0) return &o->kernel_dir;
     if (strcmp(a, "--from") == 0) return &o->from;
+    if (strcmp(a, "--checkpoint") == 0) return &o->checkpoint;
+    if (strcmp(a, "--resume") == 0) return &o->resume;
     return NULL;
 }
 
@@ -61,7 +63,8 @@ static int parse_one(fcl_cli *o, int argc, char **argv, int *i)
         o->mesh = 1;
         return 0;
     }
-    if (!slot && strcmp(a, "--steps") && strcmp(a, "--time") && strcmp(a, "--every") && strcmp(a, "--param")) {
+    if (!slot && strcmp(a, "--steps") && strcmp(a, "--time") && strcmp(a, "--every") && strcmp(a, "--param") &&
+        strcmp(a, "--checkpoint-every")) {
         cli_error("unknown option '%s' (see 'fluidcl help')", a);
         return -1;
     }
@@ -84,6 +87,7 @@ static int parse_one(fcl_cli *o, int argc, char **argv, int *i)
             return -1;
         if (time) o->time = d;
         else if (strcmp(a, "--steps") == 0) o->steps = (long)d;
+        else if (strcmp(a, "--checkpoint-every") == 0) o->checkpoint_every = (long)d;
         else o->every = (long)d;
     }
     return 0;
@@ -93,7 +97,7 @@ int cli_parse(fcl_cli *o, int argc, char **argv, const char *cmd)
 {
     memset(o, 0, sizeof *o);
     o->backend = strcmp(cmd, "bench") == 0 ? "all" : "opencl";
-    o->steps = o->every = -1;
+    o->steps = o->every = o->checkpoint_every = -1;
     o->time = -1.0;
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' && argv[i][1]) {
@@ -112,6 +116,10 @@ int cli_parse(fcl_cli *o, int argc, char **argv, const char *cmd)
     }
     if (o->from && strcmp(cmd, "bench") != 0) {
         cli_error("%s: --from FRAME is a bench option (it times the solver on a saved state)", cmd);
+        return FCL_EXIT_INPUT;
+    }
+    if ((o->checkpoint || o->resume || o->checkpoint_every >= 0) && strcmp(cmd, "run") != 0) {
+        cli_error("%s: --checkpoint, --checkpoint-every and --resume are run options", cmd);
         return FCL_EXIT_INPUT;
     }
     if (o->steps >= 0 && o->time >= 0) {

@@ -21,6 +21,9 @@ typedef struct fcl_cli {
     const char *json;
     const char *kernel_dir;
     const char *from;         /* bench: start from this saved frame */
+    const char *checkpoint;   /* run: where checkpoints go (NULL: DIR/checkpoint.state) */
+    const char *resume;       /* run: continue from this checkpoint */
+    long checkpoint_every;    /* run: a checkpoint every K steps; -1: not given */
     long steps;               /* -1: not given */
     double time;              /* -1: not given */
     long every;               /* -1: not given */

@@ -1,16 +1,20 @@
-/* run.c - `fluidcl run`: a headless simulation with progress, frames,
- * per-step statistics and a closing summary.
+/* run.c - `fluidcl run`: a headless simulation with progress, frames
+ * (and their ParaView collection), per-step statistics, checkpoints,
+ * resuming from one, and a closing summary.
  * Invariant: nothing is written until the scene, the output folder and the
- * statistics file have all been checked; frames appear atomically, so the
- * newest frame on disk is always a complete, good one.
+ * statistics file have all been checked; frames and checkpoints appear
+ * atomically, so the newest frame on disk is always a complete, good one,
+ * and a failed write stops the run (exit 3) naming the file.
  */
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checkpoint.h"
 #include "cli.h"
 #include "mc.h"
 #include "output.h"
@@ -37,6 +41,11 @@ typedef struct run_ctx {
     long meshes;
     double mesh_ms;
     size_t mesh_tris;
+    /* The ParaView collection of the .vtu frames (DIR/frames.pvd). */
+    fcl_pvd_entry *pvd;
+    size_t npvd, pvd_cap;
+    fcl_ckpt ck;
+    long first_step;                /* > 0 when resumed */
 } run_ctx;
 
 /* The CSV's columns: these for every solver, then the solver's own
@@ -95,28 +104,101 @@ static int frame_fields(run_ctx *r, fcl_frame *f)
     return 0;
 }
 
-static int write_frame(run_ctx *r, const fcl_params *p)
+/* Whether output.format (vtu, vtk, ply, vtu+ply, vtk+ply, both = vtk+ply,
+ * all) asks for files of this kind. */
+static int wants(const char *format, const char *kind)
 {
-    fcl_sim *s = &r->sim;
-    char path[FCL_STR_MAX + 64], err[512];
-    if (sim_download(s, r->pos, r->vel, r->rho, r->prs, r->id) != 0 || sim_download_surface(s, r->surf) != 0)
-        return FCL_EXIT_DEVICE;
-    fcl_frame f = { s->n, r->pos, r->vel, r->rho, r->prs, r->id, r->surf, s->spacing, 0, { 0 }, { 0 } };
-    if (frame_fields(r, &f) != 0)
-        return FCL_EXIT_DEVICE;
-    int both = strcmp(p->output_format, "both") == 0, rc = 0;
-    if (both || strcmp(p->output_format, "vtk") == 0) {
-        snprintf(path, sizeof path, "%s/frame_%06ld.vtk", p->output_dir, s->step);
-        rc |= out_write_vtk(path, &f, s->time, err, sizeof err);
+    if (strcmp(format, "all") == 0)
+        return 1;
+    if (strcmp(format, "both") == 0)
+        return strcmp(kind, "vtu") != 0;
+    const char *plus = strchr(format, '+');
+    size_t k = strlen(kind);
+    return (strncmp(format, kind, k) == 0 && (format[k] == '\0' || format[k] == '+')) ||
+           (plus && strcmp(plus + 1, kind) == 0);
+}
+
+/* The new .vtu frame into DIR/frames.pvd, rewritten whole (atomically). */
+static int pvd_add(run_ctx *r, const fcl_params *p, const char *file)
+{
+    char path[FCL_STR_MAX + 64], err[FCL_STR_MAX + 600];
+    if (r->npvd == r->pvd_cap) {
+        size_t cap = r->pvd_cap ? 2 * r->pvd_cap : 64;
+        fcl_pvd_entry *e = realloc(r->pvd, cap * sizeof *e);
+        if (!e) {
+            cli_error("out of host memory for the frame list");
+            return FCL_EXIT_DEVICE;
+        }
+        r->pvd = e;
+        r->pvd_cap = cap;
     }
-    if (rc == 0 && (both || strcmp(p->output_format, "ply") == 0)) {
+    r->pvd[r->npvd].time = r->sim.time;
+    snprintf(r->pvd[r->npvd].file, sizeof r->pvd[r->npvd].file, "%s", file);
+    r->npvd++;
+    snprintf(path, sizeof path, "%s/frames.pvd", p->output_dir);
+    if (out_write_pvd(path, r->pvd, r->npvd, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return FCL_EXIT_DEVICE;
+    }
+    return 0;
+}
+
+/* A resumed run's collection keeps the frames up to its checkpoint. A
+ * missing or foreign one only costs the older entries, so it is noted. */
+static void pvd_resume(run_ctx *r, const fcl_params *p)
+{
+    char path[FCL_STR_MAX + 64], err[FCL_STR_MAX + 600];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/frames.pvd", p->output_dir);
+    if (stat(path, &st) != 0)
+        return;
+    if (out_read_pvd(path, &r->pvd, &r->npvd, err, sizeof err) != 0) {
+        fprintf(stderr, "note: %s; it will list the frames from step %ld on\n", err, r->sim.step);
+        return;
+    }
+    r->pvd_cap = r->npvd;
+    while (r->npvd > 0 && r->pvd[r->npvd - 1].time > r->sim.time)
+        r->npvd--;
+}
+
+/* The frame in every format asked for; the first failure is reported. */
+static int write_formats(run_ctx *r, const fcl_params *p, const fcl_frame *f)
+{
+    const fcl_sim *s = &r->sim;
+    char path[FCL_STR_MAX + 64], name[64], err[FCL_STR_MAX + 600];
+    int rc = 0;
+    if (wants(p->output_format, "vtu")) {
+        snprintf(name, sizeof name, "frame_%06ld.vtu", s->step);
+        snprintf(path, sizeof path, "%s/%s", p->output_dir, name);
+        if ((rc = out_write_vtu(path, f, s->time, err, sizeof err)) == 0 && (rc = pvd_add(r, p, name)) != 0)
+            return rc;
+    }
+    if (rc == 0 && wants(p->output_format, "vtk")) {
+        snprintf(path, sizeof path, "%s/frame_%06ld.vtk", p->output_dir, s->step);
+        rc = out_write_vtk(path, f, s->time, err, sizeof err);
+    }
+    if (rc == 0 && wants(p->output_format, "ply")) {
         snprintf(path, sizeof path, "%s/frame_%06ld.ply", p->output_dir, s->step);
-        rc |= out_write_ply(path, &f, err, sizeof err);
+        rc = out_write_ply(path, f, err, sizeof err);
     }
     if (rc != 0) {
         cli_error("%s", err);
         return FCL_EXIT_DEVICE;
     }
+    return 0;
+}
+
+static int write_frame(run_ctx *r, const fcl_params *p)
+{
+    fcl_sim *s = &r->sim;
+    if (sim_download(s, r->pos, r->vel, r->rho, r->prs, r->id) != 0 || sim_download_surface(s, r->surf) != 0)
+        return FCL_EXIT_DEVICE;
+    fcl_frame f = { s->n, r->pos, r->vel, r->rho, r->prs, r->id, r->surf, s->spacing, 0, { 0 }, { 0 } };
+    if (frame_fields(r, &f) != 0)
+        return FCL_EXIT_DEVICE;
+    int rc = write_formats(r, p, &f);
+    if (rc != 0)
+        return rc;
     r->frames++;
     return r->mesh ? write_mesh(r, p) : 0;
 }
@@ -134,6 +216,14 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
     }
     if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns(r, solver_find(p->sim_solver)), err, sizeof err))) {
         cli_error("%s", err);
+        return FCL_EXIT_INPUT;
+    }
+    /* A resumed run's statistics start with the earlier run's rows up to
+     * the checkpoint, so the file reads as one run's. */
+    if (r->csv && r->first_step > 0 && out_csv_carry(r->csv, o->stats, (double)r->first_step, err, sizeof err) != 0) {
+        cli_error("--stats %s", err);
+        out_csv_discard(r->csv);
+        r->csv = NULL;
         return FCL_EXIT_INPUT;
     }
     if (p->output_every <= 0 && o->mesh) {
@@ -192,7 +282,7 @@ static int record(run_ctx *r)
     for (int k = 0; k < solver->nstats; k++)
         row[NCOMMON + k] = st->solver[k];
     if (r->csv && out_csv_row(r->csv, row) != 0) {
-        cli_error("%s: writing statistics failed", "--stats");
+        cli_error("%s", out_csv_error(r->csv));
         return FCL_EXIT_DEVICE;
     }
     return 0;
@@ -211,33 +301,61 @@ static int finished(const fcl_sim *s, const fcl_params *p, long total, long k, l
     return s->time >= p->sim_duration * (1.0 - 1e-9);
 }
 
+/* SIGINT or SIGTERM: a final checkpoint (when there is a file for it),
+ * then exit 128 + the signal, as a shell reports a killed command. */
+static int interrupted(run_ctx *r, int sig)
+{
+    const fcl_sim *s = &r->sim;
+    int rc = ckpt_write(&r->ck, &r->sim, 1);
+    if (rc != 0)
+        return rc;
+    if (r->ck.path[0])
+        cli_error("stopped by %s after step %ld (t = %.6g s); checkpoint %s: continue with --resume %s",
+                  sig == SIGINT ? "SIGINT" : "SIGTERM", s->step, s->time, r->ck.path, r->ck.path);
+    else
+        cli_error("stopped by %s after step %ld (t = %.6g s); no checkpoint (give --out DIR or --checkpoint FILE)",
+                  sig == SIGINT ? "SIGINT" : "SIGTERM", s->step, s->time);
+    return 128 + sig;
+}
+
+/* What follows a step: its statistics, a frame and a checkpoint when due. */
+static int after_step(run_ctx *r, const fcl_params *p)
+{
+    fcl_sim *s = &r->sim;
+    int rc = record(r);
+    if (rc == 0 && p->output_every > 0 && s->step % p->output_every == 0)
+        rc = write_frame(r, p);
+    return rc ? rc : ckpt_write(&r->ck, s, 0);
+}
+
 static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long total, double *wall)
 {
     fcl_sim *s = &r->sim;
     fcl_progress bar;
-    int rc = p->output_every > 0 ? write_frame(r, p) : 0;
+    /* A resumed run's first frame is on disk already. */
+    int rc = p->output_every > 0 && r->first_step == 0 ? write_frame(r, p) : 0;
     long done = 0;
     progress_start(&bar, o->quiet ? NULL : "run", total > 0 ? total : 1000);
     double t0 = omp_get_wtime();
-    for (long k = 0; rc == 0 && !finished(s, p, total, k, &done); k++) {
+    for (long k = r->first_step; rc == 0 && !finished(s, p, total, k, &done); k++) {
         if ((rc = sim_step(s)) != 0)
             break;
         if (s->stats.bad_id >= 0) {
             progress_end(&bar);
             return report_blowup(s);
         }
-        if ((rc = record(r)) == 0 && p->output_every > 0 && s->step % p->output_every == 0)
-            rc = write_frame(r, p);
+        if ((rc = after_step(r, p)) == 0 && ckpt_signal())
+            rc = interrupted(r, ckpt_signal());
         char extra[96];
         double el = omp_get_wtime() - t0;
         snprintf(extra, sizeof extra, "t=%.4gs  %.3g particle-steps/s", s->time,
-                 el > 0 ? (double)s->n * (double)(k + 1) / el : 0.0);
+                 el > 0 ? (double)s->n * (double)(k + 1 - r->first_step) / el : 0.0);
         finished(s, p, total, k + 1, &done);
         progress_update(&bar, done, extra);
     }
     *wall = omp_get_wtime() - t0;
     progress_end(&bar);
-    return rc;
+    return rc == 0 && r->ck.at_end ? ckpt_write(&r->ck, s, 1) : rc;
 }
 
 static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
@@ -249,8 +367,11 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     printf("steps            %ld (last dt %.4g s)\n", s->step, s->stats.dt);
     printf("simulated time   %.6g s\n", s->time);
     printf("wall time        %.3f s\n", wall);
-    printf("particle-steps/s %.4g\n", wall > 0 ? (double)s->n * (double)s->step / wall : 0.0);
-    double steps = s->step > 0 ? (double)s->step : 1.0;
+    long ran = s->step - r->first_step;
+    if (r->first_step > 0)
+        printf("resumed at step  %ld (the averages below are over the %ld steps run since)\n", r->first_step, ran);
+    printf("particle-steps/s %.4g\n", wall > 0 ? (double)s->n * (double)ran / wall : 0.0);
+    double steps = ran > 0 ? (double)ran : 1.0;
     printf("density error    average %.4g %%, max %.4g %%\n", r->sum_avg_err / steps, r->max_err);
     printf("time step        mean %.4g s, min %.4g s\n", r->sum_dt / steps, r->min_dt);
     for (int k = 0; k < s->solver->nstats; k++) {
@@ -260,6 +381,8 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     }
     if (r->frames)
         printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
+    if (r->ck.last_step >= 0)
+        printf("checkpoint       %s (step %ld)\n", r->ck.path, r->ck.last_step);
     if (r->meshes)
         printf("surface meshes   %ld, %.1f ms per reconstruction, %zu triangles in the last\n", r->meshes,
                r->mesh_ms / (double)r->meshes, r->mesh_tris);
@@ -280,26 +403,49 @@ static void boundary_report(const fcl_initial *in, const fcl_cli *o)
             b->nobstacles, from, in->carved);
 }
 
-static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
+/* The simulation from the scene, or from the checkpoint to resume: both
+ * are checked in full before any output is prepared, so that a bad or
+ * mismatched checkpoint leaves nothing behind. */
+static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *be)
 {
     char err[1024] = "";
     const fcl_params *p = &sc->params;
-    fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
-    if (!be) {
-        cli_error("%s", err);
-        return strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
-    }
     fcl_initial in;
     int rc = setup_initial(sc, p, be, &in, err, sizeof err);
-    if (rc != 0)
+    if (rc != 0) {
         cli_error("%s", err);
-    else if ((rc = prepare_outputs(r, o, p, in.n)) == 0 &&
-             (rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
+        return rc;
+    }
+    if ((rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && (rc = sim_set_solids(&r->sim, sc->obstacles, sc->nobstacles)) != 0)
         cli_error("%s: the obstacles could not be uploaded to %s", sc->file, be->name);
     if (rc == 0 && (rc = sim_set_targets(&r->sim, sc->targets, sc->ntargets, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
+    if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0)
+        r->first_step = r->sim.step;
+    if (rc == 0)
+        boundary_report(&in, o);
+    setup_free(&in);
+    return rc;
+}
+
+static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
+{
+    char err[1024] = "";
+    const fcl_params *p = &sc->params;
+    int rc = ckpt_setup(&r->ck, o, p);
+    if (rc != 0)
+        return rc;
+    fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
+    if (!be) {
+        cli_error("%s", err);
+        return strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
+    }
+    if ((rc = create_sim(r, o, sc, be)) == 0)
+        rc = prepare_outputs(r, o, p, r->sim.cap);
+    if (rc == 0 && r->first_step > 0 && p->output_every > 0 && wants(p->output_format, "vtu"))
+        pvd_resume(r, p);
     if (rc == 0 && o->mesh) {
         if (mc_init(&r->mc, be, err, sizeof err) != 0) {
             cli_error("%s", err);
@@ -308,9 +454,6 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
             r->mesh = 1;
         }
     }
-    if (rc == 0)
-        boundary_report(&in, o);
-    setup_free(&in);
     double wall = 0.0;
     if (rc != 0) {
         out_csv_discard(r->csv);   /* nothing was simulated: leave nothing */
@@ -338,7 +481,9 @@ int cmd_run(int argc, char **argv)
         return rc;
     run_ctx r;
     memset(&r, 0, sizeof r);
+    ckpt_signals();
     rc = run_scene(&o, &sc, &r);
+    free(r.pvd);
     free(r.pos);
     free(r.vel);
     free(r.rho);

@@ -82,7 +82,7 @@ static int parse(surf_opts *o, int argc, char **argv)
         }
     }
     if (!o->frames || !o->nframes || !o->out) {
-        cli_error("surface: give frames and --out DIR, e.g. 'fluidcl surface out/frame_*.vtk --out meshes'");
+        cli_error("surface: give frames and --out DIR, e.g. 'fluidcl surface out/frame_*.vtu --out meshes'");
         return FCL_EXIT_INPUT;
     }
     return 0;

@@ -1,7 +1,9 @@
 /* state.c - save and restore a simulation's state (state.h). Layout,
  * little-endian as the host writes it (the file is for the same build):
  *   "FCLSTATE" u32 version, solver name (32 bytes), u64 n, u64 nb,
- *   u64 next id,
+ *   u64 next id, device name (320 bytes), u64 parameter bytes and the
+ *   parameters that enter the state as "group.name=value\n" lines in
+ *   table order,
  *   i64 step, f64 time, fcl_step_stats, u32 attributes,
  *   per attribute: name (64 bytes), u64 element bytes, the n elements;
  *   density and pressure (n floats each); u64 solver bytes, the solver's
@@ -16,11 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "atomic.h"
 #include "sim.h"
 
-enum { STATE_VERSION = 1, NAME_BYTES = 32, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
+enum { STATE_VERSION = 2, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
 static const char MAGIC[8] = { 'F', 'C', 'L', 'S', 'T', 'A', 'T', 'E' };
 
 /* A growable byte buffer with a read cursor. */
@@ -80,8 +83,53 @@ static int put_buf(blob *b, fcl_backend *be, fcl_buf *buf, size_t bytes)
     return rc;
 }
 
+/* Parameters a resumed run may change: how long it runs and what it
+ * writes. They do not enter the state, so they are not saved either, and
+ * two runs that differ only in them save the same bytes. */
+static int may_change(const fcl_param_def *d)
+{
+    return strcmp(d->group, "output") == 0 || strcmp(d->group, "surface") == 0 ||
+           (strcmp(d->group, "sim") == 0 && (strcmp(d->name, "steps") == 0 || strcmp(d->name, "duration") == 0)) ||
+           (strcmp(d->group, "boundary") == 0 && strcmp(d->name, "cache_dir") == 0);
+}
+
+/* Parameter d as "group.name=value"; floats with 9 digits, so that two
+ * different floats never print alike. */
+static void param_line(const fcl_params *p, const fcl_param_def *d, char *out, size_t len)
+{
+    char v[FCL_STR_MAX + 64];
+    const float *f = (const float *)((const char *)p + d->offset);
+    if (d->type == PT_FLOAT)
+        snprintf(v, sizeof v, "%.9g", f[0]);
+    else if (d->type == PT_VEC3)
+        snprintf(v, sizeof v, "%.9g,%.9g,%.9g", f[0], f[1], f[2]);
+    else
+        params_format(p, d, v, sizeof v);
+    snprintf(out, len, "%s.%s=%s", d->group, d->name, v);
+}
+
+static void put_params(blob *b, const fcl_params *p)
+{
+    char line[FCL_STR_MAX + 200];
+    blob t = { 0 };
+    for (size_t k = 0; k < fcl_param_count; k++) {
+        if (may_change(&fcl_param_table[k]))
+            continue;
+        param_line(p, &fcl_param_table[k], line, sizeof line);
+        put(&t, line, strlen(line));
+        put(&t, "\n", 1);
+    }
+    uint64_t bytes = t.bad ? 0 : t.len;
+    b->bad |= t.bad;
+    put(b, &bytes, 8);
+    put(b, t.p, bytes);
+    free(t.p);
+}
+
 static int encode(fcl_sim *s, blob *b)
 {
+    char device[DEVICE_BYTES] = { 0 };
+    snprintf(device, sizeof device, "%s", s->be->name);
     char name[NAME_BYTES] = { 0 };
     uint32_t version = STATE_VERSION, nattr = (uint32_t)s->grid.nattr;
     uint64_t n = s->n, nb = s->nb;
@@ -90,6 +138,8 @@ static int encode(fcl_sim *s, blob *b)
     uint64_t next_id = s->next_id;
     put(b, MAGIC, sizeof MAGIC); put(b, &version, 4); put(b, name, sizeof name); put(b, &n, 8); put(b, &nb, 8);
     put(b, &next_id, 8);
+    put(b, device, sizeof device);
+    put_params(b, s->prm);
     put(b, &step, 8); put(b, &s->time, 8); put(b, &s->stats, sizeof s->stats); put(b, &nattr, 4);
     for (int a = 0; a < s->grid.nattr; a++) {
         char an[ATTR_NAME_BYTES] = { 0 };
@@ -137,22 +187,25 @@ int sim_state_save(fcl_sim *s, const char *path, char *err, size_t errlen)
 /* The whole file, if it is a regular file no larger than limit. */
 static int slurp(const char *path, size_t limit, blob *b, char *err, size_t errlen)
 {
+    struct stat st;
     FILE *f = fopen(path, "rb");
-    if (!f) {
+    if (!f || fstat(fileno(f), &st) != 0) {
         snprintf(err, errlen, "%s: cannot open the state file: %s", path, strerror(errno));
+        if (f)
+            fclose(f);
         return -1;
     }
-    int rc = fseek(f, 0, SEEK_END);
-    long size = rc == 0 ? ftell(f) : -1;
-    if (size < 0 || (size_t)size > limit) {
-        snprintf(err, errlen, "%s: %ld bytes is not a state of this simulation (at most %zu)", path, size, limit);
+    if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > limit) {
+        snprintf(err, errlen, S_ISREG(st.st_mode) ? "%s: %lld bytes is not a state of this simulation (at most %zu)"
+                                                  : "%s: not a regular file (%lld bytes, at most %zu)",
+                 path, (long long)st.st_size, limit);
         fclose(f);
         return -1;
     }
-    rewind(f);
-    b->p = malloc((size_t)size + 1);
-    b->len = b->cap = (size_t)size;
-    if (!b->p || fread(b->p, 1, (size_t)size, f) != (size_t)size) {
+    size_t size = (size_t)st.st_size;
+    b->p = malloc(size + 1);
+    b->len = b->cap = size;
+    if (!b->p || fread(b->p, 1, size, f) != size) {
         snprintf(err, errlen, "%s: reading the state failed", path);
         fclose(f);
         return -1;
@@ -161,7 +214,53 @@ static int slurp(const char *path, size_t limit, blob *b, char *err, size_t errl
     return 0;
 }
 
-/* Header, counts and attribute layout against s; 0 when they match. */
+/* The saved parameters against s's, line by line in table order, but
+ * for those a resumed run may change. */
+static int check_params(const fcl_params *p, const char *text, size_t len, const char *path, char *err,
+                        size_t errlen)
+{
+    char want[FCL_STR_MAX + 200];
+    const char *at = text, *end = text + len;
+    for (size_t k = 0; k < fcl_param_count; k++) {
+        const fcl_param_def *d = &fcl_param_table[k];
+        if (may_change(d))
+            continue;
+        const char *nl = memchr(at, '\n', (size_t)(end - at));
+        if (!nl) {
+            snprintf(err, errlen, "%s: the parameters end after %zu of this build's %zu", path, k, fcl_param_count);
+            return -1;
+        }
+        size_t l = (size_t)(nl - at);
+        param_line(p, d, want, sizeof want);
+        if (l != strlen(want) || memcmp(at, want, l) != 0) {
+            snprintf(err, errlen, "%s: the checkpoint was written with %.*s, this run has %s", path,
+                     (int)(l < 300 ? l : 300), at, want);
+            return -1;
+        }
+        at = nl + 1;
+    }
+    if (at != end) {
+        snprintf(err, errlen, "%s: the checkpoint has more parameters than this build's %zu", path, fcl_param_count);
+        return -1;
+    }
+    return 0;
+}
+
+/* The device name and the parameters: the latter must be this run's. */
+static int check_run(fcl_sim *s, blob *b, const char *path, char *err, size_t errlen)
+{
+    uint64_t bytes = 0;
+    b->at += 8 + DEVICE_BYTES;    /* next id, device (state.h: sim_state_info) */
+    if (get(b, &bytes, 8) != 0 || bytes > PARAMS_MAX || bytes > b->len - b->at) {
+        snprintf(err, errlen, "%s: the parameters' length is damaged", path);
+        return -1;
+    }
+    b->at += (size_t)bytes;
+    return check_params(s->prm, (const char *)b->p + b->at - bytes, (size_t)bytes, path, err, errlen);
+}
+
+/* Header, counts, parameters and attribute layout against s; 0 when
+ * they match. */
 static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t errlen)
 {
     char magic[8] = { 0 }, name[NAME_BYTES] = { 0 };
@@ -187,7 +286,9 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
                  (unsigned long long)nb, s->solver->name, s->cap, s->nb);
         return -1;
     }
-    b->at += 8 + 8 + 8 + sizeof s->stats;
+    if (check_run(s, b, path, err, errlen) != 0)
+        return -1;
+    b->at += 8 + 8 + sizeof s->stats;
     if (get(b, &nattr, 4) != 0 || nattr != (uint32_t)s->grid.nattr) {
         snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d", path, nattr, s->grid.nattr);
         return -1;
@@ -219,7 +320,7 @@ static int restore(fcl_sim *s, blob *b, const char *path, char *err, size_t errl
  * success b holds the bytes before the checksum. */
 static int read_checked(fcl_sim *s, const char *path, blob *b, char *err, size_t errlen)
 {
-    size_t limit = 1024 + SOLVER_BLOB_MAX + sizeof s->stats + (size_t)s->grid.nattr * (ATTR_NAME_BYTES + 8) +
+    size_t limit = 1024 + DEVICE_BYTES + PARAMS_MAX + SOLVER_BLOB_MAX + sizeof s->stats + (size_t)s->grid.nattr * (ATTR_NAME_BYTES + 8) +
                    s->cap * 8;
     for (int a = 0; a < s->grid.nattr; a++)
         limit += s->cap * s->grid.attr[a].elem;
@@ -246,6 +347,10 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
     get(b, &n, 8);
     b->at += 8;
     get(b, &next_id, 8);
+    uint64_t pbytes = 0;
+    b->at += DEVICE_BYTES;
+    get(b, &pbytes, 8);
+    b->at += (size_t)pbytes;   /* checked by check_run */
     get(b, &step, 8);
     get(b, &s->time, 8);
     get(b, &s->stats, sizeof s->stats);
@@ -293,4 +398,37 @@ int sim_state_load(fcl_sim *s, const char *path, char *err, size_t errlen)
         rc = finish_load(s, &b, path, err, errlen);
     free(b.p);
     return rc;
+}
+
+int sim_state_info(const char *path, fcl_state_info *info, char *err, size_t errlen)
+{
+    unsigned char head[8 + 4 + NAME_BYTES + 24 + DEVICE_BYTES];
+    memset(info, 0, sizeof *info);
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the state file: %s", path, strerror(errno));
+        return -1;
+    }
+    uint32_t version = 0;
+    if (got == sizeof head)
+        memcpy(&version, head + 8, 4);
+    if (got != sizeof head || memcmp(head, MAGIC, 8) != 0) {
+        snprintf(err, errlen, "%s: not a fluidcl state file", path);
+        return -1;
+    }
+    if (version != STATE_VERSION) {
+        snprintf(err, errlen, "%s: state format version %u, this build reads %d", path, version, STATE_VERSION);
+        return -1;
+    }
+    uint64_t n = 0;
+    memcpy(info->solver, head + 12, NAME_BYTES);
+    info->solver[sizeof info->solver - 1] = '\0';
+    memcpy(&n, head + 12 + NAME_BYTES, 8);
+    info->n = (size_t)n;
+    memcpy(info->device, head + 12 + NAME_BYTES + 24, DEVICE_BYTES);
+    info->device[sizeof info->device - 1] = '\0';
+    return 0;
 }

@@ -3,7 +3,8 @@
  * own, such as DFSPH's warm-start values) in the current order, density
  * and pressure, step, time, the last step's statistics and the solver's
  * scalar state (its save/load hooks). The file names the format version,
- * the solver and the particle counts, and ends with a checksum.
+ * the solver, the particle counts, the device that wrote it and every
+ * parameter, and ends with a checksum.
  * Invariant: sim_state_load into a simulation created from the same scene
  * leaves it so that its next steps are bit-identical to those of the
  * simulation that saved (tests/test_solvers.c checks every solver).
@@ -19,10 +20,23 @@ struct fcl_sim;
 int sim_state_save(struct fcl_sim *s, const char *path, char *err, size_t errlen);
 /* s must have been created from the same scene and parameters (same
  * solver, particle and boundary counts). A damaged, truncated or
- * mismatched file is refused with err naming the file and what is wrong;
+ * mismatched file is refused with err naming the file and what is wrong
+ * (a parameter that differs is named with both values; the output,
+ * surface, sim.steps, sim.duration and boundary.cache_dir parameters may
+ * differ, since they do not enter the state);
  * the checksum and the header are checked before anything in s changes,
  * so a damaged or truncated file, or one of another solver or particle
  * count, leaves s as it was. */
 int sim_state_load(struct fcl_sim *s, const char *path, char *err, size_t errlen);
+
+/* What a state file says about itself, read from its header without
+ * checking the rest (sim_state_load does that): for messages, such as
+ * noting that a run resumes on another device than the one that saved. */
+typedef struct fcl_state_info {
+    char solver[32];
+    char device[320];
+    size_t n;
+} fcl_state_info;
+int sim_state_info(const char *path, fcl_state_info *info, char *err, size_t errlen);
 
 #endif

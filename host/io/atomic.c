@@ -62,9 +62,14 @@ int atomic_commit(fcl_atomic *a, int ok, int keep, char *err, size_t errlen)
         snprintf(err, errlen, "cannot rename '%s' into place: %s", a->tmp, strerror(errno));
         rc = -1;
     }
-    if (rc == 0)
+    if (rc == 0) {
         sync_parent_dir(a->path);
-    else if (!keep)
-        unlink(a->tmp);
+    } else if (!keep && unlink(a->tmp) != 0 && errno != ENOENT && ok) {
+        /* The folder turned read-only between create and rename: the
+         * partial file stays, under its temporary name, and is named. */
+        size_t k = strlen(err);
+        snprintf(err + k, errlen > k ? errlen - k : 0, "; the temporary '%s' could not be removed: %s", a->tmp,
+                 strerror(errno));
+    }
     return rc;
 }

@@ -26,8 +26,10 @@ int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t e
  * effort: some file systems refuse it, and the data is safe already).
  * Not ok, or any of that failing: close and remove the temporary, unless
  * keep (the CSV keeps its rows for a post-mortem). 0, or -1 with err:
- * "write to 'TMP' failed: why" or "cannot rename 'TMP' into place: why"
- * (nothing is written to err when ok was 0: the caller said why). */
+ * "write to 'TMP' failed: why" or "cannot rename 'TMP' into place: why",
+ * followed by "; the temporary 'TMP' could not be removed: why" when the
+ * folder no longer lets it be removed (nothing is written to err when ok
+ * was 0: the caller said why). */
 int atomic_commit(fcl_atomic *a, int ok, int keep, char *err, size_t errlen);
 
 #endif

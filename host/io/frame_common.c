@@ -338,9 +338,11 @@ int out_read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen
         return out_read_vtk(path, d, err, errlen);
     if (len > 4 && strcmp(path + len - 4, ".ply") == 0)
         return out_read_ply(path, d, err, errlen);
+    if (len > 4 && strcmp(path + len - 4, ".vtu") == 0)
+        return out_read_vtu(path, d, err, errlen);
     if (d)
         memset(d, 0, sizeof *d);
-    return fio_plain_fail(err, errlen, "%s: expected a .vtk or .ply particle frame written by 'fluidcl run --out'",
+    return fio_plain_fail(err, errlen, "%s: expected a .vtu, .vtk or .ply particle frame written by 'fluidcl run --out'",
                       path ? path : "(null)");
 }
 

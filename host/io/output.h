@@ -1,4 +1,5 @@
-/* output.h - particle frame files (VTK, PLY) and per-step statistics (CSV).
+/* output.h - particle frame files (XML VTK with its ParaView collection,
+ * legacy VTK, PLY) and per-step statistics (CSV).
  *
  * Invariant: a file appears under its final name only once it is complete.
  * Every writer goes through "<path>.tmp", fflush, fsync and rename, so a
@@ -56,6 +57,30 @@ int out_write_vtk(const char *path, const fcl_frame *f, double time,
  * f->surface is set, float surface. Atomic. Returns 0, or -1 and fills err. */
 int out_write_ply(const char *path, const fcl_frame *f, char *err, size_t errlen);
 
+/* XML VTK UnstructuredGrid (.vtu), the default frame format, which
+ * ParaView, VTK's Python module, PyVista and meshio read: FieldData
+ * TimeValue and spacing (Float64, exact ASCII), PointData velocity,
+ * density, pressure (Float32), id (UInt32), surface and the solver's
+ * fields when f->surface is set (Float32), Points (Float32 x 3) and one
+ * VTK_VERTEX cell per point, every array as a block of appended raw
+ * little-endian data (UInt64 byte count first). Atomic. 0, or -1 and err. */
+int out_write_vtu(const char *path, const fcl_frame *f, double time,
+                  char *err, size_t errlen);
+
+/* One frame of a ParaView collection: its simulated time and its file,
+ * relative to the .pvd's folder. */
+enum { FCL_PVD_FILE_MAX = 256 };
+typedef struct fcl_pvd_entry {
+    double time;
+    char file[FCL_PVD_FILE_MAX];
+} fcl_pvd_entry;
+/* The collection listing n frames (a run's time series for ParaView),
+ * written atomically. 0, or -1 and err. */
+int out_write_pvd(const char *path, const fcl_pvd_entry *e, size_t n, char *err, size_t errlen);
+/* A collection out_write_pvd wrote, into a malloc'ed array (free it);
+ * anything else is refused naming the file and the line. 0 or -1. */
+int out_read_pvd(const char *path, fcl_pvd_entry **e, size_t *n, char *err, size_t errlen);
+
 /* A frame read back from disk; free with out_frame_free. The w members of
  * pos and vel are 0. Arrays are NULL when n == 0. */
 typedef struct fcl_frame_data {
@@ -66,8 +91,8 @@ typedef struct fcl_frame_data {
     float *surface;         /* NULL when the file has no surface flag */
     int has_surface;        /* 0 for files of the previous layout */
     double spacing;         /* 0 when the file does not record it */
-    double time;            /* from the VTK title; 0 for PLY */
-    int nextra;             /* solver fields after the surface flag (VTK) */
+    double time;            /* from the VTK title or TimeValue; 0 for PLY */
+    int nextra;             /* solver fields after the surface flag (VTK, VTU) */
     char extra_name[FCL_FRAME_EXTRA_MAX][FCL_FIELD_NAME_MAX];
     float *extra[FCL_FRAME_EXTRA_MAX];
 } fcl_frame_data;
@@ -80,7 +105,10 @@ typedef struct fcl_frame_data {
  * problem. */
 int out_read_vtk(const char *path, fcl_frame_data *d, char *err, size_t errlen);
 int out_read_ply(const char *path, fcl_frame_data *d, char *err, size_t errlen);
-/* Either reader, by the file's extension (.vtk or .ply). */
+/* The .vtu reader: exactly what out_write_vtu writes (time, spacing, the
+ * surface flag when present and the solver's fields). */
+int out_read_vtu(const char *path, fcl_frame_data *d, char *err, size_t errlen);
+/* Any of the readers, by the file's extension (.vtu, .vtk or .ply). */
 int out_read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen);
 void out_frame_free(fcl_frame_data *d);
 
@@ -95,7 +123,14 @@ fcl_frame out_frame_view(const fcl_frame_data *d);
 typedef struct fcl_csv fcl_csv;
 fcl_csv *out_csv_open(const char *path, const char *const *columns,
                       char *err, size_t errlen);
+enum { FCL_CSV_ERR_MAX = 4600 };
 int out_csv_row(fcl_csv *c, const double *values);        /* 0 or -1 */
+/* A resumed run's statistics: the rows of the earlier run's CSV at
+ * `earlier` (the same columns) whose first column is at most max_first,
+ * copied after the header, so that the file reads as one run's. No file
+ * there is not an error (0); other columns or a row that is not ours is
+ * (-1, err names the file). */
+int out_csv_carry(fcl_csv *c, const char *earlier, double max_first, char *err, size_t errlen);
 const char *out_csv_error(const fcl_csv *c);   /* last error, "" if none */
 int out_csv_close(fcl_csv *c);   /* renames into place; returns 0 or -1 */
 /* As out_csv_close, and fills err on failure. NULL c is a no-op (0). */

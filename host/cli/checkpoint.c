@@ -1,0 +1,114 @@
+/* checkpoint.c - `run`'s checkpoints (checkpoint.h): the file, when one
+ * is due, resuming, and SIGINT/SIGTERM.
+ * Invariant: the signal handler only records the signal; every file is
+ * written from the step loop, between steps, through the atomic writer.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "checkpoint.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "state.h"
+
+static volatile sig_atomic_t received;
+
+static void on_signal(int sig)
+{
+    received = sig;
+}
+
+void ckpt_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* The default comes back after the first: a second Ctrl-C ends a run
+     * whose step or final write hangs. */
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+int ckpt_signal(void)
+{
+    return (int)received;
+}
+
+/* Proves the checkpoint's folder takes a file: its temporary is created
+ * and removed, and nothing else is written. */
+static int probe(const char *path)
+{
+    fcl_atomic a;
+    char err[4400];
+    if (atomic_open(&a, path, 0, err, sizeof err) != 0) {
+        cli_error("--checkpoint %s: %s", path, err);
+        return FCL_EXIT_INPUT;
+    }
+    atomic_commit(&a, 0, 0, err, sizeof err);
+    return 0;
+}
+
+int ckpt_setup(fcl_ckpt *c, const fcl_cli *o, const fcl_params *p)
+{
+    char err[1024];
+    memset(c, 0, sizeof *c);
+    c->last_step = -1;
+    c->every = o->checkpoint_every > 0 ? o->checkpoint_every : 0;
+    c->at_end = c->every > 0 || o->checkpoint != NULL;
+    if (o->resume) {
+        fcl_state_info info;
+        if (sim_state_info(o->resume, &info, err, sizeof err) != 0) {
+            cli_error("--resume %s", err);
+            return FCL_EXIT_INPUT;
+        }
+    }
+    if (o->checkpoint)
+        snprintf(c->path, sizeof c->path, "%s", o->checkpoint);
+    else if (p->output_every > 0 && p->output_dir[0])
+        snprintf(c->path, sizeof c->path, "%s/checkpoint.state", p->output_dir);
+    if (c->every > 0 && !c->path[0]) {
+        cli_error("--checkpoint-every %ld: give --checkpoint FILE or --out DIR for the checkpoints", c->every);
+        return FCL_EXIT_INPUT;
+    }
+    /* DIR/checkpoint.state is probed with DIR, after the folder exists. */
+    return o->checkpoint ? probe(c->path) : 0;
+}
+
+int ckpt_write(fcl_ckpt *c, fcl_sim *s, int force)
+{
+    char err[4600];
+    if (!c->path[0] || s->step == c->last_step)
+        return 0;
+    if (!force && (c->every <= 0 || s->step % c->every != 0))
+        return 0;
+    if (sim_state_save(s, c->path, err, sizeof err) != 0) {
+        cli_error("checkpoint at step %ld: %s", s->step, err);
+        return FCL_EXIT_DEVICE;
+    }
+    c->last_step = s->step;
+    return 0;
+}
+
+int ckpt_resume(fcl_sim *s, const char *file, int quiet)
+{
+    char err[1024];
+    fcl_state_info info;
+    if (sim_state_info(file, &info, err, sizeof err) != 0 || sim_state_load(s, file, err, sizeof err) != 0) {
+        cli_error("--resume %s", err);
+        return FCL_EXIT_INPUT;
+    }
+    if (!quiet)
+        fprintf(stderr, "resuming %s: step %ld, t = %.6g s, %zu particles\n", file, s->step, s->time, s->n);
+    if (strcmp(info.device, s->be->name) != 0)
+        fprintf(stderr, "note: %s was written on %s and resumes on %s: the run goes on, but not bit for bit as "
+                "it would have there\n", file, info.device, s->be->name);
+    return 0;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# test_devices.sh - the backend-agreement tests on every OpenCL device
+# present besides the default one (which every other test runs on): each
+# of the tests below runs once per such device, the device picked by
+# FCL_TEST_DEVICE (tests/fcl_test.h). Mesa's rusticl is enabled on
+# llvmpipe (RUSTICL_ENABLE=llvmpipe) unless the caller says otherwise, so
+# on Debian with mesa-opencl-icd this is rusticl beside PoCL.
+# Skips (77) when the machine has no second device.
+#
+# usage: bash tests/test_devices.sh BUILD_DIR
+set -u
+BUILD=$1
+FL=$BUILD/fluidcl
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+export RUSTICL_ENABLE=${RUSTICL_ENABLE:-llvmpipe}
+# Mesa 22.3's rusticl on llvmpipe lets a kernel start before the previous
+# one on the same in-order queue has finished when llvmpipe runs several
+# threads (README: Tests, "rusticl"); one thread keeps the kernels' own
+# results under test. Set LP_NUM_THREADS to see the overlap.
+export LP_NUM_THREADS=${LP_NUM_THREADS:-1}
+TESTS="test_backends test_solvers test_nlist test_reduce test_grid test_solids test_surface_flag test_surface"
+
+# "INDEX TYPE NAME" per device, from `fluidcl devices`.
+devices=$("$FL" devices 2>/dev/null | awk '
+    /^\[[0-9]+\] / { idx = substr($1, 2, length($1) - 2); name = $0; sub(/^\[[0-9]+\] /, "", name) }
+    /^    type: / { type = $2; sub(/,$/, "", type); print idx, type, name }')
+# The default device, as backend_create picks it: the first GPU, else the
+# first CPU device.
+default=$(printf '%s\n' "$devices" | awk '$2 == "GPU" { print $1; exit }')
+[ -n "$default" ] || default=$(printf '%s\n' "$devices" | awk '$2 == "CPU" { print $1; exit }')
+others=$(printf '%s\n' "$devices" | awk -v d="$default" 'NF && $1 != d')
+if [ -z "$others" ]; then
+    echo "SKIP: no OpenCL device besides the default one (devices: ${devices:-none})"
+    exit 77
+fi
+
+while read -r idx type name; do
+    for t in $TESTS; do
+        start=$(date +%s%N)
+        FCL_TEST_DEVICE=$idx timeout 900 "$BUILD/tests/$t" >"$BUILD/$t.device$idx.log" 2>&1
+        rc=$?
+        ms=$((($(date +%s%N) - start) / 1000000))
+        used=$(sed -n 's/^OpenCL device: //p' "$BUILD/$t.device$idx.log" | head -1)
+        last=$(tail -n 1 "$BUILD/$t.device$idx.log")
+        if [ "$rc" -eq 0 ] && [ "${used#"$name"}" != "$used" ]; then
+            ok "$t on [$idx] $name: $last ($((ms / 1000)).$((ms % 1000 / 100)) s)"
+        else
+            bad "$t on [$idx] $name" "exit $rc, ran on '$used': $(grep -m 3 FAIL "$BUILD/$t.device$idx.log" | tr '\n' ' ') $last; log $BUILD/$t.device$idx.log"
+        fi
+    done
+done <<<"$others"
+checks_done

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# test_restart.sh - checkpoints, restarts and reruns of `fluidcl run`, end
+# to end, for every registered solver:
+# - rerun: the same run twice on the same backend gives byte-identical
+#   frames, collection, checkpoint and statistics (native and OpenCL);
+# - restart: a run stopped at step 8 and resumed with --resume gives frames
+#   0..24, the collection, the final checkpoint and the statistics (the
+#   earlier run's rows carried over) byte-identical to an uninterrupted run
+#   (both backends);
+# - SIGINT/SIGTERM (native): exit 130/143 naming the checkpoint written at
+#   the step it stopped after; every frame complete, no .tmp; resuming from
+#   it reproduces an uninterrupted run's later frames and statistics byte
+#   for byte;
+# - damaged, truncated, foreign (another solver, another parameter, a
+#   frame) and missing checkpoints: exit 2 naming the file and what is
+#   wrong, and nothing written.
+# Write failures are test_write_fail.sh's.
+#
+# usage: bash tests/test_restart.sh path/to/fluidcl
+set -u
+BIN=$1
+case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+T=$(mktemp -d "${TMPDIR:-/tmp}/fluidcl_restart.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+
+# A column and a thrown ball against a box obstacle, about 2,200 particles.
+SCENE=$T/scene.json
+cat >"$SCENE" <<'EOF'
+{ "sim": { "dt": 0.0005 }, "domain": { "min": [0, 0, 0], "max": [0.3, 0.3, 0.2] },
+  "particles": { "spacing": 0.0125 }, "boundary": { "cache_dir": "off" },
+  "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.2, 0.2] },
+             { "type": "sphere", "center": [0.2, 0.15, 0.1], "radius": 0.04, "velocity": [-1.5, 0.5, 0.2] } ],
+  "obstacles": [ { "type": "box", "min": [0.14, 0, 0.05], "max": [0.18, 0.05, 0.15] } ] }
+EOF
+
+# fl ARGS...: fluidcl run of the scene; RC and ERR (stderr) are set.
+fl() {
+    timeout 300 "$BIN" run "$SCENE" --quiet "$@" >"$T/out.txt" 2>"$T/err.txt"
+    RC=$?
+    ERR=$(tr '\n' ' ' <"$T/err.txt" | cut -c1-500)
+}
+
+# same_files A B: every file of A is in B with the same bytes; prints the
+# first difference.
+same_files() {
+    local f n=0
+    for f in "$1"/*; do
+        n=$((n + 1))
+        cmp -s "$f" "$2/$(basename "$f")" || { echo "$(basename "$f") differs"; return 1; }
+    done
+    [ "$n" -gt 0 ] || { echo "no files in $1"; return 1; }
+}
+
+BACKENDS="cpu"
+"$BIN" devices 2>/dev/null | grep -q '^\[0\]' && BACKENDS="cpu opencl"
+SOLVERS=$("$BIN" help solvers | awk '/^[a-z]/ { print $1 }')
+
+for solver in $SOLVERS; do
+    for be in $BACKENDS; do
+        A=$T/$solver-$be-A B=$T/$solver-$be-B C=$T/$solver-$be-C
+        run=(--backend "$be" --solver "$solver" --every 4 --checkpoint-every 8)
+        fl "${run[@]}" --steps 24 --out "$A" --stats "$A.csv"
+        rca=$RC
+        fl "${run[@]}" --steps 24 --out "$B" --stats "$B.csv"
+        if [ "$rca" -eq 0 ] && [ "$RC" -eq 0 ] && why=$(same_files "$A" "$B") && cmp -s "$A.csv" "$B.csv" &&
+           [ "$(ls "$A" | wc -l)" -eq 9 ]; then
+            ok "$solver on $be: a rerun gives the same 7 frames, collection, checkpoint and statistics, byte for byte"
+        else
+            bad "$solver on $be: rerun" "exit $rca/$RC, ${why:-statistics differ}: $ERR"
+        fi
+        fl "${run[@]}" --steps 8 --out "$C" --stats "$C.csv"
+        rc1=$RC
+        fl "${run[@]}" --steps 24 --out "$C" --resume "$C/checkpoint.state" --stats "$C.csv"
+        if [ "$rc1" -eq 0 ] && [ "$RC" -eq 0 ] && why=$(same_files "$A" "$C") && cmp -s "$A.csv" "$C.csv"; then
+            ok "$solver on $be: resumed at step 8, frames 0-24, collection, checkpoint and statistics identical to the uninterrupted run"
+        else
+            bad "$solver on $be: resume at step 8" "exit $rc1/$RC, ${why:-statistics rows differ}: $ERR"
+        fi
+    done
+done
+
+# ---- SIGINT and SIGTERM (native backend) -----------------------------------
+
+# interrupt SOLVER SIGNAL EXIT: a long run stopped once frame 12 is on disk.
+interrupt() {
+    local solver=$1 sig=$2 want=$3 D=$T/int-$1-$2 E=$T/int-$1-$2-E problems="" k
+    timeout 300 "$BIN" run "$SCENE" --quiet --backend cpu --solver "$solver" --steps 1000000 --every 4 \
+        --out "$D" --stats "$D.csv" >/dev/null 2>"$T/int.txt" &
+    local pid=$!
+    for ((k = 0; k < 600; k++)); do
+        [ -e "$D/frame_000012.vtu" ] && break
+        sleep 0.1
+    done
+    kill -"$sig" "$pid"
+    wait "$pid"
+    local rc=$?
+    ERR=$(tr '\n' ' ' <"$T/int.txt")
+    local step
+    step=$(sed -n 's/.*after step \([0-9]*\) .*/\1/p' "$T/int.txt" | head -1)
+    [ "$rc" -eq "$want" ] || problems+="exit $rc, expected $want; "
+    printf '%s' "$ERR" | grep -q "checkpoint $D/checkpoint.state" || problems+="no checkpoint named; "
+    [ -z "$(find "$T" -name '*.tmp')" ] || problems+=".tmp files left; "
+    head -1 "$D.csv" 2>/dev/null | grep -q '^step,' || problems+="statistics not in place; "
+    local size0 f sz
+    size0=$(wc -c <"$D/frame_000000.vtu")
+    for f in "$D"/frame_*.vtu; do
+        # Only the time's text may change the size (a cut frame would be short).
+        sz=$(wc -c <"$f")
+        [ $((sz - size0)) -le 64 ] && [ $((size0 - sz)) -le 64 ] || problems+="$(basename "$f") is $sz bytes, the first $size0; "
+    done
+    if [ -n "$step" ]; then
+        timeout 300 "$BIN" run "$SCENE" --quiet --backend cpu --solver "$solver" --steps $((step + 8)) --every 4 \
+            --out "$D" --stats "$D.csv" --resume "$D/checkpoint.state" >/dev/null 2>&1 || problems+="resume failed; "
+        timeout 300 "$BIN" run "$SCENE" --quiet --backend cpu --solver "$solver" --steps $((step + 8)) --every 4 \
+            --out "$E" --stats "$E.csv" >/dev/null 2>&1
+        for f in "$E"/frame_*.vtu "$E/frames.pvd"; do
+            cmp -s "$f" "$D/$(basename "$f")" || problems+="$(basename "$f") differs from an uninterrupted run; "
+        done
+        cmp -s "$E.csv" "$D.csv" || problems+="statistics differ from an uninterrupted run's; "
+    else
+        problems+="no step named; "
+    fi
+    if [ -z "$problems" ]; then
+        ok "$solver: $sig after step $step: exit $want, checkpoint named, frames whole; resumed, frames to step $((step + 8)) identical to an uninterrupted run"
+    else
+        bad "$solver: $sig" "$problems$ERR"
+    fi
+}
+for solver in $SOLVERS; do
+    interrupt "$solver" INT 130
+done
+interrupt "$(echo "$SOLVERS" | head -1)" TERM 143
+
+# ---- bad checkpoints: exit 2, the file and the problem named, nothing written
+
+S1=$(echo "$SOLVERS" | head -1)
+S2=$(echo "$SOLVERS" | sed -n 2p)
+GOODCK=$T/$S1-cpu-A/checkpoint.state
+size=$(wc -c <"$GOODCK")
+head -c $((size / 2)) "$GOODCK" >"$T/cut.state"
+cp "$GOODCK" "$T/flip.state"
+printf '\xff' | dd of="$T/flip.state" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
+refused() {
+    local desc=$1 file=$2 want=$3
+    shift 3
+    fl --backend cpu --solver "$S1" --steps 30 --every 4 --out "$T/bad_out" --stats "$T/bad.csv" --resume "$file" "$@"
+    if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "$file" && printf '%s' "$ERR" | grep -q -- "$want" &&
+       [ ! -e "$T/bad_out" ] && [ ! -e "$T/bad.csv" ]; then
+        ok "$desc: exit 2, '$want' and the file named, nothing written"
+    else
+        bad "$desc" "exit $RC, wanted 2 and '$want': $ERR"
+    fi
+    rm -rf "$T/bad_out" "$T/bad.csv"
+}
+refused "a truncated checkpoint" "$T/cut.state" "checksum"
+refused "a checkpoint with a flipped byte" "$T/flip.state" "checksum"
+refused "a missing checkpoint" "$T/none.state" "cannot open"
+refused "a frame given as checkpoint" "$T/$S1-cpu-A/frame_000004.vtu" "not a fluidcl state file"
+refused "another parameter" "$GOODCK" "material.viscosity" --param material.viscosity=3
+[ -n "$S2" ] && refused "another solver's checkpoint" "$T/$S2-cpu-A/checkpoint.state" "solver $S2"
+fl --backend cpu --solver "$S1" --steps 4 --checkpoint-every 2
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--checkpoint-every" &&
+    ok "--checkpoint-every without --out or --checkpoint: exit 2" ||
+    bad "--checkpoint-every without a file" "exit $RC: $ERR"
+
+checks_done
