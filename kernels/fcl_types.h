@@ -171,7 +171,14 @@ typedef struct fcl_mc_info {
     float h;            /* support radius */
     float stretch;      /* anisotropic: s_j = 1 + stretch |v_j| / h ... */
     float max_stretch;  /* ... at most this; blocks are max_stretch h wide */
-    uint pad0;          /* size a multiple of 16 */
+    uint narrow;        /* 1: phi only on tiles near surface particles */
+    uint t;             /* node cells per tile edge (t divides b) */
+    uint tpb;           /* tiles per block edge, b / t */
+    uint tnx, tny, tnz; /* tiles per axis */
+    float reach2;       /* (farthest a particle's phi reaches)^2: h^2, or
+                           (max_stretch h)^2 for the anisotropic field */
+    float band_m2;      /* surface particle: |sum_k W_ik x_ik|^2 > band_m2 s^2 ... */
+    float band_fill;    /* ... or s = sum_k W_ik below this */
 } fcl_mc_info;
 
 /* Scalar fields of surface.field: Zou's phi = sum_j V_j W_poly6 with

@@ -1,19 +1,27 @@
-/* mc.cl - surface reconstruction: a scalar field on a node grid near the
- * fluid, and parallel marching cubes over it (Zou et al. 2019 s4: the field
- * only on near-surface blocks found through the cell-start structure).
+/* mc.cl - surface reconstruction: a scalar field on a node grid at the
+ * surface only, and parallel marching cubes over it (Zou et al. 2019 s4,
+ * Mueller et al. 2003 s4.2: the field where the surface is).
  *
- * One reconstruction (host/surface/mc.c launches it) is: particle volumes ->
- * flag the neighbor-grid cells ("blocks") with particles in their 27
- * neighbors -> scan -> block list -> phi at the nodes of listed blocks ->
- * classify each listed cell (case, triangles, owned crossing edges) ->
- * three scans -> compact the cells with triangles -> one vertex per owned
- * crossing edge -> triangles that index those vertices.
+ * One reconstruction (host/surface/mc.c launches it) is: particle volumes
+ * and surface flags -> flag the neighbor-grid cells ("blocks") with
+ * particles in their 27 neighbors -> scan -> block list -> label the tiles
+ * of listed blocks (t^3 node cells each): empty (no particle reaches them),
+ * band (a surface particle reaches them) or interior -> band = band tiles
+ * plus interior tiles next to a non-interior one -> scan -> tile list ->
+ * phi at the nodes of band tiles -> classify each band cell (case,
+ * triangles, owned crossing edges) -> three scans -> compact the cells
+ * with triangles -> one vertex per owned crossing edge -> triangles that
+ * index those vertices.
  * Invariants: each grid edge is owned by the cell at its lower end (the
  * 3 edges leaving a cell's min corner), so every vertex exists once and
  * neighbouring cells index the same one. phi is exactly 0 at every node
- * outside the listed blocks (no particle within h of them), so the sweep
- * misses no crossing. The tables (host/surface/mc.c, mc_tables) cut both cells
- * sharing a face the same way, so the mesh is closed where phi is.
+ * of an empty tile's closed box (no particle within reach), and interior
+ * tiles touch only interior or band tiles, so every cell whose corners
+ * differ lies in a band tile whatever the surface flags say: the mesh is
+ * closed. A cell of a band tile reads nodes of its own tile and of its +1
+ * neighbors (band or empty, never interior), and its vertex normals reach
+ * one node further (t >= 2 keeps that inside the same tiles). The tables
+ * (host/surface/mc_tables.c) cut both cells sharing a face the same way.
  */
 
 /* Table layout (ints): triangle count per case, then per case up to
@@ -30,15 +38,24 @@ FCL_INLINE uint mc_node(const fcl_mc_info *m, uint x, uint y, uint z)
     return x + m->nx * (y + m->ny * z);
 }
 
-/* Node of work item t (also the min corner of cell t): block list[t / b^3],
- * offset t % b^3 inside it, x fastest. */
-FCL_INLINE void mc_item_node(const fcl_mc_info *m, const fcl_grid_info *g, GLOBAL const uint *list, uint t,
-                             uint *x, uint *y, uint *z)
+/* Node of work item k (also the min corner of cell k): tile list[k / t^3],
+ * offset k % t^3 inside it, x fastest. */
+FCL_INLINE void mc_item_node(const fcl_mc_info *m, GLOBAL const uint *list, uint k, uint *x, uint *y, uint *z)
 {
-    uint b = m->b, blk = list[t / (b * b * b)], l = t % (b * b * b);
-    *x = (blk % g->nx) * b + l % b;
-    *y = ((blk / g->nx) % g->ny) * b + (l / b) % b;
-    *z = (blk / (g->nx * g->ny)) * b + l / (b * b);
+    uint t = m->t, tile = list[k / (t * t * t)], l = k % (t * t * t);
+    *x = (tile % m->tnx) * t + l % t;
+    *y = ((tile / m->tnx) % m->tny) * t + (l / t) % t;
+    *z = (tile / (m->tnx * m->tny)) * t + l / (t * t);
+}
+
+/* Tile k of the listed blocks (tpb^3 per block): its tile coordinates. */
+FCL_INLINE void mc_block_tile(const fcl_mc_info *m, const fcl_grid_info *g, GLOBAL const uint *blocks, uint k,
+                              uint *tx, uint *ty, uint *tz)
+{
+    uint q = m->tpb, blk = blocks[k / (q * q * q)], l = k % (q * q * q);
+    *tx = (blk % g->nx) * q + l % q;
+    *ty = ((blk / g->nx) % g->ny) * q + (l / q) % q;
+    *tz = (blk / (g->nx * g->ny)) * q + l / (q * q);
 }
 
 FCL_INLINE uint mc_in(GLOBAL const float *phi, const fcl_mc_info *m, uint x, uint y, uint z)
@@ -96,31 +113,44 @@ FCL_INLINE float mc_phi_at(GLOBAL const float4 *pos, GLOBAL const float4 *vel, G
 
 /* V_i: Zou's m_i / rho_i with rho_i from the particles themselves (the mass
  * cancels: V_i = 1 / sum_k W_ik, never 0 since k = i counts), or the rest
- * volume for Mueller's color field. */
+ * volume for Mueller's color field. surf_i = 1 marks a particle at the
+ * surface: its W-weighted neighbor mean lies off it (band_m2), or its
+ * neighborhood is thin (band_fill); only such particles let phi fall
+ * below iso near them (a void inside needs a hole of about a spacing,
+ * whose rim particles see it as one or the other). */
 FCL_INLINE void mc_volume_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *vol,
-                               const fcl_grid_info *g, const fcl_mc_info *m)
+                               GLOBAL uint *surf, const fcl_grid_info *g, const fcl_mc_info *m)
 {
-    if (m->field == FCL_MC_MUELLER) {
+    if (m->field == FCL_MC_MUELLER && !m->narrow) {
         vol[i] = m->volume;
+        surf[i] = 1u;
         return;
     }
     uint lo[9], hi[9];
     float4 p = pos[i];
     uint rows = grid_neighbor_rows(g, start, p, lo, hi);
-    float s = 0.0f;
+    float s = 0.0f, mx = 0.0f, my = 0.0f, mz = 0.0f;
     for (uint r = 0u; r < rows; r++) {
         for (uint j = lo[r]; j < hi[r]; j++) {
-            float dx = p.x - pos[j].x, dy = p.y - pos[j].y, dz = p.z - pos[j].z;
-            s += w_poly6(dx * dx + dy * dy + dz * dz, m->h2, m->poly6);
+            float dx = pos[j].x - p.x, dy = pos[j].y - p.y, dz = pos[j].z - p.z;
+            float w = w_poly6(dx * dx + dy * dy + dz * dz, m->h2, m->poly6);
+            s += w;
+            mx += w * dx;
+            my += w * dy;
+            mz += w * dz;
         }
     }
-    vol[i] = 1.0f / s;
+    vol[i] = m->field == FCL_MC_MUELLER ? m->volume : 1.0f / s;
+    surf[i] = (s < m->band_fill || mx * mx + my * my + mz * mz > m->band_m2 * s * s) ? 1u : 0u;
 }
 
 /* flag[c] = 1 when a particle lies in the 27 cells around block c, i.e.
  * when phi can be nonzero somewhere in it; flag[ncells] = 0 so that the
- * exclusive scan's last entry is the block count. */
-FCL_INLINE void mc_block_flag_item(uint c, GLOBAL const uint *start, GLOBAL uint *flag, const fcl_grid_info *g)
+ * exclusive scan's last entry is the block count. csurf[c] = 1 when block
+ * c holds a surface particle (the tile labels visit only those blocks'
+ * particles to look for one). */
+FCL_INLINE void mc_block_flag_item(uint c, GLOBAL const uint *start, GLOBAL const uint *surf, GLOBAL uint *flag,
+                                   GLOBAL uint *csurf, const fcl_grid_info *g)
 {
     if (c >= g->ncells) {
         flag[c] = 0u;
@@ -129,44 +159,152 @@ FCL_INLINE void mc_block_flag_item(uint c, GLOBAL const uint *start, GLOBAL uint
     float4 centre = fcl_f4(g->origin.x + ((float)(c % g->nx) + 0.5f) * g->cell_size,
                            g->origin.y + ((float)((c / g->nx) % g->ny) + 0.5f) * g->cell_size,
                            g->origin.z + ((float)(c / (g->nx * g->ny)) + 0.5f) * g->cell_size, 0.0f);
-    uint lo[9], hi[9], any = 0u;
+    uint lo[9], hi[9], any = 0u, s = 0u;
     uint rows = grid_neighbor_rows(g, start, centre, lo, hi);
     for (uint r = 0u; r < rows; r++)
         any |= hi[r] > lo[r] ? 1u : 0u;
     flag[c] = any;
+    for (uint j = start[c]; j < start[c + 1u] && !s; j++)
+        s = surf[j];
+    csurf[c] = s;
 }
 
-/* After the scan: the list of flagged blocks, and each block's slot in it
- * (~0 when not listed) for the edge-owner lookup. */
-FCL_INLINE void mc_block_list_item(uint c, GLOBAL const uint *off, GLOBAL uint *list, GLOBAL uint *slot)
+/* After the scan: the list of flagged blocks. */
+FCL_INLINE void mc_block_list_item(uint c, GLOBAL const uint *off, GLOBAL uint *list)
 {
-    uint listed = off[c + 1u] > off[c];
-    if (listed)
+    if (off[c + 1u] > off[c])
         list[off[c]] = c;
-    slot[c] = listed ? off[c] : 0xffffffffu;
 }
 
-FCL_INLINE void mc_field_item(uint t, GLOBAL const float4 *pos, GLOBAL const float4 *vel, GLOBAL const float *vol,
-                              GLOBAL const uint *start, GLOBAL const uint *list, GLOBAL float *phi,
-                              const fcl_grid_info *g, const fcl_mc_info *m)
+/* Squared distance from p to the box [lo, lo + side]^3. */
+FCL_INLINE float mc_box_dist2(float4 p, float4 lo, float side)
 {
-    uint x, y, z;
-    mc_item_node(m, g, list, t, &x, &y, &z);
+    float d[3] = { p.x - lo.x, p.y - lo.y, p.z - lo.z }, s = 0.0f;
+    for (uint a = 0u; a < 3u; a++) {
+        float e = d[a] < 0.0f ? -d[a] : (d[a] > side ? d[a] - side : 0.0f);
+        s += e * e;
+    }
+    return s;
+}
+
+/* Label of tile k of the listed blocks, over its closed box (its cells'
+ * nodes, the +1 faces included): 0 empty (no particle within reach, so
+ * phi = 0 on every node its cells read), 1 band (a surface particle within
+ * reach, or the narrow band is off), 2 interior. The particles within
+ * reach of a tile lie in the 27 cells around its block (reach = cell). */
+FCL_INLINE void mc_tile_label_item(uint k, GLOBAL const float4 *pos, GLOBAL const uint *surf, GLOBAL const uint *start,
+                                   GLOBAL const uint *csurf, GLOBAL const uint *blocks, GLOBAL uint *label,
+                                   const fcl_grid_info *g, const fcl_mc_info *m)
+{
+    uint tx, ty, tz;
+    mc_block_tile(m, g, blocks, k, &tx, &ty, &tz);
+    float side = (float)m->t * m->cell;
+    float4 lo = fcl_f4(m->origin.x + (float)tx * side, m->origin.y + (float)ty * side,
+                       m->origin.z + (float)tz * side, 0.0f);
+    uint bx = tx / m->tpb, by = ty / m->tpb, bz = tz / m->tpb, near = 0u, band = m->narrow ? 0u : 1u;
+    uint x0 = bx > 0u ? bx - 1u : 0u, x1 = bx + 1u < g->nx ? bx + 1u : bx;
+    uint y0 = by > 0u ? by - 1u : 0u, y1 = by + 1u < g->ny ? by + 1u : by;
+    uint z0 = bz > 0u ? bz - 1u : 0u, z1 = bz + 1u < g->nz ? bz + 1u : bz;
+    /* Cell by cell: each is read until a particle within reach is found,
+     * and then only if it holds a surface particle, so an interior tile
+     * costs a few distances. */
+    for (uint z = z0; z <= z1 && !(near && band); z++) {
+        for (uint y = y0; y <= y1 && !(near && band); y++) {
+            for (uint x = x0; x <= x1 && !(near && band); x++) {
+                uint c = x + g->nx * (y + g->ny * z);
+                if (near && !csurf[c])
+                    continue;
+                for (uint j = start[c]; j < start[c + 1u] && !(near && band); j++) {
+                    if (mc_box_dist2(pos[j], lo, side) < m->reach2) {
+                        near = 1u;
+                        band |= surf[j];
+                    }
+                }
+            }
+        }
+    }
+    label[tx + m->tnx * (ty + m->tny * tz)] = near ? (band ? 1u : 2u) : 0u;
+}
+
+/* Label of tile (x, y, z), 0 (empty) off the tile grid; bit 4 (set by
+ * mc_tile_list) marks the tiles on the band list. */
+FCL_INLINE uint mc_label_at(GLOBAL const uint *label, const fcl_mc_info *m, int x, int y, int z)
+{
+    if (x < 0 || y < 0 || z < 0 || x >= (int)m->tnx || y >= (int)m->tny || z >= (int)m->tnz)
+        return 0u;
+    return label[(uint)x + m->tnx * ((uint)y + m->tny * (uint)z)];
+}
+
+/* flag[k] = 1 for the tiles phi and marching cubes visit (the band list):
+ * band tiles; interior tiles with a non-interior one among their 26
+ * neighbors; empty tiles with an interior one at +1 (their cells read its
+ * nodes). The interior tiles left out are surrounded by interior tiles.
+ * flag[n] = 0 so that the exclusive scan's last entry is the count. */
+FCL_INLINE void mc_tile_flag_item(uint k, GLOBAL const uint *blocks, GLOBAL const uint *label, GLOBAL uint *flag,
+                                  const fcl_grid_info *g, const fcl_mc_info *m, uint n)
+{
+    if (k >= n) {
+        flag[k] = 0u;
+        return;
+    }
+    uint tx, ty, tz;
+    mc_block_tile(m, g, blocks, k, &tx, &ty, &tz);
+    uint own = mc_label_at(label, m, (int)tx, (int)ty, (int)tz), keep = own == 1u;
+    for (uint q = 0u; q < 27u && own != 1u && !keep; q++) {
+        int dx = (int)(q % 3u) - 1, dy = (int)((q / 3u) % 3u) - 1, dz = (int)(q / 9u) - 1;
+        uint l = mc_label_at(label, m, (int)tx + dx, (int)ty + dy, (int)tz + dz);
+        keep = own == 2u ? l != 2u : (l == 2u && dx >= 0 && dy >= 0 && dz >= 0);
+    }
+    flag[k] = keep;
+}
+
+/* After the scan: the list of flagged tiles, each one's slot in it for the
+ * edge-owner lookup (slots of other tiles are never read), and bit 4 in
+ * its label. */
+FCL_INLINE void mc_tile_list_item(uint k, GLOBAL const uint *blocks, GLOBAL const uint *off, GLOBAL uint *list,
+                                  GLOBAL uint *slot, GLOBAL uint *label, const fcl_grid_info *g, const fcl_mc_info *m)
+{
+    if (off[k + 1u] == off[k])
+        return;
+    uint tx, ty, tz;
+    mc_block_tile(m, g, blocks, k, &tx, &ty, &tz);
+    uint tile = tx + m->tnx * (ty + m->tny * tz);
+    list[off[k]] = tile;
+    slot[tile] = off[k];
+    label[tile] |= 4u;
+}
+
+/* phi at the nodes of listed tiles, work item k covering (t+1)^3 nodes per
+ * tile: its own t^3, and the +1 faces where they belong to an interior
+ * tile off the list (whose nodes nothing else computes). Nodes of interior
+ * tiles are kept at iso or above, so the in/out state is the labels' even
+ * where the surface flags miss a hole: the mesh stays closed. */
+FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const float4 *vel, GLOBAL const float *vol,
+                              GLOBAL const uint *start, GLOBAL const uint *list, GLOBAL const uint *label,
+                              GLOBAL float *phi, const fcl_grid_info *g, const fcl_mc_info *m)
+{
+    uint t = m->t, e = t + 1u, tile = list[k / (e * e * e)], l = k % (e * e * e);
+    uint lx = l % e, ly = (l / e) % e, lz = l / (e * e);
+    uint x = (tile % m->tnx) * t + lx, y = ((tile / m->tnx) % m->tny) * t + ly, z = (tile / (m->tnx * m->tny)) * t + lz;
+    uint own = mc_label_at(label, m, (int)(x / t), (int)(y / t), (int)(z / t));
+    if ((lx == t || ly == t || lz == t) && own != 2u)
+        return; /* listed (computes its own), empty (phi = 0) or off the grid */
     float4 p = fcl_f4(m->origin.x + (float)x * m->cell, m->origin.y + (float)y * m->cell,
                       m->origin.z + (float)z * m->cell, 0.0f);
-    phi[mc_node(m, x, y, z)] = mc_phi_at(pos, vel, vol, start, g, m, p);
+    float v = mc_phi_at(pos, vel, vol, start, g, m, p);
+    phi[mc_node(m, x, y, z)] = (own & 3u) == 2u && v < m->iso ? m->iso : v;
 }
 
 /* Per listed cell: triangles of its case, owned crossing edges, and
  * whether it is active; item ncell writes zeros (the scans' totals). */
 FCL_INLINE void mc_classify_item(uint t, GLOBAL const float *phi, GLOBAL const uint *list, GLOBAL uint *ntri,
-                                 GLOBAL uint *nedge, GLOBAL uint *act, GLOBAL const int *tab,
-                                 const fcl_grid_info *g, const fcl_mc_info *m, uint ncell)
+                                 GLOBAL uint *nedge, GLOBAL uint *act, GLOBAL const int *tab, const fcl_mc_info *m,
+                                 uint ncell)
 {
     uint nt = 0u, ne = 0u;
     if (t < ncell) {
         uint x, y, z;
-        mc_item_node(m, g, list, t, &x, &y, &z);
+        mc_item_node(m, list, t, &x, &y, &z);
         nt = (uint)tab[mc_case(phi, m, x, y, z)];
         for (uint a = 0u; a < 3u; a++)
             ne += mc_crosses(phi, m, x, y, z, a);
@@ -182,12 +320,21 @@ FCL_INLINE void mc_compact_item(uint t, GLOBAL const uint *off, GLOBAL uint *cel
         cells[off[t]] = t;
 }
 
-/* Central differences of phi at a node; one-sided at the grid's faces. */
-FCL_INLINE float mc_diff(GLOBAL const float *phi, const fcl_mc_info *m, uint x, uint y, uint z, uint a)
+/* Central differences of phi at a node; one-sided at the grid's faces and
+ * next to interior tiles off the list (their inner nodes hold no phi). */
+FCL_INLINE float mc_diff(GLOBAL const float *phi, GLOBAL const uint *label, const fcl_mc_info *m, uint x, uint y,
+                         uint z, uint a)
 {
     uint n[3] = { m->nx, m->ny, m->nz }, c[3] = { x, y, z }, lo[3] = { x, y, z }, hi[3] = { x, y, z };
     lo[a] = c[a] > 0u ? c[a] - 1u : 0u;
     hi[a] = c[a] + 1u < n[a] ? c[a] + 1u : c[a];
+    uint t = m->t;
+    if (mc_label_at(label, m, (int)(lo[0] / t), (int)(lo[1] / t), (int)(lo[2] / t)) == 2u)
+        lo[a] = c[a];
+    if (mc_label_at(label, m, (int)(hi[0] / t), (int)(hi[1] / t), (int)(hi[2] / t)) == 2u)
+        hi[a] = c[a];
+    if (hi[a] == lo[a])
+        return 0.0f;
     float span = (float)(hi[a] - lo[a]) * m->cell;
     return (phi[mc_node(m, hi[0], hi[1], hi[2])] - phi[mc_node(m, lo[0], lo[1], lo[2])]) / span;
 }
@@ -196,11 +343,11 @@ FCL_INLINE float mc_diff(GLOBAL const float *phi, const fcl_mc_info *m, uint x, 
  * linear interpolation of phi = iso; normals are -grad phi (outward),
  * interpolated like the position. */
 FCL_INLINE void mc_vertices_item(uint k, GLOBAL const float *phi, GLOBAL const uint *list,
-                                 GLOBAL const uint *cells, GLOBAL const uint *eoff, GLOBAL float4 *vert,
-                                 GLOBAL float4 *nrm, const fcl_grid_info *g, const fcl_mc_info *m)
+                                 GLOBAL const uint *cells, GLOBAL const uint *eoff, GLOBAL const uint *label,
+                                 GLOBAL float4 *vert, GLOBAL float4 *nrm, const fcl_mc_info *m)
 {
     uint t = cells[k], x, y, z;
-    mc_item_node(m, g, list, t, &x, &y, &z);
+    mc_item_node(m, list, t, &x, &y, &z);
     uint out = eoff[t];
     float p0 = phi[mc_node(m, x, y, z)];
     for (uint a = 0u; a < 3u; a++) {
@@ -210,8 +357,8 @@ FCL_INLINE void mc_vertices_item(uint k, GLOBAL const float *phi, GLOBAL const u
         float s = (m->iso - p0) / (phi[mc_node(m, x1, y1, z1)] - p0);
         float gr[3];
         for (uint d = 0u; d < 3u; d++) {
-            float g0 = mc_diff(phi, m, x, y, z, d);
-            gr[d] = g0 + s * (mc_diff(phi, m, x1, y1, z1, d) - g0);
+            float g0 = mc_diff(phi, label, m, x, y, z, d);
+            gr[d] = g0 + s * (mc_diff(phi, label, m, x1, y1, z1, d) - g0);
         }
         float len = FCL_SQRT(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
         float inv = len > 0.0f ? -1.0f / len : 0.0f;
@@ -226,14 +373,14 @@ FCL_INLINE void mc_vertices_item(uint k, GLOBAL const float *phi, GLOBAL const u
 /* Index of the vertex on edge e of the cell at node (x,y,z): the edge's
  * owner is the cell at its lower end; its vertices follow in axis order. */
 FCL_INLINE uint mc_edge_vertex(uint e, uint x, uint y, uint z, GLOBAL const float *phi, GLOBAL const uint *slot,
-                               GLOBAL const uint *eoff, const fcl_grid_info *g, const fcl_mc_info *m)
+                               GLOBAL const uint *eoff, const fcl_mc_info *m)
 {
     uint a = e >> 2, o[3] = { 0u, 0u, 0u };
     o[(a + 1u) % 3u] = e & 1u;
     o[(a + 2u) % 3u] = (e >> 1) & 1u;
-    uint ox = x + o[0], oy = y + o[1], oz = z + o[2], b = m->b;
-    uint blk = ox / b + g->nx * (oy / b + g->ny * (oz / b));
-    uint owner = slot[blk] * b * b * b + ox % b + b * (oy % b + b * (oz % b));
+    uint ox = x + o[0], oy = y + o[1], oz = z + o[2], t = m->t;
+    uint tile = ox / t + m->tnx * (oy / t + m->tny * (oz / t));
+    uint owner = slot[tile] * t * t * t + ox % t + t * (oy % t + t * (oz % t));
     uint rank = 0u;
     for (uint k = 0u; k < a; k++)
         rank += mc_crosses(phi, m, ox, oy, oz, k);
@@ -242,13 +389,12 @@ FCL_INLINE uint mc_edge_vertex(uint e, uint x, uint y, uint z, GLOBAL const floa
 
 FCL_INLINE void mc_triangles_item(uint k, GLOBAL const float *phi, GLOBAL const uint *list, GLOBAL const uint *slot,
                                   GLOBAL const uint *cells, GLOBAL const uint *toff, GLOBAL const uint *eoff,
-                                  GLOBAL uint *tri, GLOBAL const int *tab, const fcl_grid_info *g,
-                                  const fcl_mc_info *m)
+                                  GLOBAL uint *tri, GLOBAL const int *tab, const fcl_mc_info *m)
 {
     uint t = cells[k], x, y, z;
-    mc_item_node(m, g, list, t, &x, &y, &z);
+    mc_item_node(m, list, t, &x, &y, &z);
     uint c = mc_case(phi, m, x, y, z), nt = (uint)tab[c], out = 3u * toff[t];
     GLOBAL const int *edges = tab + MC_TRI_BASE + c * MC_TRI_STRIDE;
     for (uint v = 0u; v < 3u * nt; v++)
-        tri[out + v] = mc_edge_vertex((uint)edges[v], x, y, z, phi, slot, eoff, g, m);
+        tri[out + v] = mc_edge_vertex((uint)edges[v], x, y, z, phi, slot, eoff, m);
 }

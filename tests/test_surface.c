@@ -15,10 +15,11 @@
 static const float D = 0.02f;   /* particle spacing */
 
 /* surface.iso's default for Zou's field (0.6) and the value that puts a
- * flat lattice surface at d/2 for the color field (0.5); no stretch. */
+ * flat lattice surface at d/2 for the color field (0.5); no stretch; the
+ * narrow band on, with surface.band_shift and band_fill's defaults. */
 static mc_config config(float cell, unsigned field)
 {
-    return (mc_config){ D, 2.0f * D, cell, field == FCL_MC_MUELLER ? 0.5f : 0.6f, field, 0.0f, 1.0f };
+    return (mc_config){ D, 2.0f * D, cell, field == FCL_MC_MUELLER ? 0.5f : 0.6f, field, 0.0f, 1.0f, 1, 0.05f, 0.85f };
 }
 
 /* Lattice points within r spacings of the centre (offset from the node

@@ -153,8 +153,11 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
             return rc;
         }
         if (!o->quiet)
-            printf("%s: %zu particles -> %zu triangles in %.1f ms (%s, cell %.3g m)\n", o->frames[i], d.n, nt,
-                   ms, x->be->kind, x->last.node_cell);
+            printf("%s: %zu particles -> %zu triangles in %.1f ms (%s, cell %.3g m, field on %zu of %zu nodes)\n",
+                   o->frames[i], d.n, nt, ms, x->be->kind, x->last.node_cell, x->last.cells, x->last.nodes);
+        if (getenv("FCL_MC_TIMERS"))
+            for (int k = 0; k < x->be->timers.count; k++)
+                fprintf(stderr, "  %-14s %8.1f ms\n", x->be->timers.label[k], x->be->timers.ms[k]);
         out_frame_free(&d);
     }
     return 0;

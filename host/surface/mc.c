@@ -2,12 +2,15 @@
  *
  * A reconstruction reads like the algorithm: neighbor grid over the
  * particles' bounding box (plus one block: h, or max_stretch h for the
- * anisotropic field) -> blocks near fluid
- * -> phi on their nodes -> classify -> scan -> compact -> vertices ->
- * triangles -> read the mesh back. Every buffer lives for one call.
- * Invariant: phi is summed only on nodes of blocks that have particles in
- * their 27 neighbor cells; the rest of the node grid is cleared to 0
- * (a memset-speed pass, no particle loop), which is its exact value.
+ * anisotropic field) -> volumes and surface particles -> blocks near fluid
+ * -> their tiles labelled empty, band or interior -> band tiles -> phi on
+ * their nodes -> classify -> scan -> compact -> vertices -> triangles ->
+ * read the mesh back. Every buffer lives for one call.
+ * Invariant: phi is summed only on nodes of band tiles (tiles a surface
+ * particle reaches, and the interior ones next to them); the rest of the
+ * node grid is cleared to 0 (a memset-speed pass) and never read by a cell
+ * with triangles (kernels/mc.cl says why), so interior and empty space
+ * cost one tile label each.
  */
 #include "mc.h"
 #include "passes.h"
@@ -27,8 +30,9 @@ typedef struct mc_run {
     fcl_grid g;
     int have_grid;
     fcl_mc_info m;
-    fcl_buf *vol, *flag, *list, *slot, *phi, *ntri, *nedge, *act, *cells, *vert, *nrm, *tri;
-    uint nblocks, ncell, ntris, nverts, nact;
+    fcl_buf *vol, *surf, *flag, *csurf, *blocks, *label, *tflag, *list, *slot, *phi, *ntri, *nedge, *act, *cells, *vert,
+        *nrm, *tri;
+    uint nblocks, ntiles, nband, ncell, ntris, nverts, nact;
 } mc_run;
 
 void mc_config_from_params(mc_config *c, const fcl_params *p)
@@ -42,6 +46,9 @@ void mc_config_from_params(mc_config *c, const fcl_params *p)
                                                               : FCL_MC_ZOU;
     c->stretch = p->surface_stretch;
     c->max_stretch = p->surface_max_stretch;
+    c->narrow = p->surface_narrow_band;
+    c->band_shift = p->surface_band_shift;
+    c->band_fill = p->surface_band_fill;
 }
 
 int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen)
@@ -130,6 +137,17 @@ static int layout(const mc_config *c, const float4 *pos, size_t n, fcl_grid_info
     m->iso = (float)(c->iso * rest_value(c));
     m->volume = c->spacing * c->spacing * c->spacing;
     m->field = c->field;
+    /* Tiles of 2 cells when the block splits evenly (t = 1 would let a
+     * band cell's normal read an interior node), else the whole block. */
+    m->narrow = c->narrow && m->b >= 2 ? 1u : 0u;
+    m->t = m->narrow && m->b % 2u == 0u ? 2u : m->b;
+    m->tpb = m->b / m->t;
+    m->tnx = g->nx * m->tpb;
+    m->tny = g->ny * m->tpb;
+    m->tnz = g->nz * m->tpb;
+    m->reach2 = reach * reach;
+    m->band_m2 = c->band_shift * c->h * c->band_shift * c->h;
+    m->band_fill = (float)(c->band_fill * smoothing_lattice_sum(c->h, c->spacing));
     /* Counted in double first: g->nx * b alone can pass 2^32. */
     double nn[3] = { (double)g->nx * m->b + 1.0, (double)g->ny * m->b + 1.0, (double)g->nz * m->b + 1.0 };
     double nodes = nn[0] * nn[1] * nn[2], cells = (double)g->ncells * m->b * m->b * m->b;
@@ -154,7 +172,8 @@ static int read_u32(mc_ctx *x, fcl_buf *b, size_t i, uint *v)
     return x->be->ops->buf_read(x->be, b, i * sizeof(uint), sizeof(uint), v);
 }
 
-/* Grid, particle volumes, and the list of blocks near fluid. */
+/* Grid, particle volumes and surface flags, and the list of blocks near
+ * fluid. */
 static int blocks(mc_ctx *x, mc_run *r, const float4 *pos, const float4 *vel)
 {
     fcl_backend *be = x->be;
@@ -170,24 +189,52 @@ static int blocks(mc_ctx *x, mc_run *r, const float4 *pos, const float4 *vel)
     if (grid_build(&r->g, be, 0) != 0)
         return -1;
     r->vol = mk(x, gi->n, sizeof(float), "surface volumes");
+    r->surf = mk(x, gi->n, sizeof(uint), "surface particle flags");
     r->flag = mk(x, nc1, sizeof(uint), "surface block flags");
-    r->list = mk(x, nc, sizeof(uint), "surface block list");
-    r->slot = mk(x, nc, sizeof(uint), "surface block slots");
-    if (!r->vol || !r->flag || !r->list || !r->slot)
+    r->csurf = mk(x, nc1, sizeof(uint), "surface block surface flags");
+    r->blocks = mk(x, nc, sizeof(uint), "surface block list");
+    if (!r->vol || !r->surf || !r->flag || !r->csurf || !r->blocks)
         return -1;
     fcl_buf *posb = r->g.attr[0].cur;
-    if (pass_mc_volume(be, gi->n, "mc-field", posb, r->g.start, r->vol, *gi, r->m) != 0 ||
-        pass_mc_block_flag(be, nc1, "mc-field", r->g.start, r->flag, *gi) != 0 ||
-        o->scan(be, r->flag, nc1, "mc-field") != 0 ||
-        pass_mc_block_list(be, nc, "mc-field", r->flag, r->list, r->slot) != 0 ||
-        read_u32(x, r->flag, nc, &r->nblocks) != 0)
+    if (pass_mc_volume(be, gi->n, "mc-volume", posb, r->g.start, r->vol, r->surf, *gi, r->m) != 0 ||
+        pass_mc_block_flag(be, nc1, "mc-tiles", r->g.start, r->surf, r->flag, r->csurf, *gi) != 0 ||
+        o->scan(be, r->flag, nc1, "mc-tiles") != 0 ||
+        pass_mc_block_list(be, nc, "mc-tiles", r->flag, r->blocks) != 0 || read_u32(x, r->flag, nc, &r->nblocks) != 0)
         return -1;
     r->m.nblocks = r->nblocks;
-    r->ncell = r->nblocks * r->m.b * r->m.b * r->m.b;
     return 0;
 }
 
-/* phi on the nodes of listed blocks, zero elsewhere. */
+/* Label the tiles of the listed blocks, keep the band, list it: label
+ * (every tile's, cleared first: tiles of unlisted blocks are empty) ->
+ * flag -> scan -> tile list and slots. */
+static int tiles(mc_ctx *x, mc_run *r)
+{
+    fcl_backend *be = x->be;
+    uint q = r->m.tpb, all = r->m.tnx * r->m.tny * r->m.tnz;
+    r->ntiles = r->nblocks * q * q * q;
+    r->label = mk(x, all, sizeof(uint), "surface tile labels");
+    r->tflag = mk(x, r->ntiles + 1u, sizeof(uint), "surface tile flags");
+    r->list = mk(x, r->ntiles, sizeof(uint), "surface tile list");
+    r->slot = mk(x, all, sizeof(uint), "surface tile slots");
+    if (!r->label || !r->tflag || !r->list || !r->slot)
+        return -1;
+    fcl_buf *posb = r->g.attr[0].cur;
+    if (pass_grid_clear(be, all, "mc-tiles", r->label) != 0 ||
+        pass_mc_tile_label(be, r->ntiles, "mc-tiles", posb, r->surf, r->g.start, r->csurf, r->blocks, r->label,
+                           r->g.info, r->m) != 0 ||
+        pass_mc_tile_flag(be, r->ntiles + 1u, "mc-tiles", r->blocks, r->label, r->tflag, r->g.info, r->m,
+                          r->ntiles) != 0 ||
+        be->ops->scan(be, r->tflag, r->ntiles + 1u, "mc-tiles") != 0 ||
+        pass_mc_tile_list(be, r->ntiles, "mc-tiles", r->blocks, r->tflag, r->list, r->slot, r->label, r->g.info,
+                          r->m) != 0 ||
+        read_u32(x, r->tflag, r->ntiles, &r->nband) != 0)
+        return -1;
+    r->ncell = r->nband * r->m.t * r->m.t * r->m.t;
+    return 0;
+}
+
+/* phi on the nodes of band tiles, zero elsewhere. */
 static int field(mc_ctx *x, mc_run *r)
 {
     fcl_backend *be = x->be;
@@ -200,9 +247,13 @@ static int field(mc_ctx *x, mc_run *r)
     fcl_buf *vel = r->g.attr[r->g.nattr > 1 ? 1 : 0].cur;
     if (pass_grid_clear(be, nodes, "mc-field", r->phi) != 0)
         return -1;
-    return r->ncell ? pass_mc_field(be, r->ncell, "mc-field", r->g.attr[0].cur, vel, r->vol, r->g.start, r->list,
-                                    r->phi, r->g.info, r->m)
-                    : 0;
+    /* (t+1)^3 items per listed tile: its nodes and its +1 faces (mc.cl). */
+    size_t e = r->m.t + 1u, items = (size_t)r->nband * e * e * e;
+    if (items > 0xffffffffu)
+        return -1;
+    return items ? pass_mc_field(be, (uint)items, "mc-field", r->g.attr[0].cur, vel, r->vol, r->g.start, r->list,
+                                 r->label, r->phi, r->g.info, r->m)
+                 : 0;
 }
 
 /* Case, triangle and owned-vertex counts per listed cell; their scans give
@@ -217,8 +268,8 @@ static int classify(mc_ctx *x, mc_run *r)
     r->act = mk(x, n1, sizeof(uint), "surface active offsets");
     if (!r->ntri || !r->nedge || !r->act)
         return -1;
-    if (pass_mc_classify(be, n1, "mc-classify", r->phi, r->list, r->ntri, r->nedge, r->act, x->tables, r->g.info,
-                         r->m, r->ncell) != 0 ||
+    if (pass_mc_classify(be, n1, "mc-classify", r->phi, r->list, r->ntri, r->nedge, r->act, x->tables, r->m,
+                         r->ncell) != 0 ||
         o->scan(be, r->ntri, n1, "mc-classify") != 0 || o->scan(be, r->nedge, n1, "mc-classify") != 0 ||
         o->scan(be, r->act, n1, "mc-classify") != 0 || read_u32(x, r->ntri, r->ncell, &r->ntris) != 0 ||
         read_u32(x, r->nedge, r->ncell, &r->nverts) != 0 || read_u32(x, r->act, r->ncell, &r->nact) != 0)
@@ -239,10 +290,10 @@ static int generate(mc_ctx *x, mc_run *r)
         return -1;
     (void)o;
     if (pass_mc_compact(be, r->ncell, "mc-mesh", r->act, r->cells) != 0 ||
-        pass_mc_vertices(be, r->nact, "mc-mesh", r->phi, r->list, r->cells, r->nedge, r->vert, r->nrm, r->g.info,
+        pass_mc_vertices(be, r->nact, "mc-mesh", r->phi, r->list, r->cells, r->nedge, r->label, r->vert, r->nrm,
                          r->m) != 0 ||
         pass_mc_triangles(be, r->nact, "mc-mesh", r->phi, r->list, r->slot, r->cells, r->ntri, r->nedge, r->tri,
-                          x->tables, r->g.info, r->m) != 0)
+                          x->tables, r->m) != 0)
         return -1;
     return 0;
 }
@@ -267,8 +318,8 @@ static int download(mc_ctx *x, mc_run *r, mc_mesh *out)
 
 static void run_free(mc_ctx *x, mc_run *r)
 {
-    fcl_buf *b[] = { r->vol, r->flag, r->list, r->slot, r->phi, r->ntri, r->nedge, r->act, r->cells, r->vert,
-                     r->nrm, r->tri };
+    fcl_buf *b[] = { r->vol, r->surf, r->flag, r->csurf, r->blocks, r->label, r->tflag, r->list, r->slot, r->phi, r->ntri,
+                     r->nedge, r->act, r->cells, r->vert, r->nrm, r->tri };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         if (b[i])
             x->be->ops->buf_free(x->be, b[i]);
@@ -303,13 +354,14 @@ int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float
     }
     int rc = grid_init(&r.g, x->be, &gi);
     r.have_grid = 1;
-    if (rc == 0)
-        rc = blocks(x, &r, pos, vel);
+    if (rc == 0 && (rc = blocks(x, &r, pos, vel)) == 0)
+        rc = tiles(x, &r);
     if (rc == 0 && (rc = field(x, &r)) == 0 && (rc = classify(x, &r)) == 0)
         rc = generate(x, &r);
     if (rc == 0)
         rc = download(x, &r, out);
-    x->last = (mc_stats){ r.nblocks, (size_t)r.m.nx * r.m.ny * r.m.nz, r.ncell, r.nact, r.m.cell };
+    x->last = (mc_stats){ r.nblocks, r.ntiles, r.nband, (size_t)r.m.nx * r.m.ny * r.m.nz, r.ncell, r.nact, r.m.cell,
+                          r.m.t };
     run_free(x, &r);
     if (rc != 0) {
         mc_mesh_free(out);

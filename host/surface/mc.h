@@ -24,6 +24,12 @@ typedef struct mc_config {
     unsigned field;    /* FCL_MC_ZOU, FCL_MC_MUELLER or FCL_MC_ANISO */
     float stretch;     /* anisotropic: s_j = 1 + stretch |v_j| / h (s) */
     float max_stretch; /* ... at most this */
+    int narrow;        /* 1: phi and marching cubes only on tiles that a
+                          surface particle reaches (surface.narrow_band) */
+    float band_shift;  /* a particle is at the surface when its neighbors'
+                          W-weighted mean is farther than band_shift h ... */
+    float band_fill;   /* ... or sum_k W_ik is below band_fill times its
+                          value on a full lattice */
 } mc_config;
 
 typedef struct mc_mesh {
@@ -34,11 +40,15 @@ typedef struct mc_mesh {
 
 /* Device-side sizes of the last reconstruction. */
 typedef struct mc_stats {
-    size_t blocks;      /* neighbor-grid cells whose nodes got phi */
+    size_t blocks;      /* neighbor-grid cells with particles around them */
+    size_t tiles;       /* tiles of those blocks, labelled */
+    size_t band_tiles;  /* tiles whose nodes got phi */
     size_t nodes;       /* nodes of the bounding-box node grid */
-    size_t cells;       /* cells classified (blocks * b^3) */
+    size_t cells;       /* nodes that got phi = cells classified
+                           (band_tiles * t^3) */
     size_t active;      /* cells with triangles */
     float node_cell;    /* the node spacing used (m) */
+    unsigned tile;      /* node cells per tile edge */
 } mc_stats;
 
 typedef struct mc_ctx {
