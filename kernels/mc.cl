@@ -111,6 +111,21 @@ FCL_INLINE float mc_phi_at(GLOBAL const float4 *pos, GLOBAL const float4 *vel, G
     return s;
 }
 
+/* Squared gap between the intervals [a0, a1] and [b0, b1] along one axis. */
+FCL_INLINE float mc_gap2(float a0, float a1, float b0, float b1)
+{
+    float e = b0 > a1 ? b0 - a1 : (a0 > b1 ? a0 - b1 : 0.0f);
+    return e * e;
+}
+
+/* Whether nothing in the box [lo, hi] lies within reach of the box
+ * [b0, b1], with a margin: a skipped particle must contribute exactly 0. */
+FCL_INLINE int mc_beyond(float4 lo, float4 hi, float4 b0, float4 b1, float reach2)
+{
+    return mc_gap2(lo.x, hi.x, b0.x, b1.x) + mc_gap2(lo.y, hi.y, b0.y, b1.y) + mc_gap2(lo.z, hi.z, b0.z, b1.z) >
+           1.001f * reach2;
+}
+
 /* V_i: Zou's m_i / rho_i with rho_i from the particles themselves (the mass
  * cancels: V_i = 1 / sum_k W_ik, never 0 since k = i counts), or the rest
  * volume for Mueller's color field. surf_i = 1 marks a particle at the
@@ -126,20 +141,31 @@ FCL_INLINE void mc_volume_item(uint i, GLOBAL const float4 *pos, GLOBAL const ui
         surf[i] = 1u;
         return;
     }
-    uint lo[9], hi[9];
     float4 p = pos[i];
-    uint rows = grid_neighbor_rows(g, start, p, lo, hi);
+    uint bx = grid_axis(p.x, g->origin.x, g->inv_cell_size, g->nx);
+    uint by = grid_axis(p.y, g->origin.y, g->inv_cell_size, g->ny);
+    uint bz = grid_axis(p.z, g->origin.z, g->inv_cell_size, g->nz);
     float s = 0.0f, mx = 0.0f, my = 0.0f, mz = 0.0f;
-    for (uint r = 0u; r < rows; r++) {
-        for (uint j = lo[r]; j < hi[r]; j++) {
-            float dx = pos[j].x - p.x, dy = pos[j].y - p.y, dz = pos[j].z - p.z;
-            float w = w_poly6(dx * dx + dy * dy + dz * dz, m->h2, m->poly6);
-            s += w;
-            mx += w * dx;
-            my += w * dy;
-            mz += w * dz;
-        }
-    }
+    /* The 27 cells in order, less those wholly beyond h (about a quarter:
+     * the corners and edges far from p), whose terms are all 0. */
+    for (uint cz = bz > 0u ? bz - 1u : 0u; cz <= bz + 1u && cz < g->nz; cz++)
+        for (uint cy = by > 0u ? by - 1u : 0u; cy <= by + 1u && cy < g->ny; cy++)
+            for (uint cx = bx > 0u ? bx - 1u : 0u; cx <= bx + 1u && cx < g->nx; cx++) {
+                float4 lo = fcl_f4(g->origin.x + (float)cx * g->cell_size, g->origin.y + (float)cy * g->cell_size,
+                                   g->origin.z + (float)cz * g->cell_size, 0.0f);
+                float4 hi = fcl_f4(lo.x + g->cell_size, lo.y + g->cell_size, lo.z + g->cell_size, 0.0f);
+                if (mc_beyond(lo, hi, p, p, m->h2))
+                    continue;
+                uint c = cx + g->nx * (cy + g->ny * cz);
+                for (uint j = start[c]; j < start[c + 1u]; j++) {
+                    float dx = pos[j].x - p.x, dy = pos[j].y - p.y, dz = pos[j].z - p.z;
+                    float w = w_poly6(dx * dx + dy * dy + dz * dz, m->h2, m->poly6);
+                    s += w;
+                    mx += w * dx;
+                    my += w * dy;
+                    mz += w * dz;
+                }
+            }
     vol[i] = m->field == FCL_MC_MUELLER ? m->volume : 1.0f / s;
     surf[i] = (s < m->band_fill || mx * mx + my * my + mz * mz > m->band_m2 * s * s) ? 1u : 0u;
 }
@@ -274,25 +300,78 @@ FCL_INLINE void mc_tile_list_item(uint k, GLOBAL const uint *blocks, GLOBAL cons
     label[tile] |= 4u;
 }
 
-/* phi at the nodes of listed tiles, work item k covering (t+1)^3 nodes per
- * tile: its own t^3, and the +1 faces where they belong to an interior
- * tile off the list (whose nodes nothing else computes). Nodes of interior
- * tiles are kept at iso or above, so the in/out state is the labels' even
- * where the surface flags miss a hole: the mesh stays closed. */
+/* phi at the own nodes of listed tiles, 2 x 2 x 2 per work item (fewer at
+ * the far side of a tile of odd t): the 27 cells around the tile's block
+ * are walked once for the 8 nodes, skipping cells and particles beyond
+ * reach of them, so each node meets the same nonzero terms in the same
+ * order as a walk of its own (mc_phi_at) and gets the same bits. Nodes of
+ * interior tiles are kept at iso or above, so their in/out state is the
+ * label's even where the surface flags miss a hole: the mesh stays closed. */
 FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const float4 *vel, GLOBAL const float *vol,
                               GLOBAL const uint *start, GLOBAL const uint *list, GLOBAL const uint *label,
                               GLOBAL float *phi, const fcl_grid_info *g, const fcl_mc_info *m)
 {
+    uint t = m->t, q = (t + 1u) / 2u, tile = list[k / (q * q * q)], l = k % (q * q * q);
+    uint lx = 2u * (l % q), ly = 2u * ((l / q) % q), lz = 2u * (l / (q * q));
+    uint ox = (tile % m->tnx) * t + lx, oy = ((tile / m->tnx) % m->tny) * t + ly, oz = (tile / (m->tnx * m->tny)) * t + lz;
+    uint nx = t - lx < 2u ? 1u : 2u, ny = t - ly < 2u ? 1u : 2u, nz = t - lz < 2u ? 1u : 2u;
+    float px[2], py[2], pz[2];
+    for (uint c = 0u; c < 2u; c++) {
+        px[c] = m->origin.x + (float)(ox + c) * m->cell;
+        py[c] = m->origin.y + (float)(oy + c) * m->cell;
+        pz[c] = m->origin.z + (float)(oz + c) * m->cell;
+    }
+    float4 b0 = fcl_f4(px[0], py[0], pz[0], 0.0f), b1 = fcl_f4(px[nx - 1u], py[ny - 1u], pz[nz - 1u], 0.0f);
+    float acc[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+    uint bx = ox / m->b, by = oy / m->b, bz = oz / m->b, R = m->field == FCL_MC_ANISO;
+    for (uint cz = bz > 0u ? bz - 1u : 0u; cz <= bz + 1u && cz < g->nz; cz++)
+        for (uint cy = by > 0u ? by - 1u : 0u; cy <= by + 1u && cy < g->ny; cy++)
+            for (uint cx = bx > 0u ? bx - 1u : 0u; cx <= bx + 1u && cx < g->nx; cx++) {
+                float4 lo = fcl_f4(g->origin.x + (float)cx * g->cell_size, g->origin.y + (float)cy * g->cell_size,
+                                   g->origin.z + (float)cz * g->cell_size, 0.0f);
+                float4 hi = fcl_f4(lo.x + g->cell_size, lo.y + g->cell_size, lo.z + g->cell_size, 0.0f);
+                uint c = cx + g->nx * (cy + g->ny * cz);
+                if (mc_beyond(lo, hi, b0, b1, m->reach2))
+                    continue;
+                for (uint j = start[c]; j < start[c + 1u]; j++) {
+                    float4 pj = pos[j];
+                    if (mc_beyond(pj, pj, b0, b1, m->reach2))
+                        continue;
+                    float vj = vol[j];
+                    float4 vv = R ? vel[j] : pj;
+                    for (uint e = 0u; e < 8u; e++) {
+                        float dx = px[e & 1u] - pj.x, dy = py[(e >> 1) & 1u] - pj.y, dz = pz[e >> 2] - pj.z;
+                        acc[e] += vj * (R ? mc_w_aniso(vv, dx, dy, dz, m)
+                                          : w_poly6(dx * dx + dy * dy + dz * dz, m->h2, m->poly6));
+                    }
+                }
+            }
+    uint clamp = (label[tile] & 3u) == 2u;
+    for (uint e = 0u; e < 8u; e++) {
+        uint ex = e & 1u, ey = (e >> 1) & 1u, ez = e >> 2;
+        if (ex < nx && ey < ny && ez < nz)
+            phi[mc_node(m, ox + ex, oy + ey, oz + ez)] = clamp && acc[e] < m->iso ? m->iso : acc[e];
+    }
+}
+
+/* phi at the +1 faces of listed tiles where they belong to an interior
+ * tile off the list (nothing else computes those nodes, and the listed
+ * tile's cells read them): (t+1)^3 items per tile, its own t^3 idle. */
+FCL_INLINE void mc_field_face_item(uint k, GLOBAL const float4 *pos, GLOBAL const float4 *vel, GLOBAL const float *vol,
+                                   GLOBAL const uint *start, GLOBAL const uint *list, GLOBAL const uint *label,
+                                   GLOBAL float *phi, const fcl_grid_info *g, const fcl_mc_info *m)
+{
     uint t = m->t, e = t + 1u, tile = list[k / (e * e * e)], l = k % (e * e * e);
     uint lx = l % e, ly = (l / e) % e, lz = l / (e * e);
+    if (lx < t && ly < t && lz < t)
+        return;
     uint x = (tile % m->tnx) * t + lx, y = ((tile / m->tnx) % m->tny) * t + ly, z = (tile / (m->tnx * m->tny)) * t + lz;
-    uint own = mc_label_at(label, m, (int)(x / t), (int)(y / t), (int)(z / t));
-    if ((lx == t || ly == t || lz == t) && own != 2u)
+    if (mc_label_at(label, m, (int)(x / t), (int)(y / t), (int)(z / t)) != 2u)
         return; /* listed (computes its own), empty (phi = 0) or off the grid */
     float4 p = fcl_f4(m->origin.x + (float)x * m->cell, m->origin.y + (float)y * m->cell,
                       m->origin.z + (float)z * m->cell, 0.0f);
     float v = mc_phi_at(pos, vel, vol, start, g, m, p);
-    phi[mc_node(m, x, y, z)] = (own & 3u) == 2u && v < m->iso ? m->iso : v;
+    phi[mc_node(m, x, y, z)] = v < m->iso ? m->iso : v;
 }
 
 /* Per listed cell: triangles of its case, owned crossing edges, and

@@ -247,12 +247,18 @@ static int field(mc_ctx *x, mc_run *r)
     fcl_buf *vel = r->g.attr[r->g.nattr > 1 ? 1 : 0].cur;
     if (pass_grid_clear(be, nodes, "mc-field", r->phi) != 0)
         return -1;
-    /* (t+1)^3 items per listed tile: its nodes and its +1 faces (mc.cl). */
-    size_t e = r->m.t + 1u, items = (size_t)r->nband * e * e * e;
-    if (items > 0xffffffffu)
+    /* ceil(t/2)^3 items per listed tile for its own nodes, (t+1)^3 for the
+     * faces it shares with interior tiles (mc.cl). */
+    size_t q = (r->m.t + 1u) / 2u, e = r->m.t + 1u, own = (size_t)r->nband * q * q * q;
+    size_t faces = (size_t)r->nband * e * e * e;
+    if (faces > 0xffffffffu)
         return -1;
-    return items ? pass_mc_field(be, (uint)items, "mc-field", r->g.attr[0].cur, vel, r->vol, r->g.start, r->list,
-                                 r->label, r->phi, r->g.info, r->m)
+    fcl_buf *posb = r->g.attr[0].cur;
+    if (own && pass_mc_field(be, own, "mc-field", posb, vel, r->vol, r->g.start, r->list, r->label, r->phi,
+                             r->g.info, r->m) != 0)
+        return -1;
+    return faces ? pass_mc_field_face(be, faces, "mc-field", posb, vel, r->vol, r->g.start, r->list, r->label,
+                                      r->phi, r->g.info, r->m)
                  : 0;
 }
 
