@@ -14,14 +14,18 @@
  * index those vertices.
  * Invariants: each grid edge is owned by the cell at its lower end (the
  * 3 edges leaving a cell's min corner), so every vertex exists once and
- * neighbouring cells index the same one. phi is exactly 0 at every node
- * of an empty tile's closed box (no particle within reach), and interior
- * tiles touch only interior or band tiles, so every cell whose corners
- * differ lies in a band tile whatever the surface flags say: the mesh is
- * closed. A cell of a band tile reads nodes of its own tile and of its +1
- * neighbors (band or empty, never interior), and its vertex normals reach
- * one node further (t >= 2 keeps that inside the same tiles). The tables
- * (host/surface/mc_tables.c) cut both cells sharing a face the same way.
+ * neighbouring cells index the same one. Every cell whose corners can
+ * differ lies in a listed tile, whatever the surface flags say, so the
+ * mesh is watertight: phi is exactly 0 on an empty tile's closed box (no
+ * particle within reach); an interior tile off the list has only interior
+ * neighbors, and the nodes its cells read are kept at iso or above (the
+ * +1 faces computed for it, and the nodes of listed interior tiles whose
+ * -1 neighbors are all interior). A listed tile's cells read its own
+ * nodes and its +1 neighbors' (computed, or 0 on empty tiles), and its
+ * vertex normals one node further (t >= 2 keeps that in the neighbors;
+ * they fall back to one-sided differences next to unlisted interior
+ * tiles). The tables (host/surface/mc_tables.c) cut both cells sharing a
+ * face the same way.
  */
 
 /* Table layout (ints): triangle count per case, then per case up to
@@ -109,6 +113,33 @@ FCL_INLINE float mc_phi_at(GLOBAL const float4 *pos, GLOBAL const float4 *vel, G
         }
     }
     return s;
+}
+
+/* Extent of particles [k FCL_WG, (k+1) FCL_WG) below n: the least and the
+ * greatest coordinates into ext[2k] and ext[2k+1], w = 1 in ext[2k] when
+ * one of them is not finite (x - x is then not 0). */
+FCL_INLINE void mc_bounds_item(uint k, GLOBAL const float4 *pos, GLOBAL float4 *ext, uint n)
+{
+    uint i0 = k * FCL_WG, i1 = i0 + FCL_WG < n ? i0 + FCL_WG : n;
+    float4 lo = pos[i0], hi = lo;
+    float bad = 0.0f;
+    for (uint i = i0; i < i1; i++) {
+        float4 p = pos[i];
+        if (!(p.x - p.x == 0.0f && p.y - p.y == 0.0f && p.z - p.z == 0.0f))
+            bad = 1.0f;
+        lo = fcl_f4(p.x < lo.x ? p.x : lo.x, p.y < lo.y ? p.y : lo.y, p.z < lo.z ? p.z : lo.z, 0.0f);
+        hi = fcl_f4(p.x > hi.x ? p.x : hi.x, p.y > hi.y ? p.y : hi.y, p.z > hi.z ? p.z : hi.z, 0.0f);
+    }
+    lo.w = bad;
+    ext[2u * k] = lo;
+    ext[2u * k + 1u] = hi;
+}
+
+/* A simulation's particle attribute into the reconstruction's own grid,
+ * on the device. */
+FCL_INLINE void mc_copy_item(uint i, GLOBAL const float4 *src, GLOBAL float4 *dst)
+{
+    dst[i] = src[i];
 }
 
 /* Squared gap between the intervals [a0, a1] and [b0, b1] along one axis. */
@@ -262,10 +293,10 @@ FCL_INLINE uint mc_label_at(GLOBAL const uint *label, const fcl_mc_info *m, int 
 }
 
 /* flag[k] = 1 for the tiles phi and marching cubes visit (the band list):
- * band tiles; interior tiles with a non-interior one among their 26
- * neighbors; empty tiles with an interior one at +1 (their cells read its
- * nodes). The interior tiles left out are surrounded by interior tiles.
- * flag[n] = 0 so that the exclusive scan's last entry is the count. */
+ * band tiles, and interior tiles with a non-interior one among their 26
+ * neighbors. The interior tiles left out are surrounded by interior
+ * tiles. flag[n] = 0 so that the exclusive scan's last entry is the
+ * count. */
 FCL_INLINE void mc_tile_flag_item(uint k, GLOBAL const uint *blocks, GLOBAL const uint *label, GLOBAL uint *flag,
                                   const fcl_grid_info *g, const fcl_mc_info *m, uint n)
 {
@@ -276,10 +307,10 @@ FCL_INLINE void mc_tile_flag_item(uint k, GLOBAL const uint *blocks, GLOBAL cons
     uint tx, ty, tz;
     mc_block_tile(m, g, blocks, k, &tx, &ty, &tz);
     uint own = mc_label_at(label, m, (int)tx, (int)ty, (int)tz), keep = own == 1u;
-    for (uint q = 0u; q < 27u && own != 1u && !keep; q++) {
+    for (uint q = 0u; q < 27u && own == 2u && !keep; q++) {
         int dx = (int)(q % 3u) - 1, dy = (int)((q / 3u) % 3u) - 1, dz = (int)(q / 9u) - 1;
         uint l = mc_label_at(label, m, (int)tx + dx, (int)ty + dy, (int)tz + dz);
-        keep = own == 2u ? l != 2u : (l == 2u && dx >= 0 && dy >= 0 && dz >= 0);
+        keep = own == 2u && l != 2u;
     }
     flag[k] = keep;
 }
@@ -304,9 +335,12 @@ FCL_INLINE void mc_tile_list_item(uint k, GLOBAL const uint *blocks, GLOBAL cons
  * the far side of a tile of odd t): the 27 cells around the tile's block
  * are walked once for the 8 nodes, skipping cells and particles beyond
  * reach of them, so each node meets the same nonzero terms in the same
- * order as a walk of its own (mc_phi_at) and gets the same bits. Nodes of
- * interior tiles are kept at iso or above, so their in/out state is the
- * label's even where the surface flags miss a hole: the mesh stays closed. */
+ * order as a walk of its own (mc_phi_at) and gets the same bits.
+ * An interior tile whose -1 neighbors are all interior keeps its nodes at
+ * iso or above: cells of interior tiles off the list may read them, and
+ * must see "inside" even where the surface flags miss a hole, so that the
+ * mesh stays closed. Next to an empty or band tile its nodes stay exact:
+ * that tile's cells read them (and phi is 0 on an empty tile's box). */
 FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const float4 *vel, GLOBAL const float *vol,
                               GLOBAL const uint *start, GLOBAL const uint *list, GLOBAL const uint *label,
                               GLOBAL float *phi, const fcl_grid_info *g, const fcl_mc_info *m)
@@ -346,7 +380,10 @@ FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const flo
                     }
                 }
             }
-    uint clamp = (label[tile] & 3u) == 2u;
+    uint tx = tile % m->tnx, ty = (tile / m->tnx) % m->tny, tz = tile / (m->tnx * m->tny), clamp = 1u;
+    for (uint e = 0u; e < 8u && clamp; e++)
+        clamp = (mc_label_at(label, m, (int)tx - (int)(e & 1u), (int)ty - (int)((e >> 1) & 1u),
+                             (int)tz - (int)(e >> 2)) & 3u) == 2u;
     for (uint e = 0u; e < 8u; e++) {
         uint ex = e & 1u, ey = (e >> 1) & 1u, ez = e >> 2;
         if (ex < nx && ey < ny && ez < nz)

@@ -28,21 +28,16 @@ static int upload(fcl_view *v, const mc_mesh *m)
     return 0;
 }
 
-/* Download, reconstruct, upload; the wall time covers all three, which
- * is what the mode costs a frame. */
+/* Reconstruct from the simulation's device buffers, upload; the wall time
+ * covers both, which is what the mode costs a frame. */
 static int rebuild(fcl_view *v, const mc_config *c, char *err, size_t errlen)
 {
-    size_t n = v->sim.n;
-    float4 *pos = malloc((n + 1) * sizeof *pos), *vel = malloc((n + 1) * sizeof *vel);
     mc_mesh m;
     memset(&m, 0, sizeof m);
     double t0 = glfwGetTime();
-    int rc = FCL_EXIT_DEVICE;
-    if (!pos || !vel)
-        snprintf(err, errlen, "view: out of memory for the mesh of %zu particles", n);
-    else if (sim_download(&v->sim, pos, vel, NULL, NULL, NULL) != 0)
-        snprintf(err, errlen, "view: could not download the particles from %s", v->be->name);
-    else if ((rc = mc_reconstruct(&v->mc, c, pos, vel, n, &m, err, errlen)) == 0 && upload(v, &m) != 0) {
+    mc_input in = mc_input_sim(&v->sim);
+    int rc = mc_reconstruct_in(&v->mc, c, &in, &m, err, errlen);
+    if (rc == 0 && upload(v, &m) != 0) {
         snprintf(err, errlen, "view: out of memory uploading a mesh of %zu vertices", m.nv);
         rc = FCL_EXIT_DEVICE;
     }
@@ -57,8 +52,6 @@ static int rebuild(fcl_view *v, const mc_config *c, char *err, size_t errlen)
         v->mesh_cfg = *c;
     }
     mc_mesh_free(&m);
-    free(pos);
-    free(vel);
     return rc;
 }
 

@@ -11,6 +11,7 @@
 
 #include "fcl_test.h"
 #include "mc.h"
+#include "mesh_checks.h"
 
 static const float D = 0.02f;   /* particle spacing */
 
@@ -57,44 +58,6 @@ static float4 *shell_ball(int shells, size_t *n)
         }
     }
     return p;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Closed and consistently wound: every directed edge once, and its
- * reverse once (so each edge has exactly two triangles, opposite turns). */
-static int closed_manifold(const mc_mesh *m)
-{
-    size_t ne = 3 * m->nt;
-    uint64_t *e = malloc((ne + 1) * sizeof *e);
-    for (size_t t = 0; t < m->nt; t++)
-        for (int k = 0; k < 3; k++)
-            e[3 * t + k] = (uint64_t)m->tri[3 * t + k] << 32 | m->tri[3 * t + (k + 1) % 3];
-    qsort(e, ne, sizeof *e, cmp_u64);
-    int ok = ne > 0;
-    for (size_t i = 0; ok && i < ne; i++) {
-        uint64_t rev = e[i] << 32 | e[i] >> 32;
-        ok = (i + 1 == ne || e[i + 1] != e[i]) && (uint32_t)e[i] != (uint32_t)(e[i] >> 32) &&
-             bsearch(&rev, e, ne, sizeof *e, cmp_u64) != NULL;
-    }
-    free(e);
-    return ok;
-}
-
-static void area_volume(const mc_mesh *m, double *area, double *vol)
-{
-    *area = *vol = 0.0;
-    for (size_t t = 0; t < m->nt; t++) {
-        const float4 *a = &m->v[m->tri[3 * t]], *b = &m->v[m->tri[3 * t + 1]], *c = &m->v[m->tri[3 * t + 2]];
-        double u[3] = { b->x - a->x, b->y - a->y, b->z - a->z }, w[3] = { c->x - a->x, c->y - a->y, c->z - a->z };
-        double x[3] = { u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0] };
-        *area += 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        *vol += (a->x * x[0] + a->y * x[1] + a->z * x[2]) / 6.0;
-    }
 }
 
 static int recon_v(fcl_backend *be, const mc_config *c, const float4 *p, const float4 *v, size_t n, mc_mesh *m)

@@ -66,20 +66,18 @@ static int cmp_double(const void *a, const void *b)
 static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
 {
     char err[1024] = "";
-    float4 *pos = malloc(sim->n * sizeof *pos + 16), *vel = malloc(sim->n * sizeof *vel + 16);
     double ms[MESH_REPEATS];
     mc_config c;
     mc_ctx x;
     memset(&x, 0, sizeof x);
     mc_config_from_params(&c, p);
-    int rc = !pos || !vel || sim_download(sim, pos, vel, NULL, NULL, NULL) != 0 ? FCL_EXIT_DEVICE : 0;
-    if (rc == 0 && mc_init(&x, sim->be, err, sizeof err) != 0)
-        rc = FCL_EXIT_DEVICE;
+    mc_input in = mc_input_sim(sim);
+    int rc = mc_init(&x, sim->be, err, sizeof err) != 0 ? FCL_EXIT_DEVICE : 0;
     for (int k = -1; rc == 0 && k < MESH_REPEATS; k++) {
         mc_mesh m;
         memset(&m, 0, sizeof m);
         double t0 = omp_get_wtime();
-        rc = mc_reconstruct(&x, &c, pos, vel, sim->n, &m, err, sizeof err);
+        rc = mc_reconstruct_in(&x, &c, &in, &m, err, sizeof err);
         if (k >= 0)
             ms[k] = 1e3 * (omp_get_wtime() - t0);
         col->mesh_tris = m.nt;
@@ -87,8 +85,6 @@ static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
     }
     col->mesh_cell = x.last.node_cell;
     mc_free(&x);
-    free(pos);
-    free(vel);
     if (rc != 0) {
         cli_error("bench --mesh on %s: %s", sim->be->name, err[0] ? err : "reconstruction failed");
         return rc;

@@ -66,7 +66,8 @@ static const char *const *csv_columns(run_ctx *r, const fcl_solver *solver)
     return r->columns;
 }
 
-/* The surface of the frame just downloaded, next to it. */
+/* The surface of the current state, next to its frame, from the
+ * simulation's device buffers. */
 static int write_mesh(run_ctx *r, const fcl_params *p)
 {
     char base[FCL_STR_MAX + 64], err[1024];
@@ -74,8 +75,8 @@ static int write_mesh(run_ctx *r, const fcl_params *p)
     double ms;
     mc_config_from_params(&c, p);
     snprintf(base, sizeof base, "%s/frame_%06ld.surface", p->output_dir, r->sim.step);
-    int rc = mc_write_surface(&r->mc, &c, r->pos, r->vel, r->sim.n, base, p->surface_format, &ms, &r->mesh_tris, err,
-                              sizeof err);
+    mc_input in = mc_input_sim(&r->sim);
+    int rc = mc_write_surface(&r->mc, &c, &in, base, p->surface_format, &ms, &r->mesh_tris, err, sizeof err);
     if (rc != 0) {
         cli_error("%s", err);
         return rc;

@@ -19,13 +19,13 @@
 #include "params.h"
 #include "sim.h"
 
-int mc_write_surface(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, const char *base,
-                     const char *format, double *ms, size_t *ntri, char *err, size_t errlen)
+int mc_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format, double *ms,
+                     size_t *ntri, char *err, size_t errlen)
 {
     mc_mesh m;
     char path[4096];
     double t0 = omp_get_wtime();
-    int rc = mc_reconstruct(x, c, pos, vel, n, &m, err, errlen);
+    int rc = mc_reconstruct_in(x, c, in, &m, err, errlen);
     *ms = 1e3 * (omp_get_wtime() - t0);
     *ntri = m.nt;
     int both = strcmp(format, "both") == 0;
@@ -146,7 +146,8 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         p.particles_spacing = frame_spacing(o, &d);
         mc_config_from_params(&c, &p);
         base_name(base, sizeof base, o->out, o->frames[i]);
-        int rc = mc_write_surface(x, &c, d.pos, d.vel, d.n, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
+        mc_input in = mc_input_host(d.pos, d.vel, d.n);
+        int rc = mc_write_surface(x, &c, &in, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
         if (rc != 0) {
             cli_error("surface: %s: %s", o->frames[i], err);
             out_frame_free(&d);
@@ -155,9 +156,6 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         if (!o->quiet)
             printf("%s: %zu particles -> %zu triangles in %.1f ms (%s, cell %.3g m, field on %zu of %zu nodes)\n",
                    o->frames[i], d.n, nt, ms, x->be->kind, x->last.node_cell, x->last.cells, x->last.nodes);
-        if (getenv("FCL_MC_TIMERS"))
-            for (int k = 0; k < x->be->timers.count; k++)
-                fprintf(stderr, "  %-14s %8.1f ms\n", x->be->timers.label[k], x->be->timers.ms[k]);
         out_frame_free(&d);
     }
     return 0;

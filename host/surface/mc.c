@@ -99,10 +99,8 @@ static double rest_value(const mc_config *c)
  * whose support reaches that far) over the bounding box grown by H on each
  * side, so the outer ring of blocks holds no particle and the last node
  * layer lies farther than H from all of them (phi = 0 there). */
-static int layout(const mc_config *c, const float4 *pos, size_t n, fcl_grid_info *g, fcl_mc_info *m,
-                  char *err, size_t errlen)
+static int bounds_host(const float4 *pos, size_t n, float lo[3], float hi[3], char *err, size_t errlen)
 {
-    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (size_t i = 0; i < n; i++) {
         const float p[3] = { pos[i].x, pos[i].y, pos[i].z };
         for (int a = 0; a < 3; a++) {
@@ -114,6 +112,44 @@ static int layout(const mc_config *c, const float4 *pos, size_t n, fcl_grid_info
             hi[a] = fmaxf(hi[a], p[a]);
         }
     }
+    return 0;
+}
+
+/* The same on the device (pass mc_bounds): one extent per FCL_WG
+ * particles comes back, 32 bytes per 256 particles instead of the
+ * positions. */
+static int bounds_dev(mc_ctx *x, fcl_buf *pos, size_t n, float lo[3], float hi[3], char *err, size_t errlen)
+{
+    size_t groups = (n + FCL_WG - 1) / FCL_WG;
+    fcl_buf *ext = x->be->ops->buf_new(x->be, 2 * groups * sizeof(float4), "surface extents");
+    float4 *e = malloc(2 * groups * sizeof *e);
+    int rc = !ext || !e || pass_mc_bounds(x->be, groups, "mc-volume", pos, ext, (uint)n) != 0 ||
+             x->be->ops->buf_read(x->be, ext, 0, 2 * groups * sizeof(float4), e) != 0;
+    for (size_t k = 0; !rc && k < groups; k++) {
+        if (e[2 * k].w != 0.0f) {
+            snprintf(err, errlen, "a particle among %zu..%zu has a non-finite position", k * FCL_WG,
+                     (k + 1) * FCL_WG - 1);
+            rc = FCL_EXIT_INPUT;
+        }
+        const float a[3] = { e[2 * k].x, e[2 * k].y, e[2 * k].z }, b[3] = { e[2 * k + 1].x, e[2 * k + 1].y,
+                                                                            e[2 * k + 1].z };
+        for (int d = 0; d < 3; d++) {
+            lo[d] = fminf(lo[d], a[d]);
+            hi[d] = fmaxf(hi[d], b[d]);
+        }
+    }
+    if (rc == 1)
+        snprintf(err, errlen, "surface reconstruction of %zu particles: cannot read their extent on %s", n,
+                 x->be->name);
+    if (ext)
+        x->be->ops->buf_free(x->be, ext);
+    free(e);
+    return rc == 1 ? FCL_EXIT_DEVICE : rc;
+}
+
+static int layout(const mc_config *c, float lo[3], float hi[3], size_t n, fcl_grid_info *g, fcl_mc_info *m,
+                  char *err, size_t errlen)
+{
     float reach = c->field == FCL_MC_ANISO && c->max_stretch > 1.0f ? c->max_stretch * c->h : c->h;
     for (int a = 0; a < 3; a++) {
         lo[a] -= reach;
@@ -174,17 +210,26 @@ static int read_u32(mc_ctx *x, fcl_buf *b, size_t i, uint *v)
 
 /* Grid, particle volumes and surface flags, and the list of blocks near
  * fluid. */
-static int blocks(mc_ctx *x, mc_run *r, const float4 *pos, const float4 *vel)
+/* Particle attribute k of the reconstruction's grid from the input: an
+ * upload of host values, or a copy on the device. */
+static int fill(mc_ctx *x, mc_run *r, int k, const float4 *host, fcl_buf *dev)
+{
+    fcl_buf *dst = r->g.attr[k].cur;
+    size_t n = r->g.info.n;
+    return dev ? pass_mc_copy(x->be, n, "mc-volume", dev, dst)
+               : x->be->ops->buf_write(x->be, dst, 0, n * sizeof(float4), host);
+}
+
+static int blocks(mc_ctx *x, mc_run *r, const mc_input *in)
 {
     fcl_backend *be = x->be;
     const fcl_backend_ops *o = be->ops;
     fcl_grid_info *gi = &r->g.info;
     uint nc = gi->ncells, nc1 = nc + 1u;
-    if (grid_add_attr(&r->g, be, "surface positions", 16) != 0 ||
-        o->buf_write(be, r->g.attr[0].cur, 0, gi->n * sizeof(float4), pos) != 0)
+    if (grid_add_attr(&r->g, be, "surface positions", 16) != 0 || fill(x, r, 0, in->pos, in->dpos) != 0)
         return -1;
-    if (r->m.field == FCL_MC_ANISO && (grid_add_attr(&r->g, be, "surface velocities", 16) != 1 ||
-                                       o->buf_write(be, r->g.attr[1].cur, 0, gi->n * sizeof(float4), vel) != 0))
+    if (r->m.field == FCL_MC_ANISO &&
+        (grid_add_attr(&r->g, be, "surface velocities", 16) != 1 || fill(x, r, 1, in->vel, in->dvel) != 0))
         return -1;
     if (grid_build(&r->g, be, 0) != 0)
         return -1;
@@ -333,36 +378,60 @@ static void run_free(mc_ctx *x, mc_run *r)
         grid_free(&r->g, x->be);
 }
 
-int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, mc_mesh *out,
-                   char *err, size_t errlen)
+mc_input mc_input_host(const float4 *pos, const float4 *vel, size_t n)
+{
+    return (mc_input){ n, pos, vel, NULL, NULL };
+}
+
+mc_input mc_input_sim(fcl_sim *s)
+{
+    return (mc_input){ s->n, NULL, NULL, s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vev].cur };
+}
+
+/* The grown bounding box, checked, and the node grid's size against the
+ * device. */
+static int plan(mc_ctx *x, const mc_config *c, const mc_input *in, fcl_grid_info *gi, fcl_mc_info *m, char *err,
+                size_t errlen)
+{
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    int rc = in->dpos ? bounds_dev(x, in->dpos, in->n, lo, hi, err, errlen)
+                      : (bounds_host(in->pos, in->n, lo, hi, err, errlen) ? FCL_EXIT_INPUT : 0);
+    if (rc != 0)
+        return rc;
+    if (layout(c, lo, hi, in->n, gi, m, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
+    /* The field's node buffer is the largest; checked before any is made. */
+    double field_bytes = 4.0 * m->nx * m->ny * m->nz;
+    if (field_bytes > (double)x->be->max_alloc || field_bytes > 0.9 * (double)x->be->mem_bytes) {
+        snprintf(err, errlen, "surface grid of %u x %u x %u nodes needs %.1f MiB for its field, more than %s holds "
+                 "(%.1f MiB, largest buffer %.1f MiB): raise surface.cell (now %g spacings)", m->nx, m->ny, m->nz,
+                 field_bytes / 1048576.0, x->be->name, x->be->mem_bytes / 1048576.0, x->be->max_alloc / 1048576.0,
+                 c->cell);
+        return FCL_EXIT_INPUT;
+    }
+    return 0;
+}
+
+int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     memset(&x->last, 0, sizeof x->last);
-    if (n == 0)
+    if (in->n == 0)
         return 0;
-    if (c->field == FCL_MC_ANISO && !vel) {
+    if (c->field == FCL_MC_ANISO && !(in->dpos ? in->dvel != NULL : in->vel != NULL)) {
         snprintf(err, errlen, "surface.field anisotropic needs particle velocities, and none were given");
         return FCL_EXIT_INPUT;
     }
     mc_run r;
     memset(&r, 0, sizeof r);
     fcl_grid_info gi;
-    if (layout(c, pos, n, &gi, &r.m, err, errlen) != 0)
-        return FCL_EXIT_INPUT;
-    /* The field's node buffer is the largest; checked before any is made. */
-    double field_bytes = 4.0 * r.m.nx * r.m.ny * r.m.nz;
-    if (field_bytes > (double)x->be->max_alloc || field_bytes > 0.9 * (double)x->be->mem_bytes) {
-        snprintf(err, errlen, "surface grid of %u x %u x %u nodes needs %.1f MiB for its field, more than %s holds "
-                 "(%.1f MiB, largest buffer %.1f MiB): raise surface.cell (now %g spacings)", r.m.nx, r.m.ny, r.m.nz,
-                 field_bytes / 1048576.0, x->be->name, x->be->mem_bytes / 1048576.0, x->be->max_alloc / 1048576.0,
-                 c->cell);
-        return FCL_EXIT_INPUT;
-    }
-    int rc = grid_init(&r.g, x->be, &gi);
+    int rc = plan(x, c, in, &gi, &r.m, err, errlen);
+    if (rc != 0)
+        return rc;
+    rc = grid_init(&r.g, x->be, &gi);
     r.have_grid = 1;
-    if (rc == 0 && (rc = blocks(x, &r, pos, vel)) == 0)
-        rc = tiles(x, &r);
-    if (rc == 0 && (rc = field(x, &r)) == 0 && (rc = classify(x, &r)) == 0)
+    if (rc == 0 && (rc = blocks(x, &r, in)) == 0 && (rc = tiles(x, &r)) == 0 && (rc = field(x, &r)) == 0 &&
+        (rc = classify(x, &r)) == 0)
         rc = generate(x, &r);
     if (rc == 0)
         rc = download(x, &r, out);
@@ -371,9 +440,16 @@ int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float
     run_free(x, &r);
     if (rc != 0) {
         mc_mesh_free(out);
-        snprintf(err, errlen, "surface reconstruction of %zu particles failed on %s (out of device memory?)", n,
+        snprintf(err, errlen, "surface reconstruction of %zu particles failed on %s (out of device memory?)", in->n,
                  x->be->name);
         return FCL_EXIT_DEVICE;
     }
     return 0;
+}
+
+int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, mc_mesh *out,
+                   char *err, size_t errlen)
+{
+    mc_input in = mc_input_host(pos, vel, n);
+    return mc_reconstruct_in(x, c, &in, out, err, errlen);
 }

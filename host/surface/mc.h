@@ -57,8 +57,24 @@ typedef struct mc_ctx {
     mc_stats last;
 } mc_ctx;
 
+/* The particles a reconstruction reads: host arrays (vel may be NULL
+ * except for the anisotropic field), or device buffers on the
+ * reconstruction's backend, a simulation's read in place (dpos set). */
+typedef struct mc_input {
+    size_t n;
+    const float4 *pos, *vel;
+    fcl_buf *dpos, *dvel;
+} mc_input;
+
 struct fcl_params;
+struct fcl_sim;
 void mc_config_from_params(mc_config *c, const struct fcl_params *p);
+mc_input mc_input_host(const float4 *pos, const float4 *vel, size_t n);
+/* A simulation's positions and velocities at t, on its backend: no
+ * download, no upload (the mesh path sorts its own copy on the device:
+ * the simulation's grid is a step old by then, and re-sorting it would
+ * reorder the particles under the solver's per-particle state). */
+mc_input mc_input_sim(struct fcl_sim *s);
 /* Kernels and the uploaded case tables. 0, or -1 with err. */
 int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen);
 /* The surface of n particles (host positions and velocities, w ignored;
@@ -68,6 +84,8 @@ int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen);
  * says which) or FCL_EXIT_DEVICE. */
 int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, mc_mesh *out,
                    char *err, size_t errlen);
+/* The same from either kind of input. */
+int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh *out, char *err, size_t errlen);
 void mc_free(mc_ctx *x);
 void mc_mesh_free(mc_mesh *m);
 
@@ -88,7 +106,7 @@ int mesh_read_obj(const char *path, mc_mesh *m, char *err, size_t errlen);
 /* Reconstruct and write "<base>.ply" and/or "<base>.obj" (format: ply,
  * obj or both). *ms gets the reconstruction's wall time (the files not
  * counted), *ntri its triangles. 0, FCL_EXIT_INPUT or FCL_EXIT_DEVICE. */
-int mc_write_surface(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, const char *base,
-                     const char *format, double *ms, size_t *ntri, char *err, size_t errlen);
+int mc_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format, double *ms,
+                     size_t *ntri, char *err, size_t errlen);
 
 #endif
