@@ -142,6 +142,15 @@ FCL_INLINE void mc_copy_item(uint i, GLOBAL const float4 *src, GLOBAL float4 *ds
     dst[i] = src[i];
 }
 
+/* W_poly6 without a branch (d clamped at 0 beyond h): the same value as
+ * w_poly6, in a form the native compiler vectorizes over 8 points. */
+FCL_INLINE float mc_w6(float r2, const fcl_mc_info *m)
+{
+    float d = m->h2 - r2;
+    d = d > 0.0f ? d : 0.0f;
+    return m->poly6 * d * d * d;
+}
+
 /* Squared gap between the intervals [a0, a1] and [b0, b1] along one axis. */
 FCL_INLINE float mc_gap2(float a0, float a1, float b0, float b1)
 {
@@ -157,48 +166,59 @@ FCL_INLINE int mc_beyond(float4 lo, float4 hi, float4 b0, float4 b1, float reach
            1.001f * reach2;
 }
 
-/* V_i: Zou's m_i / rho_i with rho_i from the particles themselves (the mass
- * cancels: V_i = 1 / sum_k W_ik, never 0 since k = i counts), or the rest
- * volume for Mueller's color field. surf_i = 1 marks a particle at the
- * surface: its W-weighted neighbor mean lies off it (band_m2), or its
- * neighborhood is thin (band_fill); only such particles let phi fall
- * below iso near them (a void inside needs a hole of about a spacing,
- * whose rim particles see it as one or the other). */
-FCL_INLINE void mc_volume_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *vol,
+/* For the particles of cell c, 8 at a time: V_i, Zou's m_i / rho_i with
+ * rho_i from the particles themselves (the mass cancels: V_i = 1 /
+ * sum_k W_ik, never 0 since k = i counts), or the rest volume for
+ * Mueller's color field; and surf_i = 1 for a particle at the surface: its
+ * W-weighted neighbor mean lies off it (band_m2), or its neighborhood is
+ * thin (band_fill). Only such particles let phi fall below iso near them
+ * (a void inside needs a hole of about a spacing, whose rim particles see
+ * it as one or the other). The 27 cells are walked once per 8 particles,
+ * less those beyond h of all 8, so every particle meets its nonzero terms
+ * in the order of a walk of its own. */
+FCL_INLINE void mc_volume_item(uint c, GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *vol,
                                GLOBAL uint *surf, const fcl_grid_info *g, const fcl_mc_info *m)
 {
-    if (m->field == FCL_MC_MUELLER && !m->narrow) {
-        vol[i] = m->volume;
-        surf[i] = 1u;
-        return;
-    }
-    float4 p = pos[i];
-    uint bx = grid_axis(p.x, g->origin.x, g->inv_cell_size, g->nx);
-    uint by = grid_axis(p.y, g->origin.y, g->inv_cell_size, g->ny);
-    uint bz = grid_axis(p.z, g->origin.z, g->inv_cell_size, g->nz);
-    float s = 0.0f, mx = 0.0f, my = 0.0f, mz = 0.0f;
-    /* The 27 cells in order, less those wholly beyond h (about a quarter:
-     * the corners and edges far from p), whose terms are all 0. */
-    for (uint cz = bz > 0u ? bz - 1u : 0u; cz <= bz + 1u && cz < g->nz; cz++)
-        for (uint cy = by > 0u ? by - 1u : 0u; cy <= by + 1u && cy < g->ny; cy++)
-            for (uint cx = bx > 0u ? bx - 1u : 0u; cx <= bx + 1u && cx < g->nx; cx++) {
-                float4 lo = fcl_f4(g->origin.x + (float)cx * g->cell_size, g->origin.y + (float)cy * g->cell_size,
-                                   g->origin.z + (float)cz * g->cell_size, 0.0f);
-                float4 hi = fcl_f4(lo.x + g->cell_size, lo.y + g->cell_size, lo.z + g->cell_size, 0.0f);
-                if (mc_beyond(lo, hi, p, p, m->h2))
-                    continue;
-                uint c = cx + g->nx * (cy + g->ny * cz);
-                for (uint j = start[c]; j < start[c + 1u]; j++) {
-                    float dx = pos[j].x - p.x, dy = pos[j].y - p.y, dz = pos[j].z - p.z;
-                    float w = w_poly6(dx * dx + dy * dy + dz * dz, m->h2, m->poly6);
-                    s += w;
-                    mx += w * dx;
-                    my += w * dy;
-                    mz += w * dz;
+    uint cx = c % g->nx, cy = (c / g->nx) % g->ny, cz = c / (g->nx * g->ny), walk = m->field != FCL_MC_MUELLER || m->narrow;
+    for (uint i0 = start[c], i1 = start[c + 1u]; i0 < i1; i0 += 8u) {
+        uint k = i1 - i0 < 8u ? i1 - i0 : 8u;
+        float px[8], py[8], pz[8], s[8], mx[8], my[8], mz[8];
+        float4 lo = pos[i0], hi = lo;
+        for (uint e = 0u; e < 8u; e++) {
+            float4 p = pos[i0 + (e < k ? e : 0u)];
+            px[e] = p.x, py[e] = p.y, pz[e] = p.z;
+            s[e] = mx[e] = my[e] = mz[e] = 0.0f;
+            lo = fcl_f4(p.x < lo.x ? p.x : lo.x, p.y < lo.y ? p.y : lo.y, p.z < lo.z ? p.z : lo.z, 0.0f);
+            hi = fcl_f4(p.x > hi.x ? p.x : hi.x, p.y > hi.y ? p.y : hi.y, p.z > hi.z ? p.z : hi.z, 0.0f);
+        }
+        for (uint z = cz > 0u ? cz - 1u : 0u; walk && z <= cz + 1u && z < g->nz; z++)
+            for (uint y = cy > 0u ? cy - 1u : 0u; y <= cy + 1u && y < g->ny; y++)
+                for (uint x = cx > 0u ? cx - 1u : 0u; x <= cx + 1u && x < g->nx; x++) {
+                    float4 cl = fcl_f4(g->origin.x + (float)x * g->cell_size, g->origin.y + (float)y * g->cell_size,
+                                       g->origin.z + (float)z * g->cell_size, 0.0f);
+                    float4 ch = fcl_f4(cl.x + g->cell_size, cl.y + g->cell_size, cl.z + g->cell_size, 0.0f);
+                    uint cc = x + g->nx * (y + g->ny * z);
+                    if (mc_beyond(cl, ch, lo, hi, m->h2))
+                        continue;
+                    for (uint j = start[cc]; j < start[cc + 1u]; j++) {
+                        float4 pj = pos[j];
+                        _Pragma("GCC unroll 1")
+                        for (uint e = 0u; e < 8u; e++) {
+                            float dx = pj.x - px[e], dy = pj.y - py[e], dz = pj.z - pz[e];
+                            float w = mc_w6(dx * dx + dy * dy + dz * dz, m);
+                            s[e] += w;
+                            mx[e] += w * dx;
+                            my[e] += w * dy;
+                            mz[e] += w * dz;
+                        }
+                    }
                 }
-            }
-    vol[i] = m->field == FCL_MC_MUELLER ? m->volume : 1.0f / s;
-    surf[i] = (s < m->band_fill || mx * mx + my * my + mz * mz > m->band_m2 * s * s) ? 1u : 0u;
+        for (uint e = 0u; e < k; e++) {
+            vol[i0 + e] = m->field == FCL_MC_MUELLER ? m->volume : 1.0f / s[e];
+            surf[i0 + e] = !walk || s[e] < m->band_fill ||
+                           mx[e] * mx[e] + my[e] * my[e] + mz[e] * mz[e] > m->band_m2 * s[e] * s[e];
+        }
+    }
 }
 
 /* flag[c] = 1 when a particle lies in the 27 cells around block c, i.e.
@@ -349,13 +369,14 @@ FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const flo
     uint lx = 2u * (l % q), ly = 2u * ((l / q) % q), lz = 2u * (l / (q * q));
     uint ox = (tile % m->tnx) * t + lx, oy = ((tile / m->tnx) % m->tny) * t + ly, oz = (tile / (m->tnx * m->tny)) * t + lz;
     uint nx = t - lx < 2u ? 1u : 2u, ny = t - ly < 2u ? 1u : 2u, nz = t - lz < 2u ? 1u : 2u;
-    float px[2], py[2], pz[2];
-    for (uint c = 0u; c < 2u; c++) {
-        px[c] = m->origin.x + (float)(ox + c) * m->cell;
-        py[c] = m->origin.y + (float)(oy + c) * m->cell;
-        pz[c] = m->origin.z + (float)(oz + c) * m->cell;
+    float px[8], py[8], pz[8]; /* node e at (e & 1, e >> 1 & 1, e >> 2) */
+    for (uint e = 0u; e < 8u; e++) {
+        px[e] = m->origin.x + (float)(ox + (e & 1u)) * m->cell;
+        py[e] = m->origin.y + (float)(oy + ((e >> 1) & 1u)) * m->cell;
+        pz[e] = m->origin.z + (float)(oz + (e >> 2)) * m->cell;
     }
-    float4 b0 = fcl_f4(px[0], py[0], pz[0], 0.0f), b1 = fcl_f4(px[nx - 1u], py[ny - 1u], pz[nz - 1u], 0.0f);
+    float4 b0 = fcl_f4(px[0], py[0], pz[0], 0.0f);
+    float4 b1 = fcl_f4(px[nx - 1u], py[2u * (ny - 1u)], pz[4u * (nz - 1u)], 0.0f);
     float acc[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
     uint bx = ox / m->b, by = oy / m->b, bz = oz / m->b, R = m->field == FCL_MC_ANISO;
     for (uint cz = bz > 0u ? bz - 1u : 0u; cz <= bz + 1u && cz < g->nz; cz++)
@@ -372,11 +393,16 @@ FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const flo
                     if (mc_beyond(pj, pj, b0, b1, m->reach2))
                         continue;
                     float vj = vol[j];
-                    float4 vv = R ? vel[j] : pj;
-                    for (uint e = 0u; e < 8u; e++) {
-                        float dx = px[e & 1u] - pj.x, dy = py[(e >> 1) & 1u] - pj.y, dz = pz[e >> 2] - pj.z;
-                        acc[e] += vj * (R ? mc_w_aniso(vv, dx, dy, dz, m)
-                                          : w_poly6(dx * dx + dy * dy + dz * dz, m->h2, m->poly6));
+                    if (R) {
+                        float4 vv = vel[j];
+                        for (uint e = 0u; e < 8u; e++)
+                            acc[e] += vj * mc_w_aniso(vv, px[e] - pj.x, py[e] - pj.y, pz[e] - pj.z, m);
+                    } else {
+                        _Pragma("GCC unroll 1")
+                        for (uint e = 0u; e < 8u; e++) {
+                            float dx = px[e] - pj.x, dy = py[e] - pj.y, dz = pz[e] - pj.z;
+                            acc[e] += vj * mc_w6(dx * dx + dy * dy + dz * dz, m);
+                        }
                     }
                 }
             }
@@ -391,24 +417,31 @@ FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const flo
     }
 }
 
-/* phi at the +1 faces of listed tiles where they belong to an interior
+/* phi at the +1 faces of listed tile k where they belong to an interior
  * tile off the list (nothing else computes those nodes, and the listed
- * tile's cells read them): (t+1)^3 items per tile, its own t^3 idle. */
+ * tile's cells read them), kept at iso or above like that tile's other
+ * nodes. Region o (bits x, y, z) is the part of the faces owned by the
+ * neighbor at +o: a face, an edge or the corner. Most tiles have no such
+ * neighbor and return after 7 label reads. */
 FCL_INLINE void mc_field_face_item(uint k, GLOBAL const float4 *pos, GLOBAL const float4 *vel, GLOBAL const float *vol,
                                    GLOBAL const uint *start, GLOBAL const uint *list, GLOBAL const uint *label,
                                    GLOBAL float *phi, const fcl_grid_info *g, const fcl_mc_info *m)
 {
-    uint t = m->t, e = t + 1u, tile = list[k / (e * e * e)], l = k % (e * e * e);
-    uint lx = l % e, ly = (l / e) % e, lz = l / (e * e);
-    if (lx < t && ly < t && lz < t)
-        return;
-    uint x = (tile % m->tnx) * t + lx, y = ((tile / m->tnx) % m->tny) * t + ly, z = (tile / (m->tnx * m->tny)) * t + lz;
-    if (mc_label_at(label, m, (int)(x / t), (int)(y / t), (int)(z / t)) != 2u)
-        return; /* listed (computes its own), empty (phi = 0) or off the grid */
-    float4 p = fcl_f4(m->origin.x + (float)x * m->cell, m->origin.y + (float)y * m->cell,
-                      m->origin.z + (float)z * m->cell, 0.0f);
-    float v = mc_phi_at(pos, vel, vol, start, g, m, p);
-    phi[mc_node(m, x, y, z)] = v < m->iso ? m->iso : v;
+    uint t = m->t, tile = list[k];
+    uint tx = tile % m->tnx, ty = (tile / m->tnx) % m->tny, tz = tile / (m->tnx * m->tny);
+    for (uint o = 1u; o < 8u; o++) {
+        uint ox = o & 1u, oy = (o >> 1) & 1u, oz = o >> 2;
+        if (mc_label_at(label, m, (int)(tx + ox), (int)(ty + oy), (int)(tz + oz)) != 2u)
+            continue; /* listed (computes its own), empty (phi = 0) or off the grid */
+        uint nx = ox ? 1u : t, ny = oy ? 1u : t, nz = oz ? 1u : t;
+        for (uint l = 0u; l < nx * ny * nz; l++) {
+            uint x = tx * t + (ox ? t : l % nx), y = ty * t + (oy ? t : (l / nx) % ny), z = tz * t + (oz ? t : l / (nx * ny));
+            float4 p = fcl_f4(m->origin.x + (float)x * m->cell, m->origin.y + (float)y * m->cell,
+                              m->origin.z + (float)z * m->cell, 0.0f);
+            float v = mc_phi_at(pos, vel, vol, start, g, m, p);
+            phi[mc_node(m, x, y, z)] = v < m->iso ? m->iso : v;
+        }
+    }
 }
 
 /* Per listed cell: triangles of its case, owned crossing edges, and

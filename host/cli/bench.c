@@ -37,6 +37,8 @@ typedef struct bench_col {
     double mesh_ms;
     size_t mesh_tris;
     float mesh_cell;         /* node spacing used (m) */
+    size_t mesh_nodes;       /* nodes that got phi (the narrow band) */
+    fcl_timers mesh_timers;  /* passes of the timed reconstructions, summed */
 } bench_col;
 
 typedef struct bench_table {
@@ -76,6 +78,8 @@ static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
     for (int k = -1; rc == 0 && k < MESH_REPEATS; k++) {
         mc_mesh m;
         memset(&m, 0, sizeof m);
+        if (k == 0)
+            timers_reset(&sim->be->timers); /* the step passes are in col->timers */
         double t0 = omp_get_wtime();
         rc = mc_reconstruct_in(&x, &c, &in, &m, err, sizeof err);
         if (k >= 0)
@@ -84,6 +88,8 @@ static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
         mc_mesh_free(&m);
     }
     col->mesh_cell = x.last.node_cell;
+    col->mesh_nodes = x.last.cells;
+    col->mesh_timers = sim->be->timers;
     mc_free(&x);
     if (rc != 0) {
         cli_error("bench --mesh on %s: %s", sim->be->name, err[0] ? err : "reconstruction failed");
@@ -171,25 +177,41 @@ static void head(const bench_table *t, int c, char *out, size_t len)
 }
 
 /* --mesh: the reconstruction of each column's final state ("-" where a
- * column has none). */
+ * column has none), then its passes (mean ms per reconstruction). */
 static void print_mesh_rows(const bench_table *t)
 {
-    int any = 0;
+    bench_table passes;
+    memset(&passes, 0, sizeof passes);
     for (int c = 0; c < t->ncols; c++)
-        any |= t->col[c].meshed;
-    if (!any)
+        if (t->col[c].meshed)
+            add_labels(&passes, &t->col[c].mesh_timers);
+    /* Only the passes a reconstruction ran (the reset kept every label). */
+    int kept = 0;
+    for (int l = 0; l < passes.nlabels; l++) {
+        double sum = 0.0;
+        for (int c = 0; c < t->ncols; c++)
+            sum += t->col[c].meshed ? timers_get(&t->col[c].mesh_timers, passes.label[l]) : 0.0;
+        if (sum > 0.0)
+            passes.label[kept++] = passes.label[l];
+    }
+    passes.nlabels = kept;
+    if (!passes.nlabels)
         return;
-    const char *rows[] = { "surface ms (med3)", "surface triangles", "surface cell (mm)" };
-    for (int r = 0; r < 3; r++) {
-        printf("%-18s", rows[r]);
+    const char *rows[] = { "surface ms (med3)", "surface triangles", "surface cell (mm)", "surface phi nodes" };
+    for (int r = 0; r < 4 + passes.nlabels; r++) {
+        char row[64];
+        snprintf(row, sizeof row, "%s%s", r < 4 ? rows[r] : "  ", r < 4 ? "" : passes.label[r - 4]);
+        printf("%-18s", row);
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
             if (!b->meshed)
                 printf(" %12s", "-");
-            else if (r == 1)
-                printf(" %12zu", b->mesh_tris);
-            else
+            else if (r == 1 || r == 3)
+                printf(" %12zu", r == 1 ? b->mesh_tris : b->mesh_nodes);
+            else if (r < 4)
                 printf(" %12.4f", r == 0 ? b->mesh_ms : 1e3 * b->mesh_cell);
+            else
+                printf(" %12.4f", timers_get(&b->mesh_timers, passes.label[r - 4]) / MESH_REPEATS);
         }
         printf("\n");
     }
@@ -281,6 +303,10 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
             cJSON_AddNumberToObject(o, "surface_ms_median_of_3", b->mesh_ms);
             cJSON_AddNumberToObject(o, "surface_triangles", (double)b->mesh_tris);
             cJSON_AddNumberToObject(o, "surface_cell_m", b->mesh_cell);
+            cJSON_AddNumberToObject(o, "surface_phi_nodes", (double)b->mesh_nodes);
+            cJSON *mp = cJSON_AddObjectToObject(o, "surface_ms_per_pass");
+            for (int l = 0; mp && l < b->mesh_timers.count; l++)
+                cJSON_AddNumberToObject(mp, b->mesh_timers.label[l], b->mesh_timers.ms[l] / MESH_REPEATS);
         }
         cJSON_AddItemToArray(cols, o);
     }
