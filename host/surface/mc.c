@@ -38,7 +38,7 @@ typedef struct mc_run {
 void mc_config_from_params(mc_config *c, const fcl_params *p)
 {
     c->spacing = p->particles_spacing;
-    c->h = p->particles_support * p->particles_spacing;
+    c->h = (p->surface_support > 0.0f ? p->surface_support : p->particles_support) * p->particles_spacing;
     c->cell = p->surface_cell;
     c->iso = p->surface_iso;
     c->field = strcmp(p->surface_field, "mueller") == 0       ? FCL_MC_MUELLER
