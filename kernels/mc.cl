@@ -202,7 +202,7 @@ FCL_INLINE void mc_volume_item(uint c, GLOBAL const float4 *pos, GLOBAL const ui
                         continue;
                     for (uint j = start[cc]; j < start[cc + 1u]; j++) {
                         float4 pj = pos[j];
-                        _Pragma("GCC unroll 1")
+                        FCL_LANES
                         for (uint e = 0u; e < 8u; e++) {
                             float dx = pj.x - px[e], dy = pj.y - py[e], dz = pj.z - pz[e];
                             float w = mc_w6(dx * dx + dy * dy + dz * dz, m);
@@ -398,7 +398,7 @@ FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const flo
                         for (uint e = 0u; e < 8u; e++)
                             acc[e] += vj * mc_w_aniso(vv, px[e] - pj.x, py[e] - pj.y, pz[e] - pj.z, m);
                     } else {
-                        _Pragma("GCC unroll 1")
+                        FCL_LANES
                         for (uint e = 0u; e < 8u; e++) {
                             float dx = px[e] - pj.x, dy = py[e] - pj.y, dz = pz[e] - pj.z;
                             acc[e] += vj * mc_w6(dx * dx + dy * dy + dz * dz, m);
