@@ -179,7 +179,8 @@ FCL_INLINE int mc_beyond(float4 lo, float4 hi, float4 b0, float4 b1, float reach
 FCL_INLINE void mc_volume_item(uint c, GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *vol,
                                GLOBAL uint *surf, const fcl_grid_info *g, const fcl_mc_info *m)
 {
-    uint cx = c % g->nx, cy = (c / g->nx) % g->ny, cz = c / (g->nx * g->ny), walk = m->field != FCL_MC_MUELLER || m->narrow;
+    uint cx = c % g->nx, cy = (c / g->nx) % g->ny, cz = c / (g->nx * g->ny);
+    uint walk = m->field != FCL_MC_MUELLER || m->narrow;
     for (uint i0 = start[c], i1 = start[c + 1u]; i0 < i1; i0 += 8u) {
         uint k = i1 - i0 < 8u ? i1 - i0 : 8u;
         float px[8], py[8], pz[8], s[8], mx[8], my[8], mz[8];
@@ -367,7 +368,8 @@ FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const flo
 {
     uint t = m->t, q = (t + 1u) / 2u, tile = list[k / (q * q * q)], l = k % (q * q * q);
     uint lx = 2u * (l % q), ly = 2u * ((l / q) % q), lz = 2u * (l / (q * q));
-    uint ox = (tile % m->tnx) * t + lx, oy = ((tile / m->tnx) % m->tny) * t + ly, oz = (tile / (m->tnx * m->tny)) * t + lz;
+    uint ox = (tile % m->tnx) * t + lx, oy = ((tile / m->tnx) % m->tny) * t + ly;
+    uint oz = (tile / (m->tnx * m->tny)) * t + lz;
     uint nx = t - lx < 2u ? 1u : 2u, ny = t - ly < 2u ? 1u : 2u, nz = t - lz < 2u ? 1u : 2u;
     float px[8], py[8], pz[8]; /* node e at (e & 1, e >> 1 & 1, e >> 2) */
     for (uint e = 0u; e < 8u; e++) {
@@ -435,7 +437,8 @@ FCL_INLINE void mc_field_face_item(uint k, GLOBAL const float4 *pos, GLOBAL cons
             continue; /* listed (computes its own), empty (phi = 0) or off the grid */
         uint nx = ox ? 1u : t, ny = oy ? 1u : t, nz = oz ? 1u : t;
         for (uint l = 0u; l < nx * ny * nz; l++) {
-            uint x = tx * t + (ox ? t : l % nx), y = ty * t + (oy ? t : (l / nx) % ny), z = tz * t + (oz ? t : l / (nx * ny));
+            uint x = tx * t + (ox ? t : l % nx), y = ty * t + (oy ? t : (l / nx) % ny);
+            uint z = tz * t + (oz ? t : l / (nx * ny));
             float4 p = fcl_f4(m->origin.x + (float)x * m->cell, m->origin.y + (float)y * m->cell,
                               m->origin.z + (float)z * m->cell, 0.0f);
             float v = mc_phi_at(pos, vel, vol, start, g, m, p);

@@ -336,14 +336,12 @@ static int classify(mc_ctx *x, mc_run *r)
 static int generate(mc_ctx *x, mc_run *r)
 {
     fcl_backend *be = x->be;
-    const fcl_backend_ops *o = be->ops;
     r->cells = mk(x, r->nact, sizeof(uint), "surface active cells");
     r->vert = mk(x, r->nverts, sizeof(float4), "surface vertices");
     r->nrm = mk(x, r->nverts, sizeof(float4), "surface normals");
     r->tri = mk(x, 3 * (size_t)r->ntris, sizeof(uint), "surface triangles");
     if (!r->cells || !r->vert || !r->nrm || !r->tri)
         return -1;
-    (void)o;
     if (pass_mc_compact(be, r->ncell, "mc-mesh", r->act, r->cells) != 0 ||
         pass_mc_vertices(be, r->nact, "mc-mesh", r->phi, r->list, r->cells, r->nedge, r->label, r->vert, r->nrm,
                          r->m) != 0 ||
@@ -373,8 +371,8 @@ static int download(mc_ctx *x, mc_run *r, mc_mesh *out)
 
 static void run_free(mc_ctx *x, mc_run *r)
 {
-    fcl_buf *b[] = { r->vol, r->surf, r->flag, r->csurf, r->blocks, r->label, r->tflag, r->list, r->slot, r->phi, r->ntri,
-                     r->nedge, r->act, r->cells, r->vert, r->nrm, r->tri };
+    fcl_buf *b[] = { r->vol,  r->surf,  r->flag, r->csurf, r->blocks, r->label, r->tflag, r->list,
+                     r->slot, r->phi,   r->ntri, r->nedge, r->act,    r->cells, r->vert,  r->nrm, r->tri };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         if (b[i])
             x->be->ops->buf_free(x->be, b[i]);
