@@ -30,6 +30,10 @@ typedef struct mc_config {
                           W-weighted mean is farther than band_shift h ... */
     float band_fill;   /* ... or sum_k W_ik is below band_fill times its
                           value on a full lattice */
+    int smooth_iterations; /* mesh_post.c: Taubin pairs; 0 = off */
+    float smooth_feature;  /* ... neighbor weight exponent */
+    float decimate;        /* fraction of triangles kept; 0 or 1 = off */
+    float decimate_error;  /* largest collapse error (cells); 0 = none */
 } mc_config;
 
 typedef struct mc_mesh {
@@ -63,9 +67,10 @@ void mc_config_from_params(mc_config *c, const struct fcl_params *p);
 int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen);
 /* The surface of n particles (host positions and velocities, w ignored;
  * vel may be NULL except for the anisotropic field) into *out (which the
- * caller frees with mc_mesh_free). n = 0 gives an empty mesh. Returns 0,
- * FCL_EXIT_INPUT (bad positions, no velocities, or a grid too large; err
- * says which) or FCL_EXIT_DEVICE. */
+ * caller frees with mc_mesh_free), smoothed and decimated as c says
+ * (mesh_post.h). n = 0 gives an empty mesh. Returns 0, FCL_EXIT_INPUT (bad
+ * positions, no velocities, a grid too large, or a post-processing value
+ * out of range; err says which) or FCL_EXIT_DEVICE. */
 int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, mc_mesh *out,
                    char *err, size_t errlen);
 void mc_free(mc_ctx *x);
