@@ -1,7 +1,8 @@
 /* mc.h - surface reconstruction: an indexed triangle mesh of the fluid
  * surface from particle positions, by marching cubes on either backend
  * (kernels/mc.cl; the launches are in mc.c, the case tables in
- * mc_tables.c, the PLY/OBJ files in mesh_io.c).
+ * mc_tables.c, the optional smoothing and decimation in mesh_post.c, the
+ * PLY/OBJ files in mesh_io.c).
  * Invariant: a mesh's triangles index its own vertices (0 <= index < nv),
  * each vertex appears once, and triangles wind counter-clockwise seen from
  * outside the fluid (normals = -grad phi point out too).
