@@ -19,24 +19,51 @@ static inline int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Closed and consistently wound: every directed edge once, and its
- * reverse once (so each edge has exactly two triangles, opposite turns). */
+/* Closed and consistently wound: every directed edge once, its reverse
+ * once (so each edge has exactly two triangles, opposite turns), no
+ * triangle repeating a vertex, and every vertex used. */
 static inline int closed_manifold(const mc_mesh *m)
 {
     size_t ne = 3 * m->nt;
     uint64_t *e = malloc((ne + 1) * sizeof *e);
+    char *used = calloc(m->nv + 1, 1);
     for (size_t t = 0; t < m->nt; t++)
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3; k++) {
             e[3 * t + k] = (uint64_t)m->tri[3 * t + k] << 32 | m->tri[3 * t + (k + 1) % 3];
+            used[m->tri[3 * t + k] < m->nv ? m->tri[3 * t + k] : m->nv] = 1;
+        }
     qsort(e, ne, sizeof *e, cmp_u64);
-    int ok = ne > 0;
+    int ok = ne > 0 && !used[m->nv];
+    for (size_t i = 0; ok && i < m->nv; i++)
+        ok = used[i];
     for (size_t i = 0; ok && i < ne; i++) {
         uint64_t rev = e[i] << 32 | e[i] >> 32;
         ok = (i + 1 == ne || e[i + 1] != e[i]) && (uint32_t)e[i] != (uint32_t)(e[i] >> 32) &&
              bsearch(&rev, e, ne, sizeof *e, cmp_u64) != NULL;
     }
     free(e);
+    free(used);
     return ok;
+}
+
+/* A ball of concentric shells around (0.3, 0.4, 0.5), shell k at radius
+ * (k + 1/2) d holding round(4 pi r^2 / d^2) points on a Fibonacci spiral:
+ * every particle has volume about d^3, like a lattice ball, but the outer
+ * layer is a sphere at the particle scale. */
+static inline float4 *shell_ball(int shells, float d, size_t *n)
+{
+    float4 *p = malloc(4 * 4000 * (size_t)shells * sizeof *p);
+    *n = 0;
+    for (int k = 0; k < shells; k++) {
+        double r = (k + 0.5) * d;
+        int m = (int)lround(4.0 * M_PI * r * r / ((double)d * d));
+        for (int i = 0; i < m; i++) {
+            double y = 1.0 - 2.0 * (i + 0.5) / m, q = sqrt(1.0 - y * y), th = i * 2.399963229728653;
+            p[(*n)++] = fcl_f4(0.3f + (float)(r * q * cos(th)), 0.4f + (float)(r * y),
+                               0.5f + (float)(r * q * sin(th)), 0.0f);
+        }
+    }
+    return p;
 }
 
 /* Watertight and consistently wound: every directed edge appears as often

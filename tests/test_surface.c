@@ -17,10 +17,12 @@ static const float D = 0.02f;   /* particle spacing */
 
 /* surface.iso's default for Zou's field (0.6) and the value that puts a
  * flat lattice surface at d/2 for the color field (0.5); no stretch; the
- * narrow band on, with surface.band_shift and band_fill's defaults. */
+ * narrow band on, with surface.band_shift and band_fill's defaults; no
+ * smoothing or decimation. */
 static mc_config config(float cell, unsigned field)
 {
-    return (mc_config){ D, 2.0f * D, cell, field == FCL_MC_MUELLER ? 0.5f : 0.6f, field, 0.0f, 1.0f, 1, 0.05f, 0.85f };
+    return (mc_config){ D, 2.0f * D, cell, field == FCL_MC_MUELLER ? 0.5f : 0.6f, field, 0.0f, 1.0f,
+                        1, 0.05f, 0.85f, 0, 8.0f, 1.0f, 0.0f };
 }
 
 /* Lattice points within r spacings of the centre (offset from the node
@@ -38,27 +40,10 @@ static float4 *ball(float r, size_t *n)
     return p;
 }
 
-/* A ball of concentric shells, shell k at radius (k + 1/2) d holding
- * round(4 pi r^2 / d^2) points on a Fibonacci spiral: every particle has
- * volume about d^3, like the lattice ball, but the outer layer is a
- * sphere at the particle scale. The lattice ball's terraces make its
- * iso-surface 2.3 % larger in area than the sphere of the same volume
- * (measured at cell 0.125): a property of that input, not of the mesh. */
-static float4 *shell_ball(int shells, size_t *n)
-{
-    float4 *p = malloc(4 * 4000 * (size_t)shells * sizeof *p);
-    *n = 0;
-    for (int k = 0; k < shells; k++) {
-        double r = (k + 0.5) * D;
-        int m = (int)lround(4.0 * M_PI * r * r / (D * D));
-        for (int i = 0; i < m; i++) {
-            double y = 1.0 - 2.0 * (i + 0.5) / m, q = sqrt(1.0 - y * y), th = i * 2.399963229728653;
-            p[(*n)++] = fcl_f4(0.3f + (float)(r * q * cos(th)), 0.4f + (float)(r * y),
-                               0.5f + (float)(r * q * sin(th)), 0.0f);
-        }
-    }
-    return p;
-}
+/* The shell ball (mesh_checks.h): the iso-surface of the lattice ball's
+ * terraces is 2.3 % larger in area than the sphere of the same volume
+ * (measured at cell 0.125), a property of that input, not of the mesh;
+ * the shell ball's outer layer is a sphere at the particle scale. */
 
 static int recon_v(fcl_backend *be, const mc_config *c, const float4 *p, const float4 *v, size_t n, mc_mesh *m)
 {
@@ -85,7 +70,7 @@ static int recon(fcl_backend *be, const mc_config *c, const float4 *p, size_t n,
 static void test_aniso(fcl_backend *be)
 {
     size_t n;
-    float4 *p = shell_ball(6, &n), *v = calloc(n, sizeof *v);
+    float4 *p = shell_ball(6, D, &n), *v = calloc(n, sizeof *v);
     mc_config c = config(0.5f, FCL_MC_ZOU);
     mc_mesh iso, an;
     CHECK(recon(be, &c, p, n, &iso) == 0, "%s: zou ball", be->kind);
@@ -130,7 +115,7 @@ static void test_ball(fcl_backend *be, mc_mesh *keep)
     double ev[3], ea[3];
     for (int shells = 0; shells < 2; shells++) {
         size_t n;
-        float4 *p = shells ? shell_ball(9, &n) : ball(9.0f, &n);
+        float4 *p = shells ? shell_ball(9, D, &n) : ball(9.0f, &n);
         double v0 = (double)n * D * D * D, r0 = cbrt(3.0 * v0 / (4.0 * M_PI)), a0 = 4.0 * M_PI * r0 * r0;
         for (int k = 0; k < 3; k++) {
             mc_mesh m;
@@ -195,7 +180,7 @@ static void test_support(fcl_backend *be)
     free(p);
     CHECK(grow[1] < 0.5 * grow[0], "%s: support 2.5 d does not smooth particle-scale bumps (area growth %.2f %% vs "
           "%.2f %% at 2 d)", be->kind, 100 * grow[1], 100 * grow[0]);
-    p = shell_ball(9, &n);
+    p = shell_ball(9, D, &n);
     double v0 = (double)n * D * D * D, r0 = cbrt(3.0 * v0 / (4.0 * M_PI)), a0 = 4.0 * M_PI * r0 * r0;
     mc_config c = config(0.5f, FCL_MC_ZOU);
     c.h = 2.5f * D;

@@ -13,6 +13,7 @@
  * cost one tile label each.
  */
 #include "mc.h"
+#include "mesh_post.h"
 #include "passes.h"
 
 #include <math.h>
@@ -49,6 +50,10 @@ void mc_config_from_params(mc_config *c, const fcl_params *p)
     c->narrow = p->surface_narrow_band;
     c->band_shift = p->surface_band_shift;
     c->band_fill = p->surface_band_fill;
+    c->smooth_iterations = p->surface_smooth_iterations;
+    c->smooth_feature = p->surface_smooth_feature;
+    c->decimate = p->surface_decimate;
+    c->decimate_error = p->surface_decimate_error;
 }
 
 int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen)
@@ -445,6 +450,12 @@ int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh
         snprintf(err, errlen, "surface reconstruction of %zu particles failed on %s (out of device memory?)", in->n,
                  x->be->name);
         return FCL_EXIT_DEVICE;
+    }
+    /* Optional smoothing and decimation (mesh_post.c), in cells of r.m. */
+    const mesh_post_config pc = { c->smooth_iterations, c->smooth_feature, c->decimate, c->decimate_error, r.m.cell };
+    if ((rc = mesh_postprocess(out, &pc, err, errlen)) != 0) {
+        mc_mesh_free(out);
+        return rc == -2 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
     }
     return 0;
 }

@@ -1,7 +1,8 @@
 /* mc.h - surface reconstruction: an indexed triangle mesh of the fluid
  * surface from particle positions, by marching cubes on either backend
  * (kernels/mc.cl; the launches are in mc.c, the case tables in
- * mc_tables.c, the PLY/OBJ files in mesh_io.c).
+ * mc_tables.c, the optional smoothing and decimation in mesh_post.c, the
+ * PLY/OBJ files in mesh_io.c).
  * Invariant: a mesh's triangles index its own vertices (0 <= index < nv),
  * each vertex appears once, and triangles wind counter-clockwise seen from
  * outside the fluid (normals = -grad phi point out too).
@@ -30,6 +31,10 @@ typedef struct mc_config {
                           W-weighted mean is farther than band_shift h ... */
     float band_fill;   /* ... or sum_k W_ik is below band_fill times its
                           value on a full lattice */
+    int smooth_iterations; /* mesh_post.c: Taubin pairs; 0 = off */
+    float smooth_feature;  /* ... neighbor weight exponent */
+    float decimate;        /* fraction of triangles kept; 0 or 1 = off */
+    float decimate_error;  /* largest collapse error (cells); 0 = none */
 } mc_config;
 
 typedef struct mc_mesh {
@@ -79,9 +84,10 @@ mc_input mc_input_sim(struct fcl_sim *s);
 int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen);
 /* The surface of n particles (host positions and velocities, w ignored;
  * vel may be NULL except for the anisotropic field) into *out (which the
- * caller frees with mc_mesh_free). n = 0 gives an empty mesh. Returns 0,
- * FCL_EXIT_INPUT (bad positions, no velocities, or a grid too large; err
- * says which) or FCL_EXIT_DEVICE. */
+ * caller frees with mc_mesh_free), smoothed and decimated as c says
+ * (mesh_post.h). n = 0 gives an empty mesh. Returns 0, FCL_EXIT_INPUT (bad
+ * positions, no velocities, a grid too large, or a post-processing value
+ * out of range; err says which) or FCL_EXIT_DEVICE. */
 int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, mc_mesh *out,
                    char *err, size_t errlen);
 /* The same from either kind of input. */
