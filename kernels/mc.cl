@@ -254,54 +254,61 @@ FCL_INLINE void mc_block_list_item(uint c, GLOBAL const uint *off, GLOBAL uint *
         list[off[c]] = c;
 }
 
-/* Squared distance from p to the box [lo, lo + side]^3. */
-FCL_INLINE float mc_box_dist2(float4 p, float4 lo, float side)
-{
-    float d[3] = { p.x - lo.x, p.y - lo.y, p.z - lo.z }, s = 0.0f;
-    for (uint a = 0u; a < 3u; a++) {
-        float e = d[a] < 0.0f ? -d[a] : (d[a] > side ? d[a] - side : 0.0f);
-        s += e * e;
-    }
-    return s;
-}
-
-/* Label of tile k of the listed blocks, over its closed box (its cells'
- * nodes, the +1 faces included): 0 empty (no particle within reach, so
- * phi = 0 on every node its cells read), 1 band (a surface particle within
- * reach, or the narrow band is off), 2 interior. The particles within
- * reach of a tile lie in the 27 cells around its block (reach = cell). */
+/* Labels of up to 8 tiles of a listed block (work item k: block
+ * k / chunks, its tiles 8 (k % chunks) on), each over its closed box (its
+ * cells' nodes, the +1 faces included): 0 empty (no particle within
+ * reach, so phi = 0 on every node its cells read), 1 band (a surface
+ * particle within reach, or the narrow band is off), 2 interior. The
+ * particles within reach lie in the 27 cells around the block (reach =
+ * cell). A cell is read while some tile has no particle within reach yet,
+ * and then only if it holds a surface particle, so interior blocks cost
+ * a few distances; each particle is tested against the 8 boxes at once. */
 FCL_INLINE void mc_tile_label_item(uint k, GLOBAL const float4 *pos, GLOBAL const uint *surf, GLOBAL const uint *start,
                                    GLOBAL const uint *csurf, GLOBAL const uint *blocks, GLOBAL uint *label,
                                    const fcl_grid_info *g, const fcl_mc_info *m)
 {
-    uint tx, ty, tz;
-    mc_block_tile(m, g, blocks, k, &tx, &ty, &tz);
-    float side = (float)m->t * m->cell;
-    float4 lo = fcl_f4(m->origin.x + (float)tx * side, m->origin.y + (float)ty * side,
-                       m->origin.z + (float)tz * side, 0.0f);
-    uint bx = tx / m->tpb, by = ty / m->tpb, bz = tz / m->tpb, near = 0u, band = m->narrow ? 0u : 1u;
-    uint x0 = bx > 0u ? bx - 1u : 0u, x1 = bx + 1u < g->nx ? bx + 1u : bx;
-    uint y0 = by > 0u ? by - 1u : 0u, y1 = by + 1u < g->ny ? by + 1u : by;
-    uint z0 = bz > 0u ? bz - 1u : 0u, z1 = bz + 1u < g->nz ? bz + 1u : bz;
-    /* Cell by cell: each is read until a particle within reach is found,
-     * and then only if it holds a surface particle, so an interior tile
-     * costs a few distances. */
-    for (uint z = z0; z <= z1 && !(near && band); z++) {
-        for (uint y = y0; y <= y1 && !(near && band); y++) {
-            for (uint x = x0; x <= x1 && !(near && band); x++) {
+    uint q = m->tpb, nt = q * q * q, chunks = (nt + 7u) / 8u, first = 8u * (k % chunks);
+    uint nl = nt - first < 8u ? nt - first : 8u, tile[8], near[8], band[8], need_near = 1u, need_band = m->narrow;
+    float lx[8], ly[8], lz[8], side = (float)m->t * m->cell;
+    for (uint e = 0u; e < 8u; e++) {
+        uint tx, ty, tz;
+        mc_block_tile(m, g, blocks, (k / chunks) * nt + first + (e < nl ? e : 0u), &tx, &ty, &tz);
+        tile[e] = tx + m->tnx * (ty + m->tny * tz);
+        lx[e] = m->origin.x + (float)tx * side;
+        ly[e] = m->origin.y + (float)ty * side;
+        lz[e] = m->origin.z + (float)tz * side;
+        near[e] = 0u;
+        band[e] = m->narrow ? 0u : 1u;
+    }
+    uint blk = blocks[k / chunks], bx = blk % g->nx, by = (blk / g->nx) % g->ny, bz = blk / (g->nx * g->ny);
+    for (uint z = bz > 0u ? bz - 1u : 0u; z <= bz + 1u && z < g->nz && (need_near || need_band); z++)
+        for (uint y = by > 0u ? by - 1u : 0u; y <= by + 1u && y < g->ny; y++)
+            for (uint x = bx > 0u ? bx - 1u : 0u; x <= bx + 1u && x < g->nx; x++) {
                 uint c = x + g->nx * (y + g->ny * z);
-                if (near && !csurf[c])
+                if (!need_near && !(need_band && csurf[c]))
                     continue;
-                for (uint j = start[c]; j < start[c + 1u] && !(near && band); j++) {
-                    if (mc_box_dist2(pos[j], lo, side) < m->reach2) {
-                        near = 1u;
-                        band |= surf[j];
+                for (uint j = start[c]; j < start[c + 1u]; j++) {
+                    float4 p = pos[j];
+                    uint sj = surf[j];
+                    FCL_LANES
+                    for (uint e = 0u; e < 8u; e++) {
+                        float ex = lx[e] - p.x, ey = ly[e] - p.y, ez = lz[e] - p.z;
+                        ex = ex > 0.0f ? ex : (-ex > side ? -ex - side : 0.0f);
+                        ey = ey > 0.0f ? ey : (-ey > side ? -ey - side : 0.0f);
+                        ez = ez > 0.0f ? ez : (-ez > side ? -ez - side : 0.0f);
+                        uint in = ex * ex + ey * ey + ez * ez < m->reach2 ? 1u : 0u;
+                        near[e] |= in;
+                        band[e] |= in & sj;
                     }
                 }
+                need_near = need_band = 0u;
+                for (uint e = 0u; e < nl; e++) {
+                    need_near |= !near[e];
+                    need_band |= near[e] && !band[e];
+                }
             }
-        }
-    }
-    label[tx + m->tnx * (ty + m->tny * tz)] = near ? (band ? 1u : 2u) : 0u;
+    for (uint e = 0u; e < nl; e++)
+        label[tile[e]] = near[e] ? (band[e] ? 1u : 2u) : 0u;
 }
 
 /* Label of tile (x, y, z), 0 (empty) off the tile grid; bit 4 (set by

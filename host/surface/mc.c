@@ -278,7 +278,7 @@ static int tiles(mc_ctx *x, mc_run *r)
         return -1;
     fcl_buf *posb = r->g.attr[0].cur;
     if (pass_grid_clear(be, all, "mc-band", r->label) != 0 ||
-        pass_mc_tile_label(be, r->ntiles, "mc-label", posb, r->surf, r->g.start, r->csurf, r->blocks, r->label,
+        pass_mc_tile_label(be, (size_t)r->nblocks * ((q * q * q + 7u) / 8u), "mc-label", posb, r->surf, r->g.start, r->csurf, r->blocks, r->label,
                            r->g.info, r->m) != 0 ||
         pass_mc_tile_flag(be, r->ntiles + 1u, "mc-band", r->blocks, r->label, r->tflag, r->g.info, r->m,
                           r->ntiles) != 0 ||
