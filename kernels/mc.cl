@@ -166,6 +166,25 @@ FCL_INLINE int mc_beyond(float4 lo, float4 hi, float4 b0, float4 b1, float reach
            1.001f * reach2;
 }
 
+/* The cells around cell (bx, by, bz) that may hold a point within reach
+ * of the box [b0, b1] (mc_beyond), in the order of a walk (z, y, x);
+ * returns how many, at most 27. */
+FCL_INLINE uint mc_cells_near(const fcl_grid_info *g, uint bx, uint by, uint bz, float4 b0, float4 b1, float r2,
+                              uint *cells)
+{
+    uint n = 0u;
+    for (uint z = bz > 0u ? bz - 1u : 0u; z <= bz + 1u && z < g->nz; z++)
+        for (uint y = by > 0u ? by - 1u : 0u; y <= by + 1u && y < g->ny; y++)
+            for (uint x = bx > 0u ? bx - 1u : 0u; x <= bx + 1u && x < g->nx; x++) {
+                float4 lo = fcl_f4(g->origin.x + (float)x * g->cell_size, g->origin.y + (float)y * g->cell_size,
+                                   g->origin.z + (float)z * g->cell_size, 0.0f);
+                float4 hi = fcl_f4(lo.x + g->cell_size, lo.y + g->cell_size, lo.z + g->cell_size, 0.0f);
+                if (!mc_beyond(lo, hi, b0, b1, r2))
+                    cells[n++] = x + g->nx * (y + g->ny * z);
+            }
+    return n;
+}
+
 /* For the particles of cell c, 8 at a time: V_i, Zou's m_i / rho_i with
  * rho_i from the particles themselves (the mass cancels: V_i = 1 /
  * sum_k W_ik, never 0 since k = i counts), or the rest volume for
@@ -192,28 +211,21 @@ FCL_INLINE void mc_volume_item(uint c, GLOBAL const float4 *pos, GLOBAL const ui
             lo = fcl_f4(p.x < lo.x ? p.x : lo.x, p.y < lo.y ? p.y : lo.y, p.z < lo.z ? p.z : lo.z, 0.0f);
             hi = fcl_f4(p.x > hi.x ? p.x : hi.x, p.y > hi.y ? p.y : hi.y, p.z > hi.z ? p.z : hi.z, 0.0f);
         }
-        for (uint z = cz > 0u ? cz - 1u : 0u; walk && z <= cz + 1u && z < g->nz; z++)
-            for (uint y = cy > 0u ? cy - 1u : 0u; y <= cy + 1u && y < g->ny; y++)
-                for (uint x = cx > 0u ? cx - 1u : 0u; x <= cx + 1u && x < g->nx; x++) {
-                    float4 cl = fcl_f4(g->origin.x + (float)x * g->cell_size, g->origin.y + (float)y * g->cell_size,
-                                       g->origin.z + (float)z * g->cell_size, 0.0f);
-                    float4 ch = fcl_f4(cl.x + g->cell_size, cl.y + g->cell_size, cl.z + g->cell_size, 0.0f);
-                    uint cc = x + g->nx * (y + g->ny * z);
-                    if (mc_beyond(cl, ch, lo, hi, m->h2))
-                        continue;
-                    for (uint j = start[cc]; j < start[cc + 1u]; j++) {
-                        float4 pj = pos[j];
-                        FCL_LANES
-                        for (uint e = 0u; e < 8u; e++) {
-                            float dx = pj.x - px[e], dy = pj.y - py[e], dz = pj.z - pz[e];
-                            float w = mc_w6(dx * dx + dy * dy + dz * dz, m);
-                            s[e] += w;
-                            mx[e] += w * dx;
-                            my[e] += w * dy;
-                            mz[e] += w * dz;
-                        }
-                    }
+        uint cells[27], nc = walk ? mc_cells_near(g, cx, cy, cz, lo, hi, m->h2, cells) : 0u;
+        for (uint q = 0u; q < nc; q++) {
+            for (uint j = start[cells[q]]; j < start[cells[q] + 1u]; j++) {
+                float4 pj = pos[j];
+                FCL_LANES
+                for (uint e = 0u; e < 8u; e++) {
+                    float dx = pj.x - px[e], dy = pj.y - py[e], dz = pj.z - pz[e];
+                    float w = mc_w6(dx * dx + dy * dy + dz * dz, m);
+                    s[e] += w;
+                    mx[e] += w * dx;
+                    my[e] += w * dy;
+                    mz[e] += w * dz;
                 }
+            }
+        }
         for (uint e = 0u; e < k; e++) {
             vol[i0 + e] = m->field == FCL_MC_MUELLER ? m->volume : 1.0f / s[e];
             surf[i0 + e] = !walk || s[e] < m->band_fill ||
@@ -388,33 +400,26 @@ FCL_INLINE void mc_field_item(uint k, GLOBAL const float4 *pos, GLOBAL const flo
     float4 b1 = fcl_f4(px[nx - 1u], py[2u * (ny - 1u)], pz[4u * (nz - 1u)], 0.0f);
     float acc[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
     uint bx = ox / m->b, by = oy / m->b, bz = oz / m->b, R = m->field == FCL_MC_ANISO;
-    for (uint cz = bz > 0u ? bz - 1u : 0u; cz <= bz + 1u && cz < g->nz; cz++)
-        for (uint cy = by > 0u ? by - 1u : 0u; cy <= by + 1u && cy < g->ny; cy++)
-            for (uint cx = bx > 0u ? bx - 1u : 0u; cx <= bx + 1u && cx < g->nx; cx++) {
-                float4 lo = fcl_f4(g->origin.x + (float)cx * g->cell_size, g->origin.y + (float)cy * g->cell_size,
-                                   g->origin.z + (float)cz * g->cell_size, 0.0f);
-                float4 hi = fcl_f4(lo.x + g->cell_size, lo.y + g->cell_size, lo.z + g->cell_size, 0.0f);
-                uint c = cx + g->nx * (cy + g->ny * cz);
-                if (mc_beyond(lo, hi, b0, b1, m->reach2))
-                    continue;
-                for (uint j = start[c]; j < start[c + 1u]; j++) {
-                    float4 pj = pos[j];
-                    if (mc_beyond(pj, pj, b0, b1, m->reach2))
-                        continue;
-                    float vj = vol[j];
-                    if (R) {
-                        float4 vv = vel[j];
-                        for (uint e = 0u; e < 8u; e++)
-                            acc[e] += vj * mc_w_aniso(vv, px[e] - pj.x, py[e] - pj.y, pz[e] - pj.z, m);
-                    } else {
-                        FCL_LANES
-                        for (uint e = 0u; e < 8u; e++) {
-                            float dx = px[e] - pj.x, dy = py[e] - pj.y, dz = pz[e] - pj.z;
-                            acc[e] += vj * mc_w6(dx * dx + dy * dy + dz * dz, m);
-                        }
-                    }
+    uint cells[27], nc = mc_cells_near(g, bx, by, bz, b0, b1, m->reach2, cells);
+    for (uint q = 0u; q < nc; q++) {
+        for (uint j = start[cells[q]]; j < start[cells[q] + 1u]; j++) {
+            float4 pj = pos[j];
+            if (mc_beyond(pj, pj, b0, b1, m->reach2))
+                continue;
+            float vj = vol[j];
+            if (R) {
+                float4 vv = vel[j];
+                for (uint e = 0u; e < 8u; e++)
+                    acc[e] += vj * mc_w_aniso(vv, px[e] - pj.x, py[e] - pj.y, pz[e] - pj.z, m);
+            } else {
+                FCL_LANES
+                for (uint e = 0u; e < 8u; e++) {
+                    float dx = px[e] - pj.x, dy = py[e] - pj.y, dz = pz[e] - pj.z;
+                    acc[e] += vj * mc_w6(dx * dx + dy * dy + dz * dz, m);
                 }
             }
+        }
+    }
     uint tx = tile % m->tnx, ty = (tile / m->tnx) % m->tny, tz = tile / (m->tnx * m->tny), clamp = 1u;
     for (uint e = 0u; e < 8u && clamp; e++)
         clamp = (mc_label_at(label, m, (int)tx - (int)(e & 1u), (int)ty - (int)((e >> 1) & 1u),
