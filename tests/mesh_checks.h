@@ -66,37 +66,6 @@ static inline float4 *shell_ball(int shells, float d, size_t *n)
     return p;
 }
 
-/* Watertight and consistently wound: every directed edge appears as often
- * as its reverse (an edge may carry four triangles, which closed_manifold
- * refuses: marching cubes makes such edges where two cells' fans share a
- * diagonal across an ambiguous face). */
-static inline int watertight(const mc_mesh *m)
-{
-    size_t ne = 3 * m->nt;
-    uint64_t *e = malloc((ne + 1) * sizeof *e);
-    for (size_t t = 0; t < m->nt; t++)
-        for (int k = 0; k < 3; k++)
-            e[3 * t + k] = (uint64_t)m->tri[3 * t + k] << 32 | m->tri[3 * t + (k + 1) % 3];
-    qsort(e, ne, sizeof *e, cmp_u64);
-    int ok = ne > 0;
-    for (size_t i = 0; ok && i < ne;) {
-        size_t j = i;
-        while (j < ne && e[j] == e[i])
-            j++;
-        uint64_t rev = e[i] << 32 | e[i] >> 32;
-        uint64_t *r = bsearch(&rev, e, ne, sizeof *e, cmp_u64);
-        size_t lo = r ? (size_t)(r - e) : 0, hi = lo;
-        while (r && lo > 0 && e[lo - 1] == rev)
-            lo--;
-        while (r && hi < ne && e[hi] == rev)
-            hi++;
-        ok = r && hi - lo == j - i && (uint32_t)e[i] != (uint32_t)(e[i] >> 32);
-        i = j;
-    }
-    free(e);
-    return ok;
-}
-
 static inline void area_volume(const mc_mesh *m, double *area, double *vol)
 {
     *area = *vol = 0.0;

@@ -7,8 +7,8 @@
  * - the nodes that get phi grow with the surface, not the volume: a cube
  *   of fluid twice as wide evaluates 4x the nodes (3.2 to 4.8), and no
  *   node deeper than 3 h inside it;
- * - band meshes are watertight and consistently wound, and with surface
- *   flags forced off (holes the flags miss) they still are;
+ * - band meshes are closed, consistently wound 2-manifolds, and with
+ *   surface flags forced off (holes the flags miss) they still are;
  * - device input (a simulation's buffers read in place) gives the host
  *   input's mesh, and a non-finite position there is refused.
  */
@@ -78,12 +78,12 @@ static size_t same_both_ways(fcl_backend *be, const char *what, const float4 *p,
     memset(&sa, 0, sizeof sa);
     memset(&sb, 0, sizeof sb);
     int ok = recon(be, &on, &in, &a, &sa) == 0 && recon(be, &off, &in, &b, &sb) == 0;
-    int same = ok && mesh_same(&a, &b), closed = ok && watertight(&a);
+    int same = ok && mesh_same(&a, &b), closed = ok && closed_manifold(&a);
     printf("%s, cell %.2g d, field %u: %zu triangles; phi on %zu nodes with the band, %zu without\n", what, cell,
            field, ok ? a.nt : 0, sa.cells, sb.cells);
     CHECK(same, "%s at cell %g d: band on and off differ (%zu/%zu vs %zu/%zu vertices/triangles)", what, cell,
           a.nv, a.nt, b.nv, b.nt);
-    CHECK(closed, "%s at cell %g d: the band's mesh is not watertight and consistently wound", what, cell);
+    CHECK(closed, "%s at cell %g d: the band's mesh is not a closed, consistently wound 2-manifold", what, cell);
     mc_mesh_free(&a);
     mc_mesh_free(&b);
     return sa.cells;
@@ -173,8 +173,8 @@ static void test_scaling(fcl_backend *be)
     }
 }
 
-/* Flags forced off (no particle counts as at the surface): the bubbles are
- * missed, but the mesh stays closed and consistently wound. */
+/* Flags forced off (no particle counts as at the surface): the bubble is
+ * missed, but the mesh stays a closed, consistently wound 2-manifold. */
 static void test_closed_when_flags_miss(fcl_backend *be)
 {
     const float bubble[1][3] = { { 8.0f, 8.0f, 8.0f } };
@@ -187,7 +187,8 @@ static void test_closed_when_flags_miss(fcl_backend *be)
     mc_mesh m;
     if (recon(be, &c, &in, &m, NULL) == 0) {
         printf("flags off: %zu triangles\n", m.nt);
-        CHECK(m.nt > 0 && watertight(&m), "with the flags off the mesh is not watertight (%zu triangles)", m.nt);
+        CHECK(m.nt > 0 && closed_manifold(&m), "with the flags off the mesh is not a closed 2-manifold (%zu triangles)",
+              m.nt);
         mc_mesh_free(&m);
     }
     free(p);
