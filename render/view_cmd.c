@@ -130,8 +130,8 @@ static void closing_report(const fcl_view *v)
            v->shared ? "" : ")");
     printf("view: backend %s\n", v->be ? v->be->name : "none");
     if (v->meshes > 0)
-        printf("view: %ld meshes, %.1f ms each on average to download, reconstruct and upload; the last, of step "
-               "%ld: %zu triangles, %zu vertices\n", v->meshes, v->sum_mesh * 1e3 / (double)v->meshes, v->mesh_step,
+        printf("view: %ld meshes, %.1f ms each on average to reconstruct (from the simulation's buffers) and upload; "
+               "the last, of step %ld: %zu triangles, %zu vertices\n", v->meshes, v->sum_mesh * 1e3 / (double)v->meshes, v->mesh_step,
                v->mesh_tris, v->mesh_verts);
 }
 
