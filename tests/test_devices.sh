@@ -18,7 +18,7 @@ export RUSTICL_ENABLE=${RUSTICL_ENABLE:-llvmpipe}
 # threads (README: Tests, "rusticl"); one thread keeps the kernels' own
 # results under test. Set LP_NUM_THREADS to see the overlap.
 export LP_NUM_THREADS=${LP_NUM_THREADS:-1}
-TESTS="test_backends test_solvers test_nlist test_reduce test_grid test_solids test_surface_flag test_surface"
+TESTS="test_backends test_solvers test_nlist test_reduce test_grid test_solids test_surface_flag test_surface test_surface_band"
 
 # "INDEX TYPE NAME" per device, from `fluidcl devices`.
 devices=$("$FL" devices 2>/dev/null | awk '
