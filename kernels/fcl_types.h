@@ -127,6 +127,23 @@ typedef struct fcl_pbf_consts {
     float pad0, pad1;
 } fcl_pbf_consts;
 
+/* MPS's constants (kernels/mps.cl; Koshizuka & Oka 1996, SEED-NOTES 4),
+ * derived from the mps.* parameters before every step. */
+typedef struct fcl_mps_consts {
+    float dt;           /* this step's time step */
+    float re_n, re_n2;  /* radius of the number density and gradient (m) */
+    float re_l, re_l2;  /* radius of the Laplacian (m) */
+    float rmin2;        /* r^2 below which w takes r = rmin (coincident pairs) */
+    float n0;           /* rest number density at re_n (lattice sum) */
+    float beta;         /* free surface: n* < beta n0 */
+    float rho;          /* density (material.rest_density) */
+    float visc_k;       /* nu 2d / (lambda n0_l): the viscous Laplacian */
+    float src_k;        /* lambda n0_l rho / (2 d dt^2): the PPE's source */
+    float grad_k;       /* d / n0: the gradient */
+    uint clamp;         /* 1: negative pressures count as 0 in the gradient */
+    float pad0, pad1, pad2;
+} fcl_mps_consts;
+
 /* Fluid control's constants (kernels/control.cl; seed 001, SEED-NOTES
  * 3.3-3.5), derived from the control.* parameters before every step. The
  * control density is relative like PBF's: rhat~ = V_H sum_j W_poly6(H),

@@ -1,0 +1,355 @@
+/* mps.c - the moving particle semi-implicit method (Koshizuka & Oka 1996;
+ * seed 002, Premoze et al. 2003, SEED-NOTES 4). Each step:
+ *   Courant and viscous time step -> viscosity and gravity (u*) on the
+ *   last step's lists -> predict x* -> grid rebuild and lists at x* ->
+ *   number density n* and free-surface flags -> assemble the pressure
+ *   equation -> conjugate gradients on the device (pcg.c) -> pressure
+ *   gradient with the least neighbor pressure, u and x corrected ->
+ *   density rho0 n / n0 at the end (stats, frames).
+ * Passes in kernels/mps.cl. Walls are mirror images (boundary.walls =
+ * mirror) or boundary particles (every layer completes n*); both act as
+ * a Neumann wall carrying the hydrostatic gradient (mps.cl explains).
+ * Units: w is dimensionless, n0 and lambda come from a cubic lattice at
+ * particles.spacing (mps_lattice), so a particle inside a resting lattice
+ * has n* = n0 exactly.
+ * Invariant: between steps the pressure (a grid attribute, so it follows
+ * the particles through the sort) is last step's solution, the warm
+ * start of the next; rho and prs match the current positions.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mps.h"
+#include "passes.h"
+#include "pcg.h"
+#include "reduction.h"
+#include "sim.h"
+
+typedef struct mps {
+    int a_xold, a_p;                     /* grid attributes: x at the step's
+                                            start; pressure (warm start) */
+    int p_coef;                          /* list plane: the matrix weights */
+    fcl_buf *nd, *surf, *diag, *rhs, *dx;
+    fcl_reduction nsurf;                 /* surface particles (the check for
+                                            a singular system) */
+    mps_pcg cg;
+    fcl_mps_consts d;
+    double n0_l, lambda;                 /* Laplacian's lattice constants */
+    mps_pcg_result last;
+    double surface;                      /* this step's surface particles */
+    int warned;                          /* non-convergence said once */
+} mps;
+
+enum { DIM = 3 };
+
+static fcl_buf *attr(fcl_sim *s, int a)
+{
+    return s->grid.attr[a].cur;
+}
+
+void mps_lattice(double re, double l0, double *n0, double *lambda)
+{
+    int k = (int)ceil(re / l0);
+    double sw = 0.0, sr2w = 0.0;
+    for (int z = -k; z <= k; z++)
+        for (int y = -k; y <= k; y++)
+            for (int x = -k; x <= k; x++) {
+                double r = l0 * sqrt((double)(x * x + y * y + z * z));
+                if (r <= 0.0 || r >= re)
+                    continue;
+                double w = re / r - 1.0;
+                sw += w;
+                sr2w += r * r * w;
+            }
+    *n0 = sw;
+    *lambda = sw > 0.0 ? sr2w / sw : 0.0;
+}
+
+static int mps_init(fcl_sim *s, char *err, size_t errlen)
+{
+    fcl_backend *be = s->be;
+    mps *d = calloc(1, sizeof *d);
+    if (!d)
+        return -1;
+    s->solver_data = d;
+    size_t n = s->cap;
+    d->a_xold = grid_add_attr(&s->grid, be, "MPS start-of-step position", 16);
+    d->a_p = grid_add_attr(&s->grid, be, "MPS pressure", 4);
+    d->p_coef = nlist_add_plane(&s->nl, be, 0, "MPS Laplacian weights");
+    d->nd = be->ops->buf_new(be, n * 4 + 4, "MPS number density");
+    d->surf = be->ops->buf_new(be, n * 4 + 4, "MPS free-surface flags");
+    d->diag = be->ops->buf_new(be, n * 4 + 4, "MPS matrix diagonal");
+    d->rhs = be->ops->buf_new(be, n * 4 + 4, "MPS right-hand side");
+    d->dx = be->ops->buf_new(be, n * 16 + 16, "MPS position correction");
+    if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx ||
+        reduction_init(&d->nsurf, be, n) != 0 || mps_pcg_init(&d->cg, s, n) != 0) {
+        snprintf(err, errlen, "mps: the device refused the solver's buffers");
+        return -1;
+    }
+    sim_update_consts(s);
+    return 0;
+}
+
+/* The lattice constants, the mass rho0 l0^3, and the live parameters. */
+static void mps_derive(fcl_sim *s)
+{
+    mps *d = s->solver_data;
+    const fcl_params *p = s->prm;
+    double l0 = s->spacing, rho = p->material_rest_density;
+    s->c.mass = (float)(rho * l0 * l0 * l0);
+    if (!d)
+        return;
+    double n0, lam_n, n0_l, lam;
+    double re_n = p->mps_re_density * l0, re_l = p->mps_re_laplacian * l0;
+    mps_lattice(re_n, l0, &n0, &lam_n);
+    mps_lattice(re_l, l0, &n0_l, &lam);
+    d->n0_l = n0_l;
+    d->lambda = lam;
+    d->d.re_n = (float)re_n;
+    d->d.re_n2 = (float)(re_n * re_n);
+    d->d.re_l = (float)re_l;
+    d->d.re_l2 = (float)(re_l * re_l);
+    d->d.rmin2 = (float)(0.01 * l0 * l0);      /* r >= l0 / 10 */
+    d->d.n0 = (float)n0;
+    d->d.beta = (float)p->mps_beta;
+    d->d.rho = (float)rho;
+    d->d.visc_k = (float)(p->material_viscosity / rho * 2.0 * DIM / (lam * n0_l));
+    d->d.grad_k = (float)(DIM / n0);
+    d->d.clamp = p->mps_clamp_negative ? 1u : 0u;
+}
+
+/* Courant (mps.cfl) on last step's largest speed plus what gravity adds
+ * in one step, the viscous bound 0.2 l0^2 / nu, at most mps.dt_max; the
+ * source constant depends on dt. */
+static void choose_dt(fcl_sim *s, mps *d)
+{
+    const fcl_params *p = s->prm;
+    const float *gv = p->sim_gravity;
+    double l0 = s->spacing, g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
+    double v = s->stats.max_speed + g * p->mps_dt_max, dt = p->mps_dt_max;
+    double nu = p->material_viscosity / p->material_rest_density;
+    if (v > 1e-9)
+        dt = fmin(dt, p->mps_cfl * l0 / v);
+    if (nu > 0.0)
+        dt = fmin(dt, 0.2 * l0 * l0 / nu);
+    d->d.dt = (float)dt;
+    d->d.src_k = (float)(p->mps_relaxation * d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
+    s->c.dt = (float)dt;
+    s->dt_used = (float)dt;
+}
+
+/* One thin launcher per pass (kernels/mps.cl, kernels/passes.def). */
+#define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
+#define COEF(s, d) nlist_plane(&(s)->nl, 0, (d)->p_coef)
+
+static int launch_viscosity(fcl_sim *s, mps *d)
+{
+    return pass_mps_viscosity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), attr(s, s->a_vel),
+                              s->nl.fcount, s->nl.fidx, s->nl.fl, s->c, d->d);
+}
+
+static int launch_predict(fcl_sim *s, mps *d)
+{
+    return pass_mps_predict(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, d->a_xold),
+                            s->solids, s->c, d->d);
+}
+
+static int launch_density(fcl_sim *s, mps *d)
+{
+    return pass_mps_density(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf, s->c,
+                            d->d);
+}
+
+static int launch_assemble(fcl_sim *s, mps *d)
+{
+    return pass_mps_assemble(s->be, s->n, "assemble", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
+                             COEF(s, d), d->diag, d->rhs, s->c, d->d);
+}
+
+static int launch_correct(fcl_sim *s, mps *d)
+{
+    return pass_mps_correct(s->be, s->n, "correct", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, d->a_p),
+                            attr(s, s->a_vel), attr(s, s->a_vev), d->dx, s->c, d->d);
+}
+
+static int launch_apply(fcl_sim *s, mps *d)
+{
+    return pass_mps_apply(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, s->a_vev), d->dx, s->solids, s->c);
+}
+
+static int launch_finish(fcl_sim *s, mps *d)
+{
+    return pass_mps_finish(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, d->a_p), s->rho,
+                           s->prs, s->c, d->d);
+}
+
+static int rebuild(fcl_sim *s)
+{
+    return grid_build(&s->grid, s->be, s->a_pos) != 0 || sim_neighbors(s) != 0 ? -1 : 0;
+}
+
+/* The surface particles (one scalar read per step): none means every
+ * row of A sums to zero, a singular system (a closed box full of
+ * fluid), which is refused rather than iterated on. */
+static int count_surface(fcl_sim *s, mps *d)
+{
+    if (reduction_sum(&d->nsurf, s->be, d->surf, s->n, "assemble") != 0 ||
+        reduction_read(&d->nsurf, s->be, &d->surface) != 0)
+        return -1;
+    if (d->surface < 0.5) {
+        snprintf(s->error, sizeof s->error,
+                 "mps: no particle has n* < mps.beta n0 (%g): without a free surface the pressure equation is "
+                 "singular (a closed volume full of fluid?); lower the fill or raise mps.beta",
+                 s->prm->mps_beta);
+        return -1;
+    }
+    return 0;
+}
+
+static mps_pcg_opts pcg_opts(const fcl_params *p)
+{
+    mps_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, p->mps_cg_check_every,
+                       strcmp(p->mps_preconditioner, "poly") == 0 ? MPS_PRECOND_POLY : MPS_PRECOND_JACOBI,
+                       (int)p->mps_poly_degree };
+    return o;
+}
+
+/* The pressure equation on the device; a solve that stops at
+ * mps.cg_max_iter is said once on stderr and shows in the stats. */
+static int solve(fcl_sim *s, mps *d)
+{
+    fcl_buf *x = attr(s, d->a_p);
+    mps_pcg_opts o = pcg_opts(s->prm);
+    if (!s->prm->mps_warm_start && pass_mps_axpby(s->be, s->n, "pressure-solve", x, x, 0.0f, 0.0f) != 0)
+        return -1;
+    if (mps_pcg_solve(&d->cg, s, x, d->rhs, d->diag, COEF(s, d), &o, &d->last, s->error, sizeof s->error) != 0)
+        return -1;
+    if (!d->last.converged && !d->warned) {
+        fprintf(stderr, "fluidcl: mps: step %ld: the pressure solve stopped at mps.cg_max_iter = %ld with |r|/|b| = "
+                "%.3g above mps.cg_tolerance = %g (said once; see the cg_residual column)\n",
+                s->step + 1, o.max_iter, d->last.rel_resid, o.tol);
+        d->warned = 1;
+    }
+    return 0;
+}
+
+static int mps_prepare(fcl_sim *s)
+{
+    mps *d = s->solver_data;
+    choose_dt(s, d);
+    return rebuild(s) != 0 || launch_finish(s, d) != 0 ? -1 : 0;
+}
+
+enum { STAT_ITERS, STAT_RESID, STAT_SURFACE, NSTATS };
+static const fcl_stat_decl mps_stats[NSTATS] = {
+    { "cg_iterations", "CG iterations", "", FCL_FOLD_MEAN },
+    { "cg_residual", "CG |r|/|b|", "", FCL_FOLD_MAX },
+    { "surface", "surface particles", "", FCL_FOLD_MEAN },
+};
+
+static int mps_step(fcl_sim *s)
+{
+    mps *d = s->solver_data;
+    choose_dt(s, d);
+    if (launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 || launch_density(s, d) != 0 ||
+        count_surface(s, d) != 0 || launch_assemble(s, d) != 0 || solve(s, d) != 0 || launch_correct(s, d) != 0 ||
+        launch_apply(s, d) != 0 || launch_finish(s, d) != 0)
+        return -1;
+    s->stats.solver[STAT_ITERS] = (double)d->last.iters;
+    s->stats.solver[STAT_RESID] = d->last.rel_resid;
+    s->stats.solver[STAT_SURFACE] = d->surface;
+    return 0;
+}
+
+int mps_resolve(fcl_sim *s, const mps_pcg_opts *o, mps_pcg_result *res, char *err, size_t errlen)
+{
+    mps *d = s->solver_data;
+    if (!s->solver || strcmp(s->solver->name, "mps") != 0 || !d) {
+        snprintf(err, errlen, "mps_resolve needs the mps solver");
+        return -1;
+    }
+    fcl_buf *x = attr(s, d->a_p);
+    if (pass_mps_axpby(s->be, s->n, "pressure-solve", x, x, 0.0f, 0.0f) != 0)
+        return -1;
+    return mps_pcg_solve(&d->cg, s, x, d->rhs, d->diag, COEF(s, d), o, res, err, errlen);
+}
+
+int mps_system(fcl_sim *s, float *diag, float *rhs, float *x, float *coef)
+{
+    mps *d = s->solver_data;
+    fcl_backend *be = s->be;
+    size_t entries = (size_t)s->nl.fl.cap * s->n;
+    return be->ops->buf_read(be, d->diag, 0, s->n * 4, diag) | be->ops->buf_read(be, d->rhs, 0, s->n * 4, rhs) |
+           be->ops->buf_read(be, attr(s, d->a_p), 0, s->n * 4, x) |
+           be->ops->buf_read(be, COEF(s, d), 0, entries * 4, coef);
+}
+
+double mps_rest_density(const fcl_sim *s, int laplacian, double *lambda)
+{
+    mps *d = s->solver_data;
+    double n0, lam;
+    double re = (laplacian ? s->prm->mps_re_laplacian : s->prm->mps_re_density) * s->spacing;
+    mps_lattice(re, s->spacing, &n0, &lam);
+    if (lambda)
+        *lambda = lam;
+    (void)d;
+    return n0;
+}
+
+/* Lists within the larger radius, in support radii h. */
+static double mps_list_radius(const fcl_params *p)
+{
+    double re = fmax(p->mps_re_density, p->mps_re_laplacian);
+    return re / p->particles_support;
+}
+
+/* Its particle fields: the number density n* / n0 of the pressure
+ * equation and the free-surface flag. */
+static fcl_buf *field_surface(fcl_sim *s)
+{
+    return ((mps *)s->solver_data)->surf;
+}
+
+enum { NFIELDS = 1 };
+static const fcl_field_decl mps_fields[NFIELDS] = {
+    { "mps_surface", "MPS free surface (p = 0)", 0.0f, 1.0f, field_surface },
+};
+
+static void mps_destroy(fcl_sim *s)
+{
+    mps *d = s->solver_data;
+    if (!d)
+        return;
+    fcl_buf *bufs[] = { d->nd, d->surf, d->diag, d->rhs, d->dx };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i])
+            s->be->ops->buf_free(s->be, bufs[i]);
+    reduction_free(&d->nsurf, s->be);
+    mps_pcg_free(&d->cg, s);
+    free(d);
+    s->solver_data = NULL;
+}
+
+const fcl_solver fcl_solver_mps = {
+    "mps",
+    "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation by "
+    "preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
+    16 + 4 + 5 * 4 + 16 + 5 * 4,
+    mps_init,
+    mps_prepare,
+    mps_step,
+    mps_destroy,
+    mps_derive,
+    mps_list_radius,
+    4,                                   /* the matrix weight per fluid entry */
+    mps_stats,
+    NSTATS,
+    mps_fields,
+    NFIELDS,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+};

@@ -1,0 +1,28 @@
+/* mps.h - what the mps solver (mps.c) offers beyond the solver interface:
+ * its lattice constants, and its pressure system for tests and tools.
+ * Invariant: these read the last step's system; they change nothing but
+ * the pressure (mps_resolve), which the next step overwrites anyway.
+ */
+#ifndef FCL_MPS_H
+#define FCL_MPS_H
+
+#include <stddef.h>
+
+#include "pcg.h"
+
+struct fcl_sim;
+
+/* Over a cubic lattice of spacing l0 around a point (itself excluded):
+ * n0 = sum w(r) and lambda = sum r^2 w / sum w, w = re / r - 1 (r < re). */
+void mps_lattice(double re, double l0, double *n0, double *lambda);
+/* n0 (and lambda) of the simulation's density (laplacian = 0) or
+ * Laplacian radius. */
+double mps_rest_density(const struct fcl_sim *s, int laplacian, double *lambda);
+/* The last step's system into host arrays of s->n values (coef: fluid
+ * list cap * s->n entries in the list layout): diagonal, right-hand side,
+ * solution. 0 or -1. */
+int mps_system(struct fcl_sim *s, float *diag, float *rhs, float *x, float *coef);
+/* Solve the last step's system again from zero with these options. */
+int mps_resolve(struct fcl_sim *s, const mps_pcg_opts *o, mps_pcg_result *res, char *err, size_t errlen);
+
+#endif

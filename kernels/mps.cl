@@ -1,0 +1,319 @@
+/* mps.cl - the moving particle semi-implicit method (Koshizuka & Oka
+ * 1996, as Premoze et al. 2003 use it; ../shared/SEED-NOTES.md 4) with
+ * the weight w(r) = re / r - 1 (r < re) and d = 3:
+ *
+ * viscosity:  u*_i = u_i + dt (nu (2d / (lambda n0_l)) sum_j (u_j - u_i) w_l + g)
+ * predict:    x*_i = x_i + dt u*_i, walls and solids
+ * density:    n*_i = sum_j w_n(r_ij) over fluid (and wall images) and
+ *             boundary particles; free surface where n*_i < beta n0
+ * assemble:   sum_j (p_i - p_j) w_l(r_ij) = K (n*_i - n0) / n0 + ghosts,
+ *             K = lambda n0_l rho / (2 d dt^2): the PPE
+ *             <lap p>_i = -(rho / dt^2) (n*_i - n0) / n0 times
+ *             -lambda n0_l / (2d), an M-matrix A (diagonal d_i = sum of
+ *             the weights, off-diagonal -w_l per entry), SPD once a free
+ *             surface pins it; surface rows are p_i = 0.
+ * (conjugate gradients on A p = b: host/solvers/mps/pcg.c)
+ * correct:    grad p_i = (d / n0) sum_j (p_j - phat_i) r_ij / |r_ij|^2 w_n,
+ *             phat_i the least pressure around i (K&O: keeps every pair
+ *             repulsive), u = u* - dt / rho grad p, x = x* + dt (u - u*)
+ *
+ * Ghosts: a wall image of j stands for pressure p_j + rho g . (x_g - x_j)
+ * and a boundary particle (or i's own image) for p_i + rho g . (x_g - x_i):
+ * a Neumann wall, dp/dn = rho g . n, that carries the hydrostatic
+ * gradient. Terms in p_j stay in the matrix (the same weight both ways,
+ * reflections preserve distances, so A stays symmetric); the rest move
+ * to b. So boundary particles (every layer) complete n* and push through
+ * the gradient, but add no unknowns.
+ * Invariant: a list plane entry (coef) is w_l of a pair whose other end is
+ * an unknown (not at the surface, not i itself), else 0; surface rows
+ * have diag 1 and b 0, so the CG keeps their pressure at 0.
+ */
+
+#define MPS_FLUID(i, j, m, e) forall_neighbors_at(fl, fcount, fidx, i, j, m, e)
+#define MPS_BOUNDARY(i, b, m, e) forall_neighbors_at(bl, bcount, bidx, i, b, m, e)
+
+/* w(r) = re / r - 1 inside re, with r kept above r_min (coincident
+ * particles would have an infinite weight). r2 < re^2 is checked by the
+ * caller. */
+FCL_INLINE float mps_w(float r2, float re, const fcl_mps_consts *d)
+{
+    float r = FCL_SQRT(r2 > d->rmin2 ? r2 : d->rmin2);
+    return re / r - 1.0f;
+}
+
+/* rho g . (x_g - x_src): a ghost's pressure above its source's. */
+FCL_INLINE float mps_ghost(float4 xg, float4 xs, const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    return d->rho * (c->gravity.x * (xg.x - xs.x) + c->gravity.y * (xg.y - xs.y) + c->gravity.z * (xg.z - xs.z));
+}
+
+/* The explicit part: viscosity over fluid neighbors within re_l (wall
+ * images with mirrored velocities: free slip) and gravity, from the
+ * velocity at t into vel. */
+FCL_INLINE void mps_viscosity_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
+                                   GLOBAL float4 *vel, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
+                                   const fcl_nlist_info *fl, const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    float4 pi = pos[i], ui = vev[i], plane;
+    near_walls_within(pi, c, fl->r, &plane);
+    float lx = 0.0f, ly = 0.0f, lz = 0.0f;
+    MPS_FLUID(i, j, m, e) {
+        float r2 = pbf_r2(pbf_rij(pi, pos[j], m, plane));
+        if (r2 >= d->re_l2 || (j == i && m == 0u))
+            continue;
+        float w = mps_w(r2, d->re_l, d);
+        float4 uj = mirror_vel(vev[j], m);
+        lx += (uj.x - ui.x) * w; ly += (uj.y - ui.y) * w; lz += (uj.z - ui.z) * w;
+    }
+    float k = d->visc_k, dt = d->dt;
+    vel[i] = fcl_f4(ui.x + dt * (k * lx + c->gravity.x), ui.y + dt * (k * ly + c->gravity.y),
+                    ui.z + dt * (k * lz + c->gravity.z), 0.0f);
+}
+
+/* x* = x + dt u*, kept inside the walls and out of box and sphere
+ * solids; xold keeps x. */
+FCL_INLINE void mps_predict_item(uint i, GLOBAL float4 *pos, GLOBAL const float4 *vel, GLOBAL float4 *xold,
+                                 GLOBAL const fcl_solid *solids, const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    float4 p = pos[i], v = vel[i];
+    float dt = d->dt;
+    xold[i] = p;
+    pos[i] = pbf_collide(fcl_f4(p.x + dt * v.x, p.y + dt * v.y, p.z + dt * v.z, p.w), solids, c);
+}
+
+/* Number density within re (fluid with wall images, and boundary). */
+FCL_INLINE float mps_number_density(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos,
+                                    GLOBAL const float4 *bpos, GLOBAL const uint *fcount,
+                                    GLOBAL const uint *fidx, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
+                                    const fcl_nlist_info *fl, const fcl_nlist_info *bl, const fcl_mps_consts *d)
+{
+    float n = 0.0f;
+    MPS_FLUID(i, j, m, e) {
+        float r2 = pbf_r2(pbf_rij(pi, pos[j], m, plane));
+        if (r2 < d->re_n2 && !(j == i && m == 0u))
+            n += mps_w(r2, d->re_n, d);
+    }
+    MPS_BOUNDARY(i, b, mb, e) {
+        float r2 = pbf_r2(pbf_rij(pi, bpos[b], mb, plane));
+        if (r2 < d->re_n2)
+            n += mps_w(r2, d->re_n, d);
+    }
+    return n;
+}
+
+/* n*_i and the free-surface flag (1: p = 0). */
+FCL_INLINE void mps_density_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                                 GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                 GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                 GLOBAL float *nd, GLOBAL float *surf, const fcl_sph_consts *c,
+                                 const fcl_mps_consts *d)
+{
+    float4 pi = pos[i], plane;
+    near_walls_within(pi, c, fl->r, &plane);
+    float n = mps_number_density(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d);
+    nd[i] = n;
+    surf[i] = n < d->beta * d->n0 ? 1.0f : 0.0f;
+}
+
+/* Row i of A p = b: the weights of the unknowns beside the list entries,
+ * the diagonal, and b with the ghosts' constants. */
+FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                  GLOBAL const float *nd, GLOBAL const float *surf, GLOBAL float *coef,
+                                  GLOBAL float *diag, GLOBAL float *rhs, const fcl_sph_consts *c,
+                                  const fcl_mps_consts *d)
+{
+    float4 pi = pos[i], plane;
+    near_walls_within(pi, c, fl->r, &plane);
+    uint pinned = surf[i] != 0.0f;
+    float a = 0.0f, g = 0.0f;
+    MPS_FLUID(i, j, m, e) {
+        float4 pj = mirror(pos[j], m, plane);
+        float r2 = pbf_r2(pbf_rij(pi, pj, 0u, plane));
+        float w = r2 < d->re_l2 && !(j == i && m == 0u) ? mps_w(r2, d->re_l, d) : 0.0f;
+        /* Image of i itself: a ghost of p_i, no matrix entry. */
+        uint self = j == i;
+        coef[e] = pinned || self || surf[j] != 0.0f ? 0.0f : w;
+        a += self ? 0.0f : w;
+        g += m ? w * mps_ghost(pj, self ? pi : pos[j], c, d) : 0.0f;
+    }
+    MPS_BOUNDARY(i, b, mb, e) {
+        float4 pb = bpos[b];
+        float r2 = pbf_r2(pbf_rij(pi, pb, mb, plane));
+        if (r2 < d->re_l2)
+            g += mps_w(r2, d->re_l, d) * mps_ghost(pb, pi, c, d);
+    }
+    diag[i] = pinned ? 1.0f : a;
+    rhs[i] = pinned ? 0.0f : d->src_k * (nd[i] - d->n0) / d->n0 + g;
+}
+
+/* y = A x over the stored weights (surface rows: y_i = x_i). */
+FCL_INLINE void mps_matvec_item(uint i, GLOBAL const float *x, GLOBAL float *y, GLOBAL const float *diag,
+                                GLOBAL const float *coef, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
+                                const fcl_nlist_info *fl)
+{
+    float s = 0.0f;
+    forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
+        s += coef[e] * x[j];
+    }
+    y[i] = diag[i] * x[i] - s;
+}
+
+/* r = b - A x (q holds A x), z = D^-1 r: the CG's start. */
+FCL_INLINE void mps_cg_start_item(uint i, GLOBAL const float *b, GLOBAL const float *q, GLOBAL const float *diag,
+                                  GLOBAL float *r, GLOBAL float *z)
+{
+    float ri = b[i] - q[i];
+    r[i] = ri;
+    z[i] = ri / diag[i];
+}
+
+/* y = ka x + kc y (a copy, or zeros with ka = kc = 0). */
+FCL_INLINE void mps_axpby_item(uint i, GLOBAL const float *x, GLOBAL float *y, float ka, float kc)
+{
+    y[i] = (ka != 0.0f ? ka * x[i] : 0.0f) + (kc != 0.0f ? kc * y[i] : 0.0f);
+}
+
+/* alpha = rz / pq from the device scalars; x += alpha p, r -= alpha q,
+ * z = D^-1 r (the Jacobi preconditioner, and the first term of the
+ * polynomial one). */
+FCL_INLINE void mps_cg_update_item(uint i, GLOBAL float *x, GLOBAL float *r, GLOBAL float *z, GLOBAL const float *p,
+                                   GLOBAL const float *q, GLOBAL const float *diag, GLOBAL const float *rz,
+                                   GLOBAL const float *pq)
+{
+    float alpha = pq[0] != 0.0f ? rz[0] / pq[0] : 0.0f;
+    float ri = r[i] - alpha * q[i];
+    x[i] += alpha * p[i];
+    r[i] = ri;
+    z[i] = ri / diag[i];
+}
+
+/* One Jacobi sweep of the polynomial preconditioner: zout = z + D^-1 (r - A z),
+ * (I - D^-1 A)^k D^-1 summed over k <= degree: symmetric and positive
+ * definite for a weakly diagonally dominant A. */
+FCL_INLINE void mps_cg_sweep_item(uint i, GLOBAL const float *zin, GLOBAL float *zout, GLOBAL const float *r,
+                                  GLOBAL const float *diag, GLOBAL const float *coef, GLOBAL const uint *fcount,
+                                  GLOBAL const uint *fidx, const fcl_nlist_info *fl)
+{
+    float s = 0.0f;
+    forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
+        s += coef[e] * zin[j];
+    }
+    float az = diag[i] * zin[i] - s;
+    zout[i] = zin[i] + (r[i] - az) / diag[i];
+}
+
+/* p = z + beta p, beta = rz_new / rz_old from the device scalars. */
+FCL_INLINE void mps_cg_direction_item(uint i, GLOBAL float *p, GLOBAL const float *z, GLOBAL const float *rz_new,
+                                      GLOBAL const float *rz_old)
+{
+    float beta = rz_old[0] != 0.0f ? rz_new[0] / rz_old[0] : 0.0f;
+    p[i] = z[i] + beta * p[i];
+}
+
+/* The pressure the gradient sees: negative values clamped with
+ * mps.clamp_negative (a tension the particle method cannot carry). */
+FCL_INLINE float mps_pressure(float p, const fcl_mps_consts *d)
+{
+    return d->clamp && p < 0.0f ? 0.0f : p;
+}
+
+/* The least pressure among i, its fluid neighbors and its ghosts within
+ * re_n (K&O's phat). */
+FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                          GLOBAL const float *prs, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
+                          GLOBAL const uint *bcount, GLOBAL const uint *bidx, const fcl_nlist_info *fl,
+                          const fcl_nlist_info *bl, const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    float own = mps_pressure(prs[i], d), lo = own;
+    MPS_FLUID(i, j, m, e) {
+        float4 pj = mirror(pos[j], m, plane);
+        if (pbf_r2(pbf_rij(pi, pj, 0u, plane)) >= d->re_n2)
+            continue;
+        float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], c, d) : 0.0f);
+        lo = q < lo ? q : lo;
+    }
+    MPS_BOUNDARY(i, b, mb, e) {
+        float4 pb = bpos[b];
+        if (pbf_r2(pbf_rij(pi, pb, mb, plane)) >= d->re_n2)
+            continue;
+        float q = own + mps_ghost(pb, pi, c, d);
+        lo = q < lo ? q : lo;
+    }
+    return lo;
+}
+
+/* The pressure gradient with phat, the final velocity into vev and the
+ * position change into dx (applied by mps_apply once every particle has
+ * read the positions). */
+FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                                 GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                 GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                 GLOBAL const float *prs, GLOBAL const float4 *vel, GLOBAL float4 *vev,
+                                 GLOBAL float4 *dx, const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    float4 pi = pos[i], plane;
+    near_walls_within(pi, c, fl->r, &plane);
+    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, c, d);
+    float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
+    MPS_FLUID(i, j, m, e) {
+        float4 pj = mirror(pos[j], m, plane);
+        float4 r = fcl_f4(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z, 0.0f);
+        float r2 = pbf_r2(r);
+        if (r2 >= d->re_n2 || (j == i && m == 0u))
+            continue;
+        float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], c, d) : 0.0f);
+        float f = (q - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+        gx += f * r.x; gy += f * r.y; gz += f * r.z;
+    }
+    MPS_BOUNDARY(i, b, mb, e) {
+        float4 pb = bpos[b];
+        float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
+        (void)mb;           /* boundary entries carry no image */
+        float r2 = pbf_r2(r);
+        if (r2 >= d->re_n2)
+            continue;
+        float f = (own + mps_ghost(pb, pi, c, d) - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+        gx += f * r.x; gy += f * r.y; gz += f * r.z;
+    }
+    float k = d->grad_k * d->dt / d->rho;     /* dt / rho * d / n0 */
+    float4 u = vel[i];
+    float4 du = fcl_f4(-k * gx, -k * gy, -k * gz, 0.0f);
+    vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
+    dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);
+}
+
+/* x = x* + dx, then walls (the normal speed reflected with the
+ * restitution, as the other integrators do) and solids. */
+FCL_INLINE void mps_apply_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vev, GLOBAL const float4 *dx,
+                               GLOBAL const fcl_solid *solids, const fcl_sph_consts *c)
+{
+    float4 p = pos[i], v = vev[i], e = dx[i];
+    float r = c->radius, rest = c->restitution;
+    float4 lo = fcl_f4(c->domain_min.x + r, c->domain_min.y + r, c->domain_min.z + r, 0.0f);
+    float4 hi = fcl_f4(c->domain_max.x - r, c->domain_max.y - r, c->domain_max.z - r, 0.0f);
+    p = fcl_f4(p.x + e.x, p.y + e.y, p.z + e.z, p.w);
+    v = fcl_f4(wall_vel(p.x, v.x, lo.x, hi.x, rest), wall_vel(p.y, v.y, lo.y, hi.y, rest),
+               wall_vel(p.z, v.z, lo.z, hi.z, rest), 0.0f);
+    p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
+    solids_project(&p, &v, 0, solids, c);
+    pos[i] = p;
+    vev[i] = v;
+}
+
+/* After the step: the density rho0 n / n0 at the final positions (the
+ * step's lists: pairs are tested again), for the statistics and frames,
+ * and the pressure for frames. */
+FCL_INLINE void mps_finish_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                                GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                GLOBAL const float *x, GLOBAL float *rho, GLOBAL float *prs,
+                                const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    float4 pi = pos[i], plane;
+    near_walls_within(pi, c, fl->r, &plane);
+    float n = mps_number_density(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d);
+    rho[i] = c->rest_density * n / d->n0;
+    prs[i] = x[i];
+}
