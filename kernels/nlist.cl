@@ -23,7 +23,7 @@
 #define NL_SHIFT 29u
 #define NL_INDEX 0x1fffffffu
 /* Private buffer of the CPU build (nl_walk). */
-#define NL_LOCAL 96u
+#define NL_LOCAL 160u
 
 /* Stored entries of particle i (count capped at the capacity). */
 FCL_INLINE uint nl_len(GLOBAL const uint *count, uint i, const fcl_nlist_info *L)

@@ -26,6 +26,13 @@ static void list_caps(const fcl_solver *solver, const fcl_params *p, double h, d
     *bcap = r > 0.0 ? nlist_boundary_capacity(r, d, p->neighbors_boundary_capacity) : 0u;
 }
 
+float sim_cell_size(const fcl_params *p)
+{
+    const fcl_solver *solver = solver_find(p->sim_solver);
+    double r = solver && solver->list_radius ? solver->list_radius(p) : 0.0;
+    return (float)((r > 1.0 ? r : 1.0) * p->particles_support * p->particles_spacing);
+}
+
 size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *p, const fcl_grid_info *grid, size_t nb)
 {
     fcl_grid_info b = *grid;
@@ -117,8 +124,7 @@ void sim_update_consts(fcl_sim *s)
 int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_t nb, char *err, size_t errlen)
 {
     fcl_grid_info info;
-    float h = prm->particles_support * prm->particles_spacing;
-    if (grid_layout(&info, prm->domain_min, prm->domain_max, h, n, err, errlen) != 0)
+    if (grid_layout(&info, prm->domain_min, prm->domain_max, sim_cell_size(prm), n, err, errlen) != 0)
         return -1;
     size_t need = sim_bytes_needed(solver_find(prm->sim_solver), prm, &info, nb);
     size_t cells = ((size_t)info.ncells + 1) * sizeof(uint), largest = n * 16 > cells ? n * 16 : cells;
@@ -326,7 +332,7 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
     }
     fcl_grid_info info;
     if (sim_check_fits(be, prm, s->cap, nb, err, errlen) != 0 ||
-        grid_layout(&info, prm->domain_min, prm->domain_max, s->h, n, err, errlen) != 0)
+        grid_layout(&info, prm->domain_min, prm->domain_max, sim_cell_size(prm), n, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     sim_update_consts(s);
     if (grid_init_cap(&s->grid, be, &info, s->cap) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||

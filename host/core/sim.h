@@ -114,6 +114,9 @@ int sim_step(fcl_sim *s);
  * is the grid's (use id for the original index). */
 int sim_download(fcl_sim *s, float4 *pos, float4 *vel, float *rho, float *prs, uint *id);
 void sim_destroy(fcl_sim *s);
+/* The grid's cell size: the support h, or the solver's list radius
+ * where that is larger (MPS's re), so a list build walks 27 cells. */
+float sim_cell_size(const fcl_params *p);
 /* Device bytes a scene of n particles (grid->n) and nb boundary
  * particles needs with this solver (its neighbor lists included). */
 size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *prm, const fcl_grid_info *grid, size_t nb);

@@ -38,8 +38,8 @@ static size_t sample_room(const fcl_budget *bd, const fcl_params *p, const fcl_b
 {
     fcl_grid_info info;
     char why[256];
-    float h = p->particles_support * p->particles_spacing;
-    if (!be || grid_layout(&info, p->domain_min, p->domain_max, h, (size_t)bd->fluid_min, why, sizeof why) != 0)
+    if (!be || grid_layout(&info, p->domain_min, p->domain_max, sim_cell_size(p), (size_t)bd->fluid_min, why,
+                           sizeof why) != 0)
         return SIZE_MAX;
     const fcl_solver *solver = solver_find(p->sim_solver);
     enum { PROBE = 1 << 20 };
