@@ -141,7 +141,9 @@ typedef struct fcl_mps_consts {
     float src_k;        /* lambda n0_l rho / (2 d dt^2): the PPE's source */
     float grad_k;       /* d / n0: the gradient */
     uint clamp;         /* 1: negative pressures count as 0 in the gradient */
-    float pad0, pad1, pad2;
+    float coll_r2;      /* collision model: pairs closer than this (m^2); 0: off */
+    float coll_e;       /* its restitution */
+    float pad0;
 } fcl_mps_consts;
 
 /* Fluid control's constants (kernels/control.cl; seed 001, SEED-NOTES

@@ -81,6 +81,54 @@ FCL_INLINE void mps_predict_item(uint i, GLOBAL float4 *pos, GLOBAL const float4
     pos[i] = pbf_collide(fcl_f4(p.x + dt * v.x, p.y + dt * v.y, p.z + dt * v.z, p.w), solids, c);
 }
 
+/* The collision model (Koshizuka et al.; Lee et al. 2011): pairs closer
+ * than coll_r that approach each other exchange (1 + e) / 2 of their
+ * normal relative speed (a wall image with its mirrored velocity; a
+ * boundary particle, fixed, takes none of it: i gets 1 + e). Jacobi:
+ * every u* is read before any changes; vout gets the new one, dx the
+ * position change it makes over dt. Without it, a free-surface jet (p =
+ * 0) runs into a wall or obstacle unchecked until its number density
+ * jumps, and the pressure that follows blew the dam break up (README). */
+FCL_INLINE void mps_collide_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                                 GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                 GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                 GLOBAL const float4 *vel, GLOBAL float4 *vout, GLOBAL float4 *dx,
+                                 const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    float4 pi = pos[i], ui = vel[i], plane;
+    near_walls_within(pi, c, fl->r, &plane);
+    float ax = 0.0f, ay = 0.0f, az = 0.0f, share = 0.5f * (1.0f + d->coll_e);
+    MPS_FLUID(i, j, m, e) {
+        float4 pj = mirror(pos[j], m, plane), uj = mirror_vel(vel[j], m);
+        float4 r = fcl_f4(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z, 0.0f);
+        float r2 = pbf_r2(r);
+        if (r2 >= d->coll_r2 || r2 <= 0.0f)
+            continue;
+        float inv = 1.0f / FCL_SQRT(r2);
+        float vn = ((uj.x - ui.x) * r.x + (uj.y - ui.y) * r.y + (uj.z - ui.z) * r.z) * inv;
+        if (vn >= 0.0f)
+            continue;
+        float k = share * vn * inv;
+        ax += k * r.x; ay += k * r.y; az += k * r.z;
+    }
+    MPS_BOUNDARY(i, b, mb, e) {
+        float4 pb = bpos[b];
+        float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
+        float r2 = pbf_r2(r);
+        (void)mb;
+        if (r2 >= d->coll_r2 || r2 <= 0.0f)
+            continue;
+        float inv = 1.0f / FCL_SQRT(r2);
+        float vn = -(ui.x * r.x + ui.y * r.y + ui.z * r.z) * inv;
+        if (vn >= 0.0f)
+            continue;
+        float k = 2.0f * share * vn * inv;
+        ax += k * r.x; ay += k * r.y; az += k * r.z;
+    }
+    vout[i] = fcl_f4(ui.x + ax, ui.y + ay, ui.z + az, 0.0f);
+    dx[i] = fcl_f4(d->dt * ax, d->dt * ay, d->dt * az, 0.0f);
+}
+
 /* Number density within re (fluid with wall images, and boundary). */
 FCL_INLINE float mps_number_density(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos,
                                     GLOBAL const float4 *bpos, GLOBAL const uint *fcount,

@@ -2,7 +2,8 @@
  * seed 002, Premoze et al. 2003, SEED-NOTES 4). Each step:
  *   Courant and viscous time step -> viscosity and gravity (u*) on the
  *   last step's lists -> predict x* -> grid rebuild and lists at x* ->
- *   number density n* and free-surface flags -> assemble the pressure
+ *   collision model (close approaching pairs) -> number density n* and
+ *   free-surface flags -> assemble the pressure
  *   equation -> conjugate gradients on the device (pcg.c) -> pressure
  *   gradient with the least neighbor pressure, u and x corrected ->
  *   density rho0 n / n0 at the end (stats, frames).
@@ -118,6 +119,9 @@ static void mps_derive(fcl_sim *s)
     d->d.visc_k = (float)(p->material_viscosity / rho * 2.0 * DIM / (lam * n0_l));
     d->d.grad_k = (float)(DIM / n0);
     d->d.clamp = p->mps_clamp_negative ? 1u : 0u;
+    double cr = p->mps_collision_distance * l0;
+    d->d.coll_r2 = (float)(cr * cr);
+    d->d.coll_e = (float)p->mps_collision_restitution;
 }
 
 /* Courant (mps.cfl) on last step's largest speed plus what gravity adds
@@ -156,6 +160,26 @@ static int launch_predict(fcl_sim *s, mps *d)
                             s->solids, s->c, d->d);
 }
 
+/* The collision model on u* (into the velocity at t, free until the
+ * correction), then x* moved by what it changed, inside walls and solids. */
+static int collide(fcl_sim *s, mps *d)
+{
+    if (d->d.coll_r2 <= 0.0f)
+        return 0;
+    return pass_mps_collide(s->be, s->n, "collide", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, s->a_vel),
+                            attr(s, s->a_vev), d->dx, s->c, d->d) != 0 ||
+                   pass_mps_apply(s->be, s->n, "collide", attr(s, s->a_pos), attr(s, s->a_vev), d->dx, s->solids,
+                                  s->c) != 0
+               ? -1
+               : 0;
+}
+
+/* Where u* is after the collision model (it writes the velocity at t). */
+static fcl_buf *ustar(fcl_sim *s, mps *d)
+{
+    return attr(s, d->d.coll_r2 > 0.0f ? s->a_vev : s->a_vel);
+}
+
 static int launch_density(fcl_sim *s, mps *d)
 {
     return pass_mps_density(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf, s->c,
@@ -171,7 +195,7 @@ static int launch_assemble(fcl_sim *s, mps *d)
 static int launch_correct(fcl_sim *s, mps *d)
 {
     return pass_mps_correct(s->be, s->n, "correct", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, d->a_p),
-                            attr(s, s->a_vel), attr(s, s->a_vev), d->dx, s->c, d->d);
+                            ustar(s, d), attr(s, s->a_vev), d->dx, s->c, d->d);
 }
 
 static int launch_apply(fcl_sim *s, mps *d)
@@ -253,7 +277,8 @@ static int mps_step(fcl_sim *s)
 {
     mps *d = s->solver_data;
     choose_dt(s, d);
-    if (launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 || launch_density(s, d) != 0 ||
+    if (launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 || collide(s, d) != 0 ||
+        launch_density(s, d) != 0 ||
         count_surface(s, d) != 0 || launch_assemble(s, d) != 0 || solve(s, d) != 0 || launch_correct(s, d) != 0 ||
         launch_apply(s, d) != 0 || launch_finish(s, d) != 0)
         return -1;
@@ -286,15 +311,18 @@ int mps_system(fcl_sim *s, float *diag, float *rhs, float *x, float *coef)
            be->ops->buf_read(be, COEF(s, d), 0, entries * 4, coef);
 }
 
+const fcl_mps_consts *mps_consts(const fcl_sim *s)
+{
+    return &((const mps *)s->solver_data)->d;
+}
+
 double mps_rest_density(const fcl_sim *s, int laplacian, double *lambda)
 {
-    mps *d = s->solver_data;
     double n0, lam;
     double re = (laplacian ? s->prm->mps_re_laplacian : s->prm->mps_re_density) * s->spacing;
     mps_lattice(re, s->spacing, &n0, &lam);
     if (lambda)
         *lambda = lam;
-    (void)d;
     return n0;
 }
 
