@@ -196,6 +196,10 @@ refused "--param sim.dt=nan" "sim.dt" "got 'nan'" -- run "$T/empty_fluid.json" -
 refused "--param sim.dt=inf" "sim.dt" "got 'inf'" -- run "$T/empty_fluid.json" --param sim.dt=inf
 refused "--param sim.gravity with two components" "sim.gravity" "got '0,-9.81'" -- \
     run "$T/empty_fluid.json" --param sim.gravity=0,-9.81
+refused "--param mps.cg_tolerance=1 out of range" "mps.cg_tolerance" "got '1'" -- \
+    run "$T/empty_fluid.json" --solver mps --param mps.cg_tolerance=1
+refused "--param mps.preconditioner=ic unknown" "mps.preconditioner" "ic" -- \
+    run "$T/empty_fluid.json" --solver mps --param mps.preconditioner=ic
 refused "--steps 1e30 beyond a long" "--steps" "got '1e30'" -- run "$T/empty_fluid.json" --steps 1e30
 refused "--every -5" "--every" "got '-5'" -- run "$T/empty_fluid.json" --every -5
 F=$T/support.json; scene "$F" '"particles": { "support": 0.5 }' "$BOX"

@@ -136,6 +136,8 @@ static void plain_line(fcl_progress *p, int final)
     }
     if (fr < 0)
         snprintf(pct, sizeof pct, "%ld steps", p->done);
+    else if (p->per_mille)
+        snprintf(pct, sizeof pct, "%d%%", (int)(fr * 100));
     else
         snprintf(pct, sizeof pct, "%d%% (%ld/%ld steps)", (int)(fr * 100), p->done, p->total);
     fprintf(stderr, "%s%s%s %s elapsed%s%s%s\n", p->label, p->label[0] ? ": " : "", pct,

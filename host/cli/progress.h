@@ -16,6 +16,8 @@ typedef struct fcl_progress {
     int tty;                 /* stderr is a terminal: redraw in place */
     int width;               /* terminal columns, so the line never wraps */
     long total;              /* steps; <= 0 means unknown */
+    int per_mille;           /* done/total count thousandths of the simulated
+                                time (a run for sim.duration), not steps */
     long done;
     struct timespec start;
     struct timespec last_draw;

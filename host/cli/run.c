@@ -337,6 +337,7 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
     int rc = p->output_every > 0 && r->first_step == 0 ? write_frame(r, p) : 0;
     long done = 0;
     progress_start(&bar, o->quiet ? NULL : "run", total > 0 ? total : 1000);
+    bar.per_mille = total <= 0;     /* a run for a simulated time */
     double t0 = omp_get_wtime();
     for (long k = r->first_step; rc == 0 && !finished(s, p, total, k, &done); k++) {
         if ((rc = sim_step(s)) != 0)
