@@ -2,7 +2,7 @@
  * 1996, as Premoze et al. 2003 use it; ../shared/SEED-NOTES.md 4) with
  * the weight w(r) = re / r - 1 (r < re) and d = 3:
  *
- * viscosity:  u*_i = u_i + dt (nu (2d / (lambda n0_l)) sum_j (u_j - u_i) w_l + g)
+ * viscosity:  u*_i = u_i + dt (nu (2d / (lambda n0_l)) sum_j (u_j - u_i) w_l + a_tension + g)
  * predict:    x*_i = x_i + dt u*_i, walls and solids
  * density:    n*_i = sum_j w_n(r_ij) over fluid (and wall images) and
  *             boundary particles; free surface where n*_i < beta n0
@@ -48,26 +48,38 @@ FCL_INLINE float mps_ghost(float4 xg, float4 xs, const fcl_sph_consts *c, const 
 }
 
 /* The explicit part: viscosity over fluid neighbors within re_l (wall
- * images with mirrored velocities: free slip) and gravity, from the
- * velocity at t into vel. */
+ * images with mirrored velocities: free slip), surface tension by the
+ * selected model of forces.cl over neighbors within h (the seed's
+ * Appendix A, its own model, is missing from its text), and gravity, from
+ * the velocity at t into vel. rho is the last step's rho0 n / n0. */
 FCL_INLINE void mps_viscosity_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                                    GLOBAL float4 *vel, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
-                                   const fcl_nlist_info *fl, const fcl_sph_consts *c, const fcl_mps_consts *d)
+                                   const fcl_nlist_info *fl, GLOBAL const float *rho, GLOBAL const float4 *normals,
+                                   const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
-    float4 pi = pos[i], ui = vev[i], plane;
+    float4 pi = pos[i], ui = vev[i], plane, ni = normals[i];
     near_walls_within(pi, c, fl->r, &plane);
     float lx = 0.0f, ly = 0.0f, lz = 0.0f;
+    uint tension = tension_active(c);
+    fcl_tension_sum t;
+    tension_sum_clear(&t);
     MPS_FLUID(i, j, m, e) {
-        float r2 = pbf_r2(pbf_rij(pi, pos[j], m, plane));
-        if (r2 >= d->re_l2 || (j == i && m == 0u))
+        float4 r = pbf_rij(pi, pos[j], m, plane);
+        float r2 = pbf_r2(r);
+        if (j == i && m == 0u)
+            continue;
+        if (tension && r2 < c->h2)
+            tension_pair(&t, r, j, m != 0u, ni, rho[i], rho, normals, c);
+        if (r2 >= d->re_l2)
             continue;
         float w = mps_w(r2, d->re_l, d);
         float4 uj = mirror_vel(vev[j], m);
         lx += (uj.x - ui.x) * w; ly += (uj.y - ui.y) * w; lz += (uj.z - ui.z) * w;
     }
+    float4 a = tension ? tension_accel(&t, rho[i], c) : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     float k = d->visc_k, dt = d->dt;
-    vel[i] = fcl_f4(ui.x + dt * (k * lx + c->gravity.x), ui.y + dt * (k * ly + c->gravity.y),
-                    ui.z + dt * (k * lz + c->gravity.z), 0.0f);
+    vel[i] = fcl_f4(ui.x + dt * (k * lx + a.x + c->gravity.x), ui.y + dt * (k * ly + a.y + c->gravity.y),
+                    ui.z + dt * (k * lz + a.z + c->gravity.z), 0.0f);
 }
 
 /* x* = x + dt u*, kept inside the walls and out of box and sphere

@@ -1,6 +1,6 @@
 /* mps.c - the moving particle semi-implicit method (Koshizuka & Oka 1996;
  * seed 002, Premoze et al. 2003, SEED-NOTES 4). Each step:
- *   Courant and viscous time step -> viscosity and gravity (u*) on the
+ *   Courant and viscous time step -> viscosity, surface tension and gravity (u*) on the
  *   last step's lists -> predict x* -> grid rebuild and lists at x* ->
  *   collision model (close approaching pairs) -> number density n* and
  *   free-surface flags -> assemble the pressure
@@ -148,10 +148,15 @@ static void choose_dt(fcl_sim *s, mps *d)
 #define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
 #define COEF(s, d) nlist_plane(&(s)->nl, 0, (d)->p_coef)
 
+/* Akinci's normals first when that tension model is selected (they read
+ * rho, the last step's rho0 n / n0 at these positions). */
 static int launch_viscosity(fcl_sim *s, mps *d)
 {
-    return pass_mps_viscosity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), attr(s, s->a_vel),
-                              s->nl.fcount, s->nl.fidx, s->nl.fl, s->c, d->d);
+    return sim_normals(s) != 0 ||
+                   pass_mps_viscosity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), attr(s, s->a_vel),
+                                      s->nl.fcount, s->nl.fidx, s->nl.fl, s->rho, s->normals, s->c, d->d) != 0
+               ? -1
+               : 0;
 }
 
 static int launch_predict(fcl_sim *s, mps *d)
