@@ -127,6 +127,15 @@ typedef struct fcl_pbf_consts {
     float pad0, pad1;
 } fcl_pbf_consts;
 
+/* One fluid phase on the device (host sim_set_phases; a fluid particle's
+ * phase index is its pos.w): density and dynamic viscosity. */
+#define FCL_PHASES_MAX 8
+typedef struct fcl_phase {
+    float density;      /* kg/m^3 */
+    float viscosity;    /* Pa s */
+    float pad0, pad1;
+} fcl_phase;
+
 /* MPS's constants (kernels/mps.cl; Koshizuka & Oka 1996, SEED-NOTES 4),
  * derived from the mps.* parameters before every step. */
 typedef struct fcl_mps_consts {

@@ -228,5 +228,6 @@ __kernel void fcl_type_sizes(__global uint *out)
     out[8] = (uint)sizeof(fcl_pbf_consts);
     out[9] = (uint)sizeof(fcl_control_consts);
     out[10] = (uint)sizeof(fcl_mps_consts);
+    out[11] = (uint)sizeof(fcl_phase);
 }
 #endif

@@ -176,13 +176,14 @@ static int alloc_common(fcl_sim *s)
     s->normals = be->ops->buf_new(be, s->cap * 16, "surface normals");
     s->surface = be->ops->buf_new(be, s->cap * 4, "surface flag");
     s->solids = be->ops->buf_new(be, sizeof(fcl_solid), "obstacles");
+    s->phases = be->ops->buf_new(be, FCL_PHASES_MAX * sizeof(fcl_phase), "fluid phases");
     s->partials = be->ops->buf_new(be, (s->cap / FCL_WG + 1) * sizeof(fcl_stats_partial), "stats");
     s->host_partials = malloc((s->cap / FCL_WG + 1) * sizeof(fcl_stats_partial));
     s->stats_serial = be->serial_groups;
     s->k_stats = s->stats_serial ? NULL : be->ops->kernel(be, "stats");
     return (s->a_pos < 0 || s->a_vel < 0 || s->a_vev < 0 || s->a_id < 0 || !s->rho || !s->prs ||
             !s->acc || !s->normals || !s->surface || !s->partials || !s->host_partials ||
-            (!s->stats_serial && !s->k_stats) || !s->solids)
+            (!s->stats_serial && !s->k_stats) || !s->solids || !s->phases)
                ? -1 : 0;
 }
 
@@ -259,6 +260,38 @@ int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
 
 /* Step-0 statistics (the initial speeds set an adaptive solver's first
  * time step); defined below. */
+int sim_set_phases(fcl_sim *s, const fcl_phase_decl *ph, int n, char *err, size_t errlen)
+{
+    int most = s->solver->max_phases > 0 ? s->solver->max_phases : 1;
+    if (n > most) {
+        snprintf(err, errlen, "phases: the scene has %d phases (%s, %s%s) but solver %s simulates %d (mps takes up to %d)",
+                 n, ph[0].name, ph[1].name, n > 2 ? ", ..." : "", s->solver->name, most, FCL_PHASES_MAX);
+        return FCL_EXIT_INPUT;
+    }
+    fcl_phase t[FCL_PHASES_MAX];
+    memset(t, 0, sizeof t);
+    for (int k = 0; k < n && k < FCL_PHASES_MAX; k++) {
+        t[k].density = ph[k].density;
+        t[k].viscosity = ph[k].viscosity;
+    }
+    float4 *pos = s->n ? malloc(s->n * sizeof *pos) : NULL;
+    if (s->n && (!pos || sim_download(s, pos, NULL, NULL, NULL, NULL) != 0)) {
+        free(pos);
+        return FCL_EXIT_DEVICE;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (!(pos[i].w >= 0.0f && pos[i].w < (float)(n > 0 ? n : 1) && pos[i].w == floorf(pos[i].w))) {
+            snprintf(err, errlen, "phases: particle %zu has phase %g, not one of the %d given", i, pos[i].w,
+                     n > 0 ? n : 1);
+            free(pos);
+            return FCL_EXIT_INPUT;
+        }
+    free(pos);
+    s->nphases = (uint)n;
+    sim_update_consts(s);
+    return s->be->ops->buf_write(s->be, s->phases, 0, sizeof t, t) != 0 ? FCL_EXIT_DEVICE : 0;
+}
+
 int sim_set_targets(fcl_sim *s, const struct fcl_target *t, int n, char *err, size_t errlen)
 {
     if (n <= 0)
@@ -480,6 +513,7 @@ void sim_destroy(fcl_sim *s)
     be->ops->buf_free(be, s->normals);
     be->ops->buf_free(be, s->surface);
     be->ops->buf_free(be, s->solids);
+    be->ops->buf_free(be, s->phases);
     be->ops->buf_free(be, s->partials);
     free(s->host_partials);
     nlist_free(&s->nl, be);

@@ -68,6 +68,11 @@ typedef struct fcl_sim {
     fcl_stats_partial *host_partials;  /* one per FCL_WG particles */
     fcl_kernel *k_stats;             /* the GPU tree `stats`; NULL on CPU
                                         devices (pass stats_chunks) */
+    fcl_buf *phases;                 /* the fluid phases (fcl_phase, FCL_PHASES_MAX
+                                        slots); a fluid particle's pos.w is its
+                                        phase index. nphases = 0: one phase, the
+                                        material.* parameters */
+    uint nphases;
     fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
                                         at least one slot), c.nsolids used */
     uint nsolids;
@@ -96,6 +101,12 @@ int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k
  * Call after sim_create; n = 0 clears them. 0, or FCL_EXIT_DEVICE. */
 struct fcl_obstacle;
 int sim_set_solids(fcl_sim *s, const struct fcl_obstacle *obs, int n);
+/* The scene's fluid phases (n = 0: one, from material.*), for solvers
+ * that read s->phases; call after sim_create. 0, FCL_EXIT_INPUT (more
+ * phases than the solver simulates, or a particle whose pos.w names no
+ * phase; err says which) or FCL_EXIT_DEVICE. */
+struct fcl_phase_decl;
+int sim_set_phases(fcl_sim *s, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen);
 /* The scene's fluid-control targets (n = 0: none, always fine), for
  * the solver's set_targets; call after sim_set_solids. 0,
  * FCL_EXIT_INPUT (the solver has no fluid control, or a target is bad;

@@ -99,6 +99,9 @@ typedef struct fcl_solver {
      * count, with *pts pointing at host memory valid until the next step
      * (float4, w ignored). NULL when the solver has none. */
     size_t (*overlay)(struct fcl_sim *s, const float **pts);
+    /* The most fluid phases it simulates together (scene "phases";
+     * sim_set_phases refuses more); 0 means 1. */
+    int max_phases;
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

@@ -236,8 +236,8 @@ static int read_type(const cJSON *o, const char *where, const char *kinds, const
 
 static int read_block(fcl_block *b, const cJSON *o, int idx, const char *file, char *err, size_t errlen)
 {
-    static const char *const box_keys[] = { "type", "min", "max", "velocity", NULL };
-    static const char *const sphere_keys[] = { "type", "center", "radius", "velocity", NULL };
+    static const char *const box_keys[] = { "type", "min", "max", "velocity", "phase", NULL };
+    static const char *const sphere_keys[] = { "type", "center", "radius", "velocity", "phase", NULL };
     char where[32];
     const char *t;
     snprintf(where, sizeof where, "fluid[%d]", idx);
@@ -259,6 +259,13 @@ static int read_block(fcl_block *b, const cJSON *o, int idx, const char *file, c
     } else {
         return err_at(err, errlen, file, "%s.type: expected \"box\" or \"sphere\", got '%.40s'", where, t);
     }
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(o, "phase");
+    char got[96];
+    if (ph && (!cJSON_IsString(ph) || strlen(ph->valuestring) >= sizeof b->phase || !ph->valuestring[0]))
+        return err_at(err, errlen, file, "%s.phase: expected the name of one of \"phases\", got %s", where,
+                      show(ph, got, sizeof got));
+    if (ph)
+        snprintf(b->phase, sizeof b->phase, "%s", ph->valuestring);
     return read_vec3(o, "velocity", b->velocity, 0, where, file, err, errlen);
 }
 
@@ -386,7 +393,7 @@ static int unknown_top(const char *k, const char *file, char *err, size_t errlen
     for (size_t i = 0; i < fcl_param_count; i++)
         if (i == 0 || strcmp(fcl_param_table[i].group, fcl_param_table[i - 1].group) != 0)
             snprintf(groups + strlen(groups), sizeof groups - strlen(groups), ", %s", fcl_param_table[i].group);
-    return err_at(err, errlen, file, "%.100s: unknown key (expected name, description, fluid, obstacles, targets, or a "
+    return err_at(err, errlen, file, "%.100s: unknown key (expected name, description, fluid, obstacles, targets, phases, or a "
                   "parameter group:%s)", k, groups + 1);
 }
 
@@ -397,7 +404,7 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
         const char *k = v->string;
         int text = strcmp(k, "name") == 0 || strcmp(k, "description") == 0;
         int known = text || strcmp(k, "fluid") == 0 || strcmp(k, "obstacles") == 0 || strcmp(k, "targets") == 0 ||
-                    is_group(k);
+                    strcmp(k, "phases") == 0 || is_group(k);
         if (!known)
             return unknown_top(k, file, err, errlen);
         if (twice(root->child, v, "", file, err, errlen) != 0)
@@ -415,6 +422,9 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
                 return -1;
         } else if (strcmp(k, "targets") == 0) {
             if (targets_read(s, v, file, err, errlen) != 0)
+                return -1;
+        } else if (strcmp(k, "phases") == 0) {
+            if (phases_read(s, v, file, err, errlen) != 0)
                 return -1;
         } else if (read_group(&s->params, v, file, err, errlen) != 0) {
             return -1;
@@ -438,6 +448,8 @@ int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, siz
     cJSON_Delete(root);
     if (rc == 0 && !s->blocks)
         rc = err_at(err, errlen, file, "fluid: missing (expected a list of boxes and spheres)");
+    if (rc == 0)
+        rc = phases_resolve(s, file, err, errlen);
     if (rc != 0)
         scene_free(s);
     return rc;
@@ -575,7 +587,7 @@ static size_t fill_block(const fcl_block *b, float sp, float4 *pos, float4 *vel,
                         continue;
                 }
                 if (pos) {
-                    pos[at + count] = fcl_f4(p[0], p[1], p[2], 0.0f);
+                    pos[at + count] = fcl_f4(p[0], p[1], p[2], (float)b->phase_index);
                     vel[at + count] = fcl_f4(b->velocity[0], b->velocity[1], b->velocity[2], 0.0f);
                 }
                 count++;

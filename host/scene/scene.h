@@ -13,6 +13,7 @@
  *                    {"type": "sphere", "center": [0.8,0.1,0.3], "radius": 0.06},
  *                    {"type": "mesh", "file": "glass.obj", "scale": 1,
  *                     "translate": [0.5,0,0.2]} ] }
+ * and optionally "phases" (phases.c), named by fluid blocks' "phase".
  *
  * Invariant: a scene that loaded has only known keys, each once, with
  * finite values in range; errors name the file, the key and the value and
@@ -24,6 +25,7 @@
 #include <stddef.h>
 
 #include "../../kernels/fcl_common.h"
+#include "../../kernels/fcl_types.h"
 #include "params.h"
 
 typedef enum { FCL_BOX, FCL_SPHERE } fcl_block_kind;
@@ -33,7 +35,18 @@ typedef struct fcl_block {
     float min[3], max[3];        /* box */
     float center[3], radius;     /* sphere */
     float velocity[3];
+    char phase[32];              /* its phase's name; "" is the first */
+    int phase_index;             /* resolved: index into fcl_scene.phases */
 } fcl_block;
+
+/* A fluid phase (seed 002 3.4, several fluids): the particles of the
+ * blocks that name it carry its index in pos.w (sim.h). */
+typedef struct fcl_phase_decl {
+    char name[32];
+    float density;               /* kg/m^3 */
+    float viscosity;             /* Pa s, as material.viscosity */
+    float color[3];              /* the viewer's, in [0, 1] */
+} fcl_phase_decl;
 
 typedef enum { FCL_OBST_BOX, FCL_OBST_SPHERE, FCL_OBST_MESH } fcl_obstacle_kind;
 
@@ -57,6 +70,9 @@ typedef struct fcl_scene {
     int nobstacles;
     struct fcl_target *targets;  /* fluid-control targets (targets.h), NULL when none */
     int ntargets;
+    fcl_phase_decl phases[FCL_PHASES_MAX];  /* "phases"; nphases = 0: one
+                                               implicit phase, material.* */
+    int nphases;
 } fcl_scene;
 
 /* Load a file, or an embedded scene when path is "embedded:NAME.json".

@@ -21,5 +21,10 @@ const char *scene_json_type(const cJSON *v);
 /* targets.c: the "targets" list, and freeing it. */
 int targets_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
 void targets_free(fcl_scene *s);
+/* phases.c: the "phases" list; then the blocks' phase names resolved
+ * (after the whole scene is read); phases_find gives a name's index or -1. */
+int phases_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
+int phases_resolve(fcl_scene *s, const char *file, char *err, size_t errlen);
+int phases_find(const fcl_scene *s, const char *name);
 
 #endif

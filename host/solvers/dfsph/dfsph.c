@@ -370,5 +370,5 @@ const fcl_solver fcl_solver_dfsph = {
     dfsph_save,
     dfsph_load,
     NULL,                                /* no fluid control */
-    NULL,
+    NULL,    1,                                   /* one fluid phase */
 };

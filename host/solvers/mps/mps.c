@@ -383,6 +383,7 @@ const fcl_solver fcl_solver_mps = {
     NFIELDS,
     NULL,
     NULL,
+    NULL,                                /* no fluid control */
     NULL,
-    NULL,
+    FCL_PHASES_MAX,                      /* phases of their own density and viscosity */
 };

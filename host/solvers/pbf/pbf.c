@@ -326,5 +326,5 @@ const fcl_solver fcl_solver_pbf = {
     NULL,
     NULL,
     pbf_set_targets,
-    pbf_overlay,
+    pbf_overlay,    1,                                   /* one fluid phase */
 };

@@ -136,5 +136,5 @@ const fcl_solver fcl_solver_wcsph = {
     NULL,                                /* no scalar state: leapfrog's */
     NULL,                                /* velocities are attributes */
     NULL,                                /* no fluid control */
-    NULL,
+    NULL,    1,                                   /* one fluid phase */
 };
