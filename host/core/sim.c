@@ -280,9 +280,21 @@ static int boundary_setup(fcl_sim *s, const float4 *bpos, size_t nb)
         return -1;
     if (nb == 0)
         return 0;
-    if (be->ops->buf_write(be, s->bgrid.attr[s->b_pos].cur, 0, nb * 16, bpos) != 0)
+    /* w: the layer tags for a solver that reads them, else 0 as the
+     * volume kernels have always found it. */
+    float4 *up = malloc(nb * sizeof *up);
+    if (!up)
         return -1;
-    return grid_build(&s->bgrid, be, s->b_pos);
+    for (size_t i = 0; i < nb; i++)
+        up[i] = fcl_f4(bpos[i].x, bpos[i].y, bpos[i].z, s->solver->boundary_tags ? bpos[i].w : 0.0f);
+    int rc = be->ops->buf_write(be, s->bgrid.attr[s->b_pos].cur, 0, nb * 16, up);
+    free(up);
+    return rc != 0 ? -1 : grid_build(&s->bgrid, be, s->b_pos);
+}
+
+int sim_download_boundary(fcl_sim *s, float4 *out)
+{
+    return s->nb ? s->be->ops->buf_read(s->be, sim_bpos(s), 0, s->nb * 16, out) : 0;
 }
 
 fcl_buf *sim_bpos(fcl_sim *s)
@@ -295,6 +307,11 @@ int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k)
     fcl_backend *be = s->be;
     if (s->nb == 0)
         return 0;
+    if (s->solver->boundary_tags) {
+        snprintf(s->error, sizeof s->error, "solver %s keeps boundary layer tags in bpos.w: no volumes there",
+                 s->solver->name);
+        return -1;
+    }
     fcl_buf *vol = be->ops->buf_new(be, s->nb * 4, "boundary volumes");
     float gamma = (float)smoothing_wall_gamma(kind, s->h, s->spacing);
     int rc = (!vol ||
@@ -308,6 +325,21 @@ int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k)
 int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos, const float4 *vel,
                size_t n, const float4 *bpos, size_t nb, char *err, size_t errlen)
 {
+    const fcl_solver *solver = solver_find(prm->sim_solver);
+    if (!solver) {
+        char names[256];
+        memset(s, 0, sizeof *s);
+        solver_names(names, sizeof names);
+        snprintf(err, errlen, "sim.solver: unknown solver '%s' (expected one of: %s)", prm->sim_solver, names);
+        return FCL_EXIT_INPUT;
+    }
+    return sim_create_solver(s, solver, be, prm, pos, vel, n, bpos, nb, err, errlen);
+}
+
+int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, const fcl_params *prm,
+                      const float4 *pos, const float4 *vel, size_t n, const float4 *bpos, size_t nb, char *err,
+                      size_t errlen)
+{
     memset(s, 0, sizeof *s);
     s->be = be;
     s->prm = prm;
@@ -317,13 +349,7 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
     s->h = prm->particles_support * prm->particles_spacing;
     /* h and the spacing are fixed for a simulation; rho0 is live. */
     s->lattice_sum = smoothing_lattice_sum(s->h, s->spacing);
-    s->solver = solver_find(prm->sim_solver);
-    if (!s->solver) {
-        char names[256];
-        solver_names(names, sizeof names);
-        snprintf(err, errlen, "sim.solver: unknown solver '%s' (expected one of: %s)", prm->sim_solver, names);
-        return FCL_EXIT_INPUT;
-    }
+    s->solver = solver;
     fcl_grid_info info;
     if (sim_check_fits(be, prm, s->cap, nb, err, errlen) != 0 ||
         grid_layout(&info, prm->domain_min, prm->domain_max, s->h, n, err, errlen) != 0)

@@ -371,4 +371,5 @@ const fcl_solver fcl_solver_dfsph = {
     dfsph_load,
     NULL,                                /* no fluid control */
     NULL,
+    0,                                   /* bpos.w: volumes, not layer tags */
 };

@@ -327,4 +327,5 @@ const fcl_solver fcl_solver_pbf = {
     NULL,
     pbf_set_targets,
     pbf_overlay,
+    0,                                   /* bpos.w: volumes, not layer tags */
 };

@@ -137,4 +137,5 @@ const fcl_solver fcl_solver_wcsph = {
     NULL,                                /* velocities are attributes */
     NULL,                                /* no fluid control */
     NULL,
+    0,                                   /* bpos.w: volumes, not layer tags */
 };
