@@ -75,9 +75,9 @@ int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_sampl
                        char *err, size_t errlen);
 
 /* Remove the particles that lie inside an obstacle (boxes and spheres
- * exactly, meshes by the parity of ray crossings, polygons: in the slab
- * of their thickness behind them, over the polygon) or closer than gap to a
- * sample (gap <= 0: no such test). Survivors keep their order; vel (may be
+ * exactly, meshes by the parity of ray crossings, polygons: over the
+ * polygon in the slab from gap in front of it to its thickness behind)
+ * or closer than gap to a sample (gap <= 0: no such test). Survivors keep their order; vel (may be
  * NULL) is compacted alongside pos. Returns the new count, or (size_t)-1
  * when the search grids do not fit in memory (nothing moved then). */
 size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n, float gap);

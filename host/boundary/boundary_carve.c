@@ -223,10 +223,12 @@ typedef struct solids {
     boundary_locator *L;         /* meshes */
     fcl_polygon_frame *F;        /* polygons */
     double *depth;               /* polygons: the slab's depth */
+    double front;                /* polygons: the carving gap in front */
 } solids;
 
-static int solids_build(solids *S, const fcl_boundary *b)
+static int solids_build(solids *S, const fcl_boundary *b, float gap)
 {
+    S->front = gap > 0.0f ? gap : 0.0;
     size_t n = (size_t)b->nobstacles + 1;
     S->L = calloc(n, sizeof *S->L);
     S->F = calloc(n, sizeof *S->F);
@@ -266,7 +268,7 @@ static int in_obstacle(const fcl_boundary *b, const solids *S, const float4 *p)
             if (x * x + y * y + z * z < (double)o->radius * o->radius)
                 return 1;
         } else if (o->kind == FCL_OBST_POLYGON) {
-            if (polygon_inside(&S->F[i], S->depth[i], p))
+            if (polygon_inside(&S->F[i], S->front, S->depth[i], p))
                 return 1;
         } else if (boundary_mesh_inside(&S->L[i], p)) {
             return 1;
@@ -282,7 +284,7 @@ size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n,
     sample_grid g = { 0 };
     solids S = { 0 };
     unsigned char *drop = malloc(n + 1);
-    ok = drop && (!near || sample_grid_build(&g, b->pos, b->n, gap) == 0) && solids_build(&S, b) == 0;
+    ok = drop && (!near || sample_grid_build(&g, b->pos, b->n, gap) == 0) && solids_build(&S, b, gap) == 0;
     size_t kept = 0;
     if (ok) {
 #pragma omp parallel for schedule(dynamic, 4096)
