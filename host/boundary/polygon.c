@@ -194,6 +194,56 @@ size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, float4 *out)
     return c;
 }
 
+/* Twice the signed area of a, b, c in the polygon's (u, v) plane. */
+static double turn(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* Whether vertex i of the remaining ring (prev p, next q) is an ear: a
+ * convex corner (the polygon runs counter-clockwise in (u, v), its normal
+ * being u x v) with no other remaining vertex inside or on it. */
+static int is_ear(const fcl_polygon_frame *f, const int *ring, int m, int k)
+{
+    const double *a = f->xy[ring[(k + m - 1) % m]], *b = f->xy[ring[k]], *c = f->xy[ring[(k + 1) % m]];
+    if (!(turn(a, b, c) > 0.0))
+        return 0;
+    for (int j = 0; j < m; j++) {
+        const double *q = f->xy[ring[j]];
+        if (j == k || j == (k + 1) % m || j == (k + m - 1) % m || q == a || q == b || q == c)
+            continue;
+        if (turn(a, b, q) >= 0.0 && turn(b, c, q) >= 0.0 && turn(c, a, q) >= 0.0)
+            return 0;
+    }
+    return 1;
+}
+
+int polygon_triangulate(const fcl_polygon_frame *f, int tri[][3])
+{
+    int ring[FCL_POLY_MAX], m = f->nv, nt = 0;
+    for (int i = 0; i < m; i++)
+        ring[i] = i;
+    while (m > 3) {
+        int k = 0;
+        while (k < m && !is_ear(f, ring, m, k))
+            k++;
+        /* Rounding can hide every ear of a nearly degenerate ring; any
+         * corner then closes it (a sliver). */
+        k = k < m ? k : 0;
+        tri[nt][0] = ring[(k + m - 1) % m];
+        tri[nt][1] = ring[k];
+        tri[nt][2] = ring[(k + 1) % m];
+        nt++;
+        for (int j = k; j + 1 < m; j++)
+            ring[j] = ring[j + 1];
+        m--;
+    }
+    tri[nt][0] = ring[0];
+    tri[nt][1] = ring[1];
+    tri[nt][2] = ring[2];
+    return nt + 1;
+}
+
 double polygon_sample_max(const fcl_polygon_frame *f, double d)
 {
     double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY }, edges = 0.0;

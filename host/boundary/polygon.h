@@ -46,6 +46,12 @@ int polygon_check(const fcl_obstacle *o, char *msg, size_t len);
  * NULL; returns the count either way. */
 size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, float4 *out);
 
+/* The polygon cut into f->nv - 2 triangles by ear clipping (any simple
+ * polygon, convex or not), each as three vertex indices in the polygon's
+ * own turning sense, so every triangle's right-hand normal is the
+ * polygon's. Returns the count (f->nv - 2). */
+int polygon_triangulate(const fcl_polygon_frame *f, int tri[][3]);
+
 /* An upper bound of polygon_sample's count per layer, in O(vertices). */
 double polygon_sample_max(const fcl_polygon_frame *f, double d);
 

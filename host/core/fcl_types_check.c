@@ -20,7 +20,7 @@ _Static_assert(sizeof(fcl_dfsph_consts) == 48, "fcl_dfsph_consts layout changed"
 _Static_assert(sizeof(fcl_pbf_consts) == 48, "fcl_pbf_consts layout changed");
 _Static_assert(sizeof(fcl_control_consts) == 80, "fcl_control_consts layout changed");
 _Static_assert(sizeof(fcl_nlist_info) == 32, "fcl_nlist_info layout changed");
-_Static_assert(sizeof(fcl_solid) == 48 && offsetof(fcl_solid, kind) == 32, "fcl_solid layout changed");
+_Static_assert(sizeof(fcl_solid) == 64 && offsetof(fcl_solid, kind) == 48, "fcl_solid layout changed");
 _Static_assert(sizeof(fcl_mc_info) == 112 && offsetof(fcl_mc_info, field) == 40,
                "fcl_mc_info layout changed: update this assert");
 

@@ -8,6 +8,7 @@
 
 #include "reduce.h"
 #include "passes.h"
+#include "polygon.h"
 #include "scene.h"
 #include "smoothing.h"
 
@@ -206,25 +207,52 @@ int sim_download_surface(fcl_sim *s, float *flag)
     return sim_surface_flag(s, NULL) != 0 || be->ops->buf_read(be, s->surface, 0, s->n * 4, flag) != 0 ? -1 : 0;
 }
 
-/* Boxes and spheres as fcl_solid, grown by half a spacing; meshes skipped. */
-static uint solids_from(const fcl_obstacle *obs, int n, float grow, fcl_solid *out)
+/* A polygon's triangles as fcl_solid: the slab from `grow` in front to
+ * its thickness (or boundary.layers spacings) behind. Writes to out unless
+ * it is NULL; returns the count either way. */
+static uint polygon_solids(const fcl_obstacle *o, float grow, float depth, fcl_solid *out)
+{
+    fcl_polygon_frame f;
+    int tri[FCL_POLY_MAX][3];
+    polygon_frame(o, &f);
+    int nt = polygon_triangulate(&f, tri);
+    for (int t = 0; out && t < nt; t++) {
+        const float *a = o->poly[tri[t][0]], *b = o->poly[tri[t][1]], *c = o->poly[tri[t][2]];
+        memset(&out[t], 0, sizeof out[t]);
+        out[t].kind = FCL_SOLID_TRIANGLE;
+        out[t].a = fcl_f4(a[0], a[1], a[2], o->thickness > 0.0f ? o->thickness : depth);
+        out[t].b = fcl_f4(b[0], b[1], b[2], grow);
+        out[t].c = fcl_f4(c[0], c[1], c[2], 0.0f);
+    }
+    return (uint)nt;
+}
+
+/* Boxes and spheres as fcl_solid, grown by half a spacing, and polygons
+ * as their triangles' slabs; meshes skipped. out may be NULL: count only. */
+static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth, fcl_solid *out)
 {
     uint k = 0;
     for (int i = 0; i < n; i++) {
         const fcl_obstacle *o = &obs[i];
-        fcl_solid *s = &out[k];
+        fcl_solid *s = out ? &out[k] : NULL;
+        if (o->kind == FCL_OBST_POLYGON) {
+            k += polygon_solids(o, grow, depth, s);
+            continue;
+        }
+        if (o->kind == FCL_OBST_MESH)
+            continue;
+        k++;
+        if (!s)
+            continue;
         memset(s, 0, sizeof *s);
         if (o->kind == FCL_OBST_BOX) {
             s->kind = FCL_SOLID_BOX;
             s->a = fcl_f4(o->min[0] - grow, o->min[1] - grow, o->min[2] - grow, 0.0f);
             s->b = fcl_f4(o->max[0] + grow, o->max[1] + grow, o->max[2] + grow, 0.0f);
-        } else if (o->kind == FCL_OBST_SPHERE) {
+        } else {
             s->kind = FCL_SOLID_SPHERE;
             s->a = fcl_f4(o->center[0], o->center[1], o->center[2], o->radius + grow);
-        } else {
-            continue;
         }
-        k++;
     }
     return k;
 }
@@ -232,10 +260,11 @@ static uint solids_from(const fcl_obstacle *obs, int n, float grow, fcl_solid *o
 int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
 {
     fcl_backend *be = s->be;
-    fcl_solid *tmp = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *tmp);
+    float grow = 0.5f * s->spacing, depth = (float)s->prm->boundary_layers * s->spacing;
+    fcl_solid *tmp = malloc(((size_t)solids_from(obs, n, grow, depth, NULL) + 1) * sizeof *tmp);
     if (!tmp)
         return FCL_EXIT_DEVICE;
-    uint k = solids_from(obs, n, 0.5f * s->spacing, tmp);
+    uint k = solids_from(obs, n, grow, depth, tmp);
     fcl_buf *buf = be->ops->buf_new(be, (k ? k : 1) * sizeof(fcl_solid), "obstacles");
     int rc = !buf || (k && be->ops->buf_write(be, buf, 0, k * sizeof(fcl_solid), tmp) != 0) ? FCL_EXIT_DEVICE : 0;
     free(tmp);

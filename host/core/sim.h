@@ -98,7 +98,9 @@ int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, con
 int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k, char *err, size_t errlen);
 /* The box and sphere obstacles the integrators keep particles out of,
  * grown by half a spacing (the closest approach to their boundary
- * samples; meshes are skipped: their samples alone hold the fluid).
+ * samples), and polygons' slabs (their triangles, from half a spacing in
+ * front to their thickness behind); meshes are skipped: their samples
+ * alone hold the fluid.
  * Call after sim_create; n = 0 clears them. 0, or FCL_EXIT_DEVICE. */
 struct fcl_obstacle;
 int sim_set_solids(fcl_sim *s, const struct fcl_obstacle *obs, int n);
