@@ -586,6 +586,35 @@ static void test_polygons(void)
     scene_free(&s);
 }
 
+/* Ear clipping: nv - 2 triangles, each turning like the polygon, their
+ * areas adding up to the polygon's (a non-convex L and a comb). */
+static void test_triangulate(void)
+{
+    static const float shapes[2][8][3] = {
+        { { 0.1f, 0.1f, 0.5f }, { 0.6f, 0.1f, 0.5f }, { 0.6f, 0.3f, 0.5f }, { 0.3f, 0.3f, 0.5f }, { 0.3f, 0.6f, 0.5f },
+          { 0.1f, 0.6f, 0.5f } },
+        { { 0, 0, 0 }, { 0.5f, 0, 0 }, { 0.5f, 0.4f, 0 }, { 0.4f, 0.4f, 0 }, { 0.4f, 0.1f, 0 }, { 0.1f, 0.1f, 0 },
+          { 0.1f, 0.4f, 0 }, { 0, 0.4f, 0 } } };
+    const int nv[2] = { 6, 8 };
+    for (int k = 0; k < 2; k++) {
+        fcl_obstacle o = { .kind = FCL_OBST_POLYGON, .npoly = nv[k] };
+        memcpy(o.poly, shapes[k], sizeof shapes[k]);
+        fcl_polygon_frame f;
+        int tri[FCL_POLY_MAX][3];
+        polygon_frame(&o, &f);
+        int nt = polygon_triangulate(&f, tri), ccw = 1;
+        double area = 0.0;
+        for (int t = 0; t < nt; t++) {
+            const double *a = f.xy[tri[t][0]], *b = f.xy[tri[t][1]], *c = f.xy[tri[t][2]];
+            double twice = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+            ccw &= twice > 0.0;
+            area += 0.5 * twice;
+        }
+        CHECK(nt == nv[k] - 2 && ccw && fabs(area - f.area) < 1e-9, "shape %d: %d triangles, all turning as the "
+              "polygon %d, areas %.9f against %.9f", k, nt, ccw, area, f.area);
+    }
+}
+
 /* ---- a one-layer polygon wall under wcsph: a 0.3 m column breaks
  * against it at about 2 m/s */
 
@@ -667,6 +696,7 @@ int main(void)
     test_tags_device();
     test_mesh_layers();
     test_polygons();
+    test_triangulate();
     test_no_leak();
     ft_remove_tree(tmpdir);
     return ft_done();
