@@ -257,6 +257,22 @@ static void test_density_walls(void)
                 CHECK(fabs(dev) < 1e-5, "layers %d: %s n/n0 - 1 = %.3g (tolerance 1e-5)", L, name[k], dev);
         }
         printf("\n");
+        /* K&O's Laplacian radius, 4.0 d: wall layer k lies k + 1 spacings
+         * from the first fluid layer, so 3 layers reach every point
+         * within 4 d. */
+        const double re4 = 4.0 * d, n04 = density_lattice(d, re4);
+        printf("walls, layers %d, n/n0 - 1 (r_e 4.0 d, n0 %.4f):", L, n04);
+        for (int k = 1; k < 4; k++) {
+            float4 p = q[k];
+            /* Far enough from the other faces for r_e = 4 d. */
+            p.z = p.z > 0.3f ? 0.275f : p.z;
+            p.y = p.y > 0.3f ? 0.275f : p.y;
+            double dev = density(&p, f, nf, b.pos, b.n, re4) / n04 - 1.0;
+            printf(" %s %+.2e", name[k], dev);
+            if (L == 3)
+                CHECK(fabs(dev) < 1e-5, "layers 3: %s n/n0 - 1 = %.3g at r_e 4 d (tolerance 1e-5)", name[k], dev);
+        }
+        printf("\n");
         free(f);
         boundary_free(&b);
         scene_free(&s);
