@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "boundary.h"
+#include "budget.h"
 #include "polygon.h"
 #include "setup.h"
 #include "sim.h"
@@ -698,6 +699,66 @@ static void test_no_leak(void)
     backend_destroy(be);
 }
 
+/* budget.c counts every layer of walls, boxes and spheres exactly, and
+ * polygons from above, before any sampling. */
+static void test_budget(void)
+{
+    char json[1024], err[512];
+    const char *obst = ", \"obstacles\": [{\"type\": \"box\", \"min\": [0.2, 0.2, 0.2], \"max\": [0.4, 0.4, 0.4]},"
+                       " {\"type\": \"sphere\", \"center\": [0.45, 0.45, 0.45], \"radius\": 0.08},"
+                       " {\"type\": \"polygon\", \"vertices\": [[0.05, 0.5, 0.05], [0.05, 0.5, 0.3], [0.3, 0.55, 0.05]]}]";
+    for (int L = 1; L <= 4; L++) {
+        fcl_scene s;
+        fcl_boundary b;
+        fcl_budget bd;
+        snprintf(json, sizeof json, CUBE_DOMAIN, L, obst);
+        if (build(json, &s, &b) != 0)
+            return;
+        CHECK(budget_check(&s, &s.params, &bd, err, sizeof err) == 0, "budget: %s", err);
+        fcl_polygon_frame f;
+        polygon_frame(&s.obstacles[2], &f);
+        double poly = (double)polygon_sample(&f, 0.05f, 0, NULL) * L;
+        double exact = (double)b.n - poly, counted = bd.walls + bd.obstacles - L * polygon_sample_max(&f, 0.05);
+        CHECK(exact == counted && bd.walls + bd.obstacles >= (double)b.n,
+              "layers %d: budget %.0f walls + box + sphere samples, sampled %.0f; %.0f in all against %zu", L,
+              counted, exact, bd.walls + bd.obstacles, b.n);
+        boundary_free(&b);
+        scene_free(&s);
+    }
+}
+
+/* The cache key has the layer count; a cached sampling comes back with
+ * its tags. */
+static void test_cache_layers(void)
+{
+    char json[1024], dir[128], extra[256];
+    fcl_scene s;
+    fcl_boundary a, b, one;
+    snprintf(dir, sizeof dir, "%s/cache", tmpdir);
+    snprintf(extra, sizeof extra, ", \"obstacles\": [{\"type\": \"sphere\", \"center\": [0.3, 0.3, 0.3], "
+             "\"radius\": 0.125}]");
+    snprintf(json, sizeof json, CUBE_DOMAIN, 3, extra);
+    if (build(json, &s, &a) != 0)
+        return;
+    snprintf(s.params.boundary_cache_dir, sizeof s.params.boundary_cache_dir, "%s", dir);
+    boundary_free(&a);
+    char err[512];
+    int ok = boundary_build(&s, &s.params, &a, err, sizeof err) == 0 &&
+             boundary_build(&s, &s.params, &b, err, sizeof err) == 0;
+    CHECK(ok && !a.from_cache && b.from_cache && a.n == b.n && memcmp(a.pos, b.pos, a.n * sizeof *a.pos) == 0 &&
+          memcmp(a.nlayer, b.nlayer, sizeof a.nlayer) == 0, "layers 3: cached and read back with tags and counts");
+    s.params.boundary_layers = 1;
+    ok = ok && boundary_build(&s, &s.params, &one, err, sizeof err) == 0;
+    CHECK(ok && !one.from_cache && strcmp(one.cache_file, a.cache_file) != 0 && one.n == a.nlayer[0],
+          "layers 1: its own cache file, %zu samples", one.n);
+    if (ok) {
+        boundary_free(&a);
+        boundary_free(&b);
+        boundary_free(&one);
+    }
+    scene_free(&s);
+}
+
 int main(void)
 {
     strcpy(tmpdir, "/tmp/test_layers_XXXXXX");
@@ -706,6 +767,8 @@ int main(void)
         return 1;
     }
     test_layer0_identical();
+    test_budget();
+    test_cache_layers();
     test_wall_shells();
     test_density_walls();
     test_density_obstacles();
