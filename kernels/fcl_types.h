@@ -67,20 +67,23 @@ typedef struct fcl_sph_consts {
     uint tension_model; /* FCL_TENSION_* (kernels/forces.cl) */
     float cohesion;     /* gamma of Akinci et al. 2013 */
     float akinci_c;     /* 32 / (pi h^9): their cohesion spline's constant */
-    uint nsolids;       /* box and sphere obstacles in the solids array */
+    uint nsolids;       /* box, sphere and polygon-triangle solids */
 } fcl_sph_consts;
 
-/* A static box or sphere obstacle that the integrators keep particles out
- * of (kernels/boundary.cl, solids_project): box a = min and b = max
- * corner; sphere a = center with the radius in a.w; both already grown by
- * the closest approach allowed. Mesh obstacles are not listed: their
- * boundary particles alone hold the fluid back. */
+/* A static obstacle that the integrators keep particles out of
+ * (kernels/boundary.cl, solids_project): box a = min and b = max corner;
+ * sphere a = center with the radius in a.w; both already grown by the
+ * closest approach allowed. Triangle: one piece of a polygon obstacle,
+ * vertices a, b, c (front side by the right-hand rule), the solid slab
+ * from b.w in front of it (the closest approach) to a.w behind it (the
+ * polygon's thickness). Mesh obstacles are not listed: their boundary
+ * particles alone hold the fluid back. */
 typedef struct fcl_solid {
-    float4 a, b;
+    float4 a, b, c;
     uint kind;          /* FCL_SOLID_* */
     uint pad[3];
 } fcl_solid;
-enum { FCL_SOLID_BOX = 0, FCL_SOLID_SPHERE = 1 };
+enum { FCL_SOLID_BOX = 0, FCL_SOLID_SPHERE = 1, FCL_SOLID_TRIANGLE = 2 };
 
 /* Surface tension models (material.tension_model): none, Mueller 2003's
  * color field, Akinci 2013's cohesion plus curvature. */

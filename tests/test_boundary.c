@@ -780,8 +780,9 @@ static void test_build_errors(void)
 
 static void test_shipped(void)
 {
-    const char *names[] = { "embedded:glass_pour.json", "embedded:dam_break_obstacle.json" };
-    for (int i = 0; i < 2; i++) {
+    const char *names[] = { "embedded:glass_pour.json", "embedded:dam_break_obstacle.json",
+                            "embedded:corridor_flood.json", "embedded:nozzle_box.json" };
+    for (int i = 0; i < 4; i++) {
         fcl_scene s;
         fcl_boundary b;
         char err[1024] = "";

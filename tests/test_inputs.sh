@@ -208,6 +208,33 @@ F=$T/steps.json; scene "$F" '"sim": { "steps": 2.5 }' "$BOX"
 refused "sim.steps 2.5 not an integer" "$F" "sim.steps" "got 2.5" -- run "$F"
 F=$T/walls_choice.json; scene "$F" '"boundary": { "walls": "glass" }' "$BOX"
 refused "boundary.walls 'glass'" "$F" "boundary.walls" "got 'glass'" -- run "$F"
+F=$T/layers.json; scene "$F" '"boundary": { "layers": 5 }' "$BOX"
+refused "boundary.layers 5 above its range" "$F" "boundary.layers" "got 5" -- run "$F"
+F=$T/layers_ok.json; scene "$F" "" "$BOX"
+refused "--param boundary.layers=0" "boundary.layers" "got '0'" -- run "$F" --param boundary.layers=0
+
+# ---- polygon obstacles -------------------------------------------------------------
+poly() { printf '[ { "type": "polygon", "vertices": %s%s } ]' "$1" "${2:+, $2}"; }
+F=$T/poly_two.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1]]')"
+refused "a polygon of 2 vertices" "$F" "obstacles[0].vertices: expected a list of 3 to 64 vertices" \
+    "got [[0, 0, 0.1], [0.1, 0, 0.1]]" -- run "$F"
+F=$T/poly_bent.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0.1, 0.1, 0.1], [0, 0.1, 0.15]]')"
+refused "a non-planar polygon" "$F" "obstacles[0].vertices[" "expected a planar polygon" "m from it" -- run "$F"
+F=$T/poly_repeat.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0.1, 0, 0.1], [0, 0.1, 0.1]]')"
+refused "a polygon with a repeated vertex" "$F" "obstacles[0].vertices[2]: expected distinct vertices" \
+    "got [0.1, 0, 0.1] again (as vertices[1])" -- run "$F"
+F=$T/poly_line.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0.2, 0, 0.1]]')"
+refused "a polygon of zero area" "$F" "obstacles[0].vertices: expected a polygon of non-zero area" "got 0 m^2" \
+    -- run "$F"
+F=$T/poly_far.json; scene "$F" "" "$BOX" "$(poly '[[1, 1, 1], [2, 1, 1], [2, 2, 1]]')"
+refused "a polygon outside the domain" "$F" "obstacles[0].vertices: expected an obstacle overlapping the domain" \
+    "got [1, 1, 1] - [2, 2, 1]" -- run "$F"
+F=$T/poly_vec.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0], [0, 0.1, 0.1]]')"
+refused "a polygon vertex of two numbers" "$F" "obstacles[0].vertices[1]" "got [0.1, 0]" -- run "$F"
+F=$T/poly_thick.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0, 0.1, 0.1]]' '"thickness": -1')"
+refused "a polygon's thickness -1" "$F" "obstacles[0].thickness" "got -1" -- run "$F"
+F=$T/poly_key.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0, 0.1, 0.1]]' '"radius": 1')"
+refused "a polygon with a radius" "$F" "obstacles[0].radius: unknown key" "type, vertices, thickness" -- run "$F"
 
 # ---- shapes: wrong types, with the value shown --------------------------------------
 F=$T/trailing.json; scene "$F" "" "$BOX"; printf 'trailing text\n' >>"$F"
@@ -242,5 +269,14 @@ F=$T/good.json; scene "$F" '"dfsph": { "dt_min": 0.0001, "dt_max": 0.002 }, "inp
 rc=$?
 if [ "$rc" -eq 0 ]; then ok "a valid scene with every checked key runs"; else
     bad "a valid scene with every checked key runs" "exit $rc: $(tr '\n' ' ' <"$T/stderr.txt")"; fi
+
+# Polygons and boundary layers that are right run too.
+F=$T/good_poly.json; scene "$F" '"boundary": { "layers": 3 }' "$BOX" \
+    "$(poly '[[0, 0, 0.15], [0.2, 0, 0.15], [0.2, 0.2, 0.15], [0.1, 0.2, 0.15], [0.1, 0.1, 0.15], [0, 0.1, 0.15]]' \
+        '"thickness": 0.02')"
+"${TIMEOUT[@]}" "$BIN" run "$F" --backend cpu --steps 2 --quiet --param boundary.cache_dir=off >"$T/stdout.txt" 2>"$T/stderr.txt"
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "a valid L-shaped polygon with boundary.layers 3 runs"; else
+    bad "a valid L-shaped polygon with boundary.layers 3 runs" "exit $rc: $(tr '\n' ' ' <"$T/stderr.txt")"; fi
 
 checks_done

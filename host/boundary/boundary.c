@@ -3,9 +3,10 @@
  * keyed by a hash of everything the samples depend on. Carving the fluid
  * is in boundary_carve.c.
  *
- * Invariant: the cache key covers every input of the sampler (and a format
- * number raised whenever the sampler changes), so a cache file with the
- * right name and a sound layout holds exactly the samples we would compute.
+ * Invariant: the cache key covers every input of the sampler (the layer
+ * count included, and a format number raised whenever the sampler
+ * changes), so a cache file with the right name and a sound layout holds
+ * exactly the samples we would compute.
  */
 #include "boundary.h"
 #include "atomic.h"
@@ -22,11 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "boundary_layers.h"
 #include "output.h"
 #include "surface.h"
 
 /* Raise when the sampler or the file layout changes: old caches then miss. */
-#define BOUNDARY_FORMAT 1
+#define BOUNDARY_FORMAT 2
 static const char cache_magic[8] = { 'F', 'C', 'L', 'B', 'N', 'D', '1', '\0' };
 
 /* ---- the cache key: FNV-1a 64 over a canonical description */
@@ -55,8 +57,9 @@ static void key_begin(uint64_t *h, const fcl_params *p)
 {
     const float *lo = p->domain_min, *hi = p->domain_max;
     *h = 0xcbf29ce484222325ull;
-    fnv_text(h, "fluidcl boundary %d\nspacing %a\nwalls %s\ndomain %a %a %a %a %a %a\n", BOUNDARY_FORMAT,
-             p->particles_spacing, p->boundary_walls, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    fnv_text(h, "fluidcl boundary %d\nspacing %a\nwalls %s\nlayers %ld\ndomain %a %a %a %a %a %a\n", BOUNDARY_FORMAT,
+             p->particles_spacing, p->boundary_walls, (long)p->boundary_layers, lo[0], lo[1], lo[2], hi[0], hi[1],
+             hi[2]);
 }
 
 static void key_obstacle(uint64_t *h, const fcl_obstacle *o, const char *bytes, size_t len)
@@ -65,6 +68,10 @@ static void key_obstacle(uint64_t *h, const fcl_obstacle *o, const char *bytes, 
         fnv_text(h, "box %a %a %a %a %a %a\n", o->min[0], o->min[1], o->min[2], o->max[0], o->max[1], o->max[2]);
     else if (o->kind == FCL_OBST_SPHERE)
         fnv_text(h, "sphere %a %a %a %a\n", o->center[0], o->center[1], o->center[2], o->radius);
+    else if (o->kind == FCL_OBST_POLYGON)
+        for (int i = 0; i < o->npoly; i++)
+            fnv_text(h, "%s %a %a %a%s", i ? "" : "polygon", o->poly[i][0], o->poly[i][1], o->poly[i][2],
+                     i + 1 < o->npoly ? "," : "\n");
     else
         fnv_text(h, "mesh %a %a %a %a %zu\n", o->scale, o->translate[0], o->translate[1], o->translate[2], len);
     fnv(h, bytes, len);
@@ -142,46 +149,6 @@ static int load_obstacles(const fcl_scene *s, const fcl_params *p, fcl_boundary 
 
 /* ---- sampling */
 
-/* Room for `more` samples after the b->n already taken; NULL if none. */
-static float4 *reserve(fcl_boundary *b, size_t *cap, size_t more)
-{
-    if (b->n + more > *cap || !b->pos) {
-        size_t c = 2 * (b->n + more) + 16;
-        float4 *q = realloc(b->pos, c * sizeof *q);
-        if (!q)
-            return NULL;
-        b->pos = q;
-        *cap = c;
-    }
-    return b->pos + b->n;
-}
-
-static int sample_obstacle(fcl_boundary *b, size_t *cap, int i, float d)
-{
-    const fcl_obstacle *o = &b->obstacles[i];
-    float4 *at, *pts;
-    size_t n;
-    if (o->kind == FCL_OBST_BOX) {
-        if (!(at = reserve(b, cap, surface_box(o->min, o->max, d, NULL))))
-            return -1;
-        b->n += surface_box(o->min, o->max, d, at);
-    } else if (o->kind == FCL_OBST_SPHERE) {
-        if (!(at = reserve(b, cap, surface_sphere(o->center, o->radius, d, NULL))))
-            return -1;
-        b->n += surface_sphere(o->center, o->radius, d, at);
-    } else {
-        if (surface_mesh(&b->meshes[i], d, &pts, &n) != 0)
-            return -1;
-        if ((at = reserve(b, cap, n)) != NULL) {
-            memcpy(at, pts, n * sizeof *pts);
-            b->n += n;
-        }
-        free(pts);
-        return at ? 0 : -1;
-    }
-    return 0;
-}
-
 /* Before any sampling: the meshes' least samples, with the walls and the
  * other obstacles (about as many as `others`), within max_samples. */
 static int check_room(const fcl_scene *s, const fcl_params *p, const fcl_boundary *b, double others,
@@ -204,32 +171,52 @@ static int check_room(const fcl_scene *s, const fcl_params *p, const fcl_boundar
     return 0;
 }
 
-/* Walls (if sampled) first, then the obstacles in scene order. */
+/* Layer 0 of the stack, then layer 1, ... into b->pos, w = the layer. */
+static int stack_join(boundary_stack *st, fcl_boundary *b)
+{
+    size_t total = 0, at = 0;
+    for (int k = 0; k < b->layers; k++)
+        total += st->n[k];
+    b->pos = malloc(total * sizeof *b->pos + sizeof *b->pos);
+    if (!b->pos)
+        return -1;
+    for (int k = 0; k < b->layers; k++) {
+        for (size_t i = 0; i < st->n[k]; i++)
+            b->pos[at + i] = fcl_f4(st->pos[k][i].x, st->pos[k][i].y, st->pos[k][i].z, (float)k);
+        at += st->n[k];
+        b->nlayer[k] = st->n[k];
+    }
+    b->n = total;
+    return 0;
+}
+
+/* Per layer: the walls (if sampled) first, then the obstacles in scene
+ * order. */
 static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, char *err, size_t errlen)
 {
-    float d = p->particles_spacing, lo[3], hi[3];
-    size_t cap = 0;
-    if (strcmp(p->boundary_walls, "particles") == 0) {
-        for (int k = 0; k < 3; k++) {
-            lo[k] = p->domain_min[k] - 0.5f * d;
-            hi[k] = p->domain_max[k] + 0.5f * d;
-        }
-        float4 *at = reserve(b, &cap, surface_box(lo, hi, d, NULL));
-        if (!at) {
-            snprintf(err, errlen, "%s: boundary.walls: not enough memory for the wall particles at spacing %g",
-                     s->file, d);
-            return -1;
-        }
-        b->n += surface_box(lo, hi, d, at);
+    float d = p->particles_spacing;
+    boundary_stack st = { 0 };
+    if (strcmp(p->boundary_walls, "particles") == 0 && boundary_sample_walls(p, b->layers, &st) != 0) {
+        snprintf(err, errlen, "%s: boundary.walls: not enough memory for the wall particles at spacing %g",
+                 s->file, d);
+        boundary_stack_free(&st);
+        return -1;
     }
     for (int i = 0; i < b->nobstacles; i++)
-        if (sample_obstacle(b, &cap, i, d) != 0) {
+        if (boundary_sample_obstacle(&b->obstacles[i], &b->meshes[i], d, b->layers, p->domain_min,
+                                     p->domain_max, &st) != 0) {
             snprintf(err, errlen, "%s: obstacles[%d]: not enough memory to sample it at spacing %g%s%s", s->file,
                      i, d, b->obstacles[i].kind == FCL_OBST_MESH ? " (or more than 2^31 candidates) from " : "",
                      b->obstacles[i].kind == FCL_OBST_MESH ? b->obstacles[i].file : "");
+            boundary_stack_free(&st);
             return -1;
         }
-    return 0;
+    int rc = stack_join(&st, b);
+    boundary_stack_free(&st);
+    if (rc != 0)
+        snprintf(err, errlen, "%s: boundary.layers: not enough memory for the boundary particles at spacing %g",
+                 s->file, d);
+    return rc;
 }
 
 /* ---- the cache file */
@@ -270,14 +257,22 @@ static int cache_read(const char *path, fcl_boundary *b)
     float4 *pos = ok ? malloc((size_t)count * sizeof *pos + sizeof *pos) : NULL;
     ok = pos && fread(pos, sizeof *pos, (size_t)count, f) == count;
     fclose(f);
-    for (uint64_t i = 0; ok && i < count; i++)
-        ok = isfinite(pos[i].x) && isfinite(pos[i].y) && isfinite(pos[i].z) && pos[i].w == 0.0f;
+    /* Layer tags run 0, 1, ... in order, each below b->layers. */
+    size_t nlayer[FCL_BOUNDARY_LAYERS_MAX] = { 0 };
+    for (uint64_t i = 0; ok && i < count; i++) {
+        float w = pos[i].w;
+        ok = isfinite(pos[i].x) && isfinite(pos[i].y) && isfinite(pos[i].z) && w >= 0.0f && w < (float)b->layers &&
+             w == floorf(w) && (i == 0 || w >= pos[i - 1].w);
+        if (ok)
+            nlayer[(int)w]++;
+    }
     if (!ok) {
         free(pos);
         return -1;
     }
     b->pos = pos;
     b->n = (size_t)count;
+    memcpy(b->nlayer, nlayer, sizeof nlayer);
     return 0;
 }
 
@@ -322,6 +317,13 @@ int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_sampl
     uint64_t key;
     char dir[1024];
     memset(b, 0, sizeof *b);
+    b->spacing = p->particles_spacing;
+    b->layers = (int)p->boundary_layers;
+    if (b->layers < 1 || b->layers > FCL_BOUNDARY_LAYERS_MAX) {
+        snprintf(err, errlen, "%s: boundary.layers: expected 1 to %d, got %d", s->file, FCL_BOUNDARY_LAYERS_MAX,
+                 b->layers);
+        return -1;
+    }
     if (load_obstacles(s, p, b, &key, err, errlen) != 0) {
         boundary_free(b);
         return -1;

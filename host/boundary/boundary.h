@@ -1,15 +1,32 @@
 /* boundary.h - static solids as boundary particles (Akinci et al. 2012):
- * one layer of samples on the domain walls (boundary.walls = "particles",
- * half a spacing outside the box, where the mirror images of the first
- * fluid layer would sit) and on every obstacle of the scene; removal of
- * the fluid particles that start inside a solid or too close to it; and a
- * cache of samplings between runs.
+ * boundary.layers layers of samples on the domain walls (boundary.walls =
+ * "particles") and on every obstacle of the scene; removal of the fluid
+ * particles that start inside a solid or too close to it; and a cache of
+ * samplings between runs.
+ *
+ * Layers (boundary_layers.c): layer 0 is the surface layer of Akinci's
+ * method (walls half a spacing outside the box, where the mirror images of
+ * the first fluid layer would sit); layer k >= 1 lies k spacings further
+ * into the solid: the walls' shell k + 1/2 spacings outside the box (the
+ * shells together are every lattice point outside the box within `layers`
+ * spacings, corners and edges included), boxes shrunk by k spacings,
+ * spheres at radius - k spacings, polygons k spacings behind, meshes the
+ * lattice points inside within (k +- 1/2) spacings of the surface. MPS
+ * (Koshizuka & Oka 1996) uses layer 0 as wall particles in the pressure
+ * solve and layers >= 1 as dummy particles that only complete the number
+ * density.
+ *
+ * Order and tags: all samples of layer 0 come first (walls, then the
+ * obstacles in scene order, exactly the one-layer sampling), then those of
+ * layer 1, and so on; pos[i].w is the layer index as a float (0, 1, ...),
+ * and nlayer[k] counts layer k.
  *
  * Cache: <dir>/boundary-<16 hex digits>.bin, the digits a 64-bit FNV-1a of
- * a canonical description (format version, spacing, walls mode, domain,
- * each obstacle's kind and numbers, each mesh file's bytes). The file is
- * the magic "FCLBND1\0", a uint64 count and count float4 (16 bytes each),
- * native byte order; it is written to DIR/.tmp-XXXXXX and renamed. dir is
+ * a canonical description (format version, spacing, walls mode, layers,
+ * domain, each obstacle's kind and numbers, each mesh file's bytes). The
+ * file is the magic "FCLBND1\0", a uint64 count and count float4 (16 bytes
+ * each, w the layer), native byte order; it is written to DIR/.tmp-XXXXXX
+ * and renamed. dir is
  * boundary.cache_dir, "off" for none; empty means $XDG_CACHE_HOME/fluidcl,
  * else $HOME/.cache/fluidcl, else no cache.
  *
@@ -28,15 +45,21 @@
 #include "params.h"
 #include "scene.h"
 
+/* Most layers boundary.layers allows. */
+#define FCL_BOUNDARY_LAYERS_MAX 4
+
 typedef struct fcl_boundary {
-    float4 *pos;                 /* samples, w = 0 */
+    float4 *pos;                 /* samples, layer by layer, w = layer */
     size_t n;
+    size_t nlayer[FCL_BOUNDARY_LAYERS_MAX]; /* samples of each layer */
+    int layers;                  /* boundary.layers */
+    float spacing;               /* particles.spacing they were taken at */
     int from_cache;              /* 1 when read from the cache file */
     char cache_file[1024];       /* "" when caching is off */
     fcl_obstacle *obstacles;     /* the scene's, copied, for the inside tests */
     int nobstacles;
     fcl_mesh *meshes;            /* one per obstacle, scaled and translated
-                                    into place; empty for boxes and spheres */
+                                    into place; empty for other kinds */
 } fcl_boundary;
 
 /* Load the scene's meshes (checking that each overlaps the domain of p)
@@ -52,8 +75,9 @@ int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_sampl
                        char *err, size_t errlen);
 
 /* Remove the particles that lie inside an obstacle (boxes and spheres
- * exactly, meshes by the parity of ray crossings) or closer than gap to a
- * sample (gap <= 0: no such test). Survivors keep their order; vel (may be
+ * exactly, meshes by the parity of ray crossings, polygons: over the
+ * polygon in the slab from gap in front of it to its thickness behind)
+ * or closer than gap to a sample (gap <= 0: no such test). Survivors keep their order; vel (may be
  * NULL) is compacted alongside pos. Returns the new count, or (size_t)-1
  * when the search grids do not fit in memory (nothing moved then). */
 size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n, float gap);

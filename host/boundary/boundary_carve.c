@@ -8,12 +8,15 @@
  * an edge or a vertex is decided as if the particle were moved by an
  * infinitesimal (simulation of simplicity), with each edge evaluated the
  * same way in both of its triangles, so it counts exactly once.
- * Near a sample: a hash grid of the samples with cells as wide as the gap.
+ * In a polygon's slab: polygon.h. Near a sample: a hash grid of the
+ * samples (of every layer) with cells as wide as the gap.
  *
  * Invariant: the survivors are exactly the particles that pass both tests,
  * in their original order.
  */
 #include "boundary.h"
+#include "boundary_mesh.h"
+#include "polygon.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -21,15 +24,6 @@
 #include <string.h>
 
 /* ---- meshes: triangles bucketed by their extent in (y, z) */
-
-typedef struct locator {
-    const fcl_mesh *m;
-    float lo[3], hi[3];       /* bounding box */
-    int ny, nz;
-    double sy, sz;            /* cells per metre */
-    unsigned *start;          /* ny * nz + 1 offsets into items */
-    unsigned *items;          /* triangle indices, cell after cell */
-} locator;
 
 /* Monotonic in y (a subtraction and a scaling, then a clamp), so a point
  * inside a triangle's extent falls in one of that extent's cells. */
@@ -39,7 +33,7 @@ static int cell_of(double x, double lo, double scale, int n)
     return c < 0.0 ? 0 : c >= n ? n - 1 : (int)c;
 }
 
-static void tri_cells(const locator *L, unsigned t, int c[4])
+static void tri_cells(const boundary_locator *L, unsigned t, int c[4])
 {
     const float *v = L->m->v;
     const unsigned *i = L->m->tri + 3 * t;
@@ -53,7 +47,7 @@ static void tri_cells(const locator *L, unsigned t, int c[4])
     c[3] = cell_of(zhi, L->lo[2], L->sz, L->nz);
 }
 
-static void locator_bounds(locator *L, const fcl_mesh *m)
+static void locator_bounds(boundary_locator *L, const fcl_mesh *m)
 {
     for (int k = 0; k < 3; k++) {
         L->lo[k] = INFINITY;
@@ -73,7 +67,7 @@ static void locator_bounds(locator *L, const fcl_mesh *m)
     L->sz = lz > 0.0 ? n / lz : 0.0;
 }
 
-static int locator_build(locator *L, const fcl_mesh *m)
+int boundary_locator_build(boundary_locator *L, const fcl_mesh *m)
 {
     memset(L, 0, sizeof *L);
     L->m = m;
@@ -139,7 +133,7 @@ static int ray_crosses(const fcl_mesh *m, unsigned t, const float4 *p)
     return x > p->x;
 }
 
-static int mesh_inside(const locator *L, const float4 *p)
+int boundary_mesh_inside(const boundary_locator *L, const float4 *p)
 {
     if (!(p->x >= L->lo[0] && p->x <= L->hi[0] && p->y >= L->lo[1] && p->y <= L->hi[1] && p->z >= L->lo[2] &&
           p->z <= L->hi[2]))
@@ -149,6 +143,13 @@ static int mesh_inside(const locator *L, const float4 *p)
     for (unsigned k = L->start[c]; k < L->start[c + 1]; k++)
         odd ^= ray_crosses(L->m, L->items[k], p);
     return odd;
+}
+
+void boundary_locator_free(boundary_locator *L)
+{
+    free(L->start);
+    free(L->items);
+    memset(L, 0, sizeof *L);
 }
 
 /* ---- samples: a hash grid with cells as wide as the gap */
@@ -217,7 +218,44 @@ static int sample_near(const sample_grid *g, const float4 *p, double r2)
 
 /* ---- carving */
 
-static int in_obstacle(const fcl_boundary *b, const locator *L, const float4 *p)
+/* What the inside tests need per obstacle, built once per carve. */
+typedef struct solids {
+    boundary_locator *L;         /* meshes */
+    fcl_polygon_frame *F;        /* polygons */
+    double *depth;               /* polygons: the slab's depth */
+    double front;                /* polygons: the carving gap in front */
+} solids;
+
+static int solids_build(solids *S, const fcl_boundary *b, float gap)
+{
+    S->front = gap > 0.0f ? gap : 0.0;
+    size_t n = (size_t)b->nobstacles + 1;
+    S->L = calloc(n, sizeof *S->L);
+    S->F = calloc(n, sizeof *S->F);
+    S->depth = calloc(n, sizeof *S->depth);
+    int ok = S->L && S->F && S->depth;
+    for (int i = 0; ok && i < b->nobstacles; i++) {
+        const fcl_obstacle *o = &b->obstacles[i];
+        if (o->kind == FCL_OBST_MESH)
+            ok = boundary_locator_build(&S->L[i], &b->meshes[i]) == 0;
+        if (o->kind != FCL_OBST_POLYGON)
+            continue;
+        polygon_frame(o, &S->F[i]);
+        S->depth[i] = o->thickness > 0.0f ? (double)o->thickness : (double)b->layers * b->spacing;
+    }
+    return ok ? 0 : -1;
+}
+
+static void solids_free(solids *S, int n)
+{
+    for (int i = 0; S->L && i < n; i++)
+        boundary_locator_free(&S->L[i]);
+    free(S->L);
+    free(S->F);
+    free(S->depth);
+}
+
+static int in_obstacle(const fcl_boundary *b, const solids *S, const float4 *p)
 {
     for (int i = 0; i < b->nobstacles; i++) {
         const fcl_obstacle *o = &b->obstacles[i];
@@ -229,7 +267,10 @@ static int in_obstacle(const fcl_boundary *b, const locator *L, const float4 *p)
             double x = (double)p->x - o->center[0], y = (double)p->y - o->center[1], z = (double)p->z - o->center[2];
             if (x * x + y * y + z * z < (double)o->radius * o->radius)
                 return 1;
-        } else if (mesh_inside(&L[i], p)) {
+        } else if (o->kind == FCL_OBST_POLYGON) {
+            if (polygon_inside(&S->F[i], S->front, S->depth[i], p))
+                return 1;
+        } else if (boundary_mesh_inside(&S->L[i], p)) {
             return 1;
         }
     }
@@ -241,17 +282,14 @@ size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n,
     int near = gap > 0.0f && b->n > 0, ok = 1;
     double gap2 = (double)gap * gap;
     sample_grid g = { 0 };
-    locator *L = calloc((size_t)b->nobstacles + 1, sizeof *L);
+    solids S = { 0 };
     unsigned char *drop = malloc(n + 1);
-    ok = L && drop && (!near || sample_grid_build(&g, b->pos, b->n, gap) == 0);
-    for (int i = 0; ok && i < b->nobstacles; i++)
-        if (b->obstacles[i].kind == FCL_OBST_MESH)
-            ok = locator_build(&L[i], &b->meshes[i]) == 0;
+    ok = drop && (!near || sample_grid_build(&g, b->pos, b->n, gap) == 0) && solids_build(&S, b, gap) == 0;
     size_t kept = 0;
     if (ok) {
 #pragma omp parallel for schedule(dynamic, 4096)
         for (long long i = 0; i < (long long)n; i++)
-            drop[i] = (unsigned char)(in_obstacle(b, L, &pos[i]) || (near && sample_near(&g, &pos[i], gap2)));
+            drop[i] = (unsigned char)(in_obstacle(b, &S, &pos[i]) || (near && sample_near(&g, &pos[i], gap2)));
         for (size_t i = 0; i < n; i++) {
             if (drop[i])
                 continue;
@@ -261,11 +299,7 @@ size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n,
             kept++;
         }
     }
-    for (int i = 0; L && i < b->nobstacles; i++) {
-        free(L[i].start);
-        free(L[i].items);
-    }
-    free(L);
+    solids_free(&S, b->nobstacles);
     free(drop);
     free(g.start);
     free(g.idx);

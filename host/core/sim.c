@@ -8,6 +8,7 @@
 
 #include "reduce.h"
 #include "passes.h"
+#include "polygon.h"
 #include "scene.h"
 #include "smoothing.h"
 
@@ -213,25 +214,52 @@ int sim_download_surface(fcl_sim *s, float *flag)
     return sim_surface_flag(s, NULL) != 0 || be->ops->buf_read(be, s->surface, 0, s->n * 4, flag) != 0 ? -1 : 0;
 }
 
-/* Boxes and spheres as fcl_solid, grown by half a spacing; meshes skipped. */
-static uint solids_from(const fcl_obstacle *obs, int n, float grow, fcl_solid *out)
+/* A polygon's triangles as fcl_solid: the slab from `grow` in front to
+ * its thickness (or boundary.layers spacings) behind. Writes to out unless
+ * it is NULL; returns the count either way. */
+static uint polygon_solids(const fcl_obstacle *o, float grow, float depth, fcl_solid *out)
+{
+    fcl_polygon_frame f;
+    int tri[FCL_POLY_MAX][3];
+    polygon_frame(o, &f);
+    int nt = polygon_triangulate(&f, tri);
+    for (int t = 0; out && t < nt; t++) {
+        const float *a = o->poly[tri[t][0]], *b = o->poly[tri[t][1]], *c = o->poly[tri[t][2]];
+        memset(&out[t], 0, sizeof out[t]);
+        out[t].kind = FCL_SOLID_TRIANGLE;
+        out[t].a = fcl_f4(a[0], a[1], a[2], o->thickness > 0.0f ? o->thickness : depth);
+        out[t].b = fcl_f4(b[0], b[1], b[2], grow);
+        out[t].c = fcl_f4(c[0], c[1], c[2], 0.0f);
+    }
+    return (uint)nt;
+}
+
+/* Boxes and spheres as fcl_solid, grown by half a spacing, and polygons
+ * as their triangles' slabs; meshes skipped. out may be NULL: count only. */
+static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth, fcl_solid *out)
 {
     uint k = 0;
     for (int i = 0; i < n; i++) {
         const fcl_obstacle *o = &obs[i];
-        fcl_solid *s = &out[k];
+        fcl_solid *s = out ? &out[k] : NULL;
+        if (o->kind == FCL_OBST_POLYGON) {
+            k += polygon_solids(o, grow, depth, s);
+            continue;
+        }
+        if (o->kind == FCL_OBST_MESH)
+            continue;
+        k++;
+        if (!s)
+            continue;
         memset(s, 0, sizeof *s);
         if (o->kind == FCL_OBST_BOX) {
             s->kind = FCL_SOLID_BOX;
             s->a = fcl_f4(o->min[0] - grow, o->min[1] - grow, o->min[2] - grow, 0.0f);
             s->b = fcl_f4(o->max[0] + grow, o->max[1] + grow, o->max[2] + grow, 0.0f);
-        } else if (o->kind == FCL_OBST_SPHERE) {
+        } else {
             s->kind = FCL_SOLID_SPHERE;
             s->a = fcl_f4(o->center[0], o->center[1], o->center[2], o->radius + grow);
-        } else {
-            continue;
         }
-        k++;
     }
     return k;
 }
@@ -239,10 +267,11 @@ static uint solids_from(const fcl_obstacle *obs, int n, float grow, fcl_solid *o
 int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
 {
     fcl_backend *be = s->be;
-    fcl_solid *tmp = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof *tmp);
+    float grow = 0.5f * s->spacing, depth = (float)s->prm->boundary_layers * s->spacing;
+    fcl_solid *tmp = malloc(((size_t)solids_from(obs, n, grow, depth, NULL) + 1) * sizeof *tmp);
     if (!tmp)
         return FCL_EXIT_DEVICE;
-    uint k = solids_from(obs, n, 0.5f * s->spacing, tmp);
+    uint k = solids_from(obs, n, grow, depth, tmp);
     fcl_buf *buf = be->ops->buf_new(be, (k ? k : 1) * sizeof(fcl_solid), "obstacles");
     int rc = !buf || (k && be->ops->buf_write(be, buf, 0, k * sizeof(fcl_solid), tmp) != 0) ? FCL_EXIT_DEVICE : 0;
     free(tmp);
@@ -319,9 +348,21 @@ static int boundary_setup(fcl_sim *s, const float4 *bpos, size_t nb)
         return -1;
     if (nb == 0)
         return 0;
-    if (be->ops->buf_write(be, s->bgrid.attr[s->b_pos].cur, 0, nb * 16, bpos) != 0)
+    /* w: the layer tags for a solver that reads them, else 0 as the
+     * volume kernels have always found it. */
+    float4 *up = malloc(nb * sizeof *up);
+    if (!up)
         return -1;
-    return grid_build(&s->bgrid, be, s->b_pos);
+    for (size_t i = 0; i < nb; i++)
+        up[i] = fcl_f4(bpos[i].x, bpos[i].y, bpos[i].z, s->solver->boundary_tags ? bpos[i].w : 0.0f);
+    int rc = be->ops->buf_write(be, s->bgrid.attr[s->b_pos].cur, 0, nb * 16, up);
+    free(up);
+    return rc != 0 ? -1 : grid_build(&s->bgrid, be, s->b_pos);
+}
+
+int sim_download_boundary(fcl_sim *s, float4 *out)
+{
+    return s->nb ? s->be->ops->buf_read(s->be, sim_bpos(s), 0, s->nb * 16, out) : 0;
 }
 
 fcl_buf *sim_bpos(fcl_sim *s)
@@ -334,6 +375,11 @@ int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k)
     fcl_backend *be = s->be;
     if (s->nb == 0)
         return 0;
+    if (s->solver->boundary_tags) {
+        snprintf(s->error, sizeof s->error, "solver %s keeps boundary layer tags in bpos.w: no volumes there",
+                 s->solver->name);
+        return -1;
+    }
     fcl_buf *vol = be->ops->buf_new(be, s->nb * 4, "boundary volumes");
     float gamma = (float)smoothing_wall_gamma(kind, s->h, s->spacing);
     int rc = (!vol ||
@@ -347,6 +393,21 @@ int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k)
 int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos, const float4 *vel,
                size_t n, const float4 *bpos, size_t nb, char *err, size_t errlen)
 {
+    const fcl_solver *solver = solver_find(prm->sim_solver);
+    if (!solver) {
+        char names[256];
+        memset(s, 0, sizeof *s);
+        solver_names(names, sizeof names);
+        snprintf(err, errlen, "sim.solver: unknown solver '%s' (expected one of: %s)", prm->sim_solver, names);
+        return FCL_EXIT_INPUT;
+    }
+    return sim_create_solver(s, solver, be, prm, pos, vel, n, bpos, nb, err, errlen);
+}
+
+int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, const fcl_params *prm,
+                      const float4 *pos, const float4 *vel, size_t n, const float4 *bpos, size_t nb, char *err,
+                      size_t errlen)
+{
     memset(s, 0, sizeof *s);
     s->be = be;
     s->prm = prm;
@@ -356,13 +417,7 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
     s->h = prm->particles_support * prm->particles_spacing;
     /* h and the spacing are fixed for a simulation; rho0 is live. */
     s->lattice_sum = smoothing_lattice_sum(s->h, s->spacing);
-    s->solver = solver_find(prm->sim_solver);
-    if (!s->solver) {
-        char names[256];
-        solver_names(names, sizeof names);
-        snprintf(err, errlen, "sim.solver: unknown solver '%s' (expected one of: %s)", prm->sim_solver, names);
-        return FCL_EXIT_INPUT;
-    }
+    s->solver = solver;
     fcl_grid_info info;
     if (sim_check_fits(be, prm, s->cap, nb, err, errlen) != 0 ||
         grid_layout(&info, prm->domain_min, prm->domain_max, sim_cell_size(prm), n, err, errlen) != 0)

@@ -47,7 +47,8 @@ typedef struct fcl_sim {
     fcl_grid grid;
     /* Static boundary particles (Akinci 2012), sorted once on the fluid
      * grid's layout; position w holds each one's volume, which the solver
-     * computes with its own kernel (sim_boundary_volumes). nb may be 0. */
+     * computes with its own kernel (sim_boundary_volumes), or, for a
+     * solver with boundary_tags, its layer index (solver.h). nb may be 0. */
     size_t nb;
     fcl_grid bgrid;
     int b_pos;
@@ -90,6 +91,11 @@ typedef struct fcl_sim {
  * FCL_EXIT_DEVICE; err says why. */
 int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 *pos, const float4 *vel,
                size_t n, const float4 *bpos, size_t nb, char *err, size_t errlen);
+/* sim_create with the given solver instead of prm's sim.solver (tests
+ * drive solvers that are not registered). */
+int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, const fcl_params *prm,
+                      const float4 *pos, const float4 *vel, size_t n, const float4 *bpos, size_t nb, char *err,
+                      size_t errlen);
 /* Append k particles (ids continue from next_id) within the capacity,
  * without rebuilding anything; the solver's derived fields are brought
  * up to date. 0, FCL_EXIT_INPUT (over particles.capacity, err says so)
@@ -97,7 +103,9 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
 int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k, char *err, size_t errlen);
 /* The box and sphere obstacles the integrators keep particles out of,
  * grown by half a spacing (the closest approach to their boundary
- * samples; meshes are skipped: their samples alone hold the fluid).
+ * samples), and polygons' slabs (their triangles, from half a spacing in
+ * front to their thickness behind); meshes are skipped: their samples
+ * alone hold the fluid.
  * Call after sim_create; n = 0 clears them. 0, or FCL_EXIT_DEVICE. */
 struct fcl_obstacle;
 int sim_set_solids(fcl_sim *s, const struct fcl_obstacle *obs, int n);
@@ -116,8 +124,11 @@ int sim_set_targets(fcl_sim *s, const struct fcl_target *t, int n, char *err, si
 /* Boundary volumes V_b = 1 / sum_k W_bk with the solver's density kernel
  * (kind 0: poly6, 1: cubic spline with constant cubic_k), into bpos.w. */
 int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k);
-/* The boundary positions (w = volume) and cell starts for kernel args. */
+/* The boundary positions (w = volume, or the layer index for a solver
+ * with boundary_tags) and cell starts for kernel args. */
 fcl_buf *sim_bpos(fcl_sim *s);
+/* The s->nb boundary particles as the device holds them (grid order). */
+int sim_download_boundary(fcl_sim *s, float4 *out);
 /* One step; 0 or FCL_EXIT_DEVICE. A blow-up is not an error here: it is
  * reported in s->stats.bad_id for the caller to act on. */
 int sim_step(fcl_sim *s);

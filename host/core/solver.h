@@ -99,6 +99,15 @@ typedef struct fcl_solver {
      * count, with *pts pointing at host memory valid until the next step
      * (float4, w ignored). NULL when the solver has none. */
     size_t (*overlay)(struct fcl_sim *s, const float **pts);
+    /* 1: the solver reads boundary-particle layer tags (MPS: wall and
+     * dummy particles): sim_create uploads bpos with w = the layer index
+     * as a float (0: wall particles on the solid's surface; 1, 2, ...:
+     * dummy layers that many spacings deeper; boundary.h), the sort on
+     * the fluid grid keeps w with each position, and sim_boundary_volumes
+     * refuses to overwrite them. 0: w is uploaded as 0 and the solver
+     * computes volumes into it (sim_boundary_volumes). Positional
+     * initializers that end earlier leave it 0. */
+    int boundary_tags;
     /* The most fluid phases it simulates together (scene "phases";
      * sim_set_phases refuses more); 0 means 1. */
     int max_phases;

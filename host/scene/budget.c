@@ -1,10 +1,13 @@
 /* budget.c - a scene's sizes in closed form (budget.h): grid cells over
- * the domain, the fluid blocks' lattices, the samples of the walls and of
- * box and sphere obstacles, as surface.c would produce them.
+ * the domain, the fluid blocks' lattices, the samples of every layer of the
+ * walls and of box and sphere obstacles, as boundary_layers.c would take
+ * them, and an upper bound of polygons' samples.
  * Invariant: nothing here loops over particles or samples, so a check
  * takes microseconds whatever the scene asks for.
  */
 #include "budget.h"
+#include "boundary_layers.h"
+#include "polygon.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,31 +52,50 @@ static void fluid_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
     }
 }
 
+/* Samples of an obstacle's layers as boundary_layers.c takes them (boxes,
+ * spheres; polygons bounded above; meshes are bounded once loaded). */
+static double obstacle_samples(const fcl_obstacle *o, double d, int layers)
+{
+    double total = 0.0, lo[3], hi[3];
+    for (int k = 0; k < layers; k++) {
+        float fl[3], fh[3], rk;
+        int kind;
+        if (o->kind == FCL_OBST_BOX && boundary_box_layer(o->min, o->max, (float)d, k, fl, fh)) {
+            for (int a = 0; a < 3; a++) {
+                lo[a] = fl[a];
+                hi[a] = fh[a];
+            }
+            total += box_samples(lo, hi, d);
+        } else if (o->kind == FCL_OBST_SPHERE && (kind = boundary_sphere_layer(o->radius, (float)d, k, &rk)) != 0) {
+            double want = 4.0 * 3.14159265358979 * (double)rk * rk / (d * d);
+            total += kind == 2 || want < 1.0 ? 1.0 : floor(want + 0.5);
+        }
+    }
+    if (o->kind == FCL_OBST_POLYGON) {
+        fcl_polygon_frame f;
+        polygon_frame(o, &f);
+        total = layers * polygon_sample_max(&f, d);
+    }
+    return total;
+}
+
 static void boundary_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
 {
     double d = p->particles_spacing, lo[3], hi[3];
+    int layers = (int)p->boundary_layers;
     b->walls = 0.0;
-    if (strcmp(p->boundary_walls, "particles") == 0) {
-        for (int k = 0; k < 3; k++) {
-            lo[k] = p->domain_min[k] - 0.5 * d;
-            hi[k] = p->domain_max[k] + 0.5 * d;
+    for (int k = 0; strcmp(p->boundary_walls, "particles") == 0 && k < layers; k++) {
+        float fl[3], fh[3];
+        boundary_wall_shell(p, k, fl, fh);
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fl[a];
+            hi[a] = fh[a];
         }
-        b->walls = box_samples(lo, hi, d);
+        b->walls += box_samples(lo, hi, d);
     }
     b->obstacles = 0.0;
-    for (int i = 0; i < sc->nobstacles; i++) {
-        const fcl_obstacle *o = &sc->obstacles[i];
-        if (o->kind == FCL_OBST_BOX) {
-            for (int k = 0; k < 3; k++) {
-                lo[k] = o->min[k];
-                hi[k] = o->max[k];
-            }
-            b->obstacles += box_samples(lo, hi, d);
-        } else if (o->kind == FCL_OBST_SPHERE) {
-            double want = 4.0 * 3.14159265358979 * (double)o->radius * o->radius / (d * d);
-            b->obstacles += want < 1.0 ? 1.0 : floor(want + 0.5);
-        }
-    }
+    for (int i = 0; i < sc->nobstacles; i++)
+        b->obstacles += obstacle_samples(&sc->obstacles[i], d, layers);
 }
 
 /* Grid cells of support-radius width over the domain. */

@@ -20,9 +20,10 @@ typedef struct fcl_budget {
     double cells;            /* neighbor-grid cells over the domain */
     double fluid_lattice;    /* lattice points the fluid blocks span */
     double fluid_min;        /* fluid particles, at least */
-    double walls;            /* wall samples (0 for mirror walls) */
-    double obstacles;        /* box and sphere obstacle samples (meshes are
-                                bounded once loaded: surface_mesh_min) */
+    double walls;            /* wall samples, all layers (0: mirror walls) */
+    double obstacles;        /* box and sphere obstacle samples, all layers,
+                                and polygons' at most (meshes are bounded
+                                once loaded: surface_mesh_min) */
 } fcl_budget;
 
 /* The sizes of sc under p, and the checks that need no device: grid cells

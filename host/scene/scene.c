@@ -18,6 +18,7 @@
 
 #include "embedded.h"
 #include "infile.h"
+#include "polygon.h"
 #include "scene_read.h"
 
 /* Coordinates, radii, scales and offsets in a scene: the range of the
@@ -163,16 +164,11 @@ static int coord_ok(const cJSON *c, int positive)
            (!positive || c->valuedouble > 0.0);
 }
 
-static int read_vec3(const cJSON *o, const char *key, float out[3], int required, const char *where,
-                     const char *file, char *err, size_t errlen)
+/* v as three coordinates; key names it in the message. */
+static int vec3_value(const cJSON *v, const char *key, float out[3], const char *where, const char *file,
+                      char *err, size_t errlen)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     char got[96];
-    if (!v) {
-        if (required)
-            return err_at(err, errlen, file, "%s.%s: missing (expected three numbers [x, y, z])", where, key);
-        return 0;
-    }
     int ok = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3;
     for (int i = 0; ok && i < 3; i++) {
         const cJSON *c = cJSON_GetArrayItem(v, i);
@@ -182,6 +178,18 @@ static int read_vec3(const cJSON *o, const char *key, float out[3], int required
     }
     return ok ? 0 : err_at(err, errlen, file, "%s.%s: expected three numbers [x, y, z] each in [-%g, %g] m, got %s",
                            where, key, SCENE_COORD_MAX, SCENE_COORD_MAX, show(v, got, sizeof got));
+}
+
+static int read_vec3(const cJSON *o, const char *key, float out[3], int required, const char *where,
+                     const char *file, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        if (required)
+            return err_at(err, errlen, file, "%s.%s: missing (expected three numbers [x, y, z])", where, key);
+        return 0;
+    }
+    return vec3_value(v, key, out, where, file, err, errlen);
 }
 
 /* A positive length (radius, scale) within SCENE_COORD_MAX. */
@@ -320,15 +328,42 @@ static int read_obstacle_mesh(fcl_obstacle *b, const cJSON *o, const char *where
     return read_vec3(o, "translate", b->translate, 0, where, file, err, errlen);
 }
 
-static int read_obstacle(fcl_obstacle *b, const cJSON *o, const char *where, const char *file, char *err,
-                         size_t errlen)
+/* "vertices": 3 to FCL_POLY_MAX points [x, y, z]; then the polygon checks
+ * (polygon.h: distinct vertices, an area, planar within 1e-4 of its
+ * extent) and an optional positive "thickness". */
+static int read_obstacle_polygon(fcl_obstacle *b, const cJSON *o, const char *where, const char *file, char *err,
+                                 size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "vertices");
+    char got[96], key[48], msg[400];
+    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    if (n < 3 || n > FCL_POLY_MAX)
+        return err_at(err, errlen, file, "%s.vertices: expected a list of 3 to %d vertices [x, y, z], got %s", where,
+                      FCL_POLY_MAX, show(v, got, sizeof got));
+    b->npoly = n;
+    for (int i = 0; i < n; i++) {
+        snprintf(key, sizeof key, "vertices[%d]", i);
+        if (vec3_value(cJSON_GetArrayItem(v, i), key, b->poly[i], where, file, err, errlen) != 0)
+            return -1;
+    }
+    if (polygon_check(b, msg, sizeof msg) != 0)
+        return err_at(err, errlen, file, "%s.%s", where, msg);
+    if (cJSON_GetObjectItemCaseSensitive(o, "thickness"))
+        return read_positive(o, "thickness", &b->thickness, where, file, err, errlen);
+    return 0;
+}
+
+/* Targets (allow_polygon = 0) take solids only: a polygon has no inside. */
+static int read_obstacle(fcl_obstacle *b, const cJSON *o, const char *where, int allow_polygon, const char *file,
+                         char *err, size_t errlen)
 {
     static const char *const box_keys[] = { "type", "min", "max", NULL };
     static const char *const sphere_keys[] = { "type", "center", "radius", NULL };
     static const char *const mesh_keys[] = { "type", "file", "scale", "translate", NULL };
-    const char *t;
+    static const char *const polygon_keys[] = { "type", "vertices", "thickness", NULL };
+    const char *t, *kinds = allow_polygon ? "\"box\", \"sphere\", \"mesh\" or \"polygon\"" : "\"box\", \"sphere\" or \"mesh\"";
     memset(b, 0, sizeof *b);
-    if (read_type(o, where, "\"box\", \"sphere\" or \"mesh\"", &t, file, err, errlen) != 0)
+    if (read_type(o, where, kinds, &t, file, err, errlen) != 0)
         return -1;
     if (strcmp(t, "box") == 0) {
         b->kind = FCL_OBST_BOX;
@@ -347,14 +382,19 @@ static int read_obstacle(fcl_obstacle *b, const cJSON *o, const char *where, con
         return check_block_keys(o, mesh_keys, where, file, err, errlen) ||
                read_obstacle_mesh(b, o, where, file, err, errlen) ? -1 : 0;
     }
-    return err_at(err, errlen, file, "%s.type: expected \"box\", \"sphere\" or \"mesh\", got '%.40s'", where, t);
+    if (allow_polygon && strcmp(t, "polygon") == 0) {
+        b->kind = FCL_OBST_POLYGON;
+        return check_block_keys(o, polygon_keys, where, file, err, errlen) ||
+               read_obstacle_polygon(b, o, where, file, err, errlen) ? -1 : 0;
+    }
+    return err_at(err, errlen, file, "%s.type: expected %s, got '%.40s'", where, kinds, t);
 }
 
 static int read_obstacles(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)
 {
     char got[96];
     if (!cJSON_IsArray(arr))
-        return err_at(err, errlen, file, "obstacles: expected an array of boxes, spheres and meshes, got %s %s",
+        return err_at(err, errlen, file, "obstacles: expected an array of boxes, spheres, meshes and polygons, got %s %s",
                       json_type(arr), show(arr, got, sizeof got));
     int n = cJSON_GetArraySize(arr);
     s->obstacles = calloc((size_t)n + 1, sizeof *s->obstacles);
@@ -364,7 +404,7 @@ static int read_obstacles(fcl_scene *s, const cJSON *arr, const char *file, char
     for (const cJSON *o = arr->child; o; o = o->next, i++) {
         char where[32];
         snprintf(where, sizeof where, "obstacles[%d]", i);
-        if (read_obstacle(&s->obstacles[i], o, where, file, err, errlen) != 0)
+        if (read_obstacle(&s->obstacles[i], o, where, 1, file, err, errlen) != 0)
             return -1;
     }
     s->nobstacles = n;
@@ -501,16 +541,22 @@ static int check_obstacle(const fcl_scene *s, const fcl_params *p, int i, char *
     const float *dl = p->domain_min, *dh = p->domain_max;
     float lo[3], hi[3];
     int solid = 1, overlap = 1;
+    int flat = o->kind == FCL_OBST_POLYGON;
     if (o->kind == FCL_OBST_MESH)
         return 0;
     for (int k = 0; k < 3; k++) {
         lo[k] = o->kind == FCL_OBST_BOX ? o->min[k] : o->center[k] - o->radius;
         hi[k] = o->kind == FCL_OBST_BOX ? o->max[k] : o->center[k] + o->radius;
-        solid &= hi[k] > lo[k];
-        overlap &= lo[k] < dh[k] && hi[k] > dl[k];
+        for (int v = 0; flat && v < o->npoly; v++) {
+            lo[k] = v ? fminf(lo[k], o->poly[v][k]) : o->poly[v][k];
+            hi[k] = v ? fmaxf(hi[k], o->poly[v][k]) : o->poly[v][k];
+        }
+        /* A polygon is flat; on a face of the domain it still bounds it. */
+        solid &= flat || hi[k] > lo[k];
+        overlap &= flat ? lo[k] <= dh[k] && hi[k] >= dl[k] : lo[k] < dh[k] && hi[k] > dl[k];
     }
-    char a[32], b[400];
-    snprintf(a, sizeof a, "obstacles[%d]", i);
+    char a[48], b[400];
+    snprintf(a, sizeof a, "obstacles[%d]%s", i, flat ? ".vertices" : "");
     if (!solid)
         snprintf(b, sizeof b, "expected max above min in every component, got [%g, %g, %g] - [%g, %g, %g]",
                  lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
@@ -664,7 +710,7 @@ void scene_free(fcl_scene *s)
 /* The readers targets.c shares (scene_read.h). */
 int scene_read_shape(fcl_obstacle *b, const cJSON *o, const char *where, const char *file, char *err, size_t errlen)
 {
-    return read_obstacle(b, o, where, file, err, errlen);
+    return read_obstacle(b, o, where, 0, file, err, errlen);
 }
 
 int scene_read_vec3(const cJSON *o, const char *key, float out[3], int required, const char *where, const char *file,

@@ -1,7 +1,8 @@
 /* scene.h - scene files: JSON with one object per parameter group (keys
  * and values exactly as in the parameter table) plus "name",
  * "description", "fluid", a list of boxes and spheres to fill, and
- * optionally "obstacles", static solids (boxes, spheres, OBJ meshes).
+ * optionally "obstacles", static solids (boxes, spheres, OBJ meshes,
+ * planar polygons).
  *
  *   { "name": "dam break", "sim": {"solver": "wcsph", "dt": 2.5e-4},
  *     "domain": {"min": [0,0,0], "max": [1,0.6,0.4]},
@@ -12,7 +13,9 @@
  *     "obstacles": [ {"type": "box", "min": [0.6,0,0.1], "max": [0.7,0.3,0.2]},
  *                    {"type": "sphere", "center": [0.8,0.1,0.3], "radius": 0.06},
  *                    {"type": "mesh", "file": "glass.obj", "scale": 1,
- *                     "translate": [0.5,0,0.2]} ] }
+ *                     "translate": [0.5,0,0.2]},
+ *                    {"type": "polygon", "vertices": [[0,0.1,0], [0,0.1,0.4],
+ *                     [0.3,0.2,0.4], [0.3,0.2,0]], "thickness": 0.02} ] }
  * and optionally "phases" (phases.c), named by fluid blocks' "phase".
  *
  * Invariant: a scene that loaded has only known keys, each once, with
@@ -48,7 +51,10 @@ typedef struct fcl_phase_decl {
     float color[3];              /* the viewer's, in [0, 1] */
 } fcl_phase_decl;
 
-typedef enum { FCL_OBST_BOX, FCL_OBST_SPHERE, FCL_OBST_MESH } fcl_obstacle_kind;
+typedef enum { FCL_OBST_BOX, FCL_OBST_SPHERE, FCL_OBST_MESH, FCL_OBST_POLYGON } fcl_obstacle_kind;
+
+/* Most vertices of one polygon obstacle (a corridor is several). */
+#define FCL_POLY_MAX 64
 
 typedef struct fcl_obstacle {
     fcl_obstacle_kind kind;
@@ -57,6 +63,11 @@ typedef struct fcl_obstacle {
     char file[1024];             /* mesh: resolved against the scene's folder,
                                     "embedded:NAME" for an embedded scene */
     float scale, translate[3];   /* mesh: x' = scale * x + translate */
+    float poly[FCL_POLY_MAX][3]; /* polygon: vertices in order; the front
+                                    side by the right-hand rule */
+    int npoly;
+    float thickness;             /* polygon: depth of the solid behind it
+                                    (m); 0: boundary.layers spacings */
 } fcl_obstacle;
 
 typedef struct fcl_scene {

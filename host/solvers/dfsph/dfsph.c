@@ -370,5 +370,7 @@ const fcl_solver fcl_solver_dfsph = {
     dfsph_save,
     dfsph_load,
     NULL,                                /* no fluid control */
-    NULL,    1,                                   /* one fluid phase */
+    NULL,
+    0,                                   /* bpos.w: volumes, not layer tags */
+    1,                                   /* one fluid phase */
 };

@@ -385,5 +385,6 @@ const fcl_solver fcl_solver_mps = {
     NULL,
     NULL,                                /* no fluid control */
     NULL,
+    1,                                   /* bpos.w: layer tags (every layer completes n*) */
     FCL_PHASES_MAX,                      /* phases of their own density and viscosity */
 };

@@ -326,5 +326,7 @@ const fcl_solver fcl_solver_pbf = {
     NULL,
     NULL,
     pbf_set_targets,
-    pbf_overlay,    1,                                   /* one fluid phase */
+    pbf_overlay,
+    0,                                   /* bpos.w: volumes, not layer tags */
+    1,                                   /* one fluid phase */
 };

@@ -136,5 +136,7 @@ const fcl_solver fcl_solver_wcsph = {
     NULL,                                /* no scalar state: leapfrog's */
     NULL,                                /* velocities are attributes */
     NULL,                                /* no fluid control */
-    NULL,    1,                                   /* one fluid phase */
+    NULL,
+    0,                                   /* bpos.w: volumes, not layer tags */
+    1,                                   /* one fluid phase */
 };

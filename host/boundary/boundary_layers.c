@@ -1,0 +1,160 @@
+/* boundary_layers.c - the layers of boundary samples of the walls, boxes,
+ * spheres and polygons (boundary_layers.h); meshes' deeper layers are in
+ * boundary_mesh_layers.c.
+ *
+ * Why these shapes: the domain's fluid lattice starts half a spacing inside
+ * each face, so the wall shells at k + 1/2 spacings outside continue it
+ * point for point (when the domain is a whole number of spacings), and a
+ * fluid particle at a wall, an edge or a corner sees the neighbourhood of
+ * an interior one. Obstacles are not tied to that lattice; their layers
+ * repeat the surface sampling k spacings inward, which keeps each layer's
+ * own spacing regular.
+ *
+ * Invariant: layer 0 of every solid is the one-layer sampling, bit for bit.
+ */
+#include "boundary_layers.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "polygon.h"
+#include "surface.h"
+
+float4 *boundary_stack_room(boundary_stack *st, int k, size_t more)
+{
+    if (st->n[k] + more > st->cap[k] || !st->pos[k]) {
+        size_t c = 2 * (st->n[k] + more) + 16;
+        float4 *q = realloc(st->pos[k], c * sizeof *q);
+        if (!q)
+            return NULL;
+        st->pos[k] = q;
+        st->cap[k] = c;
+    }
+    return st->pos[k] + st->n[k];
+}
+
+void boundary_stack_free(boundary_stack *st)
+{
+    for (int k = 0; k < FCL_BOUNDARY_LAYERS_MAX; k++)
+        free(st->pos[k]);
+    memset(st, 0, sizeof *st);
+}
+
+void boundary_wall_shell(const fcl_params *p, int k, float lo[3], float hi[3])
+{
+    float d = p->particles_spacing;
+    for (int a = 0; a < 3; a++) {
+        lo[a] = p->domain_min[a] - ((float)k + 0.5f) * d;
+        hi[a] = p->domain_max[a] + ((float)k + 0.5f) * d;
+    }
+}
+
+int boundary_box_layer(const float min[3], const float max[3], float d, int k, float lo[3], float hi[3])
+{
+    int ok = 1;
+    for (int a = 0; a < 3; a++) {
+        lo[a] = min[a] + (float)k * d;
+        hi[a] = max[a] - (float)k * d;
+        ok &= hi[a] - lo[a] > 0.5f * d;
+    }
+    return k == 0 || ok;
+}
+
+int boundary_sphere_layer(float r, float d, int k, float *rk)
+{
+    *rk = r - (float)k * d;
+    if (k == 0 || *rk >= 0.5f * d)
+        return 1;
+    /* The first radius below d/2 ends the layers with the centre itself. */
+    float prev = r - (float)(k - 1) * d;
+    return prev >= 0.5f * d && *rk > -0.5f * d ? 2 : 0;
+}
+
+/* Samples of the box lo..hi's surface onto layer k. */
+static int put_box(const float lo[3], const float hi[3], float d, int k, boundary_stack *st)
+{
+    float4 *at = boundary_stack_room(st, k, surface_box(lo, hi, d, NULL));
+    if (!at)
+        return -1;
+    st->n[k] += surface_box(lo, hi, d, at);
+    return 0;
+}
+
+int boundary_sample_walls(const fcl_params *p, int layers, boundary_stack *st)
+{
+    float lo[3], hi[3];
+    for (int k = 0; k < layers; k++) {
+        boundary_wall_shell(p, k, lo, hi);
+        if (put_box(lo, hi, p->particles_spacing, k, st) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int sample_sphere(const fcl_obstacle *o, float d, int layers, boundary_stack *st)
+{
+    for (int k = 0; k < layers; k++) {
+        float rk;
+        int kind = boundary_sphere_layer(o->radius, d, k, &rk);
+        size_t n = kind == 1 ? surface_sphere(o->center, rk, d, NULL) : kind == 2 ? 1 : 0;
+        float4 *at = n ? boundary_stack_room(st, k, n) : NULL;
+        if (n && !at)
+            return -1;
+        if (kind == 1)
+            surface_sphere(o->center, rk, d, at);
+        else if (kind == 2)
+            *at = fcl_f4(o->center[0], o->center[1], o->center[2], 0.0f);
+        st->n[k] += n;
+    }
+    return 0;
+}
+
+static int sample_polygon(const fcl_obstacle *o, float d, int layers, boundary_stack *st)
+{
+    fcl_polygon_frame f;
+    polygon_frame(o, &f);
+    for (int k = 0; k < layers; k++) {
+        float4 *at = boundary_stack_room(st, k, polygon_sample(&f, d, k, NULL));
+        if (!at)
+            return -1;
+        st->n[k] += polygon_sample(&f, d, k, at);
+    }
+    return 0;
+}
+
+static int sample_mesh(const fcl_mesh *m, float d, int layers, const float dlo[3], const float dhi[3],
+                       boundary_stack *st)
+{
+    float4 *pts, *at;
+    size_t n;
+    if (surface_mesh(m, d, &pts, &n) != 0)
+        return -1;
+    if ((at = boundary_stack_room(st, 0, n)) != NULL) {
+        memcpy(at, pts, n * sizeof *pts);
+        st->n[0] += n;
+    }
+    free(pts);
+    if (!at)
+        return -1;
+    return layers > 1 ? boundary_mesh_layers(m, d, layers, dlo, dhi, st) : 0;
+}
+
+int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, int layers, const float dlo[3],
+                             const float dhi[3], boundary_stack *st)
+{
+    float lo[3], hi[3];
+    switch (o->kind) {
+    case FCL_OBST_BOX:
+        for (int k = 0; k < layers; k++)
+            if (boundary_box_layer(o->min, o->max, d, k, lo, hi) && put_box(lo, hi, d, k, st) != 0)
+                return -1;
+        return 0;
+    case FCL_OBST_SPHERE:
+        return sample_sphere(o, d, layers, st);
+    case FCL_OBST_POLYGON:
+        return sample_polygon(o, d, layers, st);
+    default:
+        return sample_mesh(m, d, layers, dlo, dhi, st);
+    }
+}

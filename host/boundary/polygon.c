@@ -1,0 +1,266 @@
+/* polygon.c - planar polygon obstacles (polygon.h): frame, checks,
+ * sampling of the layers, inside test of the slab behind.
+ *
+ * The samples are a square lattice in the polygon's own plane rather than
+ * a triangulation's barycentric points: a lattice keeps the spacing
+ * regular across the whole polygon, convex or not, and its rows continue
+ * the edge samples wherever an edge runs along a lattice axis (every edge
+ * of an axis-aligned corridor at a multiple of the spacing).
+ *
+ * Invariant: the vertices are read as given and every computation is in
+ * double in a fixed order, rounded to float once per sample.
+ */
+#include "polygon.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void normalize3(double a[3])
+{
+    double l = sqrt(dot3(a, a));
+    for (int k = 0; k < 3; k++)
+        a[k] = l > 0.0 ? a[k] / l : 0.0;
+}
+
+/* Newell's normal (twice the area vector) and the bounding diagonal. */
+static void newell(const fcl_obstacle *o, double nrm[3], double *extent)
+{
+    double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    nrm[0] = nrm[1] = nrm[2] = 0.0;
+    for (int i = 0; i < o->npoly; i++) {
+        const float *a = o->poly[i], *b = o->poly[(i + 1) % o->npoly];
+        nrm[0] += ((double)a[1] - b[1]) * ((double)a[2] + b[2]);
+        nrm[1] += ((double)a[2] - b[2]) * ((double)a[0] + b[0]);
+        nrm[2] += ((double)a[0] - b[0]) * ((double)a[1] + b[1]);
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], a[k]);
+            hi[k] = fmax(hi[k], a[k]);
+        }
+    }
+    double e[3] = { hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2] };
+    *extent = o->npoly > 0 ? sqrt(dot3(e, e)) : 0.0;
+}
+
+void polygon_frame(const fcl_obstacle *o, fcl_polygon_frame *f)
+{
+    double w[3], e[3];
+    newell(o, f->n, &f->extent);
+    f->area = 0.5 * sqrt(dot3(f->n, f->n));
+    normalize3(f->n);
+    f->nv = o->npoly;
+    for (int k = 0; k < 3; k++) {
+        f->o[k] = o->poly[0][k];
+        e[k] = (double)o->poly[1 % o->npoly][k] - o->poly[0][k];
+    }
+    /* u: the first edge with its off-plane part removed (zero only for a
+     * polygon polygon_check refuses). */
+    double en = dot3(e, f->n);
+    for (int k = 0; k < 3; k++)
+        f->u[k] = e[k] - en * f->n[k];
+    normalize3(f->u);
+    cross3(f->n, f->u, f->v);
+    for (int i = 0; i < o->npoly; i++) {
+        for (int k = 0; k < 3; k++)
+            w[k] = (double)o->poly[i][k] - f->o[k];
+        f->xy[i][0] = dot3(w, f->u);
+        f->xy[i][1] = dot3(w, f->v);
+    }
+}
+
+int polygon_check(const fcl_obstacle *o, char *msg, size_t len)
+{
+    fcl_polygon_frame f;
+    if (o->npoly < 3) {
+        snprintf(msg, len, "vertices: expected at least 3 vertices [x, y, z], got %d", o->npoly);
+        return -1;
+    }
+    polygon_frame(o, &f);
+    double tiny = 1e-6 * f.extent;
+    for (int i = 0; i < o->npoly; i++)
+        for (int j = i + 1; j < o->npoly; j++) {
+            double d[3] = { (double)o->poly[j][0] - o->poly[i][0], (double)o->poly[j][1] - o->poly[i][1],
+                            (double)o->poly[j][2] - o->poly[i][2] };
+            if (sqrt(dot3(d, d)) <= tiny) {
+                snprintf(msg, len, "vertices[%d]: expected distinct vertices, got [%g, %g, %g] again (as "
+                         "vertices[%d])", j, o->poly[j][0], o->poly[j][1], o->poly[j][2], i);
+                return -1;
+            }
+        }
+    if (!(f.area > 1e-8 * f.extent * f.extent)) {
+        snprintf(msg, len, "vertices: expected a polygon of non-zero area, got %g m^2 (its %d vertices lie on a "
+                 "line)", f.area, o->npoly);
+        return -1;
+    }
+    double tol = 1e-4 * f.extent;
+    for (int i = 0; i < o->npoly; i++) {
+        double w[3] = { (double)o->poly[i][0] - f.o[0], (double)o->poly[i][1] - f.o[1],
+                        (double)o->poly[i][2] - f.o[2] };
+        double off = fabs(dot3(w, f.n));
+        if (off > tol) {
+            snprintf(msg, len, "vertices[%d]: expected a planar polygon (every vertex within %g m, 1e-4 of its "
+                     "extent, of the plane), got [%g, %g, %g] at %g m from it", i, tol, o->poly[i][0],
+                     o->poly[i][1], o->poly[i][2], off);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Even-odd rule: crossings of the ray from (x, y) along +u. */
+static int inside2(const fcl_polygon_frame *f, double x, double y)
+{
+    int odd = 0;
+    for (int i = 0, j = f->nv - 1; i < f->nv; j = i++) {
+        const double *a = f->xy[i], *b = f->xy[j];
+        if ((a[1] > y) != (b[1] > y) && x < a[0] + (y - a[1]) * (b[0] - a[0]) / (b[1] - a[1]))
+            odd ^= 1;
+    }
+    return odd;
+}
+
+/* Squared distance from (x, y) to the polygon's outline. */
+static double edge_dist2(const fcl_polygon_frame *f, double x, double y)
+{
+    double best = INFINITY;
+    for (int i = 0, j = f->nv - 1; i < f->nv; j = i++) {
+        const double *a = f->xy[j], *b = f->xy[i];
+        double ex = b[0] - a[0], ey = b[1] - a[1], l2 = ex * ex + ey * ey;
+        double t = l2 > 0.0 ? ((x - a[0]) * ex + (y - a[1]) * ey) / l2 : 0.0;
+        t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+        double dx = x - a[0] - t * ex, dy = y - a[1] - t * ey;
+        best = fmin(best, dx * dx + dy * dy);
+    }
+    return best;
+}
+
+/* The point (x, y) of the plane, moved back by `back`, as sample c. */
+static void put(const fcl_polygon_frame *f, double x, double y, double back, float4 *out, size_t c)
+{
+    if (!out)
+        return;
+    double p[3];
+    for (int k = 0; k < 3; k++)
+        p[k] = f->o[k] + x * f->u[k] + y * f->v[k] - back * f->n[k];
+    out[c] = fcl_f4((float)p[0], (float)p[1], (float)p[2], 0.0f);
+}
+
+/* Pieces of length <= d along a length, as surface.c cuts mesh edges. */
+static long pieces(double len, double d)
+{
+    double s = ceil(len / d - 1e-4);
+    return s < 1.0 ? 1 : (long)s;
+}
+
+size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, float4 *out)
+{
+    double back = (double)k * d, lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+    size_t c = 0;
+    for (int i = 0; i < f->nv; i++) {
+        const double *a = f->xy[i], *b = f->xy[(i + 1) % f->nv];
+        long n = pieces(hypot(b[0] - a[0], b[1] - a[1]), d);
+        for (long s = 0; s < n; s++, c++) {
+            double t = (double)s / (double)n;
+            put(f, a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), back, out, c);
+        }
+        for (int q = 0; q < 2; q++) {
+            lo[q] = fmin(lo[q], a[q]);
+            hi[q] = fmax(hi[q], a[q]);
+        }
+    }
+    /* Lattice points on or within 3/4 d of an edge would crowd its
+     * samples (nearest neighbours below 0.8 d; at d/2, 5 to 8 % of a
+     * slanted polygon's samples were). */
+    double r2 = 0.5625 * (double)d * d;
+    long i0 = (long)ceil(lo[0] / d), i1 = (long)floor(hi[0] / d);
+    long j0 = (long)ceil(lo[1] / d), j1 = (long)floor(hi[1] / d);
+    for (long j = j0; j <= j1; j++)
+        for (long i = i0; i <= i1; i++) {
+            double x = (double)i * d, y = (double)j * d;
+            if (inside2(f, x, y) && edge_dist2(f, x, y) >= r2)
+                put(f, x, y, back, out, c++);
+        }
+    return c;
+}
+
+/* Twice the signed area of a, b, c in the polygon's (u, v) plane. */
+static double turn(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* Whether vertex i of the remaining ring (prev p, next q) is an ear: a
+ * convex corner (the polygon runs counter-clockwise in (u, v), its normal
+ * being u x v) with no other remaining vertex inside or on it. */
+static int is_ear(const fcl_polygon_frame *f, const int *ring, int m, int k)
+{
+    const double *a = f->xy[ring[(k + m - 1) % m]], *b = f->xy[ring[k]], *c = f->xy[ring[(k + 1) % m]];
+    if (!(turn(a, b, c) > 0.0))
+        return 0;
+    for (int j = 0; j < m; j++) {
+        const double *q = f->xy[ring[j]];
+        if (j == k || j == (k + 1) % m || j == (k + m - 1) % m || q == a || q == b || q == c)
+            continue;
+        if (turn(a, b, q) >= 0.0 && turn(b, c, q) >= 0.0 && turn(c, a, q) >= 0.0)
+            return 0;
+    }
+    return 1;
+}
+
+int polygon_triangulate(const fcl_polygon_frame *f, int tri[][3])
+{
+    int ring[FCL_POLY_MAX], m = f->nv, nt = 0;
+    for (int i = 0; i < m; i++)
+        ring[i] = i;
+    while (m > 3) {
+        int k = 0;
+        while (k < m && !is_ear(f, ring, m, k))
+            k++;
+        /* Rounding can hide every ear of a nearly degenerate ring; any
+         * corner then closes it (a sliver). */
+        k = k < m ? k : 0;
+        tri[nt][0] = ring[(k + m - 1) % m];
+        tri[nt][1] = ring[k];
+        tri[nt][2] = ring[(k + 1) % m];
+        nt++;
+        for (int j = k; j + 1 < m; j++)
+            ring[j] = ring[j + 1];
+        m--;
+    }
+    tri[nt][0] = ring[0];
+    tri[nt][1] = ring[1];
+    tri[nt][2] = ring[2];
+    return nt + 1;
+}
+
+double polygon_sample_max(const fcl_polygon_frame *f, double d)
+{
+    double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY }, edges = 0.0;
+    for (int i = 0; i < f->nv; i++) {
+        const double *a = f->xy[i], *b = f->xy[(i + 1) % f->nv];
+        edges += (double)pieces(hypot(b[0] - a[0], b[1] - a[1]), d);
+        for (int q = 0; q < 2; q++) {
+            lo[q] = fmin(lo[q], a[q]);
+            hi[q] = fmax(hi[q], a[q]);
+        }
+    }
+    return edges + (floor((hi[0] - lo[0]) / d) + 2.0) * (floor((hi[1] - lo[1]) / d) + 2.0);
+}
+
+int polygon_inside(const fcl_polygon_frame *f, double front, double depth, const float4 *p)
+{
+    double w[3] = { (double)p->x - f->o[0], (double)p->y - f->o[1], (double)p->z - f->o[2] };
+    double s = dot3(w, f->n);
+    return s < front && s > -depth && inside2(f, dot3(w, f->u), dot3(w, f->v));
+}
