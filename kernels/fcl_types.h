@@ -148,14 +148,17 @@ typedef struct fcl_mps_consts {
     float rmin2;        /* r^2 below which w takes r = rmin (coincident pairs) */
     float n0;           /* rest number density at re_n (lattice sum) */
     float beta;         /* free surface: n* < beta n0 */
-    float rho;          /* density (material.rest_density) */
-    float visc_k;       /* nu 2d / (lambda n0_l): the viscous Laplacian */
+    float rho;          /* density (material.rest_density): without phases
+                           every particle's, with them the reference rho0 */
+    float lap_k;        /* 2d / (lambda n0_l): the Laplacian's factor */
     float src_k;        /* lambda n0_l rho / (2 d dt^2): the PPE's source */
     float grad_k;       /* d / n0: the gradient */
     uint clamp;         /* 1: negative pressures count as 0 in the gradient */
     float coll_r2;      /* collision model: pairs closer than this (m^2); 0: off */
     float coll_e;       /* its restitution */
-    float pad0;
+    uint phases;        /* phases in the table (0: material.* for all) */
+    float mu;           /* material.viscosity (Pa s), without phases */
+    float pad0, pad1, pad2;
 } fcl_mps_consts;
 
 /* Fluid control's constants (kernels/control.cl; seed 001, SEED-NOTES

@@ -13,9 +13,10 @@
  *             the weights, off-diagonal -w_l per entry), SPD once a free
  *             surface pins it; surface rows are p_i = 0.
  * (conjugate gradients on A p = b: host/solvers/mps/pcg.c)
- * correct:    grad p_i = (d / n0) sum_j (p_j - phat_i) r_ij / |r_ij|^2 w_n,
- *             phat_i the least pressure around i (K&O: keeps every pair
- *             repulsive), u = u* - dt / rho grad p, x = x* + dt (u - u*)
+ * correct:    (grad p / rho)_i = (d / n0) sum_j (p_j - phat_i) r_ij / |r_ij|^2 w_n
+ *             2 / (rho_i + rho_j), phat_i the least pressure around i
+ *             (K&O: keeps every pair repulsive), u = u* - dt (grad p / rho),
+ *             x = x* + dt (u - u*)
  *
  * Ghosts: a wall image of j stands for pressure p_j + rho g . (x_g - x_j)
  * and a boundary particle (or i's own image) for p_i + rho g . (x_g - x_i):
@@ -41,10 +42,23 @@ FCL_INLINE float mps_w(float r2, float re, const fcl_mps_consts *d)
     return re / r - 1.0f;
 }
 
-/* rho g . (x_g - x_src): a ghost's pressure above its source's. */
-FCL_INLINE float mps_ghost(float4 xg, float4 xs, const fcl_sph_consts *c, const fcl_mps_consts *d)
+/* rho_s g . (x_g - x_s): a ghost's pressure above its source's, rho_s
+ * the source particle's density. */
+FCL_INLINE float mps_ghost(float4 xg, float4 xs, float rho_s, const fcl_sph_consts *c)
 {
-    return d->rho * (c->gravity.x * (xg.x - xs.x) + c->gravity.y * (xg.y - xs.y) + c->gravity.z * (xg.z - xs.z));
+    return rho_s * (c->gravity.x * (xg.x - xs.x) + c->gravity.y * (xg.y - xs.y) + c->gravity.z * (xg.z - xs.z));
+}
+
+/* A particle's phase density and dynamic viscosity (its pos.w indexes
+ * the phase table; without phases, material.*). */
+FCL_INLINE float mps_rho_of(float4 p, GLOBAL const fcl_phase *ph, const fcl_mps_consts *d)
+{
+    return d->phases ? ph[(uint)p.w].density : d->rho;
+}
+
+FCL_INLINE float mps_mu_of(float4 p, GLOBAL const fcl_phase *ph, const fcl_mps_consts *d)
+{
+    return d->phases ? ph[(uint)p.w].viscosity : d->mu;
 }
 
 /* The explicit part: viscosity over fluid neighbors within re_l (wall
@@ -55,7 +69,7 @@ FCL_INLINE float mps_ghost(float4 xg, float4 xs, const fcl_sph_consts *c, const 
 FCL_INLINE void mps_viscosity_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                                    GLOBAL float4 *vel, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
                                    const fcl_nlist_info *fl, GLOBAL const float *rho, GLOBAL const float4 *normals,
-                                   const fcl_sph_consts *c, const fcl_mps_consts *d)
+                                   GLOBAL const fcl_phase *phases, const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 pi = pos[i], ui = vev[i], plane, ni = normals[i];
     near_walls_within(pi, c, fl->r, &plane);
@@ -77,7 +91,7 @@ FCL_INLINE void mps_viscosity_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
         lx += (uj.x - ui.x) * w; ly += (uj.y - ui.y) * w; lz += (uj.z - ui.z) * w;
     }
     float4 a = tension ? tension_accel(&t, rho[i], c) : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-    float k = d->visc_k, dt = d->dt;
+    float k = d->lap_k * mps_mu_of(pi, phases, d) / mps_rho_of(pi, phases, d), dt = d->dt;
     vel[i] = fcl_f4(ui.x + dt * (k * lx + a.x + c->gravity.x), ui.y + dt * (k * ly + a.y + c->gravity.y),
                     ui.z + dt * (k * lz + a.z + c->gravity.z), 0.0f);
 }
@@ -176,33 +190,37 @@ FCL_INLINE void mps_density_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
 }
 
 /* Row i of A p = b: the weights of the unknowns beside the list entries,
- * the diagonal, and b with the ghosts' constants. */
+ * the diagonal, and b with the ghosts' constants. Between phases a pair's
+ * weight is scaled by 2 rho0 / (rho_i + rho_j) (the Laplacian of p / rho
+ * with a harmonic-mean density, SEED-NOTES 4.5), symmetric in i and j. */
 FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                   GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                   GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                   GLOBAL const float *nd, GLOBAL const float *surf, GLOBAL float *coef,
-                                  GLOBAL float *diag, GLOBAL float *rhs, const fcl_sph_consts *c,
-                                  const fcl_mps_consts *d)
+                                  GLOBAL float *diag, GLOBAL float *rhs, GLOBAL const fcl_phase *phases,
+                                  const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
     uint pinned = surf[i] != 0.0f;
-    float a = 0.0f, g = 0.0f;
+    float a = 0.0f, g = 0.0f, rho_i = mps_rho_of(pi, phases, d);
     MPS_FLUID(i, j, m, e) {
         float4 pj = mirror(pos[j], m, plane);
         float r2 = pbf_r2(pbf_rij(pi, pj, 0u, plane));
-        float w = r2 < d->re_l2 && !(j == i && m == 0u) ? mps_w(r2, d->re_l, d) : 0.0f;
-        /* Image of i itself: a ghost of p_i, no matrix entry. */
         uint self = j == i;
+        float rho_j = self ? rho_i : mps_rho_of(pos[j], phases, d);
+        float w = r2 < d->re_l2 && !(self && m == 0u) ? mps_w(r2, d->re_l, d) * 2.0f * d->rho / (rho_i + rho_j) : 0.0f;
+        /* Image of i itself: a ghost of p_i, no matrix entry. */
         coef[e] = pinned || self || surf[j] != 0.0f ? 0.0f : w;
         a += self ? 0.0f : w;
-        g += m ? w * mps_ghost(pj, self ? pi : pos[j], c, d) : 0.0f;
+        g += m ? w * mps_ghost(pj, self ? pi : pos[j], rho_j, c) : 0.0f;
     }
     MPS_BOUNDARY(i, b, mb, e) {
         float4 pb = bpos[b];
         float r2 = pbf_r2(pbf_rij(pi, pb, mb, plane));
+        /* A ghost of p_i: weight rho0 / rho_i times rho_i g . dx. */
         if (r2 < d->re_l2)
-            g += mps_w(r2, d->re_l, d) * mps_ghost(pb, pi, c, d);
+            g += mps_w(r2, d->re_l, d) * mps_ghost(pb, pi, d->rho, c);
     }
     diag[i] = pinned ? 1.0f : a;
     rhs[i] = pinned ? 0.0f : d->src_k * (nd[i] - d->n0) / d->n0 + g;
@@ -284,21 +302,24 @@ FCL_INLINE float mps_pressure(float p, const fcl_mps_consts *d)
 FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                           GLOBAL const float *prs, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
                           GLOBAL const uint *bcount, GLOBAL const uint *bidx, const fcl_nlist_info *fl,
-                          const fcl_nlist_info *bl, const fcl_sph_consts *c, const fcl_mps_consts *d)
+                          const fcl_nlist_info *bl, GLOBAL const fcl_phase *phases, const fcl_sph_consts *c,
+                          const fcl_mps_consts *d)
 {
+    float rho_i = mps_rho_of(pi, phases, d);
     float own = mps_pressure(prs[i], d), lo = own;
     MPS_FLUID(i, j, m, e) {
         float4 pj = mirror(pos[j], m, plane);
         if (pbf_r2(pbf_rij(pi, pj, 0u, plane)) >= d->re_n2)
             continue;
-        float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], c, d) : 0.0f);
+        float q = mps_pressure(prs[j], d) +
+                  (m ? mps_ghost(pj, j == i ? pi : pos[j], mps_rho_of(pos[j], phases, d), c) : 0.0f);
         lo = q < lo ? q : lo;
     }
     MPS_BOUNDARY(i, b, mb, e) {
         float4 pb = bpos[b];
         if (pbf_r2(pbf_rij(pi, pb, mb, plane)) >= d->re_n2)
             continue;
-        float q = own + mps_ghost(pb, pi, c, d);
+        float q = own + mps_ghost(pb, pi, rho_i, c);
         lo = q < lo ? q : lo;
     }
     return lo;
@@ -311,11 +332,13 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                  GLOBAL const float *prs, GLOBAL const float4 *vel, GLOBAL float4 *vev,
-                                 GLOBAL float4 *dx, const fcl_sph_consts *c, const fcl_mps_consts *d)
+                                 GLOBAL float4 *dx, GLOBAL const fcl_phase *phases, const fcl_sph_consts *c,
+                                 const fcl_mps_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
-    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, c, d);
+    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, phases, c, d);
+    float rho_i = mps_rho_of(pi, phases, d);
     float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
     MPS_FLUID(i, j, m, e) {
         float4 pj = mirror(pos[j], m, plane);
@@ -323,8 +346,11 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
         float r2 = pbf_r2(r);
         if (r2 >= d->re_n2 || (j == i && m == 0u))
             continue;
-        float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], c, d) : 0.0f);
-        float f = (q - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+        float rho_j = j == i ? rho_i : mps_rho_of(pos[j], phases, d);
+        float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], rho_j, c) : 0.0f);
+        /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
+         * weights (else a light particle under a heavy one is thrown). */
+        float f = (q - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + rho_j);
         gx += f * r.x; gy += f * r.y; gz += f * r.z;
     }
     MPS_BOUNDARY(i, b, mb, e) {
@@ -334,10 +360,10 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
         float r2 = pbf_r2(r);
         if (r2 >= d->re_n2)
             continue;
-        float f = (own + mps_ghost(pb, pi, c, d) - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
-        gx += f * r.x; gy += f * r.y; gz += f * r.z;
+        float f = (own + mps_ghost(pb, pi, rho_i, c) - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+        gx += f * r.x / rho_i; gy += f * r.y / rho_i; gz += f * r.z / rho_i;
     }
-    float k = d->grad_k * d->dt / d->rho;     /* dt / rho * d / n0 */
+    float k = d->grad_k * d->dt;             /* dt d / n0; the 1 / rho is per pair */
     float4 u = vel[i];
     float4 du = fcl_f4(-k * gx, -k * gy, -k * gz, 0.0f);
     vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
@@ -360,6 +386,12 @@ FCL_INLINE void mps_apply_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vev, G
     solids_project(&p, &v, 0, solids, c);
     pos[i] = p;
     vev[i] = v;
+}
+
+/* The phase index each particle carries in pos.w, as a field. */
+FCL_INLINE void mps_phase_of_item(uint i, GLOBAL const float4 *pos, GLOBAL float *out)
+{
+    out[i] = pos[i].w;
 }
 
 /* After the step: the density rho0 n / n0 at the final positions (the

@@ -156,6 +156,8 @@ static int pack(fcl_view *v)
     if (v->field >= FCL_FIELD_SOLVER) {
         field = FCL_FIELD_SOLVER;
         sfield = s->solver->fields[v->field - FCL_FIELD_SOLVER].buffer(s);
+        if (!sfield)
+            return -1;
     }
     return pass_view_pack(v->be, s->n, "view-pack", s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vev].cur, s->rho,
                           s->prs, s->grid.attr[s->a_id].cur, v->phase_buf, sfield, s->grid.start, v->pack,

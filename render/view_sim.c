@@ -54,7 +54,9 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
         view_release_sim(v);
         return FCL_EXIT_DEVICE;
     }
-    int trc = sim_set_targets(&v->sim, v->scene.targets, v->scene.ntargets, err, errlen);
+    int trc = sim_set_phases(&v->sim, v->scene.phases, v->scene.nphases, err, errlen);
+    if (trc == 0)
+        trc = sim_set_targets(&v->sim, v->scene.targets, v->scene.ntargets, err, errlen);
     if (trc != 0) {
         view_release_sim(v);
         return trc;
@@ -154,9 +156,10 @@ int view_load_scene(fcl_view *v, char *err, size_t errlen)
         return FCL_EXIT_DEVICE;
     }
     memcpy(v->bpos, in.b.pos, v->nb * sizeof *v->bpos);
-    v->nphases = v->scene.nblocks > 0 ? v->scene.nblocks : 1;
+    /* The scene's fluid phases when it has them (pos.w), else its bodies. */
+    v->nphases = v->scene.nphases > 0 ? v->scene.nphases : v->scene.nblocks > 0 ? v->scene.nblocks : 1;
     for (size_t i = 0; i < in.n; i++)
-        v->phase[i] = block_of(&v->scene, &in.pos[i], 0.5f * v->live.particles_spacing);
+        v->phase[i] = v->scene.nphases > 0 ? in.pos[i].w : block_of(&v->scene, &in.pos[i], 0.5f * v->live.particles_spacing);
     rc = view_build(v, in.pos, in.vel, in.n, err, errlen);
     setup_free(&in);
     if (rc == 0)

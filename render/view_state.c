@@ -215,6 +215,8 @@ int view_compare_backends(fcl_view *v)
     if (rc == 0)
         rc = sim_set_solids(&s, v->scene.obstacles, v->scene.nobstacles);
     if (rc == 0)
+        rc = sim_set_phases(&s, v->scene.phases, v->scene.nphases, err, sizeof err);
+    if (rc == 0)
         rc = sim_set_targets(&s, v->scene.targets, v->scene.ntargets, err, sizeof err);
     if (rc == 0) {
         timers_reset(&be->timers);

@@ -26,6 +26,8 @@ static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initia
     int rc = sim_create(s, be, &sc->params, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err);
     if (rc == 0)
         rc = sim_set_solids(s, sc->obstacles, sc->nobstacles);
+    if (rc == 0)
+        rc = sim_set_phases(s, sc->phases, sc->nphases, err, sizeof err);
     if (rc)
         printf("FAIL sim: %s\n", err);
     return rc;

@@ -196,6 +196,16 @@ refused "--param sim.dt=nan" "sim.dt" "got 'nan'" -- run "$T/empty_fluid.json" -
 refused "--param sim.dt=inf" "sim.dt" "got 'inf'" -- run "$T/empty_fluid.json" --param sim.dt=inf
 refused "--param sim.gravity with two components" "sim.gravity" "got '0,-9.81'" -- \
     run "$T/empty_fluid.json" --param sim.gravity=0,-9.81
+# ---- fluid phases (several fluids, solver mps) ---------------------------------------
+PH='"phases": [ { "name": "water", "density": 1000, "viscosity": 1 }, { "name": "oil", "density": 800, "viscosity": 5 } ]'
+F=$T/phase_unknown.json; scene "$F" "$PH" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.1], "phase": "tar" } ]'
+refused "a block naming an unknown phase" "$F" "fluid[0].phase: unknown phase 'tar'" "water, oil" -- run "$F" --solver mps
+F=$T/phase_twice.json; scene "$F" '"phases": [ { "name": "a", "density": 1000, "viscosity": 1 }, { "name": "a", "density": 900, "viscosity": 1 } ]' "$BOX"
+refused "two phases of one name" "$F" "phases[1].name" "'a' is phases[0]'s name already" -- run "$F" --solver mps
+F=$T/phase_density.json; scene "$F" '"phases": [ { "name": "a", "density": -5, "viscosity": 1 } ]' "$BOX"
+refused "a phase of negative density" "$F" "phases[0].density" "got -5" -- run "$F" --solver mps
+F=$T/phase_wcsph.json; scene "$F" "$PH" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.05, 0.1] }, { "type": "box", "min": [0, 0.05, 0], "max": [0.1, 0.1, 0.1], "phase": "oil" } ]'
+refused "two phases for wcsph" "$F" "phases: the scene has 2 phases (water, oil) but solver wcsph simulates 1" -- run "$F"
 refused "--param mps.cg_tolerance=1 out of range" "mps.cg_tolerance" "got '1'" -- \
     run "$T/empty_fluid.json" --solver mps --param mps.cg_tolerance=1
 refused "--param mps.preconditioner=ic unknown" "mps.preconditioner" "ic" -- \

@@ -51,7 +51,10 @@ int sim_download_field(fcl_sim *s, int k, float *out)
 {
     if (!s->solver || k < 0 || k >= s->solver->nfields)
         return -1;
-    return s->n ? s->be->ops->buf_read(s->be, s->solver->fields[k].buffer(s), 0, s->n * 4, out) : 0;
+    if (!s->n)
+        return 0;
+    fcl_buf *b = s->solver->fields[k].buffer(s);
+    return b ? s->be->ops->buf_read(s->be, b, 0, s->n * 4, out) : -1;
 }
 
 double sim_stat(const fcl_sim *s, const char *key)
@@ -317,6 +320,7 @@ int sim_set_phases(fcl_sim *s, const fcl_phase_decl *ph, int n, char *err, size_
         }
     free(pos);
     s->nphases = (uint)n;
+    memcpy(s->phase_table, t, sizeof t);
     sim_update_consts(s);
     return s->be->ops->buf_write(s->be, s->phases, 0, sizeof t, t) != 0 ? FCL_EXIT_DEVICE : 0;
 }

@@ -74,6 +74,7 @@ typedef struct fcl_sim {
                                         phase index. nphases = 0: one phase, the
                                         material.* parameters */
     uint nphases;
+    fcl_phase phase_table[FCL_PHASES_MAX];   /* the host's copy */
     fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
                                         at least one slot), c.nsolids used */
     uint nsolids;

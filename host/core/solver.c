@@ -32,6 +32,14 @@ void solver_names(char *out, size_t len)
         used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", fcl_solvers[i]->name);
 }
 
+int solver_field_index(const fcl_solver *s, const char *name)
+{
+    for (int k = 0; s && k < s->nfields; k++)
+        if (strcmp(s->fields[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
 int solver_stat_index(const fcl_solver *s, const char *key)
 {
     for (int k = 0; s && k < s->nstats; k++)

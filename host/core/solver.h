@@ -53,6 +53,8 @@ void stat_fold_add(fcl_stat_fold *f, const struct fcl_solver *s, const double *v
 double stat_fold_value(const fcl_stat_fold *f, const struct fcl_solver *s, int k);
 /* Index of the statistic named key, or -1. */
 int solver_stat_index(const struct fcl_solver *s, const char *key);
+/* Index of the particle field named name, or -1. */
+int solver_field_index(const struct fcl_solver *s, const char *name);
 
 typedef struct fcl_solver {
     const char *name;

@@ -32,7 +32,7 @@ typedef struct mps {
     int a_xold, a_p;                     /* grid attributes: x at the step's
                                             start; pressure (warm start) */
     int p_coef;                          /* list plane: the matrix weights */
-    fcl_buf *nd, *surf, *diag, *rhs, *dx;
+    fcl_buf *nd, *surf, *diag, *rhs, *dx, *phase;
     fcl_reduction nsurf;                 /* surface particles (the check for
                                             a singular system) */
     mps_pcg cg;
@@ -84,7 +84,8 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
     d->diag = be->ops->buf_new(be, n * 4 + 4, "MPS matrix diagonal");
     d->rhs = be->ops->buf_new(be, n * 4 + 4, "MPS right-hand side");
     d->dx = be->ops->buf_new(be, n * 16 + 16, "MPS position correction");
-    if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx ||
+    d->phase = be->ops->buf_new(be, n * 4 + 4, "MPS phase field");
+    if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx || !d->phase ||
         reduction_init(&d->nsurf, be, n) != 0 || mps_pcg_init(&d->cg, s, n) != 0) {
         snprintf(err, errlen, "mps: the device refused the solver's buffers");
         return -1;
@@ -116,7 +117,9 @@ static void mps_derive(fcl_sim *s)
     d->d.n0 = (float)n0;
     d->d.beta = (float)p->mps_beta;
     d->d.rho = (float)rho;
-    d->d.visc_k = (float)(p->material_viscosity / rho * 2.0 * DIM / (lam * n0_l));
+    d->d.lap_k = (float)(2.0 * DIM / (lam * n0_l));
+    d->d.mu = (float)p->material_viscosity;
+    d->d.phases = s->nphases;
     d->d.grad_k = (float)(DIM / n0);
     d->d.clamp = p->mps_clamp_negative ? 1u : 0u;
     double cr = p->mps_collision_distance * l0;
@@ -125,7 +128,7 @@ static void mps_derive(fcl_sim *s)
 }
 
 /* Courant (mps.cfl) on last step's largest speed plus what gravity adds
- * in one step, the viscous bound 0.2 l0^2 / nu, at most mps.dt_max; the
+ * in one step, the viscous bound 0.2 l0^2 / nu (the largest phase's), at most mps.dt_max; the
  * source constant depends on dt. */
 static void choose_dt(fcl_sim *s, mps *d)
 {
@@ -134,6 +137,8 @@ static void choose_dt(fcl_sim *s, mps *d)
     double l0 = s->spacing, g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
     double v = s->stats.max_speed + g * p->mps_dt_max, dt = p->mps_dt_max;
     double nu = p->material_viscosity / p->material_rest_density;
+    for (uint k = 0; k < s->nphases; k++)
+        nu = fmax(k ? nu : 0.0, s->phase_table[k].viscosity / s->phase_table[k].density);
     if (v > 1e-9)
         dt = fmin(dt, p->mps_cfl * l0 / v);
     if (nu > 0.0)
@@ -154,7 +159,8 @@ static int launch_viscosity(fcl_sim *s, mps *d)
 {
     return sim_normals(s) != 0 ||
                    pass_mps_viscosity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), attr(s, s->a_vel),
-                                      s->nl.fcount, s->nl.fidx, s->nl.fl, s->rho, s->normals, s->c, d->d) != 0
+                                      s->nl.fcount, s->nl.fidx, s->nl.fl, s->rho, s->normals, s->phases, s->c,
+                                      d->d) != 0
                ? -1
                : 0;
 }
@@ -194,13 +200,13 @@ static int launch_density(fcl_sim *s, mps *d)
 static int launch_assemble(fcl_sim *s, mps *d)
 {
     return pass_mps_assemble(s->be, s->n, "assemble", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
-                             COEF(s, d), d->diag, d->rhs, s->c, d->d);
+                             COEF(s, d), d->diag, d->rhs, s->phases, s->c, d->d);
 }
 
 static int launch_correct(fcl_sim *s, mps *d)
 {
     return pass_mps_correct(s->be, s->n, "correct", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, d->a_p),
-                            ustar(s, d), attr(s, s->a_vev), d->dx, s->c, d->d);
+                            ustar(s, d), attr(s, s->a_vev), d->dx, s->phases, s->c, d->d);
 }
 
 static int launch_apply(fcl_sim *s, mps *d)
@@ -338,16 +344,23 @@ static double mps_list_radius(const fcl_params *p)
     return re / p->particles_support;
 }
 
-/* Its particle fields: the number density n* / n0 of the pressure
- * equation and the free-surface flag. */
+/* Its particle fields: the free-surface flag of the pressure equation. */
 static fcl_buf *field_surface(fcl_sim *s)
 {
     return ((mps *)s->solver_data)->surf;
 }
 
-enum { NFIELDS = 1 };
+/* The phase index (frames store it: seed 002's several fluids). */
+static fcl_buf *field_phase(fcl_sim *s)
+{
+    mps *d = s->solver_data;
+    return pass_mps_phase_of(s->be, s->n, "output", attr(s, s->a_pos), d->phase) == 0 ? d->phase : NULL;
+}
+
+enum { NFIELDS = 2 };
 static const fcl_field_decl mps_fields[NFIELDS] = {
     { "mps_surface", "MPS free surface (p = 0)", 0.0f, 1.0f, field_surface },
+    { "phase", "fluid phase", 0.0f, 0.0f, field_phase },
 };
 
 static void mps_destroy(fcl_sim *s)
@@ -355,7 +368,7 @@ static void mps_destroy(fcl_sim *s)
     mps *d = s->solver_data;
     if (!d)
         return;
-    fcl_buf *bufs[] = { d->nd, d->surf, d->diag, d->rhs, d->dx };
+    fcl_buf *bufs[] = { d->nd, d->surf, d->diag, d->rhs, d->dx, d->phase };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             s->be->ops->buf_free(s->be, bufs[i]);
