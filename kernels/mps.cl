@@ -97,14 +97,26 @@ FCL_INLINE void mps_viscosity_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
 }
 
 /* x* = x + dt u*, kept inside the walls and out of box and sphere
- * solids; xold keeps x. */
-FCL_INLINE void mps_predict_item(uint i, GLOBAL float4 *pos, GLOBAL const float4 *vel, GLOBAL float4 *xold,
+ * solids; u* loses its normal speed into a wall or solid as the other
+ * integrators' velocities do (restitution), or a particle resting on the
+ * floor would keep its fall speed, clamped back every step, and feed
+ * the pressure equation a compression it cannot remove (a block dropped
+ * onto the floor blew up at 0.5 s). xold keeps x. */
+FCL_INLINE void mps_predict_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *xold,
                                  GLOBAL const fcl_solid *solids, const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 p = pos[i], v = vel[i];
-    float dt = d->dt;
+    float dt = d->dt, r = c->radius, rest = c->restitution;
+    float4 lo = fcl_f4(c->domain_min.x + r, c->domain_min.y + r, c->domain_min.z + r, 0.0f);
+    float4 hi = fcl_f4(c->domain_max.x - r, c->domain_max.y - r, c->domain_max.z - r, 0.0f);
     xold[i] = p;
-    pos[i] = pbf_collide(fcl_f4(p.x + dt * v.x, p.y + dt * v.y, p.z + dt * v.z, p.w), solids, c);
+    p = fcl_f4(p.x + dt * v.x, p.y + dt * v.y, p.z + dt * v.z, p.w);
+    v = fcl_f4(wall_vel(p.x, v.x, lo.x, hi.x, rest), wall_vel(p.y, v.y, lo.y, hi.y, rest),
+               wall_vel(p.z, v.z, lo.z, hi.z, rest), 0.0f);
+    p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
+    solids_project(&p, &v, 0, solids, c);
+    pos[i] = p;
+    vel[i] = v;
 }
 
 /* The collision model (Koshizuka et al.; Lee et al. 2011): pairs closer
@@ -394,7 +406,7 @@ FCL_INLINE void mps_phase_of_item(uint i, GLOBAL const float4 *pos, GLOBAL float
     out[i] = pos[i].w;
 }
 
-/* After the step: the density rho0 n / n0 at the final positions (the
+/* After the step: the density rho0 max(n / n0, 1/4) at the final positions (the
  * step's lists: pairs are tested again), for the statistics and frames,
  * and the pressure for frames. */
 FCL_INLINE void mps_finish_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
@@ -405,7 +417,10 @@ FCL_INLINE void mps_finish_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
-    float n = mps_number_density(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d);
-    rho[i] = c->rest_density * n / d->n0;
+    float n = mps_number_density(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d) / d->n0;
+    /* n excludes the particle itself, so a lone one has n = 0; the floor
+     * keeps the tension models' m / rho finite (compression is what the
+     * statistics measure, so it changes none of them). */
+    rho[i] = c->rest_density * (n > 0.25f ? n : 0.25f);
     prs[i] = x[i];
 }
