@@ -18,8 +18,10 @@
 static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initial *in, const char *text)
 {
     char err[1024];
-    if (scene_parse(sc, text, "test scene", err, sizeof err) != 0 ||
-        setup_initial(sc, &sc->params, be, in, err, sizeof err) != 0) {
+    int parsed = scene_parse(sc, text, "test scene", err, sizeof err) == 0;
+    if (parsed)
+        scene_emitter_capacity(sc);
+    if (!parsed || setup_initial(sc, &sc->params, be, in, err, sizeof err) != 0) {
         printf("FAIL scene: %s\n", err);
         return -1;
     }
@@ -28,6 +30,8 @@ static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initia
         rc = sim_set_solids(s, sc->obstacles, sc->nobstacles);
     if (rc == 0)
         rc = sim_set_phases(s, sc->phases, sc->nphases, err, sizeof err);
+    if (rc == 0)
+        rc = sim_set_emitters(s, sc->emitters, sc->nemitters, err, sizeof err);
     if (rc)
         printf("FAIL sim: %s\n", err);
     return rc;

@@ -190,5 +190,6 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         scene_free(s);
         return FCL_EXIT_INPUT;
     }
+    scene_emitter_capacity(s);
     return 0;
 }

@@ -49,19 +49,25 @@ typedef struct run_ctx {
 } run_ctx;
 
 /* The CSV's columns: these for every solver, then the solver's own
- * statistics by their keys (solver.h). */
+ * statistics by their keys (solver.h), then, when the scene has
+ * emitters, the particle count and this step's emitted and refused. */
 static const char *const common_columns[] = {
     "step", "time", "dt", "max_speed", "avg_density_error_pct", "max_density_error_pct",
 };
 enum { NCOMMON = sizeof common_columns / sizeof common_columns[0] };
 
-static const char *const *csv_columns(run_ctx *r, const fcl_solver *solver)
+static const char *const *csv_columns(run_ctx *r, const fcl_solver *solver, int emitters)
 {
     int k = 0;
     for (; k < NCOMMON; k++)
         r->columns[k] = common_columns[k];
     for (int j = 0; solver && j < solver->nstats; j++)
         r->columns[k++] = solver->stats[j].key;
+    if (emitters) {
+        r->columns[k++] = "particles";
+        r->columns[k++] = "emitted";
+        r->columns[k++] = "refused";
+    }
     r->columns[k] = NULL;
     return r->columns;
 }
@@ -215,7 +221,8 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         cli_error("--stats %s: is a folder, expected a file name", o->stats);
         return FCL_EXIT_INPUT;
     }
-    if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns(r, solver_find(p->sim_solver)), err, sizeof err))) {
+    if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns(r, solver_find(p->sim_solver), r->sim.nemitters > 0), err,
+                                            sizeof err))) {
         cli_error("%s", err);
         return FCL_EXIT_INPUT;
     }
@@ -278,10 +285,15 @@ static int record(run_ctx *r)
     r->sum_dt += st->dt;
     r->min_dt = r->min_dt > 0.0 && r->min_dt < st->dt ? r->min_dt : st->dt;
     stat_fold_add(&r->solver_fold, solver, st->solver);
-    double row[NCOMMON + FCL_SOLVER_STATS_MAX] = { (double)st->step, st->time, st->dt, st->max_speed,
-                                                   st->avg_density_err, st->max_density_err };
+    double row[NCOMMON + FCL_SOLVER_STATS_MAX + 3] = { (double)st->step, st->time, st->dt, st->max_speed,
+                                                       st->avg_density_err, st->max_density_err };
     for (int k = 0; k < solver->nstats; k++)
         row[NCOMMON + k] = st->solver[k];
+    if (r->sim.nemitters > 0) {
+        row[NCOMMON + solver->nstats] = (double)r->sim.n;
+        row[NCOMMON + solver->nstats + 1] = (double)st->emitted;
+        row[NCOMMON + solver->nstats + 2] = (double)st->refused;
+    }
     if (r->csv && out_csv_row(r->csv, row) != 0) {
         cli_error("%s", out_csv_error(r->csv));
         return FCL_EXIT_DEVICE;
@@ -383,6 +395,9 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     }
     if (r->frames)
         printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
+    if (s->nemitters > 0)
+        printf("emitters         %ld particles added, %ld refused (particles.capacity %zu)\n", s->emitted,
+               s->refused, s->cap);
     if (r->ck.last_step >= 0)
         printf("checkpoint       %s (step %ld)\n", r->ck.path, r->ck.last_step);
     if (r->meshes)
@@ -423,6 +438,8 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     if (rc == 0 && (rc = sim_set_solids(&r->sim, sc->obstacles, sc->nobstacles)) != 0)
         cli_error("%s: the obstacles could not be uploaded to %s", sc->file, be->name);
     if (rc == 0 && (rc = sim_set_phases(&r->sim, sc->phases, sc->nphases, err, sizeof err)) != 0)
+        cli_error("%s: %s", sc->file, err);
+    if (rc == 0 && (rc = sim_set_emitters(&r->sim, sc->emitters, sc->nemitters, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && (rc = sim_set_targets(&r->sim, sc->targets, sc->ntargets, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);

@@ -489,9 +489,14 @@ int sim_step(fcl_sim *s)
         s->step++;
         s->time += s->dt_used;
     }
+    double dt = s->n ? s->dt_used : s->c.dt;
+    /* Inflow after the step, so the new particles join the next one. */
+    int erc = sim_emit(s, s->time - dt, s->time);
+    if (erc != 0)
+        return erc;
     s->stats.step = s->step;
     s->stats.time = s->time;
-    s->stats.dt = s->n ? s->dt_used : s->c.dt;
+    s->stats.dt = dt;
     return 0;
 }
 

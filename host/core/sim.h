@@ -26,6 +26,8 @@ typedef struct fcl_step_stats {
     double max_speed;
     double avg_density_err, max_density_err;  /* percent, compression only */
     long bad_id;            /* original index of a blown-up particle, or -1 */
+    long emitted, refused;  /* particles the emitters added this step, and
+                               those over particles.capacity (emit.c) */
     /* The solver's own statistics, as its declaration lists them
      * (solver->stats; sim_stat finds one by key). */
     double solver[FCL_SOLVER_STATS_MAX];
@@ -75,6 +77,13 @@ typedef struct fcl_sim {
                                         material.* parameters */
     uint nphases;
     fcl_phase phase_table[FCL_PHASES_MAX];   /* the host's copy */
+    /* Emitters (emit.c): the scene's (borrowed), each one's travel since
+     * its last layer, and totals. */
+    const struct fcl_emitter *emitters;
+    int nemitters;
+    double emit_acc[16];
+    long emitted, refused;
+    int emit_warned;
     fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
                                         at least one slot), c.nsolids used */
     uint nsolids;
@@ -116,6 +125,15 @@ int sim_set_solids(fcl_sim *s, const struct fcl_obstacle *obs, int n);
  * phase; err says which) or FCL_EXIT_DEVICE. */
 struct fcl_phase_decl;
 int sim_set_phases(fcl_sim *s, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen);
+/* The scene's emitters (borrowed: they must outlive the simulation),
+ * for sim_emit after each step. 0, or FCL_EXIT_INPUT (an emitter's phase
+ * is not one of the simulation's). */
+struct fcl_emitter;
+int sim_set_emitters(fcl_sim *s, const struct fcl_emitter *e, int n, char *err, size_t errlen);
+/* The emitters' layers for the step from t0 to t1 (sim_step calls it):
+ * stats.emitted and stats.refused are this step's counts. 0, or an exit
+ * code. */
+int sim_emit(fcl_sim *s, double t0, double t1);
 /* The scene's fluid-control targets (n = 0: none, always fine), for
  * the solver's set_targets; call after sim_set_solids. 0,
  * FCL_EXIT_INPUT (the solver has no fluid control, or a target is bad;

@@ -16,7 +16,8 @@
  *                     "translate": [0.5,0,0.2]},
  *                    {"type": "polygon", "vertices": [[0,0.1,0], [0,0.1,0.4],
  *                     [0.3,0.2,0.4], [0.3,0.2,0]], "thickness": 0.02} ] }
- * and optionally "phases" (phases.c), named by fluid blocks' "phase".
+ * and optionally "phases" (phases.c), named by fluid blocks' "phase", and
+ * "emitters" (emitters.c).
  *
  * Invariant: a scene that loaded has only known keys, each once, with
  * finite values in range; errors name the file, the key and the value and
@@ -70,6 +71,20 @@ typedef struct fcl_obstacle {
                                     (m); 0: boundary.layers spacings */
 } fcl_obstacle;
 
+/* An emitter (emitters.c): layers of particles on the fluid lattice
+ * leave a rectangle or disk at `speed` along `dir` between start and end. */
+enum { FCL_EMITTERS_MAX = 16 };
+typedef struct fcl_emitter {
+    int disk;                    /* 0: rectangle size[0] x size[1]; 1: disk of radius size[0] */
+    float center[3], dir[3];     /* dir: unit flow direction, the shape's normal */
+    float size[2];
+    float speed;                 /* m/s */
+    double start, end;           /* s */
+    double rate;                 /* particles/s; 0: a layer per spacing travelled */
+    char phase[32];
+    int phase_index;
+} fcl_emitter;
+
 typedef struct fcl_scene {
     char file[1024];             /* as given, for messages */
     char name[128];
@@ -84,6 +99,8 @@ typedef struct fcl_scene {
     fcl_phase_decl phases[FCL_PHASES_MAX];  /* "phases"; nphases = 0: one
                                                implicit phase, material.* */
     int nphases;
+    fcl_emitter emitters[FCL_EMITTERS_MAX];   /* "emitters" */
+    int nemitters;
 } fcl_scene;
 
 /* Load a file, or an embedded scene when path is "embedded:NAME.json".
@@ -113,5 +130,16 @@ double scene_count_bound(const fcl_scene *s, const fcl_params *p);
 int scene_particles(const fcl_scene *s, const fcl_params *p, float4 **pos, float4 **vel, size_t *n,
                     char *err, size_t errlen);
 void scene_free(fcl_scene *s);
+/* One layer of emitter e at this spacing: its particles' positions (w =
+ * 0) into out (at most cap; NULL counts), on the plane through its
+ * center. Returns the layer's particle count. */
+size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t cap);
+/* The most particles the scene's emitters add by simulated time
+ * `duration`, layers rounded up: what particles.capacity must hold. */
+double emitters_bound(const fcl_scene *s, double spacing, double duration);
+/* particles.capacity, when 0 and the scene has emitters: its fluid plus
+ * what the emitters add over the run (sim.duration, or sim.steps steps of
+ * at most 2 ms); the memory check of sim_create then covers it. */
+void scene_emitter_capacity(fcl_scene *s);
 
 #endif

@@ -26,5 +26,10 @@ void targets_free(fcl_scene *s);
 int phases_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
 int phases_resolve(fcl_scene *s, const char *file, char *err, size_t errlen);
 int phases_find(const fcl_scene *s, const char *name);
+/* emitters.c: the "emitters" list; their phase names resolved; their
+ * placement against the domain under p (from scene_check). */
+int emitters_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
+int emitters_resolve(fcl_scene *s, const char *file, char *err, size_t errlen);
+int emitters_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
 
 #endif

@@ -6,16 +6,21 @@
  *   free-surface flags -> assemble the pressure
  *   equation -> conjugate gradients on the device (pcg.c) -> pressure
  *   gradient with the least neighbor pressure, u and x corrected ->
- *   density rho0 n / n0 at the end (stats, frames).
+ *   grid and lists again at the final positions -> density rho0 n / n0
+ *   (stats, frames). The second build makes the next step's explicit
+ *   part read lists of its own positions, so a state restored from a
+ *   checkpoint (whose prepare builds them from the positions) continues
+ *   bit for bit; it costs one list build per step (README).
  * Passes in kernels/mps.cl. Walls are mirror images (boundary.walls =
  * mirror) or boundary particles (every layer completes n*); both act as
  * a Neumann wall carrying the hydrostatic gradient (mps.cl explains).
  * Units: w is dimensionless, n0 and lambda come from a cubic lattice at
  * particles.spacing (mps_lattice), so a particle inside a resting lattice
  * has n* = n0 exactly.
- * Invariant: between steps the pressure (a grid attribute, so it follows
- * the particles through the sort) is last step's solution, the warm
- * start of the next; rho and prs match the current positions.
+ * Invariant: between steps the grid and lists are those of the current
+ * positions, the pressure (a grid attribute, so it follows the particles
+ * through the sort) is last step's solution, the warm start of the next,
+ * and rho and prs match the current positions.
  */
 #include <math.h>
 #include <stdio.h>
@@ -291,7 +296,7 @@ static int mps_step(fcl_sim *s)
     if (launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 || collide(s, d) != 0 ||
         launch_density(s, d) != 0 ||
         count_surface(s, d) != 0 || launch_assemble(s, d) != 0 || solve(s, d) != 0 || launch_correct(s, d) != 0 ||
-        launch_apply(s, d) != 0 || launch_finish(s, d) != 0)
+        launch_apply(s, d) != 0 || rebuild(s) != 0 || launch_finish(s, d) != 0)
         return -1;
     s->stats.solver[STAT_ITERS] = (double)d->last.iters;
     s->stats.solver[STAT_RESID] = d->last.rel_resid;

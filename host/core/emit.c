@@ -1,0 +1,115 @@
+/* emit.c - emitters at run time (seed 002 3.3, inflow; the scene's
+ * "emitters", host/scene/emitters.c): after each step every emitter open
+ * during it adds the layers that crossed its plane, through the capacity
+ * (sim_add_particles: ids continue, no rebuild). A layer leaves each time
+ * the accumulated travel reaches a spacing (or, with a rate, the
+ * accumulated time reaches the layer's period) and starts as far past the
+ * plane as it has travelled since; its particles carry the emitter's
+ * phase in pos.w and its velocity.
+ * Invariant: s->emit_acc[i] is emitter i's travel (m) or time (s) since
+ * its last layer; it is saved in checkpoints with the step and time, so a
+ * resumed run emits as the uninterrupted one does.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene.h"
+#include "sim.h"
+
+_Static_assert(FCL_EMITTERS_MAX <= sizeof ((fcl_sim *)0)->emit_acc / sizeof(double), "emit_acc too small");
+
+int sim_set_emitters(fcl_sim *s, const fcl_emitter *e, int n, char *err, size_t errlen)
+{
+    uint phases = s->nphases > 0 ? s->nphases : 1u;
+    for (int i = 0; i < n; i++)
+        if ((uint)e[i].phase_index >= phases) {
+            snprintf(err, errlen, "emitters[%d].phase: phase %d, but the simulation has %u", i, e[i].phase_index,
+                     phases);
+            return FCL_EXIT_INPUT;
+        }
+    s->emitters = e;
+    s->nemitters = n;
+    memset(s->emit_acc, 0, sizeof s->emit_acc);
+    return 0;
+}
+
+/* Layers emitter i owes for the step (t0, t1]: their count, and the
+ * distance the first of them has moved past the plane in *ahead. */
+static long layers_due(fcl_sim *s, int i, double t0, double t1, double *ahead)
+{
+    const fcl_emitter *e = &s->emitters[i];
+    double open = fmin(t1, e->end) - fmax(t0, e->start);
+    if (open <= 0.0)
+        return 0;
+    double per_layer = (double)emitter_layer(e, s->spacing, NULL, 0);
+    /* The accumulator in metres: with a rate, the layer period times the speed. */
+    double step = e->rate > 0.0 ? e->speed * per_layer / e->rate : s->spacing;
+    s->emit_acc[i] += e->speed * open;
+    long k = (long)floor(s->emit_acc[i] / step);
+    *ahead = s->emit_acc[i] - step;
+    s->emit_acc[i] -= (double)k * step;
+    return k;
+}
+
+/* Layer positions of emitter i, k layers, the first `ahead` past the
+ * plane and each next one a layer step behind it, into pos and vel. */
+static size_t fill(fcl_sim *s, int i, long k, double ahead, float4 *pos, float4 *vel)
+{
+    const fcl_emitter *e = &s->emitters[i];
+    size_t m = emitter_layer(e, s->spacing, NULL, 0), n = 0;
+    double per_layer = (double)m, step = e->rate > 0.0 ? e->speed * per_layer / e->rate : s->spacing;
+    for (long l = 0; l < k; l++) {
+        double d = ahead - (double)l * step;
+        emitter_layer(e, s->spacing, pos + n, m);
+        for (size_t j = 0; j < m; j++, n++) {
+            pos[n] = fcl_f4(pos[n].x + (float)(d * e->dir[0]), pos[n].y + (float)(d * e->dir[1]),
+                            pos[n].z + (float)(d * e->dir[2]), (float)e->phase_index);
+            vel[n] = fcl_f4(e->speed * e->dir[0], e->speed * e->dir[1], e->speed * e->dir[2], 0.0f);
+        }
+    }
+    return n;
+}
+
+int sim_emit(fcl_sim *s, double t0, double t1)
+{
+    s->stats.emitted = s->stats.refused = 0;
+    if (s->nemitters == 0)
+        return 0;
+    long layers[FCL_EMITTERS_MAX];
+    double ahead[FCL_EMITTERS_MAX];
+    size_t total = 0;
+    for (int i = 0; i < s->nemitters; i++) {
+        layers[i] = layers_due(s, i, t0, t1, &ahead[i]);
+        total += (size_t)layers[i] * emitter_layer(&s->emitters[i], s->spacing, NULL, 0);
+    }
+    if (total == 0)
+        return 0;
+    float4 *pos = malloc(total * sizeof *pos), *vel = malloc(total * sizeof *vel);
+    if (!pos || !vel) {
+        free(pos);
+        free(vel);
+        return FCL_EXIT_DEVICE;
+    }
+    size_t n = 0;
+    for (int i = 0; i < s->nemitters; i++)
+        n += fill(s, i, layers[i], ahead[i], pos + n, vel + n);
+    size_t room = s->cap - s->n, k = n < room ? n : room;
+    char err[256] = "";
+    int rc = sim_add_particles(s, pos, vel, k, err, sizeof err);
+    free(pos);
+    free(vel);
+    if (rc != 0)
+        return rc;
+    s->stats.emitted = (long)k;
+    s->stats.refused = (long)(n - k);
+    s->emitted += (long)k;
+    s->refused += (long)(n - k);
+    if (n > k && !s->emit_warned) {
+        fprintf(stderr, "fluidcl: step %ld: the emitters' %zu particles exceed particles.capacity = %zu (%zu in use); "
+                "%zu were not added (said once; raise particles.capacity)\n", s->step, n, s->cap, s->n - k, n - k);
+        s->emit_warned = 1;
+    }
+    return 0;
+}

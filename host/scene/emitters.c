@@ -1,0 +1,262 @@
+/* emitters.c - a scene's "emitters" (seed 002 3.3: inflow): a rectangle or
+ * disk that adds layers of particles on the fluid lattice, moving at a
+ * speed along its direction, between a start and an end time.
+ *   "emitters": [ { "shape": "rect", "center": [0.05, 0.3, 0.2],
+ *                   "direction": [1, 0, 0], "size": [0.08, 0.08],
+ *                   "speed": 1.5, "start": 0, "end": 0.5, "phase": "water" },
+ *                 { "shape": "disk", "center": [...], "direction": [0, -1, 0],
+ *                   "radius": 0.03, "speed": 1, "rate": 20000 } ]
+ * Without "rate" a layer leaves each time the last one has moved a
+ * spacing (the rate that keeps the inflow a resting lattice); with it,
+ * layers leave at rate / (particles per layer) per second.
+ * Invariant: after emitters_check returns 0, every emitter's disk or
+ * rectangle lies inside the domain at least a spacing from every wall,
+ * its direction is a unit vector, and its layer has at least one particle.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scene_read.h"
+
+static int fail(char *err, size_t errlen, const char *file, const char *where, const char *msg)
+{
+    snprintf(err, errlen, "%s: %s: %s", file, where, msg);
+    return -1;
+}
+
+/* o[key] as a finite number in [lo, hi]; missing leaves *out. */
+static int read_num(const cJSON *o, const char *key, double lo, double hi, int required, double *out,
+                    const char *where, const char *file, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    char k[96], msg[160];
+    snprintf(k, sizeof k, "%s.%s", where, key);
+    if (!v)
+        return required ? fail(err, errlen, file, k, "missing (expected a number)") : 0;
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo && v->valuedouble <= hi) {
+        *out = v->valuedouble;
+        return 0;
+    }
+    if (cJSON_IsNumber(v))
+        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %g", lo, hi, v->valuedouble);
+    else
+        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %s", lo, hi, scene_json_type(v));
+    return fail(err, errlen, file, k, msg);
+}
+
+/* The shape's own keys. */
+static int read_shape(fcl_emitter *e, const cJSON *o, const char *where, const char *file, char *err, size_t errlen)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "shape");
+    char k[64], msg[160];
+    snprintf(k, sizeof k, "%s.shape", where);
+    double r = 0.0;
+    if (cJSON_IsString(t) && strcmp(t->valuestring, "rect") == 0) {
+        e->disk = 0;
+        const cJSON *sz = cJSON_GetObjectItemCaseSensitive(o, "size");
+        if (!cJSON_IsArray(sz) || cJSON_GetArraySize(sz) != 2 || !cJSON_IsNumber(sz->child) ||
+            !cJSON_IsNumber(sz->child->next) || !(sz->child->valuedouble > 0) || !(sz->child->next->valuedouble > 0) ||
+            !isfinite(sz->child->valuedouble) || !isfinite(sz->child->next->valuedouble)) {
+            snprintf(k, sizeof k, "%s.size", where);
+            return fail(err, errlen, file, k, "expected [width, height], two positive numbers in metres");
+        }
+        e->size[0] = (float)sz->child->valuedouble;
+        e->size[1] = (float)sz->child->next->valuedouble;
+        return 0;
+    }
+    if (cJSON_IsString(t) && strcmp(t->valuestring, "disk") == 0) {
+        e->disk = 1;
+        if (read_num(o, "radius", 1e-9, 1e6, 1, &r, where, file, err, errlen) != 0)
+            return -1;
+        e->size[0] = e->size[1] = (float)r;
+        return 0;
+    }
+    snprintf(msg, sizeof msg, "expected \"rect\" or \"disk\", got %s%.40s%s", cJSON_IsString(t) ? "'" : "",
+             cJSON_IsString(t) ? t->valuestring : t ? scene_json_type(t) : "nothing", cJSON_IsString(t) ? "'" : "");
+    return fail(err, errlen, file, k, msg);
+}
+
+static int read_emitter(fcl_scene *s, fcl_emitter *e, const cJSON *o, int idx, const char *file, char *err,
+                        size_t errlen)
+{
+    static const char *const keys[] = { "shape", "center", "direction", "size", "radius", "speed", "start",
+                                        "end", "rate", "phase", NULL };
+    char where[32];
+    snprintf(where, sizeof where, "emitters[%d]", idx);
+    memset(e, 0, sizeof *e);
+    double speed = 0.0, start = 0.0, end = 1e30, rate = 0.0;
+    if (!cJSON_IsObject(o))
+        return fail(err, errlen, file, where, "expected an object with shape, center, direction and speed");
+    if (scene_check_keys(o, keys, where, file, err, errlen) != 0 || read_shape(e, o, where, file, err, errlen) != 0 ||
+        scene_read_vec3(o, "center", e->center, 1, where, file, err, errlen) != 0 ||
+        scene_read_vec3(o, "direction", e->dir, 1, where, file, err, errlen) != 0 ||
+        read_num(o, "speed", 1e-6, 1e4, 1, &speed, where, file, err, errlen) != 0 ||
+        read_num(o, "start", 0.0, 1e9, 0, &start, where, file, err, errlen) != 0 ||
+        read_num(o, "end", 0.0, 1e30, 0, &end, where, file, err, errlen) != 0 ||
+        read_num(o, "rate", 1e-6, 1e12, 0, &rate, where, file, err, errlen) != 0)
+        return -1;
+    double len = sqrt((double)e->dir[0] * e->dir[0] + (double)e->dir[1] * e->dir[1] + (double)e->dir[2] * e->dir[2]);
+    char k[64], msg[200];
+    if (!(len > 1e-9)) {
+        snprintf(k, sizeof k, "%s.direction", where);
+        return fail(err, errlen, file, k, "expected a non-zero vector, got [0, 0, 0]");
+    }
+    for (int a = 0; a < 3; a++)
+        e->dir[a] = (float)(e->dir[a] / len);
+    if (!(end > start)) {
+        snprintf(k, sizeof k, "%s.end", where);
+        snprintf(msg, sizeof msg, "expected a time after start (%g s), got %g", start, end);
+        return fail(err, errlen, file, k, msg);
+    }
+    e->speed = (float)speed;
+    e->start = start;
+    e->end = end;
+    e->rate = rate;
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(o, "phase");
+    if (ph && (!cJSON_IsString(ph) || !ph->valuestring[0] || strlen(ph->valuestring) >= sizeof e->phase)) {
+        snprintf(k, sizeof k, "%s.phase", where);
+        return fail(err, errlen, file, k, "expected the name of one of \"phases\"");
+    }
+    if (ph)
+        snprintf(e->phase, sizeof e->phase, "%s", ph->valuestring);
+    (void)s;
+    return 0;
+}
+
+int emitters_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)
+{
+    char msg[160];
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > FCL_EMITTERS_MAX) {
+        snprintf(msg, sizeof msg, "expected a list of at most %d emitters, got %s", FCL_EMITTERS_MAX,
+                 cJSON_IsArray(arr) ? "more" : scene_json_type(arr));
+        return fail(err, errlen, file, "emitters", msg);
+    }
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, i++)
+        if (read_emitter(s, &s->emitters[i], o, i, file, err, errlen) != 0)
+            return -1;
+    s->nemitters = i;
+    return 0;
+}
+
+/* Unit vectors u, v across the direction d (u from the axis least
+ * aligned with d), so that u, v, d is right-handed. */
+static void basis(const float d[3], double u[3], double v[3])
+{
+    double a[3] = { 0, 0, 0 };
+    int m = fabs(d[0]) <= fabs(d[1]) && fabs(d[0]) <= fabs(d[2]) ? 0 : fabs(d[1]) <= fabs(d[2]) ? 1 : 2;
+    a[m] = 1.0;
+    u[0] = d[1] * a[2] - d[2] * a[1];
+    u[1] = d[2] * a[0] - d[0] * a[2];
+    u[2] = d[0] * a[1] - d[1] * a[0];
+    double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int k = 0; k < 3; k++)
+        u[k] /= n;
+    v[0] = d[1] * u[2] - d[2] * u[1];
+    v[1] = d[2] * u[0] - d[0] * u[2];
+    v[2] = d[0] * u[1] - d[1] * u[0];
+}
+
+size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t cap)
+{
+    double u[3], v[3];
+    basis(e->dir, u, v);
+    double hw = e->disk ? e->size[0] : 0.5 * e->size[0], hh = e->disk ? e->size[0] : 0.5 * e->size[1];
+    long nu = (long)floor(2.0 * hw / spacing + 1e-9), nv = (long)floor(2.0 * hh / spacing + 1e-9);
+    size_t n = 0;
+    for (long j = 0; j < nv; j++)
+        for (long i = 0; i < nu; i++) {
+            /* Lattice points half a spacing inside the edges, as blocks. */
+            double a = -hw + (i + 0.5) * spacing + 0.5 * (2.0 * hw - nu * spacing);
+            double b = -hh + (j + 0.5) * spacing + 0.5 * (2.0 * hh - nv * spacing);
+            if (e->disk && a * a + b * b > e->size[0] * e->size[0])
+                continue;
+            if (out && n < cap)
+                out[n] = fcl_f4((float)(e->center[0] + a * u[0] + b * v[0]), (float)(e->center[1] + a * u[1] + b * v[1]),
+                                (float)(e->center[2] + a * u[2] + b * v[2]), 0.0f);
+            n++;
+        }
+    return n;
+}
+
+/* The emitter's extent: its outline's bounding box. */
+static void bounds(const fcl_emitter *e, double lo[3], double hi[3])
+{
+    double u[3], v[3];
+    basis(e->dir, u, v);
+    double hw = e->disk ? e->size[0] : 0.5 * e->size[0], hh = e->disk ? e->size[0] : 0.5 * e->size[1];
+    for (int k = 0; k < 3; k++) {
+        double r = hw * fabs(u[k]) + hh * fabs(v[k]);
+        lo[k] = e->center[k] - r;
+        hi[k] = e->center[k] + r;
+    }
+}
+
+int emitters_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
+{
+    double sp = p->particles_spacing;
+    for (int i = 0; i < s->nemitters; i++) {
+        const fcl_emitter *e = &s->emitters[i];
+        char where[48], msg[400];
+        double lo[3], hi[3];
+        bounds(e, lo, hi);
+        for (int k = 0; k < 3; k++)
+            if (lo[k] < p->domain_min[k] + sp - 1e-9 || hi[k] > p->domain_max[k] - sp + 1e-9) {
+                snprintf(where, sizeof where, "emitters[%d]", i);
+                snprintf(msg, sizeof msg, "spans [%g, %g, %g] - [%g, %g, %g]: expected it inside the domain "
+                         "[%g, %g, %g] - [%g, %g, %g] and at least a spacing (%g m) from every wall", lo[0], lo[1],
+                         lo[2], hi[0], hi[1], hi[2], p->domain_min[0], p->domain_min[1], p->domain_min[2],
+                         p->domain_max[0], p->domain_max[1], p->domain_max[2], sp);
+                return fail(err, errlen, s->file, where, msg);
+            }
+        if (emitter_layer(e, sp, NULL, 0) == 0) {
+            snprintf(where, sizeof where, "emitters[%d].%s", i, e->disk ? "radius" : "size");
+            snprintf(msg, sizeof msg, "holds no particle at particles.spacing %g m (expected at least a spacing "
+                     "across)", sp);
+            return fail(err, errlen, s->file, where, msg);
+        }
+    }
+    return 0;
+}
+
+int emitters_resolve(fcl_scene *s, const char *file, char *err, size_t errlen)
+{
+    for (int i = 0; i < s->nemitters; i++) {
+        fcl_emitter *e = &s->emitters[i];
+        e->phase_index = e->phase[0] ? phases_find(s, e->phase) : 0;
+        if (e->phase_index < 0) {
+            char where[48], msg[160];
+            snprintf(where, sizeof where, "emitters[%d].phase", i);
+            snprintf(msg, sizeof msg, "unknown phase '%s'", e->phase);
+            return fail(err, errlen, file, where, msg);
+        }
+    }
+    return 0;
+}
+
+double emitters_bound(const fcl_scene *s, double spacing, double duration)
+{
+    double total = 0.0;
+    for (int i = 0; i < s->nemitters; i++) {
+        const fcl_emitter *e = &s->emitters[i];
+        double open = fmin(e->end, duration) - e->start, layer = (double)emitter_layer(e, spacing, NULL, 0);
+        if (open <= 0.0)
+            continue;
+        double per_s = e->rate > 0.0 ? e->rate : layer * e->speed / spacing;
+        total += ceil(open * per_s) + layer;
+    }
+    return total;
+}
+
+void scene_emitter_capacity(fcl_scene *s)
+{
+    fcl_params *p = &s->params;
+    if (s->nemitters == 0 || p->particles_capacity > 0)
+        return;
+    /* The run's horizon: sim.duration, or sim.steps steps of at most
+     * 2 ms (the largest default step of the adaptive solvers). */
+    double horizon = p->sim_steps > 0 ? fmax((double)p->sim_steps * fmax(p->sim_dt, 0.002), 0.0) : p->sim_duration;
+    double cap = scene_count(s, p) + emitters_bound(s, p->particles_spacing, horizon);
+    p->particles_capacity = cap < 2e9 ? (long)ceil(cap) : 2000000000L;
+}
