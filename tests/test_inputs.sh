@@ -206,6 +206,18 @@ F=$T/phase_density.json; scene "$F" '"phases": [ { "name": "a", "density": -5, "
 refused "a phase of negative density" "$F" "phases[0].density" "got -5" -- run "$F" --solver mps
 F=$T/phase_wcsph.json; scene "$F" "$PH" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.05, 0.1] }, { "type": "box", "min": [0, 0.05, 0], "max": [0.1, 0.1, 0.1], "phase": "oil" } ]'
 refused "two phases for wcsph" "$F" "phases: the scene has 2 phases (water, oil) but solver wcsph simulates 1" -- run "$F"
+# ---- emitters --------------------------------------------------------------------------
+EM() { printf '"emitters": [ { "shape": "rect", "center": %s, "direction": %s, "size": [0.04, 0.04], "speed": 1%s } ]' "$1" "$2" "${3:+, $3}"; }
+F=$T/emit_out.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.5, 0.1, 0.1]' '[1, 0, 0]')" >"$F"
+refused "an emitter outside the domain" "$F" "emitters[0]: spans" "at least a spacing" -- run "$F"
+F=$T/emit_wall.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.01, 0.1]' '[1, 0, 0]')" >"$F"
+refused "an emitter overlapping a wall" "$F" "emitters[0]: spans" "from every wall" -- run "$F"
+F=$T/emit_dir.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[0, 0, 0]')" >"$F"
+refused "an emitter without a direction" "$F" "emitters[0].direction" "got [0, 0, 0]" -- run "$F"
+F=$T/emit_end.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"start": 1, "end": 0.5')" >"$F"
+refused "an emitter ending before it starts" "$F" "emitters[0].end" "after start (1 s), got 0.5" -- run "$F"
+F=$T/emit_phase.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"phase": "tar"')" >"$F"
+refused "an emitter naming an unknown phase" "$F" "emitters[0].phase" "unknown phase 'tar'" -- run "$F"
 refused "--param mps.cg_tolerance=1 out of range" "mps.cg_tolerance" "got '1'" -- \
     run "$T/empty_fluid.json" --solver mps --param mps.cg_tolerance=1
 refused "--param mps.preconditioner=ic unknown" "mps.preconditioner" "ic" -- \
