@@ -58,6 +58,8 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
     if (trc == 0)
         trc = sim_set_emitters(&v->sim, v->scene.emitters, v->scene.nemitters, err, errlen);
     if (trc == 0)
+        trc = sim_set_outflows(&v->sim, v->scene.outflows, v->scene.noutflows);
+    if (trc == 0)
         trc = sim_set_targets(&v->sim, v->scene.targets, v->scene.ntargets, err, errlen);
     if (trc != 0) {
         view_release_sim(v);

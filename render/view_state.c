@@ -219,6 +219,8 @@ int view_compare_backends(fcl_view *v)
     if (rc == 0)
         rc = sim_set_emitters(&s, v->scene.emitters, v->scene.nemitters, err, sizeof err);
     if (rc == 0)
+        rc = sim_set_outflows(&s, v->scene.outflows, v->scene.noutflows);
+    if (rc == 0)
         rc = sim_set_targets(&s, v->scene.targets, v->scene.ntargets, err, sizeof err);
     if (rc == 0) {
         timers_reset(&be->timers);

@@ -32,6 +32,8 @@ static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initia
         rc = sim_set_phases(s, sc->phases, sc->nphases, err, sizeof err);
     if (rc == 0)
         rc = sim_set_emitters(s, sc->emitters, sc->nemitters, err, sizeof err);
+    if (rc == 0)
+        rc = sim_set_outflows(s, sc->outflows, sc->noutflows);
     if (rc)
         printf("FAIL sim: %s\n", err);
     return rc;

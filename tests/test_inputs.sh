@@ -218,6 +218,10 @@ F=$T/emit_end.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.
 refused "an emitter ending before it starts" "$F" "emitters[0].end" "after start (1 s), got 0.5" -- run "$F"
 F=$T/emit_phase.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"phase": "tar"')" >"$F"
 refused "an emitter naming an unknown phase" "$F" "emitters[0].phase" "unknown phase 'tar'" -- run "$F"
+F=$T/outflow_far.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], "outflows": [ { "min": [1, 1, 1], "max": [2, 2, 2] } ] }\n' >"$F"
+refused "an outflow box outside the domain" "$F" "outflows[0]: [1, 1, 1] - [2, 2, 2] lies outside the domain" -- run "$F"
+F=$T/outflow_flat.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], "outflows": [ { "min": [0, 0, 0], "max": [0.1, 0, 0.1] } ] }\n' >"$F"
+refused "an outflow box of no height" "$F" "outflows[0].max: expected every component above min" -- run "$F"
 refused "--param mps.cg_tolerance=1 out of range" "mps.cg_tolerance" "got '1'" -- \
     run "$T/empty_fluid.json" --solver mps --param mps.cg_tolerance=1
 refused "--param mps.preconditioner=ic unknown" "mps.preconditioner" "ic" -- \

@@ -123,6 +123,8 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     if (rc == 0)
         rc = sim_set_emitters(&sim, sc->emitters, sc->nemitters, err, sizeof err);
     if (rc == 0)
+        rc = sim_set_outflows(&sim, sc->outflows, sc->noutflows);
+    if (rc == 0)
         rc = sim_set_targets(&sim, sc->targets, sc->ntargets, err, sizeof err);
     size_t n = in.n;
     setup_free(&in);

@@ -50,7 +50,8 @@ typedef struct run_ctx {
 
 /* The CSV's columns: these for every solver, then the solver's own
  * statistics by their keys (solver.h), then, when the scene has
- * emitters, the particle count and this step's emitted and refused. */
+ * emitters or outflows, the particle count and this step's emitted,
+ * refused and removed. */
 static const char *const common_columns[] = {
     "step", "time", "dt", "max_speed", "avg_density_error_pct", "max_density_error_pct",
 };
@@ -67,6 +68,7 @@ static const char *const *csv_columns(run_ctx *r, const fcl_solver *solver, int 
         r->columns[k++] = "particles";
         r->columns[k++] = "emitted";
         r->columns[k++] = "refused";
+        r->columns[k++] = "removed";
     }
     r->columns[k] = NULL;
     return r->columns;
@@ -221,7 +223,7 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         cli_error("--stats %s: is a folder, expected a file name", o->stats);
         return FCL_EXIT_INPUT;
     }
-    if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns(r, solver_find(p->sim_solver), r->sim.nemitters > 0), err,
+    if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns(r, solver_find(p->sim_solver), r->sim.nemitters + r->sim.noutflows > 0), err,
                                             sizeof err))) {
         cli_error("%s", err);
         return FCL_EXIT_INPUT;
@@ -285,14 +287,15 @@ static int record(run_ctx *r)
     r->sum_dt += st->dt;
     r->min_dt = r->min_dt > 0.0 && r->min_dt < st->dt ? r->min_dt : st->dt;
     stat_fold_add(&r->solver_fold, solver, st->solver);
-    double row[NCOMMON + FCL_SOLVER_STATS_MAX + 3] = { (double)st->step, st->time, st->dt, st->max_speed,
+    double row[NCOMMON + FCL_SOLVER_STATS_MAX + 4] = { (double)st->step, st->time, st->dt, st->max_speed,
                                                        st->avg_density_err, st->max_density_err };
     for (int k = 0; k < solver->nstats; k++)
         row[NCOMMON + k] = st->solver[k];
-    if (r->sim.nemitters > 0) {
+    if (r->sim.nemitters + r->sim.noutflows > 0) {
         row[NCOMMON + solver->nstats] = (double)r->sim.n;
         row[NCOMMON + solver->nstats + 1] = (double)st->emitted;
         row[NCOMMON + solver->nstats + 2] = (double)st->refused;
+        row[NCOMMON + solver->nstats + 3] = (double)st->removed;
     }
     if (r->csv && out_csv_row(r->csv, row) != 0) {
         cli_error("%s", out_csv_error(r->csv));
@@ -395,9 +398,9 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     }
     if (r->frames)
         printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
-    if (s->nemitters > 0)
-        printf("emitters         %ld particles added, %ld refused (particles.capacity %zu)\n", s->emitted,
-               s->refused, s->cap);
+    if (s->nemitters + s->noutflows > 0)
+        printf("inflow, outflow  %ld particles added, %ld refused (particles.capacity %zu), %ld removed\n",
+               s->emitted, s->refused, s->cap, s->removed);
     if (r->ck.last_step >= 0)
         printf("checkpoint       %s (step %ld)\n", r->ck.path, r->ck.last_step);
     if (r->meshes)
@@ -441,6 +444,8 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && (rc = sim_set_emitters(&r->sim, sc->emitters, sc->nemitters, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
+    if (rc == 0)
+        sim_set_outflows(&r->sim, sc->outflows, sc->noutflows);
     if (rc == 0 && (rc = sim_set_targets(&r->sim, sc->targets, sc->ntargets, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0)

@@ -113,3 +113,77 @@ int sim_emit(fcl_sim *s, double t0, double t1)
     }
     return 0;
 }
+
+int sim_set_outflows(fcl_sim *s, const fcl_outflow *o, int n)
+{
+    s->outflows = o;
+    s->noutflows = n;
+    return 0;
+}
+
+static int inside_any(const fcl_sim *s, float4 p)
+{
+    for (int k = 0; k < s->noutflows; k++) {
+        const fcl_outflow *o = &s->outflows[k];
+        if (p.x >= o->min[0] && p.x <= o->max[0] && p.y >= o->min[1] && p.y <= o->max[1] && p.z >= o->min[2] &&
+            p.z <= o->max[2])
+            return 1;
+    }
+    return 0;
+}
+
+/* Keep the particles whose flag is 0, in order, in every attribute. */
+static int compact(fcl_sim *s, const unsigned char *gone, size_t keep)
+{
+    fcl_backend *be = s->be;
+    int rc = 0;
+    for (int a = 0; a < s->grid.nattr && rc == 0; a++) {
+        size_t elem = s->grid.attr[a].elem;
+        unsigned char *buf = malloc(s->n * elem + 1);
+        if (!buf || be->ops->buf_read(be, s->grid.attr[a].cur, 0, s->n * elem, buf) != 0) {
+            free(buf);
+            return -1;
+        }
+        size_t j = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (!gone[i])
+                memmove(buf + j++ * elem, buf + i * elem, elem);
+        rc = keep ? be->ops->buf_write(be, s->grid.attr[a].cur, 0, keep * elem, buf) : 0;
+        free(buf);
+    }
+    return rc;
+}
+
+int sim_outflow(fcl_sim *s)
+{
+    s->stats.removed = 0;
+    if (s->noutflows == 0 || s->n == 0)
+        return 0;
+    float4 *pos = malloc(s->n * sizeof *pos);
+    unsigned char *gone = calloc(s->n, 1);
+    if (!pos || !gone || s->be->ops->buf_read(s->be, s->grid.attr[s->a_pos].cur, 0, s->n * 16, pos) != 0) {
+        free(pos);
+        free(gone);
+        return FCL_EXIT_DEVICE;
+    }
+    size_t out = 0;
+    for (size_t i = 0; i < s->n; i++)
+        out += gone[i] = (unsigned char)inside_any(s, pos[i]);
+    free(pos);
+    int rc = 0;
+    if (out > 0) {
+        size_t keep = s->n - out;
+        rc = compact(s, gone, keep) != 0 ? FCL_EXIT_DEVICE : 0;
+        if (rc == 0) {
+            s->n = keep;
+            grid_set_count(&s->grid, s->n);
+            sim_update_consts(s);
+            /* The solver's derived fields (and lists) for the new set. */
+            rc = s->n > 0 && s->solver->prepare(s) != 0 ? FCL_EXIT_DEVICE : 0;
+        }
+        s->stats.removed = (long)out;
+        s->removed += (long)out;
+    }
+    free(gone);
+    return rc;
+}

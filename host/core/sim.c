@@ -492,6 +492,8 @@ int sim_step(fcl_sim *s)
     double dt = s->n ? s->dt_used : s->c.dt;
     /* Inflow after the step, so the new particles join the next one. */
     int erc = sim_emit(s, s->time - dt, s->time);
+    if (erc == 0)
+        erc = sim_outflow(s);
     if (erc != 0)
         return erc;
     s->stats.step = s->step;

@@ -28,6 +28,7 @@ typedef struct fcl_step_stats {
     long bad_id;            /* original index of a blown-up particle, or -1 */
     long emitted, refused;  /* particles the emitters added this step, and
                                those over particles.capacity (emit.c) */
+    long removed;           /* particles the outflow regions took this step */
     /* The solver's own statistics, as its declaration lists them
      * (solver->stats; sim_stat finds one by key). */
     double solver[FCL_SOLVER_STATS_MAX];
@@ -82,8 +83,10 @@ typedef struct fcl_sim {
     const struct fcl_emitter *emitters;
     int nemitters;
     double emit_acc[16];
-    long emitted, refused;
+    long emitted, refused, removed;
     int emit_warned;
+    const struct fcl_outflow *outflows;      /* the scene's (borrowed) */
+    int noutflows;
     fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
                                         at least one slot), c.nsolids used */
     uint nsolids;
@@ -134,6 +137,14 @@ int sim_set_emitters(fcl_sim *s, const struct fcl_emitter *e, int n, char *err, 
  * stats.emitted and stats.refused are this step's counts. 0, or an exit
  * code. */
 int sim_emit(fcl_sim *s, double t0, double t1);
+/* The scene's outflow regions (borrowed), and their removal after each
+ * step (sim_step calls it after sim_emit): particles inside a region are
+ * taken out, the others keep their order and ids, and the solver's
+ * derived fields are brought up to date; stats.removed counts them. 0,
+ * or FCL_EXIT_DEVICE. */
+struct fcl_outflow;
+int sim_set_outflows(fcl_sim *s, const struct fcl_outflow *o, int n);
+int sim_outflow(fcl_sim *s);
 /* The scene's fluid-control targets (n = 0: none, always fine), for
  * the solver's set_targets; call after sim_set_solids. 0,
  * FCL_EXIT_INPUT (the solver has no fluid control, or a target is bad;

@@ -5,7 +5,7 @@
  *   parameters that enter the state as "group.name=value\n" lines in
  *   table order,
  *   i64 step, f64 time, fcl_step_stats, f64 emitter accumulators[16],
- *   i64 emitted, i64 refused, u32 attributes,
+ *   i64 emitted, i64 refused, i64 removed, u32 attributes,
  *   per attribute: name (64 bytes), u64 element bytes, the n elements;
  *   density and pressure (n floats each); u64 solver bytes, the solver's
  *   blob; u64 FNV-1a 64 of everything before it.
@@ -143,6 +143,7 @@ static int encode(fcl_sim *s, blob *b)
     put_params(b, s->prm);
     put(b, &step, 8); put(b, &s->time, 8); put(b, &s->stats, sizeof s->stats);
     put(b, s->emit_acc, sizeof s->emit_acc); put(b, &s->emitted, 8); put(b, &s->refused, 8);
+    put(b, &s->removed, 8);
     put(b, &nattr, 4);
     for (int a = 0; a < s->grid.nattr; a++) {
         char an[ATTR_NAME_BYTES] = { 0 };
@@ -291,7 +292,7 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
     }
     if (check_run(s, b, path, err, errlen) != 0)
         return -1;
-    b->at += 8 + 8 + sizeof s->stats + sizeof s->emit_acc + 16;
+    b->at += 8 + 8 + sizeof s->stats + sizeof s->emit_acc + 24;
     if (get(b, &nattr, 4) != 0 || nattr != (uint32_t)s->grid.nattr) {
         snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d", path, nattr, s->grid.nattr);
         return -1;
@@ -323,7 +324,7 @@ static int restore(fcl_sim *s, blob *b, const char *path, char *err, size_t errl
  * success b holds the bytes before the checksum. */
 static int read_checked(fcl_sim *s, const char *path, blob *b, char *err, size_t errlen)
 {
-    size_t limit = 1024 + DEVICE_BYTES + PARAMS_MAX + SOLVER_BLOB_MAX + sizeof s->stats + sizeof s->emit_acc + 16 +
+    size_t limit = 1024 + DEVICE_BYTES + PARAMS_MAX + SOLVER_BLOB_MAX + sizeof s->stats + sizeof s->emit_acc + 24 +
                    (size_t)s->grid.nattr * (ATTR_NAME_BYTES + 8) +
                    s->cap * 8;
     for (int a = 0; a < s->grid.nattr; a++)
@@ -361,6 +362,7 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
     get(b, s->emit_acc, sizeof s->emit_acc);
     get(b, &s->emitted, 8);
     get(b, &s->refused, 8);
+    get(b, &s->removed, 8);
     b->at += 4;
     s->n = (size_t)n;
     s->next_id = (uint)next_id;

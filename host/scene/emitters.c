@@ -9,6 +9,8 @@
  * Without "rate" a layer leaves each time the last one has moved a
  * spacing (the rate that keeps the inflow a resting lattice); with it,
  * layers leave at rate / (particles per layer) per second.
+ * "outflows" is a list of boxes {"min", "max"}: particles inside one at
+ * the end of a step leave the run (host/core/emit.c).
  * Invariant: after emitters_check returns 0, every emitter's disk or
  * rectangle lies inside the domain at least a spacing from every wall,
  * its direction is a unit vector, and its layer has at least one particle.
@@ -259,4 +261,54 @@ void scene_emitter_capacity(fcl_scene *s)
     double horizon = p->sim_steps > 0 ? fmax((double)p->sim_steps * fmax(p->sim_dt, 0.002), 0.0) : p->sim_duration;
     double cap = scene_count(s, p) + emitters_bound(s, p->particles_spacing, horizon);
     p->particles_capacity = cap < 2e9 ? (long)ceil(cap) : 2000000000L;
+}
+
+int outflows_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)
+{
+    static const char *const keys[] = { "min", "max", NULL };
+    char msg[160], where[32];
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > FCL_OUTFLOWS_MAX) {
+        snprintf(msg, sizeof msg, "expected a list of at most %d boxes {\"min\", \"max\"}, got %s", FCL_OUTFLOWS_MAX,
+                 cJSON_IsArray(arr) ? "more" : scene_json_type(arr));
+        return fail(err, errlen, file, "outflows", msg);
+    }
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, i++) {
+        fcl_outflow *b = &s->outflows[i];
+        snprintf(where, sizeof where, "outflows[%d]", i);
+        if (!cJSON_IsObject(o))
+            return fail(err, errlen, file, where, "expected a box {\"min\": [x, y, z], \"max\": [x, y, z]}");
+        if (scene_check_keys(o, keys, where, file, err, errlen) != 0 ||
+            scene_read_vec3(o, "min", b->min, 1, where, file, err, errlen) != 0 ||
+            scene_read_vec3(o, "max", b->max, 1, where, file, err, errlen) != 0)
+            return -1;
+        for (int k = 0; k < 3; k++)
+            if (!(b->max[k] > b->min[k])) {
+                snprintf(msg, sizeof msg, "expected every component above min [%g, %g, %g], got [%g, %g, %g]",
+                         b->min[0], b->min[1], b->min[2], b->max[0], b->max[1], b->max[2]);
+                strcat(where, ".max");
+                return fail(err, errlen, file, where, msg);
+            }
+    }
+    s->noutflows = i;
+    return 0;
+}
+
+int outflows_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
+{
+    for (int i = 0; i < s->noutflows; i++) {
+        const fcl_outflow *b = &s->outflows[i];
+        int meets = 1;
+        for (int k = 0; k < 3; k++)
+            meets &= b->max[k] > p->domain_min[k] && b->min[k] < p->domain_max[k];
+        if (!meets) {
+            char where[32], msg[300];
+            snprintf(where, sizeof where, "outflows[%d]", i);
+            snprintf(msg, sizeof msg, "[%g, %g, %g] - [%g, %g, %g] lies outside the domain [%g, %g, %g] - [%g, %g, %g]",
+                     b->min[0], b->min[1], b->min[2], b->max[0], b->max[1], b->max[2], p->domain_min[0],
+                     p->domain_min[1], p->domain_min[2], p->domain_max[0], p->domain_max[1], p->domain_max[2]);
+            return fail(err, errlen, s->file, where, msg);
+        }
+    }
+    return 0;
 }

@@ -433,7 +433,7 @@ static int unknown_top(const char *k, const char *file, char *err, size_t errlen
     for (size_t i = 0; i < fcl_param_count; i++)
         if (i == 0 || strcmp(fcl_param_table[i].group, fcl_param_table[i - 1].group) != 0)
             snprintf(groups + strlen(groups), sizeof groups - strlen(groups), ", %s", fcl_param_table[i].group);
-    return err_at(err, errlen, file, "%.100s: unknown key (expected name, description, fluid, obstacles, targets, phases, emitters, or a "
+    return err_at(err, errlen, file, "%.100s: unknown key (expected name, description, fluid, obstacles, targets, phases, emitters, outflows, or a "
                   "parameter group:%s)", k, groups + 1);
 }
 
@@ -444,7 +444,8 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
         const char *k = v->string;
         int text = strcmp(k, "name") == 0 || strcmp(k, "description") == 0;
         int known = text || strcmp(k, "fluid") == 0 || strcmp(k, "obstacles") == 0 || strcmp(k, "targets") == 0 ||
-                    strcmp(k, "phases") == 0 || strcmp(k, "emitters") == 0 || is_group(k);
+                    strcmp(k, "phases") == 0 || strcmp(k, "emitters") == 0 || strcmp(k, "outflows") == 0 ||
+                    is_group(k);
         if (!known)
             return unknown_top(k, file, err, errlen);
         if (twice(root->child, v, "", file, err, errlen) != 0)
@@ -468,6 +469,9 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
                 return -1;
         } else if (strcmp(k, "emitters") == 0) {
             if (emitters_read(s, v, file, err, errlen) != 0)
+                return -1;
+        } else if (strcmp(k, "outflows") == 0) {
+            if (outflows_read(s, v, file, err, errlen) != 0)
                 return -1;
         } else if (read_group(&s->params, v, file, err, errlen) != 0) {
             return -1;
@@ -601,7 +605,7 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
     for (int i = 0; i < s->nobstacles; i++)
         if (check_obstacle(s, p, i, err, errlen) != 0)
             return -1;
-    return emitters_check(s, p, err, errlen);
+    return emitters_check(s, p, err, errlen) != 0 ? -1 : outflows_check(s, p, err, errlen);
 }
 
 /* Lattice points along each axis of a block, in double: a box from its

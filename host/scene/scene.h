@@ -85,6 +85,12 @@ typedef struct fcl_emitter {
     int phase_index;
 } fcl_emitter;
 
+/* An outflow region (emitters.c): particles inside it leave the run. */
+enum { FCL_OUTFLOWS_MAX = 16 };
+typedef struct fcl_outflow {
+    float min[3], max[3];
+} fcl_outflow;
+
 typedef struct fcl_scene {
     char file[1024];             /* as given, for messages */
     char name[128];
@@ -101,6 +107,8 @@ typedef struct fcl_scene {
     int nphases;
     fcl_emitter emitters[FCL_EMITTERS_MAX];   /* "emitters" */
     int nemitters;
+    fcl_outflow outflows[FCL_OUTFLOWS_MAX];   /* "outflows" */
+    int noutflows;
 } fcl_scene;
 
 /* Load a file, or an embedded scene when path is "embedded:NAME.json".

@@ -31,5 +31,7 @@ int phases_find(const fcl_scene *s, const char *name);
 int emitters_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
 int emitters_resolve(fcl_scene *s, const char *file, char *err, size_t errlen);
 int emitters_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
+int outflows_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
+int outflows_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
 
 #endif
