@@ -96,6 +96,24 @@ FCL_INLINE void mps_viscosity_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
                     ui.z + dt * (k * lz + a.z + c->gravity.z), 0.0f);
 }
 
+/* A moved position p with velocity v: the normal speed into a wall
+ * reflected with the restitution (tested before the clamp, as the other
+ * integrators do), the position clamped inside the walls, then out of
+ * box and sphere solids. */
+FCL_INLINE void mps_walls(float4 *p, float4 *v, GLOBAL const fcl_solid *solids, const fcl_sph_consts *c)
+{
+    float r = c->radius, rest = c->restitution;
+    float4 lo = fcl_f4(c->domain_min.x + r, c->domain_min.y + r, c->domain_min.z + r, 0.0f);
+    float4 hi = fcl_f4(c->domain_max.x - r, c->domain_max.y - r, c->domain_max.z - r, 0.0f);
+    float4 q = *p, u = *v;
+    u = fcl_f4(wall_vel(q.x, u.x, lo.x, hi.x, rest), wall_vel(q.y, u.y, lo.y, hi.y, rest),
+               wall_vel(q.z, u.z, lo.z, hi.z, rest), 0.0f);
+    q = fcl_f4(wall_pos(q.x, lo.x, hi.x), wall_pos(q.y, lo.y, hi.y), wall_pos(q.z, lo.z, hi.z), q.w);
+    solids_project(&q, &u, 0, solids, c);
+    *p = q;
+    *v = u;
+}
+
 /* x* = x + dt u*, kept inside the walls and out of box and sphere
  * solids; u* loses its normal speed into a wall or solid as the other
  * integrators' velocities do (restitution), or a particle resting on the
@@ -106,15 +124,10 @@ FCL_INLINE void mps_predict_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel,
                                  GLOBAL const fcl_solid *solids, const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 p = pos[i], v = vel[i];
-    float dt = d->dt, r = c->radius, rest = c->restitution;
-    float4 lo = fcl_f4(c->domain_min.x + r, c->domain_min.y + r, c->domain_min.z + r, 0.0f);
-    float4 hi = fcl_f4(c->domain_max.x - r, c->domain_max.y - r, c->domain_max.z - r, 0.0f);
+    float dt = d->dt;
     xold[i] = p;
     p = fcl_f4(p.x + dt * v.x, p.y + dt * v.y, p.z + dt * v.z, p.w);
-    v = fcl_f4(wall_vel(p.x, v.x, lo.x, hi.x, rest), wall_vel(p.y, v.y, lo.y, hi.y, rest),
-               wall_vel(p.z, v.z, lo.z, hi.z, rest), 0.0f);
-    p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
-    solids_project(&p, &v, 0, solids, c);
+    mps_walls(&p, &v, solids, c);
     pos[i] = p;
     vel[i] = v;
 }
@@ -388,14 +401,8 @@ FCL_INLINE void mps_apply_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vev, G
                                GLOBAL const fcl_solid *solids, const fcl_sph_consts *c)
 {
     float4 p = pos[i], v = vev[i], e = dx[i];
-    float r = c->radius, rest = c->restitution;
-    float4 lo = fcl_f4(c->domain_min.x + r, c->domain_min.y + r, c->domain_min.z + r, 0.0f);
-    float4 hi = fcl_f4(c->domain_max.x - r, c->domain_max.y - r, c->domain_max.z - r, 0.0f);
     p = fcl_f4(p.x + e.x, p.y + e.y, p.z + e.z, p.w);
-    v = fcl_f4(wall_vel(p.x, v.x, lo.x, hi.x, rest), wall_vel(p.y, v.y, lo.y, hi.y, rest),
-               wall_vel(p.z, v.z, lo.z, hi.z, rest), 0.0f);
-    p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
-    solids_project(&p, &v, 0, solids, c);
+    mps_walls(&p, &v, solids, c);
     pos[i] = p;
     vev[i] = v;
 }

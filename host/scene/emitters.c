@@ -27,24 +27,10 @@ static int fail(char *err, size_t errlen, const char *file, const char *where, c
     return -1;
 }
 
-/* o[key] as a finite number in [lo, hi]; missing leaves *out. */
 static int read_num(const cJSON *o, const char *key, double lo, double hi, int required, double *out,
                     const char *where, const char *file, char *err, size_t errlen)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    char k[96], msg[160];
-    snprintf(k, sizeof k, "%s.%s", where, key);
-    if (!v)
-        return required ? fail(err, errlen, file, k, "missing (expected a number)") : 0;
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo && v->valuedouble <= hi) {
-        *out = v->valuedouble;
-        return 0;
-    }
-    if (cJSON_IsNumber(v))
-        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %g", lo, hi, v->valuedouble);
-    else
-        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %s", lo, hi, scene_json_type(v));
-    return fail(err, errlen, file, k, msg);
+    return scene_read_number(o, key, lo, hi, required, out, where, file, err, errlen);
 }
 
 /* The shape's own keys. */

@@ -21,24 +21,15 @@ static int fail(char *err, size_t errlen, const char *file, const char *where, c
     return -1;
 }
 
-/* o[key] as a finite number in [lo, hi] (required: missing is an error). */
-static int read_value(const cJSON *o, const char *key, double lo, double hi, int required, float *out,
-                      const char *where, const char *file, char *err, size_t errlen)
+/* o[key] as a required finite number in [lo, hi], into a float. */
+static int read_value(const cJSON *o, const char *key, double lo, double hi, float *out, const char *where,
+                      const char *file, char *err, size_t errlen)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    char k[96], msg[160];
-    snprintf(k, sizeof k, "%s.%s", where, key);
-    if (!v)
-        return required ? fail(err, errlen, file, k, "missing (expected a number)") : 0;
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo && v->valuedouble <= hi) {
-        *out = (float)v->valuedouble;
-        return 0;
-    }
-    if (cJSON_IsNumber(v))
-        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %g", lo, hi, v->valuedouble);
-    else
-        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %s", lo, hi, scene_json_type(v));
-    return fail(err, errlen, file, k, msg);
+    double v = 0.0;
+    if (scene_read_number(o, key, lo, hi, 1, &v, where, file, err, errlen) != 0)
+        return -1;
+    *out = (float)v;
+    return 0;
 }
 
 static int read_name(fcl_phase_decl *ph, const cJSON *o, const char *where, const char *file, char *err,
@@ -68,8 +59,8 @@ static int read_phase(fcl_scene *s, const cJSON *o, int idx, const char *file, c
     if (!cJSON_IsObject(o))
         return fail(err, errlen, file, where, "expected an object with name, density, viscosity and color");
     if (scene_check_keys(o, keys, where, file, err, errlen) != 0 || read_name(ph, o, where, file, err, errlen) != 0 ||
-        read_value(o, "density", 1e-3, 1e6, 1, &ph->density, where, file, err, errlen) != 0 ||
-        read_value(o, "viscosity", 0.0, 1e5, 1, &ph->viscosity, where, file, err, errlen) != 0 ||
+        read_value(o, "density", 1e-3, 1e6, &ph->density, where, file, err, errlen) != 0 ||
+        read_value(o, "viscosity", 0.0, 1e5, &ph->viscosity, where, file, err, errlen) != 0 ||
         scene_read_vec3(o, "color", ph->color, 0, where, file, err, errlen) != 0)
         return -1;
     for (int k = 0; k < 3; k++)

@@ -738,3 +738,20 @@ const char *scene_json_type(const cJSON *v)
 {
     return json_type(v);
 }
+
+int scene_read_number(const cJSON *o, const char *key, double lo, double hi, int required, double *out,
+                      const char *where, const char *file, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return required ? err_at(err, errlen, file, "%s.%s: missing (expected a number)", where, key) : 0;
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo && v->valuedouble <= hi) {
+        *out = v->valuedouble;
+        return 0;
+    }
+    if (cJSON_IsNumber(v))
+        return err_at(err, errlen, file, "%s.%s: expected a number in [%g, %g], got %g", where, key, lo, hi,
+                      v->valuedouble);
+    return err_at(err, errlen, file, "%s.%s: expected a number in [%g, %g], got %s", where, key, lo, hi,
+                  json_type(v));
+}

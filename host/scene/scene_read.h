@@ -18,6 +18,10 @@ int scene_read_vec3(const cJSON *o, const char *key, float out[3], int required,
 int scene_check_keys(const cJSON *o, const char *const *allowed, const char *where, const char *file, char *err,
                      size_t errlen);
 const char *scene_json_type(const cJSON *v);
+/* o[key] as a finite number in [lo, hi] into *out; a missing key is an
+ * error when required, else leaves *out. Errors name "where.key". */
+int scene_read_number(const cJSON *o, const char *key, double lo, double hi, int required, double *out,
+                      const char *where, const char *file, char *err, size_t errlen);
 /* targets.c: the "targets" list, and freeing it. */
 int targets_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
 void targets_free(fcl_scene *s);

@@ -24,20 +24,7 @@ static int fail(char *err, size_t errlen, const char *file, const char *where, c
 static int read_num(const cJSON *o, const char *key, double lo, double hi, double *out, const char *where,
                     const char *file, char *err, size_t errlen)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v)
-        return 0;
-    char k[96], msg[160];
-    snprintf(k, sizeof k, "%s.%s", where, key);
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo && v->valuedouble <= hi) {
-        *out = v->valuedouble;
-        return 0;
-    }
-    if (cJSON_IsNumber(v))
-        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %g", lo, hi, v->valuedouble);
-    else
-        snprintf(msg, sizeof msg, "expected a number in [%g, %g], got %s", lo, hi, scene_json_type(v));
-    return fail(err, errlen, file, k, msg);
+    return scene_read_number(o, key, lo, hi, 0, out, where, file, err, errlen);
 }
 
 /* One keyframe: t, translate, rotate [ax, ay, az, degrees]. */
