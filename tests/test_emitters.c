@@ -12,7 +12,7 @@
  *   particle is inside it, the count is emitted less removed, and the ids
  *   that vanished are exactly the removed count;
  * - a restart at step 45 of 90, the emitter open and between layers,
- *   continues bit for bit on wcsph and mps (the travel accumulators are
+ *   continues bit for bit on every solver (the travel accumulators are
  *   saved; mps ends its step with lists of its final positions).
  */
 #include <math.h>
@@ -224,8 +224,8 @@ int main(void)
     disk_rate_and_capacity(cpu);
     outflow(cpu, "mps");
     outflow(cpu, "wcsph");
-    restart(cpu, "wcsph", 0.2);
-    restart(cpu, "mps", 0.2);
+    for (size_t k = 0; k < fcl_solver_count; k++)
+        restart(cpu, fcl_solvers[k]->name, 0.2);
     if (ocl)
         ocl->ops->destroy(ocl);
     cpu->ops->destroy(cpu);

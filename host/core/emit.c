@@ -179,7 +179,7 @@ int sim_outflow(fcl_sim *s)
             grid_set_count(&s->grid, s->n);
             sim_update_consts(s);
             /* The solver's derived fields (and lists) for the new set. */
-            rc = s->n > 0 && s->solver->prepare(s) != 0 ? FCL_EXIT_DEVICE : 0;
+            rc = s->n > 0 && (sim_clear_derived(s) != 0 || s->solver->prepare(s) != 0) ? FCL_EXIT_DEVICE : 0;
         }
         s->stats.removed = (long)out;
         s->removed += (long)out;

@@ -516,6 +516,24 @@ static int clear_new_slots(fcl_sim *s, size_t k)
     return rc;
 }
 
+/* Pressure and the solver's published fields are per-particle buffers
+ * outside the grid, in the order of the last step; once particles are
+ * added or removed and prepare() reorders them, they would belong to
+ * other particles. Zeroed before prepare(), which recomputes what it can;
+ * the rest reads 0 until the next step (a helper found DFSPH's frames
+ * differing on resume after an emission otherwise). */
+int sim_clear_derived(fcl_sim *s)
+{
+    void *zero = calloc(s->n + 1, 4);
+    int rc = zero ? s->be->ops->buf_write(s->be, s->prs, 0, s->n * 4, zero) : -1;
+    for (int k = 0; rc == 0 && s->solver && k < s->solver->nfields; k++) {
+        fcl_buf *b = s->solver->fields[k].buffer(s);
+        rc = b ? s->be->ops->buf_write(s->be, b, 0, s->n * 4, zero) : -1;
+    }
+    free(zero);
+    return rc;
+}
+
 int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k, char *err, size_t errlen)
 {
     if (k == 0)
@@ -546,7 +564,7 @@ int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k
     grid_set_count(&s->grid, s->n);
     sim_update_consts(s);
     /* The derived fields (density, the solver's own) for the new set. */
-    if (s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0) {
+    if (sim_clear_derived(s) != 0 || s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0) {
         snprintf(err, errlen, "updating the simulation after adding %zu particles failed", k);
         return FCL_EXIT_DEVICE;
     }
