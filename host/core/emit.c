@@ -1,14 +1,17 @@
-/* emit.c - emitters at run time (seed 002 3.3, inflow; the scene's
- * "emitters", host/scene/emitters.c): after each step every emitter open
+/* emit.c - inflow and outflow at run time (seed 002 3.3; the scene's
+ * "emitters" and "outflows", host/scene/emitters.c). Outflow boxes take
+ * out the particles inside them at the end of a step, compacting every
+ * attribute through the host (ids and order kept). After each step every emitter open
  * during it adds the layers that crossed its plane, through the capacity
  * (sim_add_particles: ids continue, no rebuild). A layer leaves each time
  * the accumulated travel reaches a spacing (or, with a rate, the
  * accumulated time reaches the layer's period) and starts as far past the
  * plane as it has travelled since; its particles carry the emitter's
  * phase in pos.w and its velocity.
- * Invariant: s->emit_acc[i] is emitter i's travel (m) or time (s) since
- * its last layer; it is saved in checkpoints with the step and time, so a
- * resumed run emits as the uninterrupted one does.
+ * Invariant: s->emit_acc[i] is emitter i's travel (m) since its last
+ * layer (with a rate: speed times the time); it is saved in checkpoints
+ * with the step and time, so a resumed run emits as the uninterrupted one
+ * does; after sim_outflow no particle lies inside an outflow box.
  */
 #include <math.h>
 #include <stdio.h>
