@@ -332,16 +332,6 @@ const fcl_mps_consts *mps_consts(const fcl_sim *s)
     return &((const mps *)s->solver_data)->d;
 }
 
-double mps_rest_density(const fcl_sim *s, int laplacian, double *lambda)
-{
-    double n0, lam;
-    double re = (laplacian ? s->prm->mps_re_laplacian : s->prm->mps_re_density) * s->spacing;
-    mps_lattice(re, s->spacing, &n0, &lam);
-    if (lambda)
-        *lambda = lam;
-    return n0;
-}
-
 /* Lists within the larger radius, in support radii h. */
 static double mps_list_radius(const fcl_params *p)
 {
