@@ -46,6 +46,9 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
     }
     v->have_sim = 1;
     v->mesh_step = -1;
+    /* A new state: the level set starts from its F = 0, not the old phi. */
+    if (v->mc_ready)
+        mc_forget(&v->mc);
     /* Another solver after a reset may publish other fields. */
     if (v->field >= view_field_count(v))
         v->field = FCL_FIELD_SPEED;
