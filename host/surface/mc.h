@@ -53,7 +53,7 @@ typedef struct mc_config {
 enum { MC_METHOD_MC = 0, MC_METHOD_LEVELSET = 1 };
 /* The trailing fields of a positional mc_config for marching cubes: the
  * method and the surface.ls_* defaults (params.def). */
-#define MC_FIELDS_LS_OFF MC_METHOD_MC, 0.5f, 0u, 0.0f, 0.6f, 3.0f, 1.0f, 0.001f, 200, 3
+#define MC_FIELDS_LS_OFF MC_METHOD_MC, 0.5f, 0u, 0.0f, 0.62f, 3.0f, 1.0f, 0.001f, 200, 3
 
 typedef struct mc_mesh {
     size_t nv, nt;
