@@ -529,7 +529,7 @@ static void test_mc_ball(fcl_backend *be)
 {
     size_t n;
     float4 *p = shell_ball(9, D, &n);
-    mc_config c = { D, 2.0f * D, 0.5f, 0.6f, FCL_MC_ZOU, 0.0f, 1.0f, 1, 0.05f, 0.85f, 0, 8.0f, 1.0f, 0.0f };
+    mc_config c = { D, 2.0f * D, 0.5f, 0.6f, FCL_MC_ZOU, 0.0f, 1.0f, 1, 0.05f, 0.85f, 0, 8.0f, 1.0f, 0.0f, MC_FIELDS_LS_OFF };
     const double ctr[3] = { 0.3, 0.4, 0.5 };
     mc_mesh plain;
     float cell;

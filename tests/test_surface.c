@@ -22,7 +22,7 @@ static const float D = 0.02f;   /* particle spacing */
 static mc_config config(float cell, unsigned field)
 {
     return (mc_config){ D, 2.0f * D, cell, field == FCL_MC_MUELLER ? 0.5f : 0.6f, field, 0.0f, 1.0f,
-                        1, 0.05f, 0.85f, 0, 8.0f, 1.0f, 0.0f };
+                        1, 0.05f, 0.85f, 0, 8.0f, 1.0f, 0.0f, MC_FIELDS_LS_OFF };
 }
 
 /* Lattice points within r spacings of the centre (offset from the node

@@ -153,9 +153,17 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
             out_frame_free(&d);
             return rc;
         }
-        if (!o->quiet)
+        const mc_stats *st = &x->last;
+        if (!o->quiet && c.method == MC_METHOD_LEVELSET)
+            printf("%s: %zu particles -> %zu triangles in %.1f ms (%s, level set, cell %.3g m, %s, %d iterations%s, "
+                   "band %zu of %zu nodes; speed %.1f ms, iterations %.1f ms, marching cubes %.1f ms)\n",
+                   o->frames[i], d.n, nt, ms, x->be->kind, st->node_cell,
+                   st->ls_continued ? "continued" : "first frame", st->ls_iterations,
+                   st->ls_converged ? "" : " (not converged)", st->cells, st->nodes, st->ls_ms_speed,
+                   st->ls_ms_iterate, st->ls_ms_mesh);
+        else if (!o->quiet)
             printf("%s: %zu particles -> %zu triangles in %.1f ms (%s, cell %.3g m, field on %zu of %zu nodes)\n",
-                   o->frames[i], d.n, nt, ms, x->be->kind, x->last.node_cell, x->last.cells, x->last.nodes);
+                   o->frames[i], d.n, nt, ms, x->be->kind, st->node_cell, st->cells, st->nodes);
         out_frame_free(&d);
     }
     return 0;

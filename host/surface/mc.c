@@ -13,6 +13,7 @@
  * cost one tile label each.
  */
 #include "mc.h"
+#include "levelset.h"
 #include "mesh_post.h"
 #include "passes.h"
 
@@ -54,6 +55,16 @@ void mc_config_from_params(mc_config *c, const fcl_params *p)
     c->smooth_feature = p->surface_smooth_feature;
     c->decimate = p->surface_decimate;
     c->decimate_error = p->surface_decimate_error;
+    c->method = strcmp(p->surface_method, "levelset") == 0 ? MC_METHOD_LEVELSET : MC_METHOD_MC;
+    c->ls_cell = p->surface_ls_cell;
+    c->ls_binary = strcmp(p->surface_ls_field, "binary") == 0;
+    c->ls_threshold = p->surface_ls_threshold;
+    c->ls_radius = p->surface_ls_radius;
+    c->ls_truncation = p->surface_ls_truncation;
+    c->ls_beta = p->surface_ls_beta;
+    c->ls_tolerance = p->surface_ls_tolerance;
+    c->ls_max_iter = p->surface_ls_max_iterations;
+    c->ls_band = p->surface_ls_band;
 }
 
 int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen)
@@ -77,8 +88,15 @@ int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen)
     return 0;
 }
 
+void mc_forget(mc_ctx *x)
+{
+    ls_free(x->ls);
+    x->ls = NULL;
+}
+
 void mc_free(mc_ctx *x)
 {
+    mc_forget(x);
     if (x->be && x->tables)
         x->be->ops->buf_free(x->be, x->tables);
     memset(x, 0, sizeof *x);
@@ -385,6 +403,38 @@ static void run_free(mc_ctx *x, mc_run *r)
         grid_free(&r->g, x->be);
 }
 
+int mc_mesh_nodes(mc_ctx *x, const fcl_mc_info *m, const float *phi, const uint *label, const uint *list, uint nlist,
+                  const uint *slot, mc_mesh *out, char *err, size_t errlen)
+{
+    const fcl_backend_ops *o = x->be->ops;
+    mc_run r;
+    memset(&r, 0, sizeof r);
+    memset(out, 0, sizeof *out);
+    r.m = *m;
+    r.nband = nlist;
+    r.ncell = nlist * m->t * m->t * m->t;
+    size_t nodes = (size_t)m->nx * m->ny * m->nz, tiles = (size_t)m->tnx * m->tny * m->tnz;
+    r.phi = mk(x, nodes, sizeof(float), "level-set field");
+    r.label = mk(x, tiles, sizeof(uint), "level-set tile labels");
+    r.list = mk(x, nlist, sizeof(uint), "level-set tile list");
+    r.slot = mk(x, tiles, sizeof(uint), "level-set tile slots");
+    int rc = !r.phi || !r.label || !r.list || !r.slot || o->buf_write(x->be, r.phi, 0, nodes * sizeof(float), phi) ||
+             o->buf_write(x->be, r.label, 0, tiles * sizeof(uint), label) ||
+             (nlist && o->buf_write(x->be, r.list, 0, nlist * sizeof(uint), list)) ||
+             o->buf_write(x->be, r.slot, 0, tiles * sizeof(uint), slot);
+    if (rc == 0 && (rc = classify(x, &r)) == 0 && (rc = generate(x, &r)) == 0)
+        rc = download(x, &r, out);
+    x->last.active = r.nact;
+    run_free(x, &r);
+    if (rc != 0) {
+        mc_mesh_free(out);
+        snprintf(err, errlen, "marching cubes of a level set of %zu nodes failed on %s (out of device memory?)",
+                 nodes, x->be->name);
+        return FCL_EXIT_DEVICE;
+    }
+    return 0;
+}
+
 mc_input mc_input_host(const float4 *pos, const float4 *vel, size_t n)
 {
     return (mc_input){ n, pos, vel, NULL, NULL };
@@ -423,6 +473,8 @@ int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh
 {
     memset(out, 0, sizeof *out);
     memset(&x->last, 0, sizeof x->last);
+    if (c->method == MC_METHOD_LEVELSET)
+        return ls_reconstruct(x, c, in, out, err, errlen);
     if (in->n == 0)
         return 0;
     if (c->field == FCL_MC_ANISO && !(in->dpos ? in->dvel != NULL : in->vel != NULL)) {
@@ -442,8 +494,9 @@ int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh
         rc = generate(x, &r);
     if (rc == 0)
         rc = download(x, &r, out);
-    x->last = (mc_stats){ r.nblocks, r.ntiles, r.nband, (size_t)r.m.nx * r.m.ny * r.m.nz, r.ncell, r.nact, r.m.cell,
-                          r.m.t };
+    x->last = (mc_stats){ .blocks = r.nblocks, .tiles = r.ntiles, .band_tiles = r.nband,
+                          .nodes = (size_t)r.m.nx * r.m.ny * r.m.nz, .cells = r.ncell, .active = r.nact,
+                          .node_cell = r.m.cell, .tile = r.m.t };
     run_free(x, &r);
     if (rc != 0) {
         mc_mesh_free(out);

@@ -35,7 +35,25 @@ typedef struct mc_config {
     float smooth_feature;  /* ... neighbor weight exponent */
     float decimate;        /* fraction of triangles kept; 0 or 1 = off */
     float decimate_error;  /* largest collapse error (cells); 0 = none */
+    /* surface.method and the level set's surface.ls_* (levelset.c); every
+     * field is 4 bytes, so a config has no padding and compares by memcmp
+     * (the viewer's mesh_cfg). */
+    unsigned method;       /* MC_METHOD_MC or MC_METHOD_LEVELSET */
+    float ls_cell;         /* level-set node spacing (spacings) */
+    unsigned ls_binary;    /* 1: binary f, 0: smooth */
+    float ls_threshold;    /* T; 0 = the field's own */
+    float ls_radius;       /* particle radius r (spacings) */
+    float ls_truncation;   /* smooth f's truncation radius (spacings) */
+    float ls_beta;         /* curvature weight */
+    float ls_tolerance;    /* stop: largest front step (cells) */
+    int ls_max_iter;       /* iterations per frame, at most */
+    int ls_band;           /* narrow band half-width (cells) */
 } mc_config;
+
+enum { MC_METHOD_MC = 0, MC_METHOD_LEVELSET = 1 };
+/* The trailing fields of a positional mc_config for marching cubes: the
+ * method and the surface.ls_* defaults (params.def). */
+#define MC_FIELDS_LS_OFF MC_METHOD_MC, 0.5f, 0u, 0.0f, 0.62f, 3.0f, 1.0f, 0.001f, 200, 3
 
 typedef struct mc_mesh {
     size_t nv, nt;
@@ -54,12 +72,21 @@ typedef struct mc_stats {
     size_t active;      /* cells with triangles */
     float node_cell;    /* the node spacing used (m) */
     unsigned tile;      /* node cells per tile edge */
+    /* surface.method levelset (zero otherwise): */
+    int ls_iterations;  /* PDE steps this frame */
+    int ls_continued;   /* 1: started from the previous frame's phi */
+    int ls_converged;   /* 1: stopped by surface.ls_tolerance */
+    float ls_change;    /* largest front step of the last iteration (cells) */
+    size_t ls_front;    /* front nodes at the end */
+    double ls_ms_particles, ls_ms_speed, ls_ms_iterate, ls_ms_mesh; /* download, F, PDE, marching cubes */
 } mc_stats;
 
+struct ls_state;
 typedef struct mc_ctx {
     fcl_backend *be;
     fcl_buf *tables;
     mc_stats last;
+    struct ls_state *ls; /* surface.method levelset: phi kept between frames (levelset.c) */
 } mc_ctx;
 
 /* The particles a reconstruction reads: host arrays (vel may be NULL
@@ -93,6 +120,16 @@ int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float
 /* The same from either kind of input. */
 int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh *out, char *err, size_t errlen);
 void mc_free(mc_ctx *x);
+/* Drops what a reconstruction keeps between frames (the level set's phi),
+ * so the next one starts afresh: after a reset to another state. */
+void mc_forget(mc_ctx *x);
+/* Marching cubes over a node field the caller made (the level set's): phi
+ * on m->nx x ny x nz nodes, inside where phi >= m->iso; the nlist tiles
+ * of m->t^3 cells in list hold every cell whose corners differ (label 5
+ * and slot set for them, label 0 elsewhere). The mesh comes back as from
+ * mc_reconstruct, before post-processing. 0 or FCL_EXIT_DEVICE. */
+int mc_mesh_nodes(mc_ctx *x, const fcl_mc_info *m, const float *phi, const uint *label, const uint *list, uint nlist,
+                  const uint *slot, mc_mesh *out, char *err, size_t errlen);
 void mc_mesh_free(mc_mesh *m);
 
 /* Case tables (mc_tables.c), laid out as kernels/mc.cl's MC_TABLE_INTS

@@ -1,0 +1,96 @@
+/* levelset_impl.h - the level set's state and the functions its three
+ * files share (levelset.c: frames, grid and meshing; levelset_speed.c: the
+ * particles' speed field F; levelset_band.c: front, redistancing, PDE).
+ * Invariant: node (i, j, k) is at cell * (o + (i, j, k)), o on a lattice
+ * fixed in space, so nodes of two frames' grids coincide; node indices fit
+ * in 32 bits; the outer LS_RIM layers of nodes are never in the band.
+ */
+#ifndef FCL_LEVELSET_IMPL_H
+#define FCL_LEVELSET_IMPL_H
+
+#include <stddef.h>
+
+#include "levelset.h"
+
+enum { LS_RIM = 2 };
+
+/* Particles sorted into cells of the speed field's reach. */
+typedef struct ls_pgrid {
+    float lo[3], size;
+    int n[3];
+    uint *start;        /* n0 n1 n2 + 1 */
+    float4 *pos, *vel;  /* sorted copies */
+} ls_pgrid;
+
+/* f's constants (lengths in m). */
+typedef struct ls_field {
+    int binary;
+    float T, rbar2, inv_rbar2, rc2, reach;
+    float stretch_k;    /* stretch / h: s = 1 + stretch_k |v| */
+    float max_stretch;
+} ls_field;
+
+typedef struct ls_heap_item {
+    float key;
+    uint node;
+} ls_heap_item;
+
+typedef struct ls_state {
+    float cell;           /* node spacing (m) */
+    long long o[3];       /* lattice offset of node 0 */
+    int n[3];
+    size_t nn;
+    float *phi, *F, *tmp; /* phi; F cache; FMM tentative values */
+    unsigned char *have;  /* F[k] computed this frame */
+    unsigned char *st;    /* FMM: 0 far, 1 trial, 2 known */
+    uint *band, *front, *touched;
+    size_t nband, nfront, ntouched, cap_band, cap_front, cap_touched;
+    ls_heap_item *heap;
+    size_t nheap, cap_heap;
+    float far;            /* |phi| off the band: (band + 1) cells */
+    int W;                /* band half-width (cells) */
+    int seeding;          /* seed fluid found beyond the band (0 for one frame after ls_start_sphere) */
+    int frames;           /* frames since phi was initialised */
+    ls_field fd;
+    ls_pgrid pg;
+} ls_state;
+
+static inline size_t ls_idx(const ls_state *s, int i, int j, int k)
+{
+    return (size_t)i + (size_t)s->n[0] * ((size_t)j + (size_t)s->n[1] * (size_t)k);
+}
+
+static inline void ls_coords(const ls_state *s, size_t q, int *i, int *j, int *k)
+{
+    *i = (int)(q % (size_t)s->n[0]);
+    *j = (int)((q / (size_t)s->n[0]) % (size_t)s->n[1]);
+    *k = (int)(q / ((size_t)s->n[0] * (size_t)s->n[1]));
+}
+
+/* Whether node (i, j, k) may enter the band (off the rim). */
+static inline int ls_inner(const ls_state *s, int i, int j, int k)
+{
+    return i >= LS_RIM && j >= LS_RIM && k >= LS_RIM && i < s->n[0] - LS_RIM && j < s->n[1] - LS_RIM &&
+           k < s->n[2] - LS_RIM;
+}
+
+/* levelset_speed.c */
+void ls_field_from_config(ls_field *f, const mc_config *c);
+void ls_field_fit(ls_field *f, const float4 *vel, size_t n);
+int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, float reach);
+void ls_pgrid_free(ls_pgrid *g);
+float ls_speed_at(const ls_state *s, float x, float y, float z);
+void ls_speed_all(ls_state *s);
+void ls_speed_nodes(ls_state *s, const uint *nodes, size_t count);
+float ls_speed_interp(const ls_state *s, float x, float y, float z);
+void ls_init_from_speed(ls_state *s);
+size_t ls_seed(ls_state *s, const float4 *pos, size_t n);
+
+/* levelset_band.c */
+int ls_push(uint **a, size_t *len, size_t *cap, uint v);
+int ls_find_front(ls_state *s, const uint *nodes, size_t count);
+int ls_find_front_all(ls_state *s);
+int ls_redistance(ls_state *s);
+double ls_step(ls_state *s, float beta_r, float dt);
+
+#endif

@@ -1,0 +1,318 @@
+/* levelset_speed.c - the level set's speed field F(x) = T + sum_i f(x, i)
+ * (Premoze et al. 2003 s4, eq. 31-32), evaluated from particles sorted
+ * into cells of its reach, cached per node for a frame; phi from F's sign
+ * (the first frame's start, and fluid that appears beyond the band).
+ * f is smooth, 1 / (1 + (d/r)^2) (k = 2) times (1 - d^2/R^2)^2, 0 beyond
+ * the truncation radius R, or binary, 1 for d < r. d is stretched along
+ * the particle's velocity v by s = min(1 + stretch |v| / h, max_stretch):
+ * d^2 = a^2 / s^2 + p^2 s for the parts a along v and p across it, an
+ * ellipsoid s r long and r / sqrt(s) wide, of the same volume (the seed's
+ * eq. 32 adds |d_v| and d_perp, which is not a distance at rest).
+ * Invariant: f = 0 beyond fd.reach of a particle, so F at x needs only the
+ * 27 cells around x's cell; F[k] is valid where have[k] == 1.
+ */
+#include "levelset_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The particle cells within reach of x are those at most LS_SPAN cells
+ * away (cells are at least reach / LS_SPAN wide): 125 cells of
+ * (reach/2)^3 hold 2.2x fewer particles than 27 of reach^3. */
+enum { LS_SPAN = 2 };
+
+void ls_field_from_config(ls_field *f, const mc_config *c)
+{
+    float r = c->ls_radius * c->spacing, R = c->ls_truncation * c->spacing;
+    f->binary = (int)c->ls_binary;
+    f->T = c->ls_threshold != 0.0f ? c->ls_threshold : (c->ls_binary ? -0.5f : -2.0f);
+    f->rbar2 = r * r;
+    f->inv_rbar2 = 1.0f / (r * r);
+    f->rc2 = R * R;
+    f->stretch_k = c->stretch > 0.0f ? c->stretch / c->h : 0.0f;
+    f->max_stretch = f->stretch_k > 0.0f ? c->max_stretch : 1.0f;
+    f->reach = (c->ls_binary ? r : R) * f->max_stretch;
+}
+
+/* The stretch this frame's fastest particle gets bounds the reach, so a
+ * resting frame searches no farther than an unstretched particle. */
+void ls_field_fit(ls_field *f, const float4 *vel, size_t n)
+{
+    float v2 = 0.0f;
+    for (size_t i = 0; vel && f->stretch_k > 0.0f && i < n; i++)
+        v2 = fmaxf(v2, vel[i].x * vel[i].x + vel[i].y * vel[i].y + vel[i].z * vel[i].z);
+    float s = fminf(1.0f + f->stretch_k * sqrtf(v2), f->max_stretch);
+    f->reach = f->reach / f->max_stretch * s;
+}
+
+/* Counting sort of the particles into cells of at least the reach over
+ * their bounding box; cells grow when the box is sparse, so that there are
+ * never many more cells than particles. */
+int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, float reach)
+{
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (size_t i = 0; i < n; i++) {
+        const float p[3] = { pos[i].x, pos[i].y, pos[i].z };
+        for (int a = 0; a < 3; a++)
+            lo[a] = fminf(lo[a], p[a]), hi[a] = fmaxf(hi[a], p[a]);
+    }
+    double size = reach / LS_SPAN, vol = 1.0;
+    for (int a = 0; a < 3; a++)
+        vol *= (double)(hi[a] - lo[a]) + reach;
+    if (vol / (size * size * size) > 4.0 * (double)n + 1e6)
+        size = cbrt(vol / (4.0 * (double)n + 1e6));
+    size_t cells = 1;
+    for (int a = 0; a < 3; a++) {
+        g->lo[a] = lo[a];
+        g->n[a] = (int)((hi[a] - lo[a]) / size) + 1;
+        cells *= (size_t)g->n[a];
+    }
+    g->size = (float)size;
+    g->start = calloc(cells + 1, sizeof *g->start);
+    g->pos = malloc((n ? n : 1) * sizeof *g->pos);
+    g->vel = malloc((n ? n : 1) * sizeof *g->vel);
+    uint *cell = malloc((n ? n : 1) * sizeof *cell);
+    if (!g->start || !g->pos || !g->vel || !cell) {
+        free(cell);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const float p[3] = { pos[i].x, pos[i].y, pos[i].z };
+        size_t c = 0;
+        for (int a = 2; a >= 0; a--) {
+            int q = (int)((p[a] - g->lo[a]) / g->size);
+            c = c * (size_t)g->n[a] + (size_t)(q < g->n[a] ? q : g->n[a] - 1);
+        }
+        cell[i] = (uint)c;
+        g->start[c + 1]++;
+    }
+    for (size_t c = 0; c < cells; c++)
+        g->start[c + 1] += g->start[c];
+    for (size_t i = 0; i < n; i++) {
+        uint at = g->start[cell[i]]++;
+        g->pos[at] = pos[i];
+        g->vel[at] = vel ? vel[i] : (float4){ 0.0f, 0.0f, 0.0f, 0.0f };
+    }
+    memmove(g->start + 1, g->start, cells * sizeof *g->start);
+    g->start[0] = 0;
+    free(cell);
+    return 0;
+}
+
+void ls_pgrid_free(ls_pgrid *g)
+{
+    free(g->start);
+    free(g->pos);
+    free(g->vel);
+    memset(g, 0, sizeof *g);
+}
+
+/* f of one particle at offset (dx, dy, dz) from it, velocity v. */
+static float ls_f(const ls_field *f, float4 v, float dx, float dy, float dz)
+{
+    float q2 = dx * dx + dy * dy + dz * dz, v2 = v.x * v.x + v.y * v.y + v.z * v.z;
+    if (f->stretch_k > 0.0f && v2 > 0.0f) {
+        float speed = sqrtf(v2), s = fminf(1.0f + f->stretch_k * speed, f->max_stretch);
+        float a = (dx * v.x + dy * v.y + dz * v.z) / speed, p2 = fmaxf(q2 - a * a, 0.0f);
+        q2 = a * a / (s * s) + p2 * s;
+    }
+    if (f->binary)
+        return q2 < f->rbar2 ? 1.0f : 0.0f;
+    if (q2 >= f->rc2)
+        return 0.0f;
+    float w = 1.0f - q2 / f->rc2;
+    return w * w / (1.0f + q2 * f->inv_rbar2);
+}
+
+float ls_speed_at(const ls_state *s, float x, float y, float z)
+{
+    const ls_pgrid *g = &s->pg;
+    const float p[3] = { x, y, z };
+    int c[3];
+    for (int a = 0; a < 3; a++) {
+        float q = floorf((p[a] - g->lo[a]) / g->size);
+        if (q < -(float)LS_SPAN || q >= (float)(g->n[a] + LS_SPAN))
+            return s->fd.T; /* beyond reach of the particles' box */
+        c[a] = (int)q;
+    }
+    float sum = 0.0f, r2 = s->fd.reach * s->fd.reach;
+    int i0 = c[0] > LS_SPAN ? c[0] - LS_SPAN : 0, i1 = c[0] + LS_SPAN < g->n[0] ? c[0] + LS_SPAN : g->n[0] - 1;
+    for (int k = c[2] - LS_SPAN; k <= c[2] + LS_SPAN; k++)
+        for (int j = c[1] - LS_SPAN; j <= c[1] + LS_SPAN; j++) {
+            if (k < 0 || j < 0 || k >= g->n[2] || j >= g->n[1])
+                continue;
+            size_t row = (size_t)g->n[0] * ((size_t)j + (size_t)g->n[1] * (size_t)k);
+            for (uint q = g->start[row + (size_t)i0]; q < g->start[row + (size_t)i1 + 1]; q++) {
+                float dx = x - g->pos[q].x, dy = y - g->pos[q].y, dz = z - g->pos[q].z;
+                if (dx * dx + dy * dy + dz * dz < r2)
+                    sum += ls_f(&s->fd, g->vel[q], dx, dy, dz);
+            }
+        }
+    return s->fd.T + sum;
+}
+
+static float node_speed(const ls_state *s, size_t q)
+{
+    int i, j, k;
+    ls_coords(s, q, &i, &j, &k);
+    return ls_speed_at(s, s->cell * (float)(s->o[0] + i), s->cell * (float)(s->o[1] + j),
+                       s->cell * (float)(s->o[2] + k));
+}
+
+/* F on every node (the first frame). */
+void ls_speed_all(ls_state *s)
+{
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (size_t q = 0; q < s->nn; q++) {
+        s->F[q] = node_speed(s, q);
+        s->have[q] = 1;
+    }
+}
+
+/* F on the listed nodes that lack it (duplicates allowed). */
+void ls_speed_nodes(ls_state *s, const uint *nodes, size_t count)
+{
+    size_t m = 0;
+    uint *todo = malloc((count ? count : 1) * sizeof *todo);
+    if (!todo) { /* computed one by one instead */
+        for (size_t t = 0; t < count; t++)
+            if (!s->have[nodes[t]])
+                s->F[nodes[t]] = node_speed(s, nodes[t]), s->have[nodes[t]] = 1;
+        return;
+    }
+    for (size_t t = 0; t < count; t++)
+        if (!s->have[nodes[t]])
+            s->have[nodes[t]] = 2, todo[m++] = nodes[t];
+#pragma omp parallel for schedule(dynamic, 256)
+    for (size_t t = 0; t < m; t++)
+        s->F[todo[t]] = node_speed(s, todo[t]);
+    for (size_t t = 0; t < m; t++)
+        s->have[todo[t]] = 1;
+    free(todo);
+}
+
+/* Trilinear F at a point inside the grid from the 8 cached nodes around
+ * it (the caller made sure they are cached). */
+float ls_speed_interp(const ls_state *s, float x, float y, float z)
+{
+    const float p[3] = { x, y, z };
+    int c[3];
+    float t[3];
+    for (int a = 0; a < 3; a++) {
+        float u = p[a] / s->cell - (float)s->o[a], f = floorf(u);
+        f = fminf(fmaxf(f, 0.0f), (float)(s->n[a] - 2));
+        c[a] = (int)f;
+        t[a] = fminf(fmaxf(u - f, 0.0f), 1.0f);
+    }
+    float v = 0.0f;
+    for (int e = 0; e < 8; e++) {
+        int dx = e & 1, dy = (e >> 1) & 1, dz = e >> 2;
+        float w = (dx ? t[0] : 1.0f - t[0]) * (dy ? t[1] : 1.0f - t[1]) * (dz ? t[2] : 1.0f - t[2]);
+        v += w * s->F[ls_idx(s, c[0] + dx, c[1] + dy, c[2] + dz)];
+    }
+    return v;
+}
+
+/* phi at inner node q from F's signs at it and its 6 neighbors: the
+ * distance to the zero crossings of F along the grid edges (linear in F),
+ * combined over the axes as the distance to a plane through them, or
+ * +-far away from every crossing. F >= 0 is inside. */
+static float phi_from_speed(const ls_state *s, size_t q)
+{
+    int i, j, k;
+    ls_coords(s, q, &i, &j, &k);
+    float f0 = s->F[q], sign = f0 >= 0.0f ? 1.0f : -1.0f, inv2 = 0.0f;
+    const size_t step[3] = { 1, (size_t)s->n[0], (size_t)s->n[0] * (size_t)s->n[1] };
+    for (int a = 0; a < 3; a++) {
+        float best = INFINITY;
+        for (int side = -1; side <= 1; side += 2) {
+            float f1 = s->F[side < 0 ? q - step[a] : q + step[a]];
+            if ((f1 >= 0.0f) != (f0 >= 0.0f))
+                best = fminf(best, f0 / (f0 - f1) * s->cell);
+        }
+        if (best < INFINITY)
+            inv2 += 1.0f / fmaxf(best * best, 1e-12f * s->cell * s->cell);
+    }
+    return inv2 > 0.0f ? sign / sqrtf(inv2) : sign * s->far;
+}
+
+/* The first frame: phi from F on every node (F cached on all), the rim
+ * outside. */
+void ls_init_from_speed(ls_state *s)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t q = 0; q < s->nn; q++) {
+        int i, j, k;
+        ls_coords(s, q, &i, &j, &k);
+        s->phi[q] = ls_inner(s, i, j, k) ? phi_from_speed(s, q) : -s->far;
+    }
+}
+
+/* Marks nodes within r of node (ci, cj, ck) (inner ones) into list, once
+ * each (st = 3 until the caller clears it). */
+static int box_nodes(ls_state *s, int ci, int cj, int ck, int r, uint **list, size_t *len, size_t *cap)
+{
+    for (int k = ck - r; k <= ck + r; k++)
+        for (int j = cj - r; j <= cj + r; j++)
+            for (int i = ci - r; i <= ci + r; i++) {
+                if (!ls_inner(s, i, j, k))
+                    continue;
+                size_t q = ls_idx(s, i, j, k);
+                if (s->st[q] == 3)
+                    continue;
+                s->st[q] = 3;
+                if (ls_push(list, len, cap, (uint)q) != 0)
+                    return -1;
+            }
+    return 0;
+}
+
+/* Fluid beyond the band: a particle whose nearest node lies outside the
+ * surface by more than the band, with F > 0 there (a drop that left the
+ * body faster than the front follows, fluid the viewer added). Around
+ * each, nodes still beyond the band outside get phi from F's sign as on a
+ * first frame; the box reaches 3 particle radii past the particle. Returns
+ * the seeding particles, or (size_t)-1 out of memory. */
+size_t ls_seed(ls_state *s, const float4 *pos, size_t n)
+{
+    uint *cand = NULL, *box = NULL;
+    size_t nc = 0, cc = 0, nb = 0, cb = 0, seeded = 0;
+    float lim = -(float)s->W * s->cell;
+    int bad = 0;
+    for (size_t p = 0; p < n && !bad; p++) {
+        int i = (int)lroundf(pos[p].x / s->cell - (float)s->o[0]);
+        int j = (int)lroundf(pos[p].y / s->cell - (float)s->o[1]);
+        int k = (int)lroundf(pos[p].z / s->cell - (float)s->o[2]);
+        if (ls_inner(s, i, j, k) && s->phi[ls_idx(s, i, j, k)] <= lim)
+            bad = ls_push(&cand, &nc, &cc, (uint)ls_idx(s, i, j, k));
+    }
+    ls_speed_nodes(s, cand, bad ? 0 : nc);
+    int r = (int)ceilf(3.0f * sqrtf(s->fd.rbar2) * s->fd.max_stretch / s->cell) + 1;
+    for (size_t t = 0; t < nc && !bad; t++) {
+        if (s->F[cand[t]] <= 0.0f || s->phi[cand[t]] > lim)
+            continue;
+        int i, j, k;
+        ls_coords(s, cand[t], &i, &j, &k);
+        bad = box_nodes(s, i, j, k, r + 1, &box, &nb, &cb);
+        seeded++;
+    }
+    if (!bad) {
+        ls_speed_nodes(s, box, nb);
+        const size_t step[3] = { 1, (size_t)s->n[0], (size_t)s->n[0] * (size_t)s->n[1] };
+        for (size_t t = 0; t < nb; t++) {
+            size_t q = box[t];
+            int ok = s->phi[q] <= lim;
+            for (int a = 0; a < 3 && ok; a++)
+                ok = s->st[q - step[a]] == 3 && s->st[q + step[a]] == 3;
+            s->tmp[q] = ok ? phi_from_speed(s, q) : s->phi[q];
+        }
+        for (size_t t = 0; t < nb; t++)
+            s->phi[box[t]] = s->tmp[box[t]];
+    }
+    for (size_t t = 0; t < nb; t++)
+        s->st[box[t]] = 0;
+    free(cand);
+    free(box);
+    return bad ? (size_t)-1 : seeded;
+}
