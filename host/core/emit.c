@@ -38,6 +38,13 @@ int sim_set_emitters(fcl_sim *s, const fcl_emitter *e, int n, char *err, size_t 
     return 0;
 }
 
+/* The distance between consecutive layers: a spacing, or with a rate
+ * the distance a layer of m particles travels in m / rate seconds. */
+static double layer_step(const fcl_sim *s, const fcl_emitter *e, size_t m)
+{
+    return e->rate > 0.0 ? e->speed * (double)m / e->rate : s->spacing;
+}
+
 /* Layers emitter i owes for the step (t0, t1]: their count, and the
  * distance the first of them has moved past the plane in *ahead. */
 static long layers_due(fcl_sim *s, int i, double t0, double t1, double *ahead)
@@ -46,9 +53,8 @@ static long layers_due(fcl_sim *s, int i, double t0, double t1, double *ahead)
     double open = fmin(t1, e->end) - fmax(t0, e->start);
     if (open <= 0.0)
         return 0;
-    double per_layer = (double)emitter_layer(e, s->spacing, NULL, 0);
     /* The accumulator in metres: with a rate, the layer period times the speed. */
-    double step = e->rate > 0.0 ? e->speed * per_layer / e->rate : s->spacing;
+    double step = layer_step(s, e, emitter_layer(e, s->spacing, NULL, 0));
     s->emit_acc[i] += e->speed * open;
     long k = (long)floor(s->emit_acc[i] / step);
     *ahead = s->emit_acc[i] - step;
@@ -62,7 +68,7 @@ static size_t fill(fcl_sim *s, int i, long k, double ahead, float4 *pos, float4 
 {
     const fcl_emitter *e = &s->emitters[i];
     size_t m = emitter_layer(e, s->spacing, NULL, 0), n = 0;
-    double per_layer = (double)m, step = e->rate > 0.0 ? e->speed * per_layer / e->rate : s->spacing;
+    double step = layer_step(s, e, m);
     for (long l = 0; l < k; l++) {
         double d = ahead - (double)l * step;
         emitter_layer(e, s->spacing, pos + n, m);

@@ -42,7 +42,9 @@ typedef struct mps {
                                             a singular system) */
     mps_pcg cg;
     fcl_mps_consts d;
-    double n0_l, lambda;                 /* Laplacian's lattice constants */
+    double n0, n0_l, lambda;             /* lattice constants: n0 at re_n, and
+                                            n0 and lambda at re_l (the radii
+                                            are fixed for a run: mps_init) */
     mps_pcg_result last;
     double surface;                      /* this step's surface particles */
     int warned;                          /* non-convergence said once */
@@ -95,11 +97,15 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
         snprintf(err, errlen, "mps: the device refused the solver's buffers");
         return -1;
     }
+    double lam_n, l0 = s->spacing;
+    mps_lattice(s->prm->mps_re_density * l0, l0, &d->n0, &lam_n);
+    mps_lattice(s->prm->mps_re_laplacian * l0, l0, &d->n0_l, &d->lambda);
     sim_update_consts(s);
     return 0;
 }
 
-/* The lattice constants, the mass rho0 l0^3, and the live parameters. */
+/* The mass rho0 l0^3 and the live parameters (the lattice constants are
+ * mps_init's: the radii are not live). */
 static void mps_derive(fcl_sim *s)
 {
     mps *d = s->solver_data;
@@ -108,24 +114,19 @@ static void mps_derive(fcl_sim *s)
     s->c.mass = (float)(rho * l0 * l0 * l0);
     if (!d)
         return;
-    double n0, lam_n, n0_l, lam;
     double re_n = p->mps_re_density * l0, re_l = p->mps_re_laplacian * l0;
-    mps_lattice(re_n, l0, &n0, &lam_n);
-    mps_lattice(re_l, l0, &n0_l, &lam);
-    d->n0_l = n0_l;
-    d->lambda = lam;
     d->d.re_n = (float)re_n;
     d->d.re_n2 = (float)(re_n * re_n);
     d->d.re_l = (float)re_l;
     d->d.re_l2 = (float)(re_l * re_l);
     d->d.rmin2 = (float)(0.01 * l0 * l0);      /* r >= l0 / 10 */
-    d->d.n0 = (float)n0;
+    d->d.n0 = (float)d->n0;
     d->d.beta = (float)p->mps_beta;
     d->d.rho = (float)rho;
-    d->d.lap_k = (float)(2.0 * DIM / (lam * n0_l));
+    d->d.lap_k = (float)(2.0 * DIM / (d->lambda * d->n0_l));
     d->d.mu = (float)p->material_viscosity;
     d->d.phases = s->nphases;
-    d->d.grad_k = (float)(DIM / n0);
+    d->d.grad_k = (float)(DIM / d->n0);
     d->d.clamp = p->mps_clamp_negative ? 1u : 0u;
     double cr = p->mps_collision_distance * l0;
     d->d.coll_r2 = (float)(cr * cr);
@@ -141,9 +142,10 @@ static void choose_dt(fcl_sim *s, mps *d)
     const float *gv = p->sim_gravity;
     double l0 = s->spacing, g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
     double v = s->stats.max_speed + g * p->mps_dt_max, dt = p->mps_dt_max;
-    double nu = p->material_viscosity / p->material_rest_density;
+    /* The largest kinematic viscosity: material.*'s, or the phases'. */
+    double nu = s->nphases ? 0.0 : p->material_viscosity / p->material_rest_density;
     for (uint k = 0; k < s->nphases; k++)
-        nu = fmax(k ? nu : 0.0, s->phase_table[k].viscosity / s->phase_table[k].density);
+        nu = fmax(nu, s->phase_table[k].viscosity / s->phase_table[k].density);
     if (v > 1e-9)
         dt = fmin(dt, p->mps_cfl * l0 / v);
     if (nu > 0.0)
