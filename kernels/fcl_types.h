@@ -158,7 +158,10 @@ typedef struct fcl_mps_consts {
     float coll_e;       /* its restitution */
     uint phases;        /* phases in the table (0: material.* for all) */
     float mu;           /* material.viscosity (Pa s), without phases */
-    float pad0, pad1, pad2;
+    uint smooth;        /* 1: the pressure passes read phase densities
+                           smoothed over the neighbors (mps.density_smoothing) */
+    float self_w;       /* w(l0): a particle's own weight in that average */
+    float pad2;
 } fcl_mps_consts;
 
 /* Fluid control's constants (kernels/control.cl; seed 001, SEED-NOTES

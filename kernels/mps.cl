@@ -5,7 +5,8 @@
  * viscosity:  u*_i = u_i + dt (nu (2d / (lambda n0_l)) sum_j (u_j - u_i) w_l + a_tension + g)
  * predict:    x*_i = x_i + dt u*_i, walls and solids
  * density:    n*_i = sum_j w_n(r_ij) over fluid (and wall images) and
- *             boundary particles; free surface where n*_i < beta n0
+ *             boundary particles; free surface where n*_i < beta n0; the
+ *             rho of assemble and correct (the phase's, or smoothed)
  * assemble:   sum_j (p_i - p_j) w_l(r_ij) = K (n*_i - n0) / n0 + ghosts,
  *             K = lambda n0_l rho / (2 d dt^2): the PPE
  *             <lap p>_i = -(rho / dt^2) (n*_i - n0) / n0 times
@@ -200,18 +201,45 @@ FCL_INLINE float mps_number_density(uint i, float4 pi, float4 plane, GLOBAL cons
     return n;
 }
 
-/* n*_i and the free-surface flag (1: p = 0). */
+/* The density the pressure passes use: the phase's, or with
+ * mps.density_smoothing the phases' densities averaged over i and its
+ * fluid neighbors within re_n by the weight (i itself at w(l0)), so a
+ * water-air interface spans a few particles instead of a jump of 1000
+ * (Shakibaeinia & Jin 2012, Khayyer & Gotoh 2013). Mirror images are
+ * their sources' phase; boundary particles carry none. */
+FCL_INLINE float mps_smoothed_rho(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos,
+                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, const fcl_nlist_info *fl,
+                                  GLOBAL const fcl_phase *phases, const fcl_mps_consts *d)
+{
+    float rho_i = mps_rho_of(pi, phases, d);
+    if (!d->smooth || !d->phases)
+        return rho_i;
+    float sw = d->self_w, srho = d->self_w * rho_i;
+    MPS_FLUID(i, j, m, e) {
+        float r2 = pbf_r2(pbf_rij(pi, pos[j], m, plane));
+        if (r2 < d->re_n2 && !(j == i && m == 0u)) {
+            float w = mps_w(r2, d->re_n, d);
+            sw += w;
+            srho += w * mps_rho_of(pos[j], phases, d);
+        }
+    }
+    return srho / sw;
+}
+
+/* n*_i, the free-surface flag (1: p = 0) and the density of the
+ * pressure passes. */
 FCL_INLINE void mps_density_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
-                                 GLOBAL float *nd, GLOBAL float *surf, const fcl_sph_consts *c,
-                                 const fcl_mps_consts *d)
+                                 GLOBAL float *nd, GLOBAL float *surf, GLOBAL float *rhob,
+                                 GLOBAL const fcl_phase *phases, const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
     float n = mps_number_density(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d);
     nd[i] = n;
     surf[i] = n < d->beta * d->n0 ? 1.0f : 0.0f;
+    rhob[i] = mps_smoothed_rho(i, pi, plane, pos, fcount, fidx, fl, phases, d);
 }
 
 /* Row i of A p = b: the weights of the unknowns beside the list entries,
@@ -222,18 +250,18 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
                                   GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                   GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                   GLOBAL const float *nd, GLOBAL const float *surf, GLOBAL float *coef,
-                                  GLOBAL float *diag, GLOBAL float *rhs, GLOBAL const fcl_phase *phases,
+                                  GLOBAL float *diag, GLOBAL float *rhs, GLOBAL const float *rhob,
                                   const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
     uint pinned = surf[i] != 0.0f;
-    float a = 0.0f, g = 0.0f, rho_i = mps_rho_of(pi, phases, d);
+    float a = 0.0f, g = 0.0f, rho_i = rhob[i];
     MPS_FLUID(i, j, m, e) {
         float4 pj = mirror(pos[j], m, plane);
         float r2 = pbf_r2(pbf_rij(pi, pj, 0u, plane));
         uint self = j == i;
-        float rho_j = self ? rho_i : mps_rho_of(pos[j], phases, d);
+        float rho_j = self ? rho_i : rhob[j];
         float w = r2 < d->re_l2 && !(self && m == 0u) ? mps_w(r2, d->re_l, d) * 2.0f * d->rho / (rho_i + rho_j) : 0.0f;
         /* Image of i itself: a ghost of p_i, no matrix entry. */
         coef[e] = pinned || self || surf[j] != 0.0f ? 0.0f : w;
@@ -327,17 +355,17 @@ FCL_INLINE float mps_pressure(float p, const fcl_mps_consts *d)
 FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                           GLOBAL const float *prs, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
                           GLOBAL const uint *bcount, GLOBAL const uint *bidx, const fcl_nlist_info *fl,
-                          const fcl_nlist_info *bl, GLOBAL const fcl_phase *phases, const fcl_sph_consts *c,
+                          const fcl_nlist_info *bl, GLOBAL const float *rhob, const fcl_sph_consts *c,
                           const fcl_mps_consts *d)
 {
-    float rho_i = mps_rho_of(pi, phases, d);
+    float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), lo = own;
     MPS_FLUID(i, j, m, e) {
         float4 pj = mirror(pos[j], m, plane);
         if (pbf_r2(pbf_rij(pi, pj, 0u, plane)) >= d->re_n2)
             continue;
         float q = mps_pressure(prs[j], d) +
-                  (m ? mps_ghost(pj, j == i ? pi : pos[j], mps_rho_of(pos[j], phases, d), c) : 0.0f);
+                  (m ? mps_ghost(pj, j == i ? pi : pos[j], rhob[j], c) : 0.0f);
         lo = q < lo ? q : lo;
     }
     MPS_BOUNDARY(i, b, mb, e) {
@@ -357,13 +385,13 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                  GLOBAL const float *prs, GLOBAL const float4 *vel, GLOBAL float4 *vev,
-                                 GLOBAL float4 *dx, GLOBAL const fcl_phase *phases, const fcl_sph_consts *c,
+                                 GLOBAL float4 *dx, GLOBAL const float *rhob, const fcl_sph_consts *c,
                                  const fcl_mps_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
-    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, phases, c, d);
-    float rho_i = mps_rho_of(pi, phases, d);
+    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, rhob, c, d);
+    float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
     MPS_FLUID(i, j, m, e) {
         float4 pj = mirror(pos[j], m, plane);
@@ -371,7 +399,7 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
         float r2 = pbf_r2(r);
         if (r2 >= d->re_n2 || (j == i && m == 0u))
             continue;
-        float rho_j = j == i ? rho_i : mps_rho_of(pos[j], phases, d);
+        float rho_j = j == i ? rho_i : rhob[j];
         float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], rho_j, c) : 0.0f);
         /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
          * weights (else a light particle under a heavy one is thrown). */

@@ -37,7 +37,7 @@ typedef struct mps {
     int a_xold, a_p;                     /* grid attributes: x at the step's
                                             start; pressure (warm start) */
     int p_coef;                          /* list plane: the matrix weights */
-    fcl_buf *nd, *surf, *diag, *rhs, *dx, *phase;
+    fcl_buf *nd, *surf, *diag, *rhs, *dx, *phase, *rhob;
     fcl_reduction nsurf;                 /* surface particles (the check for
                                             a singular system) */
     mps_pcg cg;
@@ -92,7 +92,9 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
     d->rhs = be->ops->buf_new(be, n * 4 + 4, "MPS right-hand side");
     d->dx = be->ops->buf_new(be, n * 16 + 16, "MPS position correction");
     d->phase = be->ops->buf_new(be, n * 4 + 4, "MPS phase field");
+    d->rhob = be->ops->buf_new(be, n * 4 + 4, "MPS pressure-pass density");
     if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx || !d->phase ||
+        !d->rhob ||
         reduction_init(&d->nsurf, be, n) != 0 || mps_pcg_init(&d->cg, s, n) != 0) {
         snprintf(err, errlen, "mps: the device refused the solver's buffers");
         return -1;
@@ -102,6 +104,22 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
     mps_lattice(s->prm->mps_re_laplacian * l0, l0, &d->n0_l, &d->lambda);
     sim_update_consts(s);
     return 0;
+}
+
+/* Whether the pressure passes read smoothed densities: mps.density_smoothing,
+ * whose auto is on beyond a density ratio of 10 (the plain harmonic-mean
+ * system runs ratio 10 stably and blew up on water and air: README). */
+static int smoothing(const fcl_sim *s)
+{
+    const char *m = s->prm->mps_density_smoothing;
+    if (strcmp(m, "auto") != 0)
+        return strcmp(m, "on") == 0;
+    double lo = HUGE_VAL, hi = 0.0;
+    for (uint k = 0; k < s->nphases; k++) {
+        lo = fmin(lo, s->phase_table[k].density);
+        hi = fmax(hi, s->phase_table[k].density);
+    }
+    return s->nphases > 1 && hi > 10.0 * lo;
 }
 
 /* The mass rho0 l0^3 and the live parameters (the lattice constants are
@@ -131,6 +149,8 @@ static void mps_derive(fcl_sim *s)
     double cr = p->mps_collision_distance * l0;
     d->d.coll_r2 = (float)(cr * cr);
     d->d.coll_e = (float)p->mps_collision_restitution;
+    d->d.smooth = smoothing(s) ? 1u : 0u;
+    d->d.self_w = (float)(p->mps_re_density - 1.0);   /* re_n / l0 - 1 */
 }
 
 /* Courant (mps.cfl) on last step's largest speed plus what gravity adds
@@ -200,20 +220,20 @@ static fcl_buf *ustar(fcl_sim *s, mps *d)
 
 static int launch_density(fcl_sim *s, mps *d)
 {
-    return pass_mps_density(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf, s->c,
-                            d->d);
+    return pass_mps_density(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf, d->rhob,
+                            s->phases, s->c, d->d);
 }
 
 static int launch_assemble(fcl_sim *s, mps *d)
 {
     return pass_mps_assemble(s->be, s->n, "assemble", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
-                             COEF(s, d), d->diag, d->rhs, s->phases, s->c, d->d);
+                             COEF(s, d), d->diag, d->rhs, d->rhob, s->c, d->d);
 }
 
 static int launch_correct(fcl_sim *s, mps *d)
 {
     return pass_mps_correct(s->be, s->n, "correct", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, d->a_p),
-                            ustar(s, d), attr(s, s->a_vev), d->dx, s->phases, s->c, d->d);
+                            ustar(s, d), attr(s, s->a_vev), d->dx, d->rhob, s->c, d->d);
 }
 
 static int launch_apply(fcl_sim *s, mps *d)
@@ -365,7 +385,7 @@ static void mps_destroy(fcl_sim *s)
     mps *d = s->solver_data;
     if (!d)
         return;
-    fcl_buf *bufs[] = { d->nd, d->surf, d->diag, d->rhs, d->dx, d->phase };
+    fcl_buf *bufs[] = { d->nd, d->surf, d->diag, d->rhs, d->dx, d->phase, d->rhob };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             s->be->ops->buf_free(s->be, bufs[i]);
@@ -379,7 +399,7 @@ const fcl_solver fcl_solver_mps = {
     "mps",
     "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation by "
     "preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
-    16 + 4 + 5 * 4 + 16 + 5 * 4,
+    16 + 4 + 6 * 4 + 16 + 5 * 4,
     mps_init,
     mps_prepare,
     mps_step,
