@@ -161,7 +161,8 @@ typedef struct fcl_mps_consts {
     uint smooth;        /* 1: the pressure passes read phase densities
                            smoothed over the neighbors (mps.density_smoothing) */
     float self_w;       /* w(l0): a particle's own weight in that average */
-    float pad2;
+    uint walls;         /* 1: layer-0 boundary particles are pressure unknowns
+                           (mps.wall_pressure = solve, kernels/mps_walls.cl) */
 } fcl_mps_consts;
 
 /* Fluid control's constants (kernels/control.cl; seed 001, SEED-NOTES

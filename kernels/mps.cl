@@ -50,6 +50,21 @@ FCL_INLINE float mps_ghost(float4 xg, float4 xs, float rho_s, const fcl_sph_cons
     return rho_s * (c->gravity.x * (xg.x - xs.x) + c->gravity.y * (xg.y - xs.y) + c->gravity.z * (xg.z - xs.z));
 }
 
+/* |a - b|^2 as every pass computes it (pbf_r2 of pbf_rij), so the two
+ * ends of a fluid-wall pair get the same bits. */
+FCL_INLINE float mps_d2(float4 a, float4 b)
+{
+    return pbf_r2(pbf_rij(a, b, 0u, a));
+}
+
+/* The weight of a fluid-wall pair in the pressure equation with wall
+ * unknowns (mps_walls.cl): rho_j the fluid end's density, the wall's
+ * being rho0. */
+FCL_INLINE float mps_wall_weight(float r2, float rho_j, const fcl_mps_consts *d)
+{
+    return mps_w(r2, d->re_l, d) * 2.0f * d->rho / (d->rho + rho_j);
+}
+
 /* A particle's phase density and dynamic viscosity (its pos.w indexes
  * the phase table; without phases, material.*). */
 FCL_INLINE float mps_rho_of(float4 p, GLOBAL const fcl_phase *ph, const fcl_mps_consts *d)
@@ -251,7 +266,8 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
                                   GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                   GLOBAL const float *nd, GLOBAL const float *surf, GLOBAL float *coef,
                                   GLOBAL float *diag, GLOBAL float *rhs, GLOBAL const float *rhob,
-                                  const fcl_sph_consts *c, const fcl_mps_consts *d)
+                                  GLOBAL const float *wsurf, GLOBAL float *bcoef, const fcl_sph_consts *c,
+                                  const fcl_mps_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
@@ -271,9 +287,16 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
     MPS_BOUNDARY(i, b, mb, e) {
         float4 pb = bpos[b];
         float r2 = pbf_r2(pbf_rij(pi, pb, mb, plane));
-        /* A ghost of p_i: weight rho0 / rho_i times rho_i g . dx. */
-        if (r2 < d->re_l2)
+        if (d->walls) {
+            /* Wall unknowns (mps_walls.cl): layer 0 enters the matrix,
+             * the dummy layers only n*. */
+            float w = r2 < d->re_l2 && pb.w == 0.0f ? mps_wall_weight(r2, rho_i, d) : 0.0f;
+            bcoef[e] = pinned || wsurf[b] != 0.0f ? 0.0f : w;
+            a += w;
+        } else if (r2 < d->re_l2) {
+            /* A ghost of p_i: weight rho0 / rho_i times rho_i g . dx. */
             g += mps_w(r2, d->re_l, d) * mps_ghost(pb, pi, d->rho, c);
+        }
     }
     diag[i] = pinned ? 1.0f : a;
     rhs[i] = pinned ? 0.0f : d->src_k * (nd[i] - d->n0) / d->n0 + g;
@@ -355,8 +378,8 @@ FCL_INLINE float mps_pressure(float p, const fcl_mps_consts *d)
 FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                           GLOBAL const float *prs, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
                           GLOBAL const uint *bcount, GLOBAL const uint *bidx, const fcl_nlist_info *fl,
-                          const fcl_nlist_info *bl, GLOBAL const float *rhob, const fcl_sph_consts *c,
-                          const fcl_mps_consts *d)
+                          const fcl_nlist_info *bl, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
+                          const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), lo = own;
@@ -370,9 +393,9 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
     }
     MPS_BOUNDARY(i, b, mb, e) {
         float4 pb = bpos[b];
-        if (pbf_r2(pbf_rij(pi, pb, mb, plane)) >= d->re_n2)
+        if (pbf_r2(pbf_rij(pi, pb, mb, plane)) >= d->re_n2 || (d->walls && pb.w != 0.0f))
             continue;
-        float q = own + mps_ghost(pb, pi, rho_i, c);
+        float q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
         lo = q < lo ? q : lo;
     }
     return lo;
@@ -385,12 +408,12 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                  GLOBAL const float *prs, GLOBAL const float4 *vel, GLOBAL float4 *vev,
-                                 GLOBAL float4 *dx, GLOBAL const float *rhob, const fcl_sph_consts *c,
-                                 const fcl_mps_consts *d)
+                                 GLOBAL float4 *dx, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
+                                 const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
-    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, rhob, c, d);
+    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, rhob, xw, off, c, d);
     float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
     MPS_FLUID(i, j, m, e) {
@@ -411,8 +434,15 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
         float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
         (void)mb;           /* boundary entries carry no image */
         float r2 = pbf_r2(r);
-        if (r2 >= d->re_n2)
+        if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
             continue;
+        if (d->walls) {
+            /* A wall unknown's pressure, its pair's density as the equation's. */
+            float f = (mps_pressure(xw[off + b], d) - lo) * mps_w(r2, d->re_n, d) /
+                      (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + d->rho);
+            gx += f * r.x; gy += f * r.y; gz += f * r.z;
+            continue;
+        }
         float f = (own + mps_ghost(pb, pi, rho_i, c) - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
         gx += f * r.x / rho_i; gy += f * r.y / rho_i; gz += f * r.z / rho_i;
     }

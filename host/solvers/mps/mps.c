@@ -32,6 +32,7 @@
 #include "pcg.h"
 #include "reduction.h"
 #include "sim.h"
+#include "walls.h"
 
 typedef struct mps {
     int a_xold, a_p;                     /* grid attributes: x at the step's
@@ -41,6 +42,9 @@ typedef struct mps {
     fcl_reduction nsurf;                 /* surface particles (the check for
                                             a singular system) */
     mps_pcg cg;
+    mps_walls walls;                     /* wall unknowns (mps.wall_pressure) */
+    fcl_buf *xall;                       /* with wall unknowns: fluid then wall
+                                            pressures, the solve's vector */
     fcl_mps_consts d;
     double n0, n0_l, lambda;             /* lattice constants: n0 at re_n, and
                                             n0 and lambda at re_l (the radii
@@ -83,19 +87,23 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
         return -1;
     s->solver_data = d;
     size_t n = s->cap;
+    if (mps_walls_init(&d->walls, s, err, errlen) != 0)
+        return -1;
+    size_t rows = n + d->walls.nb;      /* unknowns: fluid, then walls */
     d->a_xold = grid_add_attr(&s->grid, be, "MPS start-of-step position", 16);
     d->a_p = grid_add_attr(&s->grid, be, "MPS pressure", 4);
     d->p_coef = nlist_add_plane(&s->nl, be, 0, "MPS Laplacian weights");
     d->nd = be->ops->buf_new(be, n * 4 + 4, "MPS number density");
     d->surf = be->ops->buf_new(be, n * 4 + 4, "MPS free-surface flags");
-    d->diag = be->ops->buf_new(be, n * 4 + 4, "MPS matrix diagonal");
-    d->rhs = be->ops->buf_new(be, n * 4 + 4, "MPS right-hand side");
+    d->diag = be->ops->buf_new(be, rows * 4 + 4, "MPS matrix diagonal");
+    d->rhs = be->ops->buf_new(be, rows * 4 + 4, "MPS right-hand side");
+    d->xall = d->walls.on ? be->ops->buf_new(be, rows * 4 + 4, "MPS fluid and wall pressures") : NULL;
     d->dx = be->ops->buf_new(be, n * 16 + 16, "MPS position correction");
     d->phase = be->ops->buf_new(be, n * 4 + 4, "MPS phase field");
     d->rhob = be->ops->buf_new(be, n * 4 + 4, "MPS pressure-pass density");
     if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx || !d->phase ||
-        !d->rhob ||
-        reduction_init(&d->nsurf, be, n) != 0 || mps_pcg_init(&d->cg, s, n) != 0) {
+        !d->rhob || (d->walls.on && !d->xall) ||
+        reduction_init(&d->nsurf, be, n) != 0 || mps_pcg_init(&d->cg, s, rows) != 0) {
         snprintf(err, errlen, "mps: the device refused the solver's buffers");
         return -1;
     }
@@ -151,6 +159,7 @@ static void mps_derive(fcl_sim *s)
     d->d.coll_e = (float)p->mps_collision_restitution;
     d->d.smooth = smoothing(s) ? 1u : 0u;
     d->d.self_w = (float)(p->mps_re_density - 1.0);   /* re_n / l0 - 1 */
+    d->d.walls = d->walls.on ? 1u : 0u;
 }
 
 /* Courant (mps.cfl) on last step's largest speed plus what gravity adds
@@ -218,22 +227,35 @@ static fcl_buf *ustar(fcl_sim *s, mps *d)
     return attr(s, d->d.coll_r2 > 0.0f ? s->a_vev : s->a_vel);
 }
 
+/* n* of the fluid and, with wall unknowns, of the walls (walls.c). */
 static int launch_density(fcl_sim *s, mps *d)
 {
-    return pass_mps_density(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf, d->rhob,
-                            s->phases, s->c, d->d);
+    return pass_mps_density(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
+                            d->rhob, s->phases, s->c, d->d) != 0 ||
+                   mps_walls_density(&d->walls, s, &d->d) != 0
+               ? -1
+               : 0;
 }
 
+/* The fluid rows, then the walls' (their starting values into xall).
+ * Without wall unknowns the wall arguments are never read or written;
+ * any buffer stands in. */
 static int launch_assemble(fcl_sim *s, mps *d)
 {
+    mps_walls *w = &d->walls;
     return pass_mps_assemble(s->be, s->n, "assemble", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
-                             COEF(s, d), d->diag, d->rhs, d->rhob, s->c, d->d);
+                             COEF(s, d), d->diag, d->rhs, d->rhob, w->on ? w->wsurf : d->surf,
+                             w->on ? mps_walls_bcoef(w, s) : COEF(s, d), s->c, d->d) != 0 ||
+                   mps_walls_assemble(w, s, d->rhob, attr(s, d->a_p), d->diag, d->rhs, d->xall, &d->d) != 0
+               ? -1
+               : 0;
 }
 
 static int launch_correct(fcl_sim *s, mps *d)
 {
+    fcl_buf *xw = d->walls.on ? d->xall : attr(s, d->a_p);
     return pass_mps_correct(s->be, s->n, "correct", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, d->a_p),
-                            ustar(s, d), attr(s, s->a_vev), d->dx, d->rhob, s->c, d->d);
+                            ustar(s, d), attr(s, s->a_vev), d->dx, d->rhob, xw, (uint)s->n, s->c, d->d);
 }
 
 static int launch_apply(fcl_sim *s, mps *d)
@@ -278,15 +300,52 @@ static mps_pcg_opts pcg_opts(const fcl_params *p)
     return o;
 }
 
+/* The matrix products for pcg.c: the fluid rows over the lists'
+ * weights, and with wall unknowns the walls' rows and terms. */
+static int op_matvec(void *ctx, fcl_buf *x, fcl_buf *y)
+{
+    fcl_sim *s = ctx;
+    mps *d = s->solver_data;
+    return pass_mps_matvec(s->be, s->n, "pressure-solve", x, y, d->diag, COEF(s, d), s->nl.fcount, s->nl.fidx,
+                           s->nl.fl) != 0 ||
+                   mps_walls_matvec(&d->walls, s, d->surf, d->rhob, d->diag, x, y, &d->d) != 0
+               ? -1
+               : 0;
+}
+
+static int op_sweep(void *ctx, fcl_buf *zin, fcl_buf *zout, fcl_buf *r)
+{
+    fcl_sim *s = ctx;
+    mps *d = s->solver_data;
+    return pass_mps_cg_sweep(s->be, s->n, "pressure-solve", zin, zout, r, d->diag, COEF(s, d), s->nl.fcount,
+                             s->nl.fidx, s->nl.fl);
+}
+
+/* The system: n fluid rows, then the walls' (the polynomial
+ * preconditioner's sweep covers the fluid rows only, so it is offered
+ * without wall unknowns). */
+static mps_pcg_op pcg_op(fcl_sim *s, mps *d)
+{
+    mps_pcg_op A = { s->n + (d->walls.on ? d->walls.nb : 0), d->diag, op_matvec, d->walls.on ? NULL : op_sweep, s };
+    return A;
+}
+
 /* The pressure equation on the device; a solve that stops at
- * mps.cg_max_iter is said once on stderr and shows in the stats. */
+ * mps.cg_max_iter is said once on stderr and shows in the stats. With
+ * wall unknowns the solve runs on xall, the fluid's part copied from and
+ * back to the pressure attribute. */
 static int solve(fcl_sim *s, mps *d)
 {
-    fcl_buf *x = attr(s, d->a_p);
+    fcl_buf *p = attr(s, d->a_p), *x = d->walls.on ? d->xall : p;
     mps_pcg_opts o = pcg_opts(s->prm);
-    if (!s->prm->mps_warm_start && pass_mps_axpby(s->be, s->n, "pressure-solve", x, x, 0.0f, 0.0f) != 0)
+    mps_pcg_op A = pcg_op(s, d);
+    if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", p, x, 0u, 0u) != 0)
         return -1;
-    if (mps_pcg_solve(&d->cg, s, x, d->rhs, d->diag, COEF(s, d), &o, &d->last, s->error, sizeof s->error) != 0)
+    if (!s->prm->mps_warm_start && pass_mps_axpby(s->be, A.rows, "pressure-solve", x, x, 0.0f, 0.0f) != 0)
+        return -1;
+    if (mps_pcg_solve(&d->cg, s, &A, x, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
+        return -1;
+    if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", x, p, 0u, 0u) != 0)
         return -1;
     if (!d->last.converged && !d->warned) {
         fprintf(stderr, "fluidcl: mps: step %ld: the pressure solve stopped at mps.cg_max_iter = %ld with |r|/|b| = "
@@ -333,10 +392,11 @@ int mps_resolve(fcl_sim *s, const mps_pcg_opts *o, mps_pcg_result *res, char *er
         snprintf(err, errlen, "mps_resolve needs the mps solver");
         return -1;
     }
-    fcl_buf *x = attr(s, d->a_p);
-    if (pass_mps_axpby(s->be, s->n, "pressure-solve", x, x, 0.0f, 0.0f) != 0)
+    fcl_buf *x = d->walls.on ? d->xall : attr(s, d->a_p);
+    mps_pcg_op A = pcg_op(s, d);
+    if (pass_mps_axpby(s->be, A.rows, "pressure-solve", x, x, 0.0f, 0.0f) != 0)
         return -1;
-    return mps_pcg_solve(&d->cg, s, x, d->rhs, d->diag, COEF(s, d), o, res, err, errlen);
+    return mps_pcg_solve(&d->cg, s, &A, x, d->rhs, o, res, err, errlen);
 }
 
 int mps_system(fcl_sim *s, float *diag, float *rhs, float *x, float *coef)
@@ -385,10 +445,11 @@ static void mps_destroy(fcl_sim *s)
     mps *d = s->solver_data;
     if (!d)
         return;
-    fcl_buf *bufs[] = { d->nd, d->surf, d->diag, d->rhs, d->dx, d->phase, d->rhob };
+    fcl_buf *bufs[] = { d->nd, d->surf, d->diag, d->rhs, d->dx, d->phase, d->rhob, d->xall };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             s->be->ops->buf_free(s->be, bufs[i]);
+    mps_walls_free(&d->walls, s);
     reduction_free(&d->nsurf, s->be);
     mps_pcg_free(&d->cg, s);
     free(d);

@@ -6,8 +6,8 @@
  * with alpha = rz / pq and beta = rz' / rz read by the passes from the
  * device scalars, so nothing waits for the host. rz alternates between
  * two reductions (the direction pass needs the old and the new one).
- * Invariant: the unknowns are s->n values in the grid's current order;
- * the lists s->nl and the coefficient plane describe that order.
+ * Invariant: the unknowns are A->rows values in the order A's products
+ * use (for MPS: the grid's current order, then the wall unknowns).
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,20 +38,13 @@ int mps_pcg_init(mps_pcg *g, fcl_sim *s, size_t cap)
            reduction_init(&g->rz[1], be, cap);
 }
 
-#define LISTS(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.fl
-
-static int launch_matvec(fcl_sim *s, fcl_buf *x, fcl_buf *y, fcl_buf *diag, fcl_buf *coef)
-{
-    return pass_mps_matvec(s->be, s->n, T, x, y, diag, coef, LISTS(s));
-}
-
 /* z = D^-1 r is in g->z; degree sweeps refine it, ending in g->z. */
-static int precondition(mps_pcg *g, fcl_sim *s, fcl_buf *diag, fcl_buf *coef, const mps_pcg_opts *o)
+static int precondition(mps_pcg *g, const mps_pcg_op *A, const mps_pcg_opts *o)
 {
     if (o->precond != MPS_PRECOND_POLY)
         return 0;
     for (int k = 0; k < o->degree; k++) {
-        if (pass_mps_cg_sweep(s->be, s->n, T, g->z, g->z2, g->r, diag, coef, LISTS(s)) != 0)
+        if (A->sweep(A->ctx, g->z, g->z2, g->r) != 0)
             return -1;
         fcl_buf *t = g->z;
         g->z = g->z2;
@@ -61,44 +54,46 @@ static int precondition(mps_pcg *g, fcl_sim *s, fcl_buf *diag, fcl_buf *coef, co
 }
 
 /* |r|^2 read back (one scalar). */
-static int read_rr(mps_pcg *g, fcl_sim *s, double *rr, mps_pcg_result *res)
+static int read_rr(mps_pcg *g, fcl_sim *s, size_t n, double *rr, mps_pcg_result *res)
 {
     res->reads++;
-    return reduction_dot(&g->rr, s->be, g->r, g->r, s->n, T) != 0 || reduction_read(&g->rr, s->be, rr) != 0 ? -1 : 0;
+    return reduction_dot(&g->rr, s->be, g->r, g->r, n, T) != 0 || reduction_read(&g->rr, s->be, rr) != 0 ? -1 : 0;
 }
 
 /* r = b - A x, z = M^-1 r, p = z, rz = r.z; bb = |b|^2 (read back). */
-static int start(mps_pcg *g, fcl_sim *s, fcl_buf *x, fcl_buf *b, fcl_buf *diag, fcl_buf *coef,
-                 const mps_pcg_opts *o, double *bb, mps_pcg_result *res)
+static int start(mps_pcg *g, fcl_sim *s, const mps_pcg_op *A, fcl_buf *x, fcl_buf *b, const mps_pcg_opts *o,
+                 double *bb, mps_pcg_result *res)
 {
     fcl_backend *be = s->be;
+    size_t n = A->rows;
     res->reads++;
-    if (reduction_dot(&g->rr, be, b, b, s->n, T) != 0 || reduction_read(&g->rr, be, bb) != 0 ||
-        launch_matvec(s, x, g->q, diag, coef) != 0 || pass_mps_cg_start(be, s->n, T, b, g->q, diag, g->r, g->z) != 0 ||
-        precondition(g, s, diag, coef, o) != 0 || pass_mps_axpby(be, s->n, T, g->z, g->p, 1.0f, 0.0f) != 0)
+    if (reduction_dot(&g->rr, be, b, b, n, T) != 0 || reduction_read(&g->rr, be, bb) != 0 ||
+        A->matvec(A->ctx, x, g->q) != 0 || pass_mps_cg_start(be, n, T, b, g->q, A->diag, g->r, g->z) != 0 ||
+        precondition(g, A, o) != 0 || pass_mps_axpby(be, n, T, g->z, g->p, 1.0f, 0.0f) != 0)
         return -1;
-    return reduction_dot(&g->rz[0], be, g->r, g->z, s->n, T);
+    return reduction_dot(&g->rz[0], be, g->r, g->z, n, T);
 }
 
 /* One iteration; rz[cur] holds r.z, the new one goes to rz[!cur]. */
-static int iterate(mps_pcg *g, fcl_sim *s, fcl_buf *x, fcl_buf *diag, fcl_buf *coef, const mps_pcg_opts *o, int cur)
+static int iterate(mps_pcg *g, fcl_sim *s, const mps_pcg_op *A, fcl_buf *x, const mps_pcg_opts *o, int cur)
 {
     fcl_backend *be = s->be;
+    size_t n = A->rows;
     fcl_reduction *old = &g->rz[cur], *nw = &g->rz[!cur];
-    return launch_matvec(s, g->p, g->q, diag, coef) != 0 || reduction_dot(&g->pq, be, g->p, g->q, s->n, T) != 0 ||
-                   pass_mps_cg_update(be, s->n, T, x, g->r, g->z, g->p, g->q, diag, old->result, g->pq.result) != 0 ||
-                   precondition(g, s, diag, coef, o) != 0 || reduction_dot(nw, be, g->r, g->z, s->n, T) != 0 ||
-                   pass_mps_cg_direction(be, s->n, T, g->p, g->z, nw->result, old->result) != 0
+    return A->matvec(A->ctx, g->p, g->q) != 0 || reduction_dot(&g->pq, be, g->p, g->q, n, T) != 0 ||
+                   pass_mps_cg_update(be, n, T, x, g->r, g->z, g->p, g->q, A->diag, old->result, g->pq.result) != 0 ||
+                   precondition(g, A, o) != 0 || reduction_dot(nw, be, g->r, g->z, n, T) != 0 ||
+                   pass_mps_cg_direction(be, n, T, g->p, g->z, nw->result, old->result) != 0
                ? -1
                : 0;
 }
 
 /* The residual check: converged, going on, or broken down. */
-static int check(mps_pcg *g, fcl_sim *s, double bb, const mps_pcg_opts *o, mps_pcg_result *res, char *err,
-                 size_t errlen)
+static int check(mps_pcg *g, fcl_sim *s, size_t n, double bb, const mps_pcg_opts *o, mps_pcg_result *res,
+                 char *err, size_t errlen)
 {
     double rr;
-    if (read_rr(g, s, &rr, res) != 0) {
+    if (read_rr(g, s, n, &rr, res) != 0) {
         snprintf(err, errlen, "pressure solve: the device failed");
         return -1;
     }
@@ -112,33 +107,38 @@ static int check(mps_pcg *g, fcl_sim *s, double bb, const mps_pcg_opts *o, mps_p
     return 0;
 }
 
-int mps_pcg_solve(mps_pcg *g, fcl_sim *s, fcl_buf *x, fcl_buf *b, fcl_buf *diag, fcl_buf *coef,
-                  const mps_pcg_opts *o, mps_pcg_result *res, char *err, size_t errlen)
+int mps_pcg_solve(mps_pcg *g, fcl_sim *s, const mps_pcg_op *A, fcl_buf *x, fcl_buf *b, const mps_pcg_opts *o,
+                  mps_pcg_result *res, char *err, size_t errlen)
 {
     double bb = 0.0;
+    size_t n = A->rows;
     *res = (mps_pcg_result){ 0, 0.0, 0, 0 };
-    if (s->n == 0)
+    if (n == 0)
         return res->converged = 1, 0;
-    if (start(g, s, x, b, diag, coef, o, &bb, res) != 0) {
+    if (o->precond == MPS_PRECOND_POLY && !A->sweep) {
+        snprintf(err, errlen, "pressure solve: this system offers no polynomial preconditioner");
+        return -1;
+    }
+    if (start(g, s, A, x, b, o, &bb, res) != 0) {
         snprintf(err, errlen, "pressure solve: the device failed");
         return -1;
     }
     if (bb == 0.0) {       /* b = 0: x = 0 exactly */
         res->converged = 1;
-        return pass_mps_axpby(s->be, s->n, T, x, x, 0.0f, 0.0f);
+        return pass_mps_axpby(s->be, n, T, x, x, 0.0f, 0.0f);
     }
-    if (check(g, s, bb, o, res, err, errlen) != 0 || res->converged)
+    if (check(g, s, n, bb, o, res, err, errlen) != 0 || res->converged)
         return res->converged ? 0 : -1;
     int cur = 0;
     while (res->iters < o->max_iter) {
-        if (iterate(g, s, x, diag, coef, o, cur) != 0) {
+        if (iterate(g, s, A, x, o, cur) != 0) {
             snprintf(err, errlen, "pressure solve: the device failed");
             return -1;
         }
         cur = !cur;
         res->iters++;
         if (res->iters % o->check_every == 0 || res->iters == o->max_iter) {
-            if (check(g, s, bb, o, res, err, errlen) != 0)
+            if (check(g, s, n, bb, o, res, err, errlen) != 0)
                 return -1;
             if (res->converged)
                 break;

@@ -3,7 +3,8 @@
  * A x = diag_i x_i - sum_{entries e of i} coef_e x_{j(e)} (MPS's pressure
  * equation, kernels/mps.cl). Dot products stay on the device (the update
  * passes read alpha and beta from device scalars); the host reads one
- * scalar, |r|^2, every check_every iterations and at the end.
+ * scalar, |r|^2, every check_every iterations and at the end. The
+ * matrix products are the solver's (mps_pcg_op).
  * Invariant: after mps_pcg_solve returns 0, x holds the iterate with
  * |r| <= tol |b| (converged) or the last iterate (not converged: the
  * caller is told), never a NaN: a breakdown is an error.
@@ -40,12 +41,22 @@ typedef struct mps_pcg {
     size_t cap;
 } mps_pcg;
 
+/* The matrix, given by the solver: y = A x over `rows` unknowns, its
+ * diagonal, and one sweep of the polynomial preconditioner
+ * zout = zin + D^-1 (r - A zin) (NULL: the polynomial is not offered). */
+typedef struct mps_pcg_op {
+    size_t rows;
+    fcl_buf *diag;
+    int (*matvec)(void *ctx, fcl_buf *x, fcl_buf *y);
+    int (*sweep)(void *ctx, fcl_buf *zin, fcl_buf *zout, fcl_buf *r);
+    void *ctx;
+} mps_pcg_op;
+
 /* Work vectors for up to cap unknowns. 0, or -1 (device refused). */
 int mps_pcg_init(mps_pcg *g, struct fcl_sim *s, size_t cap);
-/* Solve A x = b for the first s->n unknowns, starting from x, with A
- * given by diag and coef (a plane of the fluid lists s->nl). 0, or -1 with
- * err naming the failure (device, or breakdown: a non-finite residual). */
-int mps_pcg_solve(mps_pcg *g, struct fcl_sim *s, fcl_buf *x, fcl_buf *b, fcl_buf *diag, fcl_buf *coef,
+/* Solve A x = b starting from x. 0, or -1 with err naming the failure
+ * (device, or breakdown: a non-finite residual). */
+int mps_pcg_solve(mps_pcg *g, struct fcl_sim *s, const mps_pcg_op *A, fcl_buf *x, fcl_buf *b,
                   const mps_pcg_opts *o, mps_pcg_result *res, char *err, size_t errlen);
 void mps_pcg_free(mps_pcg *g, struct fcl_sim *s);
 

@@ -1,0 +1,108 @@
+/* walls.c - wall particles as pressure unknowns (walls.h): the launchers
+ * of kernels/mps_walls.cl and the walls' two lists.
+ * Invariant: the wall -> fluid list is rebuilt after every grid rebuild
+ * the pressure passes read (the step's x*); the wall -> boundary list is
+ * built once, the boundary particles never moving.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "passes.h"
+#include "sim.h"
+#include "walls.h"
+
+int mps_walls_init(mps_walls *w, fcl_sim *s, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->p_bcoef = -1;
+    if (strcmp(s->prm->mps_wall_pressure, "solve") != 0)
+        return 0;
+    if (strcmp(s->prm->mps_preconditioner, "poly") == 0) {
+        snprintf(err, errlen, "mps.wall_pressure = solve takes mps.preconditioner = jacobi (the polynomial's sweeps "
+                 "cover the fluid rows only)");
+        return -1;
+    }
+    if (s->nl.fl.mirror) {
+        snprintf(err, errlen, "mps.wall_pressure = solve needs boundary.walls = particles (mirror walls have no "
+                 "particles to solve for)");
+        return -1;
+    }
+    fcl_backend *be = s->be;
+    double r = s->nl.fl.r;
+    float cell = s->grid.info.cell_size;
+    int pm = be->serial_groups;
+    uint cap = nlist_capacity(r, s->spacing, 0);
+    w->on = 1;
+    w->nb = s->nb;
+    w->wnd = be->ops->buf_new(be, w->nb * 4 + 4, "MPS wall number density");
+    w->wsurf = be->ops->buf_new(be, w->nb * 4 + 4, "MPS wall flags");
+    w->p_bcoef = nlist_add_plane(&s->nl, be, 1, "MPS wall weights");
+    if (!w->wnd || !w->wsurf || w->p_bcoef < 0 ||
+        nlist_one_init(&w->wf, be, w->nb, (float)r, cell, cap, pm, "neighbors", err, errlen) != 0 ||
+        nlist_one_init(&w->wb, be, w->nb, (float)r, cell, cap, pm, "neighbors", err, errlen) != 0) {
+        if (!err[0])
+            snprintf(err, errlen, "mps: the device refused the wall unknowns' buffers");
+        return -1;
+    }
+    return 0;
+}
+
+#define WALL_LISTS(w) (w)->wf.count, (w)->wf.idx, (w)->wf.L, (w)->wb.count, (w)->wb.idx, (w)->wb.L
+
+int mps_walls_density(mps_walls *w, fcl_sim *s, const fcl_mps_consts *d)
+{
+    if (!w->on || w->nb == 0)
+        return 0;
+    fcl_backend *be = s->be;
+    fcl_buf *pos = s->grid.attr[s->a_pos].cur, *bpos = sim_bpos(s);
+    if (!w->wb_built) {
+        if (nlist_one_build(&w->wb, be, bpos, w->nb, bpos, &s->bgrid, &s->c, s->error, sizeof s->error) != 0)
+            return -1;
+        w->wb_built = 1;
+    }
+    return nlist_one_build(&w->wf, be, bpos, w->nb, pos, &s->grid, &s->c, s->error, sizeof s->error) != 0 ||
+                   pass_mps_wall_density(be, w->nb, "density", bpos, pos, WALL_LISTS(w), w->wnd, w->wsurf, *d) != 0
+               ? -1
+               : 0;
+}
+
+int mps_walls_assemble(mps_walls *w, fcl_sim *s, fcl_buf *rhob, fcl_buf *prs, fcl_buf *diag, fcl_buf *rhs,
+                       fcl_buf *x, const fcl_mps_consts *d)
+{
+    if (!w->on || w->nb == 0)
+        return 0;
+    return pass_mps_wall_assemble(s->be, w->nb, "assemble", sim_bpos(s), s->grid.attr[s->a_pos].cur, WALL_LISTS(w),
+                                  w->wnd, w->wsurf, rhob, prs, diag, rhs, x, (uint)s->n, *d);
+}
+
+int mps_walls_matvec(mps_walls *w, fcl_sim *s, fcl_buf *surf, fcl_buf *rhob, fcl_buf *diag, fcl_buf *x, fcl_buf *y,
+                     const fcl_mps_consts *d)
+{
+    if (!w->on || w->nb == 0)
+        return 0;
+    fcl_backend *be = s->be;
+    return pass_mps_matvec_walls(be, s->n, "pressure-solve", x, y, mps_walls_bcoef(w, s), s->nl.bcount, s->nl.bidx,
+                                 s->nl.bl, (uint)s->n) != 0 ||
+                   pass_mps_wall_matvec(be, w->nb, "pressure-solve", sim_bpos(s), s->grid.attr[s->a_pos].cur,
+                                        WALL_LISTS(w), w->wsurf, surf, rhob, diag, x, y, (uint)s->n, *d) != 0
+               ? -1
+               : 0;
+}
+
+fcl_buf *mps_walls_bcoef(mps_walls *w, fcl_sim *s)
+{
+    return w->p_bcoef >= 0 ? nlist_plane(&s->nl, 1, w->p_bcoef) : NULL;
+}
+
+void mps_walls_free(mps_walls *w, fcl_sim *s)
+{
+    fcl_backend *be = s->be;
+    if (w->wnd)
+        be->ops->buf_free(be, w->wnd);
+    if (w->wsurf)
+        be->ops->buf_free(be, w->wsurf);
+    if (w->on) {
+        nlist_one_free(&w->wf, be);
+        nlist_one_free(&w->wb, be);
+    }
+}
