@@ -189,20 +189,11 @@ FCL_INLINE int mac_band(uint c, GLOBAL const uint *flags, const fcl_mac_info *m)
            flags[c - sz] == w || flags[c + sz] == w;
 }
 
-/* phi at the band's cell centers from the markers around them (the
- * particle grid's cells are at least the poly6 support wide); elsewhere
- * -iso inside, +iso outside, which no theta reads. */
-FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const float4 *pos,
-                                  GLOBAL const uint *start, GLOBAL float *phi, const fcl_grid_info *g,
-                                  const fcl_mac_info *m, const fcl_sph_consts *cs)
+/* sum_p W_poly6(x - x_p) over the markers around x. */
+FCL_INLINE float mac_wsum(float4 x, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
+                          const fcl_sph_consts *cs)
 {
-    if (!mac_band(c, flags, m)) {
-        phi[c] = flags[c] == MAC_FLUID ? -m->iso : m->iso;
-        return;
-    }
-    uint i, j, k, lo[9], hi[9];
-    mac_coords(c, m, &i, &j, &k);
-    float4 x = mac_center(i, j, k, m);
+    uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, x, lo, hi);
     float sum = 0.0f;
     for (uint r = 0u; r < rows; r++)
@@ -211,6 +202,45 @@ FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const
             float dx = p.x - x.x, dy = p.y - x.y, dz = p.z - x.z;
             sum += w_poly6(dx * dx + dy * dy + dz * dz, cs->h2, cs->poly6);
         }
+    return sum;
+}
+
+/* x reflected across the grid box's nearer wall along one axis when that
+ * wall is within the support h, else x itself (*hit = 0). */
+FCL_INLINE float mac_reflect(float x, float o, uint n, const fcl_mac_info *m, float h, int *hit)
+{
+    float top = o + (float)n * m->dx;
+    *hit = x - o < h || top - x < h;
+    return x - o < h ? 2.0f * o - x : (top - x < h ? 2.0f * top - x : x);
+}
+
+/* phi at the band's cell centers from the markers around them (the
+ * particle grid's cells are at least the poly6 support wide) and their
+ * mirror images across the grid walls (free slip: a resting pool's
+ * surface stays level up to the walls); elsewhere -iso inside, +iso
+ * outside, which no theta reads. */
+FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const float4 *pos,
+                                  GLOBAL const uint *start, GLOBAL float *phi, const fcl_grid_info *g,
+                                  const fcl_mac_info *m, const fcl_sph_consts *cs)
+{
+    if (!mac_band(c, flags, m)) {
+        phi[c] = flags[c] == MAC_FLUID ? -m->iso : m->iso;
+        return;
+    }
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    float4 x = mac_center(i, j, k, m);
+    int hx, hy, hz;
+    float rx = mac_reflect(x.x, m->origin.x, m->nx, m, cs->h, &hx);
+    float ry = mac_reflect(x.y, m->origin.y, m->ny, m, cs->h, &hy);
+    float rz = mac_reflect(x.z, m->origin.z, m->nz, m, cs->h, &hz);
+    float sum = 0.0f;
+    for (uint r = 0u; r < 8u; r++) {
+        int ax = (int)(r & 1u), ay = (int)((r >> 1) & 1u), az = (int)((r >> 2) & 1u);
+        if ((ax && !hx) || (ay && !hy) || (az && !hz))
+            continue;
+        sum += mac_wsum(fcl_f4(ax ? rx : x.x, ay ? ry : x.y, az ? rz : x.z, 0.0f), pos, start, g, cs);
+    }
     phi[c] = m->iso - sum * m->inv_lattice;
 }
 
@@ -273,6 +303,12 @@ FCL_INLINE float mac_coef(GLOBAL const uint *flags, GLOBAL const float *phi, uin
     return f == MAC_FLUID ? 1.0f : (f == MAC_AIR ? 1.0f / mac_theta(phi[c], phi[n], m) : 0.0f);
 }
 
+/* 1 for a neighbor across an open face, 0 across a solid one. */
+FCL_INLINE float mac_open(GLOBAL const uint *flags, uint n)
+{
+    return flags[n] == MAC_SOLID ? 0.0f : 1.0f;
+}
+
 /* Right-hand side and diagonal of the pressure equation; rows of other
  * cells are identity rows with b = 0 and their pressure is zeroed, so the
  * conjugate gradients leave them at 0 (the warm start keeps fluid cells'). */
@@ -288,7 +324,10 @@ FCL_INLINE void mac_divergence_item(uint c, GLOBAL const float4 *vel, GLOBAL con
     }
     uint sy = m->sy, sz = m->sz;
     float4 u = vel[c];
-    float flux = (vel[c + 1u].x - u.x) + (vel[c + sy].y - u.y) + (vel[c + sz].z - u.z);
+    /* Solid faces count as 0 whatever they hold: the wall is at rest. */
+    float flux = mac_open(flags, c + 1u) * vel[c + 1u].x - mac_open(flags, c - 1u) * u.x +
+                 mac_open(flags, c + sy) * vel[c + sy].y - mac_open(flags, c - sy) * u.y +
+                 mac_open(flags, c + sz) * vel[c + sz].z - mac_open(flags, c - sz) * u.z;
     float d = mac_coef(flags, phi, c, c - 1u, m) + mac_coef(flags, phi, c, c + 1u, m) +
               mac_coef(flags, phi, c, c - sy, m) + mac_coef(flags, phi, c, c + sy, m) +
               mac_coef(flags, phi, c, c - sz, m) + mac_coef(flags, phi, c, c + sz, m);
