@@ -165,6 +165,28 @@ typedef struct fcl_mps_consts {
                            (mps.wall_pressure = solve, kernels/mps_walls.cl) */
 } fcl_mps_consts;
 
+/* The MAC grid of the mac solver (kernels/mac.cl; seed 003, SEED-NOTES
+ * 5): nx * ny * nz interior cells of side dx from origin (the domain's
+ * lower corner), padded by one ghost layer of solid cells on every side,
+ * so cell (i, j, k), 0 <= i <= nx + 1, has index i + sy j + sz k and every
+ * interior cell's six neighbors exist. vel[c] holds the velocity
+ * components on cell c's three lower faces (x: u at the face x = origin.x
+ * + (i - 1) dx, and so on). Rebuilt before every substep. */
+typedef struct fcl_mac_info {
+    float4 origin;      /* lower corner of interior cell (1, 1, 1) */
+    float dx, inv_dx;   /* cell side and its inverse */
+    float dt;           /* this substep */
+    float rho;          /* density (material.rest_density) */
+    float theta_min;    /* ghost fluid: the surface fraction's floor */
+    float iso;          /* level set phi = iso - sum W / lattice sum */
+    float inv_lattice;  /* 1 / (sum of W_poly6 over a resting lattice) */
+    float margin;       /* particles stay this far inside the grid box */
+    uint nx, ny, nz;    /* interior cells per axis */
+    uint sy, sz;        /* index strides of y and z (x: 1) */
+    uint ncell;         /* (nx + 2) (ny + 2) (nz + 2) */
+    uint pad0, pad1;
+} fcl_mac_info;
+
 /* Fluid control's constants (kernels/control.cl; seed 001, SEED-NOTES
  * 3.3-3.5), derived from the control.* parameters before every step. The
  * control density is relative like PBF's: rhat~ = V_H sum_j W_poly6(H),

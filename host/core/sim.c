@@ -427,9 +427,14 @@ int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, con
         grid_layout(&info, prm->domain_min, prm->domain_max, sim_cell_size(prm), n, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     sim_update_consts(s);
+    int irc = -1;
     if (grid_init_cap(&s->grid, be, &info, s->cap) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
-        boundary_setup(s, bpos, nb) != 0 || lists_setup(s, err, errlen) != 0 || s->solver->init(s, err, errlen) != 0 ||
+        boundary_setup(s, bpos, nb) != 0 || lists_setup(s, err, errlen) != 0 || (irc = s->solver->init(s, err, errlen)) != 0 ||
         (n > 0 && (s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0))) {
+        /* A solver refuses its own parameters (a grid too large) as bad
+         * input, with err naming the key. */
+        if (irc == FCL_EXIT_INPUT)
+            return FCL_EXIT_INPUT;
         if (!*err)
             snprintf(err, errlen, "setting up the simulation on %s failed (see above)", be->name);
         return FCL_EXIT_DEVICE;

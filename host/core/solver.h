@@ -113,6 +113,10 @@ typedef struct fcl_solver {
     /* The most fluid phases it simulates together (scene "phases";
      * sim_set_phases refuses more); 0 means 1. */
     int max_phases;
+    /* Bytes its save hook writes when that is more than the state file's
+     * default room for a solver blob (4 KiB): a grid solver's fields. NULL:
+     * the default. */
+    size_t (*save_bytes)(struct fcl_sim *s);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

@@ -127,6 +127,14 @@ static void put_params(blob *b, const fcl_params *p)
     free(t.p);
 }
 
+/* Room for the solver's blob: the default, or what a grid solver says
+ * its fields take (solver.h, save_bytes). */
+static size_t solver_room(fcl_sim *s)
+{
+    size_t want = s->solver->save_bytes ? s->solver->save_bytes(s) : 0;
+    return want > SOLVER_BLOB_MAX ? want : SOLVER_BLOB_MAX;
+}
+
 static int encode(fcl_sim *s, blob *b)
 {
     char device[DEVICE_BYTES] = { 0 };
@@ -156,10 +164,14 @@ static int encode(fcl_sim *s, blob *b)
     }
     if (put_buf(b, s->be, s->rho, s->n * 4) != 0 || put_buf(b, s->be, s->prs, s->n * 4) != 0)
         return -1;
-    unsigned char sblob[SOLVER_BLOB_MAX];
-    uint64_t sbytes = s->solver->save ? s->solver->save(s, sblob, sizeof sblob) : 0;
+    size_t room = solver_room(s);
+    unsigned char *sblob = malloc(room);
+    if (!sblob)
+        return -1;
+    uint64_t sbytes = s->solver->save ? s->solver->save(s, sblob, room) : 0;
     put(b, &sbytes, 8);
     put(b, sblob, sbytes);
+    free(sblob);
     uint64_t sum = fnv1a(b->p, b->len);
     put(b, &sum, 8);
     return b->bad ? -1 : 0;
@@ -324,7 +336,7 @@ static int restore(fcl_sim *s, blob *b, const char *path, char *err, size_t errl
  * success b holds the bytes before the checksum. */
 static int read_checked(fcl_sim *s, const char *path, blob *b, char *err, size_t errlen)
 {
-    size_t limit = 1024 + DEVICE_BYTES + PARAMS_MAX + SOLVER_BLOB_MAX + sizeof s->stats + sizeof s->emit_acc + 24 +
+    size_t limit = 1024 + DEVICE_BYTES + PARAMS_MAX + solver_room(s) + sizeof s->stats + sizeof s->emit_acc + 24 +
                    (size_t)s->grid.nattr * (ATTR_NAME_BYTES + 8) +
                    s->cap * 8;
     for (int a = 0; a < s->grid.nattr; a++)

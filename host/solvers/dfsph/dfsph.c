@@ -373,4 +373,5 @@ const fcl_solver fcl_solver_dfsph = {
     NULL,
     0,                                   /* bpos.w: volumes, not layer tags */
     1,                                   /* one fluid phase */
+    NULL,                                /* state fits the default blob */
 };

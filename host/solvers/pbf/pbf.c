@@ -329,4 +329,5 @@ const fcl_solver fcl_solver_pbf = {
     pbf_overlay,
     0,                                   /* bpos.w: volumes, not layer tags */
     1,                                   /* one fluid phase */
+    NULL,                                /* state fits the default blob */
 };

@@ -139,4 +139,5 @@ const fcl_solver fcl_solver_wcsph = {
     NULL,
     0,                                   /* bpos.w: volumes, not layer tags */
     1,                                   /* one fluid phase */
+    NULL,                                /* state fits the default blob */
 };

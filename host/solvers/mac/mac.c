@@ -1,0 +1,345 @@
+/* mac.c - the semi-Lagrangian MAC-grid liquid solver (Zou, Qi, Zhao
+ * 2013, seed 003; SEED-NOTES 5): the velocity lives on a staggered grid,
+ * marker particles say where the liquid is. A step of sim.dt is cut into
+ * substeps of dt = k_CFL dx / (max |u| + sqrt(k_CFL dx |g|)) (seed eq. 16,
+ * force-aware), clamped to [mac.dt_min, mac.dt_max], evenly. Each substep:
+ *   particle grid (sorted markers) -> flags (solid, fluid, air) -> level
+ *   set at the surface band -> RK2 semi-Lagrangian advection of the face
+ *   velocities -> gravity -> divergence and diagonal (ghost fluid) ->
+ *   Jacobi-preconditioned conjugate gradients on the device (mac_cg.c) ->
+ *   pressure gradient -> extrapolation into air (BFS layers) -> markers
+ *   through the field (RK2) -> max |u| for the next substep's dt.
+ * After the last substep the markers are sorted again and their pressure
+ * and density (rest) written for frames. Passes in kernels/mac.cl.
+ * Invariant: between steps the markers are in the particle grid's order
+ * of their positions, vel[cur] holds the extrapolated field of the last
+ * substep, p its pressure (the next warm start) and max_u its largest
+ * known face speed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mac.h"
+#include "passes.h"
+#include "sim.h"
+
+static fcl_buf *attr(fcl_sim *s, int a)
+{
+    return s->grid.attr[a].cur;
+}
+
+mac *mac_of(fcl_sim *s)
+{
+    return s->solver && strcmp(s->solver->name, "mac") == 0 ? s->solver_data : NULL;
+}
+
+/* The grid must fit beside the particles (exit 2 naming the key). */
+static int check_fits(fcl_sim *s, const mac *d, char *err, size_t errlen)
+{
+    fcl_backend *be = s->be;
+    const fcl_mac_info *m = &d->m;
+    double need = (double)mac_grid_bytes(m), largest = (double)m->ncell * 16.0;
+    double parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
+    if (need + parts <= 0.9 * (double)be->mem_bytes && largest <= (double)be->max_alloc)
+        return 0;
+    snprintf(err, errlen, "mac.cell_size: a %u x %u x %u grid of %g m cells needs %.1f MiB (largest buffer %.1f "
+             "MiB) beside the particles' %.1f MiB, but %s has %.1f MiB (largest buffer %.1f MiB): expected a "
+             "larger mac.cell_size or particles.spacing", m->nx, m->ny, m->nz, m->dx, need / 1048576.0,
+             largest / 1048576.0, parts / 1048576.0, be->name, be->mem_bytes / 1048576.0,
+             be->max_alloc / 1048576.0);
+    return -1;
+}
+
+static int mac_init(fcl_sim *s, char *err, size_t errlen)
+{
+    mac *d = calloc(1, sizeof *d);
+    if (!d)
+        return -1;
+    s->solver_data = d;
+    if (mac_layout(s->prm, s->spacing, &d->m, err, errlen) != 0 || check_fits(s, d, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
+    if (mac_grid_alloc(d, s->be) != 0) {
+        snprintf(err, errlen, "mac: the device refused the grid's buffers (%u cells)", d->m.ncell);
+        return -1;
+    }
+    sim_update_consts(s);
+    return 0;
+}
+
+/* The particle mass rho0 d^3 (markers carry no mass in the method; frames
+ * and the conservation checks read it) and the grid's live constants. */
+static void mac_derive(fcl_sim *s)
+{
+    mac *d = s->solver_data;
+    const fcl_params *p = s->prm;
+    double l0 = s->spacing;
+    s->c.mass = (float)(p->material_rest_density * l0 * l0 * l0);
+    if (!d)
+        return;
+    d->m.rho = (float)p->material_rest_density;
+    d->m.theta_min = (float)p->mac_theta_min;
+    d->m.iso = 0.5f;
+    d->m.inv_lattice = (float)(1.0 / s->lattice_sum);
+    d->m.margin = 0.01f * d->m.dx;
+}
+
+/* The substep's dt from last substep's largest face speed. */
+static double cfl_dt(const fcl_sim *s, const mac *d)
+{
+    const fcl_params *p = s->prm;
+    const float *g = p->sim_gravity;
+    double k = p->mac_cfl, dx = d->m.dx, gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    double v = d->max_u + sqrt(k * dx * gn), dt = v > 0.0 ? k * dx / v : p->mac_dt_max;
+    return fmin(fmax(dt, p->mac_dt_min), p->mac_dt_max);
+}
+
+/* One thin launcher per pass (kernels/mac.cl, kernels/passes.def). */
+static int launch_flags(fcl_sim *s, mac *d)
+{
+    return pass_mac_flag_solid(s->be, d->m.ncell, "flags", d->flags, s->solids, d->m, s->c) != 0 ||
+                   pass_mac_mark_fluid(s->be, s->n, "flags", attr(s, s->a_pos), d->flags, d->m) != 0
+               ? -1
+               : 0;
+}
+
+static int launch_levelset(fcl_sim *s, mac *d)
+{
+    return pass_mac_levelset(s->be, d->m.ncell, "levelset", d->flags, attr(s, s->a_pos), s->grid.start, d->phi,
+                             s->grid.info, d->m, s->c);
+}
+
+static int launch_advect(fcl_sim *s, mac *d)
+{
+    if (pass_mac_advect(s->be, d->m.ncell, "advect", d->vel[d->cur], d->vel[!d->cur], d->flags, d->m) != 0)
+        return -1;
+    d->cur = !d->cur;
+    return 0;
+}
+
+static int launch_forces(fcl_sim *s, mac *d)
+{
+    return pass_mac_forces(s->be, d->m.ncell, "forces", d->vel[d->cur], d->flags, d->m, s->c);
+}
+
+static int launch_divergence(fcl_sim *s, mac *d)
+{
+    return pass_mac_divergence(s->be, d->m.ncell, "divergence", d->vel[d->cur], d->flags, d->phi, d->rhs, d->diag,
+                               d->p, d->m);
+}
+
+/* The pressure equation on the device; a solve that stops at
+ * mac.cg_max_iter is said once on stderr and shows in the stats. */
+static int solve(fcl_sim *s, mac *d)
+{
+    const fcl_params *p = s->prm;
+    if (!p->mac_warm_start && pass_mps_axpby(s->be, d->m.ncell, "pressure-solve", d->p, d->p, 0.0f, 0.0f) != 0)
+        return -1;
+    if (mac_cg_solve(&d->cg, s->be, d, d->p, p->mac_cg_tolerance, p->mac_cg_max_iter, p->mac_cg_check_every,
+                     &d->last, s->error, sizeof s->error) != 0)
+        return -1;
+    d->iters += d->last.iters;
+    d->resid = fmax(d->resid, d->last.rel_resid);
+    if (!d->last.converged && !d->warned) {
+        fprintf(stderr, "fluidcl: mac: step %ld: the pressure solve stopped at mac.cg_max_iter = %ld with |r|/|b| "
+                "= %.3g above mac.cg_tolerance = %g (said once; see the cg_residual column)\n",
+                s->step + 1, p->mac_cg_max_iter, d->last.rel_resid, p->mac_cg_tolerance);
+        d->warned = 1;
+    }
+    return 0;
+}
+
+static int launch_project(fcl_sim *s, mac *d)
+{
+    return pass_mac_project(s->be, d->m.ncell, "project", d->vel[d->cur], d->flags, d->phi, d->p, d->m);
+}
+
+/* Faces next to fluid are known; mac.extrapolate layers outward. The
+ * final mask ends in mask[0]'s place when the layer count is even, so the
+ * speed pass is told which. */
+static int extrapolate(fcl_sim *s, mac *d, fcl_buf **mask)
+{
+    fcl_backend *be = s->be;
+    int mk = 0;
+    if (pass_mac_extrap_init(be, d->m.ncell, "extrapolate", d->vel[d->cur], d->flags, d->mask[0], d->m) != 0)
+        return -1;
+    for (long k = 0; k < s->prm->mac_extrapolate; k++) {
+        if (pass_mac_extrap_layer(be, d->m.ncell, "extrapolate", d->vel[d->cur], d->vel[!d->cur], d->mask[mk],
+                                  d->mask[!mk], d->m) != 0)
+            return -1;
+        d->cur = !d->cur;
+        mk = !mk;
+    }
+    *mask = d->mask[mk];
+    return 0;
+}
+
+/* max |u| over the known faces, read back for the next dt. */
+static int measure_speed(fcl_sim *s, mac *d, fcl_buf *mask)
+{
+    return pass_mac_speed(s->be, d->m.ncell, "cfl", d->vel[d->cur], mask, d->speed) != 0 ||
+                   reduction_max(&d->umax, s->be, d->speed, d->m.ncell, "cfl") != 0 ||
+                   reduction_read(&d->umax, s->be, &d->max_u) != 0
+               ? -1
+               : 0;
+}
+
+static int launch_particles(fcl_sim *s, mac *d)
+{
+    return pass_mac_particles(s->be, s->n, "particles", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev),
+                              d->vel[d->cur], s->solids, d->m, s->c);
+}
+
+static int launch_fields(fcl_sim *s, mac *d)
+{
+    return pass_mac_particle_fields(s->be, s->n, "output", attr(s, s->a_pos), d->flags, d->p, s->rho, s->prs, d->m);
+}
+
+static int rebuild(fcl_sim *s)
+{
+    return grid_build(&s->grid, s->be, s->a_pos);
+}
+
+/* Divergence, solve and gradient over the flags and level set of now. */
+static int pressure(fcl_sim *s, mac *d)
+{
+    return launch_divergence(s, d) != 0 || solve(s, d) != 0 || launch_project(s, d) != 0 ? -1 : 0;
+}
+
+static int substep(fcl_sim *s, mac *d, double dt, int first)
+{
+    fcl_buf *mask;
+    d->m.dt = (float)dt;
+    if ((!first && rebuild(s) != 0) || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 ||
+        launch_advect(s, d) != 0 || launch_forces(s, d) != 0 || pressure(s, d) != 0 ||
+        extrapolate(s, d, &mask) != 0 || launch_particles(s, d) != 0 || measure_speed(s, d, mask) != 0)
+        return -1;
+    d->substeps++;
+    return 0;
+}
+
+/* The initial field: the markers' velocities on the faces around them,
+ * extrapolated like a projected one (a first prepare only: later ones,
+ * after particles are added or a state is loaded, keep the field). */
+static int seed_field(fcl_sim *s, mac *d)
+{
+    fcl_buf *mask;
+    return launch_flags(s, d) != 0 ||
+                   pass_mac_p2g(s->be, d->m.ncell, "advect", attr(s, s->a_pos), attr(s, s->a_vev), s->grid.start,
+                                d->flags, d->vel[d->cur], s->grid.info, d->m) != 0 ||
+                   extrapolate(s, d, &mask) != 0 || measure_speed(s, d, mask) != 0
+               ? -1
+               : 0;
+}
+
+static int mac_prepare(fcl_sim *s)
+{
+    mac *d = s->solver_data;
+    if (rebuild(s) != 0 || (!d->ready && seed_field(s, d) != 0))
+        return -1;
+    d->ready = 1;
+    return launch_flags(s, d) != 0 || launch_fields(s, d) != 0 ? -1 : 0;
+}
+
+enum { STAT_SUBSTEPS, STAT_ITERS, STAT_RESID, STAT_UMAX, NSTATS };
+static const fcl_stat_decl mac_stats[NSTATS] = {
+    { "substeps", "substeps", "", FCL_FOLD_MEAN },
+    { "cg_iterations", "CG iterations", "", FCL_FOLD_MEAN },
+    { "cg_residual", "CG |r|/|b|", "", FCL_FOLD_MAX },
+    { "max_face_speed", "largest face speed", "m/s", FCL_FOLD_MAX },
+};
+
+static int mac_step(fcl_sim *s)
+{
+    mac *d = s->solver_data;
+    double left = s->c.dt;
+    d->iters = 0;
+    d->resid = 0.0;
+    d->substeps = 0;
+    while (left > 0.0) {
+        /* Even substeps: the count this bound asks for over what is left. */
+        double n = ceil(left / cfl_dt(s, d) - 1e-9), dt = left / (n > 1.0 ? n : 1.0);
+        if (substep(s, d, dt, d->substeps == 0) != 0)
+            return -1;
+        left = n > 1.0 ? left - dt : 0.0;
+    }
+    if (rebuild(s) != 0 || launch_flags(s, d) != 0 || launch_fields(s, d) != 0)
+        return -1;
+    s->dt_used = s->c.dt;
+    /* The blow-up test (sim.max_step_ratio support radii per step) reads
+     * per substep here, at least twice what the CFL bound lets a face
+     * carry: a step of sim.dt may move a marker many cells. */
+    double cfl_h = 2.0 * s->prm->mac_cfl * d->m.dx / s->h;
+    s->c.max_step_ratio = (float)(fmax(s->prm->sim_max_step_ratio, cfl_h) * d->substeps);
+    s->stats.solver[STAT_SUBSTEPS] = d->substeps;
+    s->stats.solver[STAT_ITERS] = (double)d->iters;
+    s->stats.solver[STAT_RESID] = d->resid;
+    s->stats.solver[STAT_UMAX] = d->max_u;
+    return 0;
+}
+
+int mac_project_only(fcl_sim *s, double dt)
+{
+    mac *d = mac_of(s);
+    fcl_buf *mask;
+    if (!d)
+        return -1;
+    d->m.dt = (float)dt;
+    d->iters = 0;
+    d->resid = 0.0;
+    return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || pressure(s, d) != 0 ||
+                   extrapolate(s, d, &mask) != 0 || measure_speed(s, d, mask) != 0
+               ? -1
+               : 0;
+}
+
+static size_t mac_save_bytes(fcl_sim *s)
+{
+    return mac_state_bytes(s->solver_data);
+}
+
+static size_t mac_save(fcl_sim *s, void *blob, size_t cap)
+{
+    return mac_state_save(s->solver_data, s->be, blob, cap);
+}
+
+static int mac_load(fcl_sim *s, const void *blob, size_t bytes)
+{
+    return mac_state_load(s->solver_data, s->be, blob, bytes);
+}
+
+static void mac_destroy(fcl_sim *s)
+{
+    mac *d = s->solver_data;
+    if (!d)
+        return;
+    mac_grid_free(d, s->be);
+    free(d);
+    s->solver_data = NULL;
+}
+
+const fcl_solver fcl_solver_mac = {
+    "mac",
+    "Zou, Qi & Zhao 2013 semi-Lagrangian MAC grid liquid (RK2 backtrace, ghost-fluid free surface from the "
+    "markers' level set, Jacobi-preconditioned conjugate gradients on the device, marker particles, CFL substeps)",
+    0,                                   /* no per-particle buffers: the grid is checked in init */
+    mac_init,
+    mac_prepare,
+    mac_step,
+    mac_destroy,
+    mac_derive,
+    NULL,                                /* no neighbor lists */
+    0,
+    mac_stats,
+    NSTATS,
+    NULL,
+    0,
+    mac_save,
+    mac_load,
+    NULL,                                /* no fluid control */
+    NULL,
+    0,
+    0,
+    mac_save_bytes,
+};

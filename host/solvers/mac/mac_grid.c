@@ -1,0 +1,154 @@
+/* mac_grid.c - the mac solver's grid: its layout from the parameters
+ * (with the checks that refuse a bad cell size), its device buffers, and
+ * its state for restarts (mac.h).
+ * Invariant: every buffer holds (nx + 2)(ny + 2)(nz + 2) cells, the
+ * padded layout of fcl_mac_info; a saved state loads only into a grid of
+ * the same cell count.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mac.h"
+#include "params.h"
+
+/* Two velocity fields (float4), flags, level set, pressure, right-hand
+ * side, diagonal, two extrapolation masks, speeds, four CG vectors. */
+static const size_t CELL_BYTES = 2 * 16 + 4 * 4 + 2 * 4 + 4 + 4 * 4;
+
+static const char *const AXIS = "xyz";
+
+/* Cells along one axis: the domain's extent in cells, rounded; the grid
+ * box (from domain.min) is within half a cell of the domain. */
+static int axis_cells(const fcl_params *p, int a, double dx, uint *n, char *err, size_t errlen)
+{
+    double len = (double)p->domain_max[a] - (double)p->domain_min[a], c = floor(len / dx + 0.5);
+    if (c < 2.0) {
+        snprintf(err, errlen, "mac.cell_size: a cell of %g m leaves fewer than 2 cells along %c of the domain "
+                 "(%g m): expected a smaller cell (mac.cell_size, or particles.spacing)", dx, AXIS[a], len);
+        return -1;
+    }
+    if (c > 65536.0) {
+        snprintf(err, errlen, "mac.cell_size: a cell of %g m gives %.0f cells along %c of the domain (%g m), "
+                 "more than 65536: expected a larger cell", dx, c, AXIS[a], len);
+        return -1;
+    }
+    *n = (uint)c;
+    return 0;
+}
+
+int mac_layout(const fcl_params *p, double spacing, fcl_mac_info *m, char *err, size_t errlen)
+{
+    double auto_dx = cbrt(p->mac_particles_per_cell) * spacing, dx = p->mac_cell_size > 0.0 ? p->mac_cell_size : auto_dx;
+    memset(m, 0, sizeof *m);
+    if (p->mac_cell_size > 0.0 && fabs(dx - auto_dx) > 1e-3 * dx) {
+        snprintf(err, errlen, "mac.cell_size: %g m holds %.3g particles per cell at particles.spacing %g, not "
+                 "mac.particles_per_cell = %g: expected mac.cell_size = %g (or 0), or particles.spacing = %g",
+                 dx, pow(dx / spacing, 3.0), spacing, p->mac_particles_per_cell, auto_dx,
+                 dx / cbrt(p->mac_particles_per_cell));
+        return -1;
+    }
+    uint n[3];
+    for (int a = 0; a < 3; a++)
+        if (axis_cells(p, a, dx, &n[a], err, errlen) != 0)
+            return -1;
+    double cells = (double)(n[0] + 2) * (double)(n[1] + 2) * (double)(n[2] + 2);
+    if (cells > 4.0e9) {
+        snprintf(err, errlen, "mac.cell_size: a %u x %u x %u grid has %.3g cells, more than a 32-bit index "
+                 "holds: expected a larger cell", n[0], n[1], n[2], cells);
+        return -1;
+    }
+    m->origin = fcl_f4(p->domain_min[0], p->domain_min[1], p->domain_min[2], 0.0f);
+    m->dx = (float)dx;
+    m->inv_dx = (float)(1.0 / dx);
+    m->nx = n[0];
+    m->ny = n[1];
+    m->nz = n[2];
+    m->sy = n[0] + 2;
+    m->sz = (n[0] + 2) * (n[1] + 2);
+    m->ncell = (uint)cells;
+    return 0;
+}
+
+size_t mac_grid_bytes(const fcl_mac_info *m)
+{
+    return (size_t)m->ncell * CELL_BYTES + 4 * 4096;
+}
+
+int mac_grid_alloc(mac *d, fcl_backend *be)
+{
+    size_t n = d->m.ncell;
+    d->vel[0] = be->ops->buf_new(be, n * 16, "MAC face velocities");
+    d->vel[1] = be->ops->buf_new(be, n * 16, "MAC face velocities (scratch)");
+    d->flags = be->ops->buf_new(be, n * 4, "MAC cell flags");
+    d->phi = be->ops->buf_new(be, n * 4, "MAC level set");
+    d->p = be->ops->buf_new(be, n * 4, "MAC pressure");
+    d->rhs = be->ops->buf_new(be, n * 4, "MAC right-hand side");
+    d->diag = be->ops->buf_new(be, n * 4, "MAC diagonal");
+    d->mask[0] = be->ops->buf_new(be, n * 4, "MAC known faces");
+    d->mask[1] = be->ops->buf_new(be, n * 4, "MAC known faces (scratch)");
+    d->speed = be->ops->buf_new(be, n * 4, "MAC face speeds");
+    if (!d->vel[0] || !d->vel[1] || !d->flags || !d->phi || !d->p || !d->rhs || !d->diag || !d->mask[0] ||
+        !d->mask[1] || !d->speed)
+        return -1;
+    /* Zeros: the pressure is the first warm start, the field the first
+     * sample outside the markers. */
+    float4 *zero = calloc(n, 16);
+    int rc = !zero || be->ops->buf_write(be, d->vel[0], 0, n * 16, zero) != 0 ||
+             be->ops->buf_write(be, d->vel[1], 0, n * 16, zero) != 0 ||
+             be->ops->buf_write(be, d->p, 0, n * 4, zero) != 0;
+    free(zero);
+    return rc || reduction_init(&d->umax, be, n) != 0 || mac_cg_init(&d->cg, be, n) != 0 ? -1 : 0;
+}
+
+void mac_grid_free(mac *d, fcl_backend *be)
+{
+    fcl_buf *b[] = { d->vel[0], d->vel[1], d->flags, d->phi, d->p, d->rhs, d->diag, d->mask[0], d->mask[1], d->speed };
+    for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
+        if (b[k])
+            be->ops->buf_free(be, b[k]);
+    reduction_free(&d->umax, be);
+    mac_cg_free(&d->cg, be);
+}
+
+/* Layout: u32 cell count, u32 0, f64 max |u|, the field (float4 per
+ * cell), the pressure (float per cell). */
+size_t mac_state_bytes(const mac *d)
+{
+    return 16 + (size_t)d->m.ncell * 20;
+}
+
+size_t mac_state_save(mac *d, fcl_backend *be, void *blob, size_t cap)
+{
+    size_t n = d->m.ncell, need = mac_state_bytes(d);
+    unsigned char *b = blob;
+    uint32_t head[2] = { (uint32_t)n, 0 };
+    if (cap < need)
+        return 0;
+    memcpy(b, head, 8);
+    memcpy(b + 8, &d->max_u, 8);
+    if (be->ops->buf_read(be, d->vel[d->cur], 0, n * 16, b + 16) != 0 ||
+        be->ops->buf_read(be, d->p, 0, n * 4, b + 16 + n * 16) != 0)
+        return 0;
+    return need;
+}
+
+int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes)
+{
+    size_t n = d->m.ncell;
+    const unsigned char *b = blob;
+    uint32_t head[2];
+    if (bytes != mac_state_bytes(d))
+        return -1;
+    memcpy(head, b, 8);
+    if (head[0] != n)
+        return -1;
+    memcpy(&d->max_u, b + 8, 8);
+    if (be->ops->buf_write(be, d->vel[d->cur], 0, n * 16, b + 16) != 0 ||
+        be->ops->buf_write(be, d->p, 0, n * 4, b + 16 + n * 16) != 0)
+        return -1;
+    d->ready = 1;
+    return 0;
+}

@@ -1,0 +1,545 @@
+/* mac.cl - the semi-Lagrangian MAC-grid liquid (Zou, Qi, Zhao 2013, seed
+ * 003, with the fixes of SEED-NOTES 5.8): velocity components on the faces
+ * of a staggered grid, pressure and cell flags at the centers, marker
+ * particles that say where the liquid is. One substep (host/solvers/mac):
+ *
+ * flags:      ghost layer and cells whose center lies in a box, sphere or
+ *             polygon obstacle are solid, cells holding a marker fluid,
+ *             the rest air
+ * levelset:   phi = iso - sum_p W_poly6 / (lattice sum), at the cells on
+ *             either side of the surface only (the Zou field of seed 003
+ *             eq. 17 with every marker's rest volume): a half-space of a
+ *             resting lattice gives phi = 0 exactly half a spacing above its
+ *             last layer, so the surface sits where the liquid ends
+ * advect:     u(x) <- u(x - dt u(x - dt/2 u(x))), RK2 backtrace (Stam 1999;
+ *             not the seed's eq. 7), each component sampled trilinearly at
+ *             its own face positions (seed eq. 12 with the half-cell offsets)
+ * forces:     u += dt g on every face that is not a solid face
+ * divergence: b_i = -(rho dx / dt) sum_faces u.n over fluid cells, and the
+ *             diagonal of the 7-point operator: 1 per fluid neighbor, 1 /
+ *             theta per air neighbor (ghost fluid: the air side's pressure
+ *             is -(1 - theta) / theta p_i, theta = phi_i / (phi_i - phi_a)
+ *             clamped below by theta_min), 0 per solid one (Neumann)
+ * (conjugate gradients on A p = b: host/solvers/mac/mac_cg.c)
+ * project:    u -= dt / (rho dx) (p_hi - p_lo) on faces next to fluid (the
+ *             gradient of the face itself, seed eq. 11 one face on)
+ * extrapolate: faces next to fluid are known; each layer gives an unknown
+ *             face the mean of its known neighbors of the same component
+ * particles:  RK2 (midpoint) through the projected field, clamped into the
+ *             grid box and pushed out of obstacles
+ *
+ * Solid faces (a solid cell on either side: walls, obstacles) carry zero
+ * normal velocity everywhere (free slip); tangential components read near
+ * a wall are clamped to the first interior sample (zero normal gradient).
+ * Invariant: after a substep every face next to a fluid cell holds the
+ * projected velocity, solid faces hold 0, faces up to the extrapolation
+ * depth into air hold extrapolated values and the others 0.
+ */
+
+#define MAC_AIR 0u
+#define MAC_FLUID 1u
+#define MAC_SOLID 2u
+
+FCL_INLINE float mac_comp(float4 v, uint a)
+{
+    return a == 0u ? v.x : (a == 1u ? v.y : v.z);
+}
+
+FCL_INLINE float mac_abs(float x)
+{
+    return x < 0.0f ? -x : x;
+}
+
+FCL_INLINE uint mac_stride(uint a, const fcl_mac_info *m)
+{
+    return a == 0u ? 1u : (a == 1u ? m->sy : m->sz);
+}
+
+FCL_INLINE void mac_coords(uint c, const fcl_mac_info *m, uint *i, uint *j, uint *k)
+{
+    *k = c / m->sz;
+    uint r = c - *k * m->sz;
+    *j = r / m->sy;
+    *i = r - *j * m->sy;
+}
+
+/* Whether the lower face of cell (i, j, k) along axis a is a face of the
+ * interior grid: 1..n+1 along a, 1..n across. */
+FCL_INLINE int mac_face_real(uint i, uint j, uint k, uint a, const fcl_mac_info *m)
+{
+    uint ex = a == 0u ? 1u : 0u, ey = a == 1u ? 1u : 0u, ez = a == 2u ? 1u : 0u;
+    return i >= 1u && i <= m->nx + ex && j >= 1u && j <= m->ny + ey && k >= 1u && k <= m->nz + ez;
+}
+
+/* A face with a solid cell on either side (domain walls are the ghost
+ * layer). Only for real faces: the lower neighbor exists. */
+FCL_INLINE int mac_face_solid(GLOBAL const uint *flags, uint c, uint a, const fcl_mac_info *m)
+{
+    return flags[c] == MAC_SOLID || flags[c - mac_stride(a, m)] == MAC_SOLID;
+}
+
+FCL_INLINE float4 mac_face_pos(uint i, uint j, uint k, uint a, const fcl_mac_info *m)
+{
+    float dx = m->dx;
+    return fcl_f4(m->origin.x + ((float)i - (a == 0u ? 1.0f : 0.5f)) * dx,
+                  m->origin.y + ((float)j - (a == 1u ? 1.0f : 0.5f)) * dx,
+                  m->origin.z + ((float)k - (a == 2u ? 1.0f : 0.5f)) * dx, 0.0f);
+}
+
+FCL_INLINE float4 mac_center(uint i, uint j, uint k, const fcl_mac_info *m)
+{
+    float dx = m->dx;
+    return fcl_f4(m->origin.x + ((float)i - 0.5f) * dx, m->origin.y + ((float)j - 0.5f) * dx,
+                  m->origin.z + ((float)k - 0.5f) * dx, 0.0f);
+}
+
+/* Interior cell index (1..n) along one axis of a position, clamped. */
+FCL_INLINE uint mac_axis_cell(float x, float o, uint n, const fcl_mac_info *m)
+{
+    float g = (x - o) * m->inv_dx;
+    g = g >= 0.0f ? g : 0.0f;
+    return g < (float)n ? 1u + (uint)g : n;
+}
+
+FCL_INLINE uint mac_cell_of(float4 p, const fcl_mac_info *m)
+{
+    return mac_axis_cell(p.x, m->origin.x, m->nx, m) + m->sy * mac_axis_cell(p.y, m->origin.y, m->ny, m) +
+           m->sz * mac_axis_cell(p.z, m->origin.z, m->nz, m);
+}
+
+/* Sample coordinate along one axis for a component that lives on faces
+ * of this axis (face: sample k at origin + (k - 1) dx, 1 <= k <= n + 1) or
+ * at cell centers (sample k at origin + (k - 1/2) dx, 1 <= k <= n); clamped
+ * to the samples, so nothing outside the walls is read. Returns the
+ * fraction toward sample *i0 + 1. */
+FCL_INLINE float mac_axis_sample(float x, float o, uint n, uint face, const fcl_mac_info *m, uint *i0)
+{
+    float g = (x - o) * m->inv_dx + (face ? 1.0f : 0.5f);
+    float top = face ? (float)(n + 1u) : (float)n;
+    g = g >= 1.0f ? (g <= top ? g : top) : 1.0f;     /* NaN goes to 1 */
+    uint b = (uint)g;
+    b = b >= (uint)top ? (uint)top - 1u : b;
+    *i0 = b;
+    return g - (float)b;
+}
+
+/* Component a at p, trilinear in its own staggered samples (seed eq. 12). */
+FCL_INLINE float mac_sample(GLOBAL const float4 *v, float4 p, uint a, const fcl_mac_info *m)
+{
+    uint i, j, k;
+    float fx = mac_axis_sample(p.x, m->origin.x, m->nx, a == 0u, m, &i);
+    float fy = mac_axis_sample(p.y, m->origin.y, m->ny, a == 1u, m, &j);
+    float fz = mac_axis_sample(p.z, m->origin.z, m->nz, a == 2u, m, &k);
+    uint c = i + m->sy * j + m->sz * k, sy = m->sy, sz = m->sz;
+    float c00 = mac_comp(v[c], a) * (1.0f - fx) + mac_comp(v[c + 1u], a) * fx;
+    float c10 = mac_comp(v[c + sy], a) * (1.0f - fx) + mac_comp(v[c + sy + 1u], a) * fx;
+    float c01 = mac_comp(v[c + sz], a) * (1.0f - fx) + mac_comp(v[c + sz + 1u], a) * fx;
+    float c11 = mac_comp(v[c + sy + sz], a) * (1.0f - fx) + mac_comp(v[c + sy + sz + 1u], a) * fx;
+    float c0 = c00 * (1.0f - fy) + c10 * fy, c1 = c01 * (1.0f - fy) + c11 * fy;
+    return c0 * (1.0f - fz) + c1 * fz;
+}
+
+FCL_INLINE float4 mac_velocity(GLOBAL const float4 *v, float4 p, const fcl_mac_info *m)
+{
+    return fcl_f4(mac_sample(v, p, 0u, m), mac_sample(v, p, 1u, m), mac_sample(v, p, 2u, m), 0.0f);
+}
+
+/* Whether p lies inside a listed obstacle (the exit functions of
+ * boundary.cl on a copy). */
+FCL_INLINE int mac_in_solid(float4 p, GLOBAL const fcl_solid *s, const fcl_sph_consts *c)
+{
+    for (uint k = 0u; k < c->nsolids; k++) {
+        float4 q = p, n;
+        int hit = s[k].kind == FCL_SOLID_BOX      ? solid_box_exit(&q, s[k].a, s[k].b, &n)
+                  : s[k].kind == FCL_SOLID_SPHERE ? solid_sphere_exit(&q, s[k].a, &n)
+                                                  : solid_triangle_exit(&q, s[k].a, s[k].b, s[k].c, &n);
+        if (hit)
+            return 1;
+    }
+    return 0;
+}
+
+/* Ghost layer and obstacles solid, everything else air (mark_fluid then
+ * fills in the liquid). */
+FCL_INLINE void mac_flag_solid_item(uint c, GLOBAL uint *flags, GLOBAL const fcl_solid *solids,
+                                    const fcl_mac_info *m, const fcl_sph_consts *cs)
+{
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    int ghost = i == 0u || j == 0u || k == 0u || i > m->nx || j > m->ny || k > m->nz;
+    flags[c] = ghost || mac_in_solid(mac_center(i, j, k, m), solids, cs) ? MAC_SOLID : MAC_AIR;
+}
+
+/* Every writer writes the same value, so the order does not matter. */
+FCL_INLINE void mac_mark_fluid_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, const fcl_mac_info *m)
+{
+    uint c = mac_cell_of(pos[i], m);
+    if (flags[c] == MAC_AIR)
+        flags[c] = MAC_FLUID;
+}
+
+/* A fluid cell with an air neighbor or an air cell with a fluid one. */
+FCL_INLINE int mac_band(uint c, GLOBAL const uint *flags, const fcl_mac_info *m)
+{
+    uint f = flags[c];
+    if (f == MAC_SOLID)
+        return 0;
+    uint w = f == MAC_FLUID ? MAC_AIR : MAC_FLUID, sy = m->sy, sz = m->sz;
+    return flags[c - 1u] == w || flags[c + 1u] == w || flags[c - sy] == w || flags[c + sy] == w ||
+           flags[c - sz] == w || flags[c + sz] == w;
+}
+
+/* sum_p W_poly6(x - x_p) over the markers around x. */
+FCL_INLINE float mac_wsum(float4 x, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
+                          const fcl_sph_consts *cs)
+{
+    uint lo[9], hi[9];
+    uint rows = grid_neighbor_rows(g, start, x, lo, hi);
+    float sum = 0.0f;
+    for (uint r = 0u; r < rows; r++)
+        for (uint q = lo[r]; q < hi[r]; q++) {
+            float4 p = pos[q];
+            float dx = p.x - x.x, dy = p.y - x.y, dz = p.z - x.z;
+            sum += w_poly6(dx * dx + dy * dy + dz * dz, cs->h2, cs->poly6);
+        }
+    return sum;
+}
+
+/* x reflected across the grid box's nearer wall along one axis when that
+ * wall is within the support h, else x itself (*hit = 0). */
+FCL_INLINE float mac_reflect(float x, float o, uint n, const fcl_mac_info *m, float h, int *hit)
+{
+    float top = o + (float)n * m->dx;
+    *hit = x - o < h || top - x < h;
+    return x - o < h ? 2.0f * o - x : (top - x < h ? 2.0f * top - x : x);
+}
+
+/* phi at the band's cell centers from the markers around them (the
+ * particle grid's cells are at least the poly6 support wide) and their
+ * mirror images across the grid walls (free slip: a resting pool's
+ * surface stays level up to the walls); elsewhere -iso inside, +iso
+ * outside, which no theta reads. */
+FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const float4 *pos,
+                                  GLOBAL const uint *start, GLOBAL float *phi, const fcl_grid_info *g,
+                                  const fcl_mac_info *m, const fcl_sph_consts *cs)
+{
+    if (!mac_band(c, flags, m)) {
+        phi[c] = flags[c] == MAC_FLUID ? -m->iso : m->iso;
+        return;
+    }
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    float4 x = mac_center(i, j, k, m);
+    int hx, hy, hz;
+    float rx = mac_reflect(x.x, m->origin.x, m->nx, m, cs->h, &hx);
+    float ry = mac_reflect(x.y, m->origin.y, m->ny, m, cs->h, &hy);
+    float rz = mac_reflect(x.z, m->origin.z, m->nz, m, cs->h, &hz);
+    float sum = 0.0f;
+    for (uint r = 0u; r < 8u; r++) {
+        int ax = (int)(r & 1u), ay = (int)((r >> 1) & 1u), az = (int)((r >> 2) & 1u);
+        if ((ax && !hx) || (ay && !hy) || (az && !hz))
+            continue;
+        sum += mac_wsum(fcl_f4(ax ? rx : x.x, ay ? ry : x.y, az ? rz : x.z, 0.0f), pos, start, g, cs);
+    }
+    phi[c] = m->iso - sum * m->inv_lattice;
+}
+
+/* The surface's fraction of the way from a fluid center (phi_f) to an
+ * air center (phi_a), clamped below (SEED-NOTES 5.8 item 4). A fluid cell
+ * the level set puts outside gets the floor; an air cell it puts inside
+ * gets 1 (p = 0 at the air center, Foster & Fedkiw 2001). */
+FCL_INLINE float mac_theta(float pf, float pa, const fcl_mac_info *m)
+{
+    float t = pf < 0.0f && pa > 0.0f ? pf / (pf - pa) : (pf >= 0.0f ? m->theta_min : 1.0f);
+    return fcl_clampf(t, m->theta_min, 1.0f);
+}
+
+/* Component a of the lower face of cell c after the RK2 backtrace; 0 on
+ * solid faces and outside the grid. */
+FCL_INLINE float mac_advect_face(GLOBAL const float4 *v, GLOBAL const uint *flags, uint c, uint i, uint j, uint k,
+                                 uint a, const fcl_mac_info *m)
+{
+    if (!mac_face_real(i, j, k, a, m) || mac_face_solid(flags, c, a, m))
+        return 0.0f;
+    float4 x = mac_face_pos(i, j, k, a, m);
+    float4 u1 = mac_velocity(v, x, m);
+    float h = 0.5f * m->dt, dt = m->dt;
+    float4 xm = fcl_f4(x.x - h * u1.x, x.y - h * u1.y, x.z - h * u1.z, 0.0f);
+    float4 u2 = mac_velocity(v, xm, m);
+    float4 xb = fcl_f4(x.x - dt * u2.x, x.y - dt * u2.y, x.z - dt * u2.z, 0.0f);
+    return mac_sample(v, xb, a, m);
+}
+
+FCL_INLINE void mac_advect_item(uint c, GLOBAL const float4 *vin, GLOBAL float4 *vout, GLOBAL const uint *flags,
+                                const fcl_mac_info *m)
+{
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    vout[c] = fcl_f4(mac_advect_face(vin, flags, c, i, j, k, 0u, m), mac_advect_face(vin, flags, c, i, j, k, 1u, m),
+                     mac_advect_face(vin, flags, c, i, j, k, 2u, m), 0.0f);
+}
+
+/* Gravity on every face that is not a solid face. */
+FCL_INLINE void mac_forces_item(uint c, GLOBAL float4 *vel, GLOBAL const uint *flags, const fcl_mac_info *m,
+                                const fcl_sph_consts *cs)
+{
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    float4 v = vel[c];
+    float dt = m->dt;
+    if (mac_face_real(i, j, k, 0u, m) && !mac_face_solid(flags, c, 0u, m))
+        v.x += dt * cs->gravity.x;
+    if (mac_face_real(i, j, k, 1u, m) && !mac_face_solid(flags, c, 1u, m))
+        v.y += dt * cs->gravity.y;
+    if (mac_face_real(i, j, k, 2u, m) && !mac_face_solid(flags, c, 2u, m))
+        v.z += dt * cs->gravity.z;
+    vel[c] = v;
+}
+
+/* A neighbor's share of the diagonal: fluid 1, air 1 / theta, solid 0. */
+FCL_INLINE float mac_coef(GLOBAL const uint *flags, GLOBAL const float *phi, uint c, uint n, const fcl_mac_info *m)
+{
+    uint f = flags[n];
+    return f == MAC_FLUID ? 1.0f : (f == MAC_AIR ? 1.0f / mac_theta(phi[c], phi[n], m) : 0.0f);
+}
+
+/* 1 for a neighbor across an open face, 0 across a solid one. */
+FCL_INLINE float mac_open(GLOBAL const uint *flags, uint n)
+{
+    return flags[n] == MAC_SOLID ? 0.0f : 1.0f;
+}
+
+/* Right-hand side and diagonal of the pressure equation; rows of other
+ * cells are identity rows with b = 0 and their pressure is zeroed, so the
+ * conjugate gradients leave them at 0 (the warm start keeps fluid cells'). */
+FCL_INLINE void mac_divergence_item(uint c, GLOBAL const float4 *vel, GLOBAL const uint *flags,
+                                    GLOBAL const float *phi, GLOBAL float *rhs, GLOBAL float *diag, GLOBAL float *p,
+                                    const fcl_mac_info *m)
+{
+    if (flags[c] != MAC_FLUID) {
+        rhs[c] = 0.0f;
+        diag[c] = 1.0f;
+        p[c] = 0.0f;
+        return;
+    }
+    uint sy = m->sy, sz = m->sz;
+    float4 u = vel[c];
+    /* Solid faces count as 0 whatever they hold: the wall is at rest. */
+    float flux = mac_open(flags, c + 1u) * vel[c + 1u].x - mac_open(flags, c - 1u) * u.x +
+                 mac_open(flags, c + sy) * vel[c + sy].y - mac_open(flags, c - sy) * u.y +
+                 mac_open(flags, c + sz) * vel[c + sz].z - mac_open(flags, c - sz) * u.z;
+    float d = mac_coef(flags, phi, c, c - 1u, m) + mac_coef(flags, phi, c, c + 1u, m) +
+              mac_coef(flags, phi, c, c - sy, m) + mac_coef(flags, phi, c, c + sy, m) +
+              mac_coef(flags, phi, c, c - sz, m) + mac_coef(flags, phi, c, c + sz, m);
+    /* A fluid cell walled in on all six sides has no equation. */
+    rhs[c] = d > 0.0f ? -(m->rho * m->dx / m->dt) * flux : 0.0f;
+    diag[c] = d > 0.0f ? d : 1.0f;
+    if (!(d > 0.0f))
+        p[c] = 0.0f;
+}
+
+FCL_INLINE float mac_fluid_x(GLOBAL const uint *flags, GLOBAL const float *x, uint n)
+{
+    return flags[n] == MAC_FLUID ? x[n] : 0.0f;
+}
+
+/* y = A x, matrix-free: the diagonal from mac_divergence, -1 per fluid
+ * neighbor. */
+FCL_INLINE void mac_matvec_item(uint c, GLOBAL const float *x, GLOBAL float *y, GLOBAL const uint *flags,
+                                GLOBAL const float *diag, const fcl_mac_info *m)
+{
+    if (flags[c] != MAC_FLUID) {
+        y[c] = x[c];
+        return;
+    }
+    uint sy = m->sy, sz = m->sz;
+    y[c] = diag[c] * x[c] - (mac_fluid_x(flags, x, c - 1u) + mac_fluid_x(flags, x, c + 1u) +
+                             mac_fluid_x(flags, x, c - sy) + mac_fluid_x(flags, x, c + sy) +
+                             mac_fluid_x(flags, x, c - sz) + mac_fluid_x(flags, x, c + sz));
+}
+
+/* The lower face of cell c (upper cell c, lower cell n) after the
+ * pressure gradient, with the ghost pressure on an air side. */
+FCL_INLINE float mac_project_face(GLOBAL const uint *flags, GLOBAL const float *phi, GLOBAL const float *p, uint c,
+                                  uint n, float u, const fcl_mac_info *m)
+{
+    uint fh = flags[c], fl = flags[n];
+    if (fh == MAC_SOLID || fl == MAC_SOLID)
+        return 0.0f;
+    if (fh != MAC_FLUID && fl != MAC_FLUID)
+        return u;
+    float ph = p[c], pl = p[n];
+    if (fh != MAC_FLUID) {
+        float t = mac_theta(phi[n], phi[c], m);
+        ph = -(1.0f - t) / t * pl;
+    }
+    if (fl != MAC_FLUID) {
+        float t = mac_theta(phi[c], phi[n], m);
+        pl = -(1.0f - t) / t * ph;
+    }
+    return u - m->dt / (m->rho * m->dx) * (ph - pl);
+}
+
+FCL_INLINE void mac_project_item(uint c, GLOBAL float4 *vel, GLOBAL const uint *flags, GLOBAL const float *phi,
+                                 GLOBAL const float *p, const fcl_mac_info *m)
+{
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    float4 v = vel[c];
+    if (mac_face_real(i, j, k, 0u, m))
+        v.x = mac_project_face(flags, phi, p, c, c - 1u, v.x, m);
+    if (mac_face_real(i, j, k, 1u, m))
+        v.y = mac_project_face(flags, phi, p, c, c - m->sy, v.y, m);
+    if (mac_face_real(i, j, k, 2u, m))
+        v.z = mac_project_face(flags, phi, p, c, c - m->sz, v.z, m);
+    vel[c] = v;
+}
+
+/* Mask bits per cell: bit a, the lower face along a is known (next to
+ * fluid, not solid); bit a + 3, it is fixed (solid face, or no face of
+ * the grid) and never extrapolated into. */
+FCL_INLINE uint mac_face_mask(GLOBAL const uint *flags, uint c, uint i, uint j, uint k, uint a,
+                              const fcl_mac_info *m)
+{
+    if (!mac_face_real(i, j, k, a, m) || mac_face_solid(flags, c, a, m))
+        return 8u << a;
+    return flags[c] == MAC_FLUID || flags[c - mac_stride(a, m)] == MAC_FLUID ? 1u << a : 0u;
+}
+
+/* Known faces keep their value, fixed ones too; the others start at 0. */
+FCL_INLINE void mac_extrap_init_item(uint c, GLOBAL float4 *vel, GLOBAL const uint *flags, GLOBAL uint *mask,
+                                     const fcl_mac_info *m)
+{
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    uint b = mac_face_mask(flags, c, i, j, k, 0u, m) | mac_face_mask(flags, c, i, j, k, 1u, m) |
+             mac_face_mask(flags, c, i, j, k, 2u, m);
+    float4 v = vel[c];
+    mask[c] = b;
+    vel[c] = fcl_f4((b & 9u) ? v.x : 0.0f, (b & 18u) ? v.y : 0.0f, (b & 36u) ? v.z : 0.0f, 0.0f);
+}
+
+/* One face of an extrapolation layer: the mean of its known neighbors of
+ * the same component, or its value as it was. */
+FCL_INLINE float mac_extrap_face(GLOBAL const float4 *v, GLOBAL const uint *min, uint c, uint a, uint *b,
+                                 const fcl_mac_info *m)
+{
+    float cur = mac_comp(v[c], a);
+    if (*b & (9u << a))
+        return cur;
+    uint nb[6] = { c - 1u, c + 1u, c - m->sy, c + m->sy, c - m->sz, c + m->sz };
+    float sum = 0.0f;
+    uint cnt = 0u;
+    for (uint q = 0u; q < 6u; q++)
+        if ((min[nb[q]] >> a) & 1u) {
+            sum += mac_comp(v[nb[q]], a);
+            cnt++;
+        }
+    if (!cnt)
+        return cur;
+    *b |= 1u << a;
+    return sum / (float)cnt;
+}
+
+FCL_INLINE void mac_extrap_layer_item(uint c, GLOBAL const float4 *vin, GLOBAL float4 *vout, GLOBAL const uint *min,
+                                      GLOBAL uint *mout, const fcl_mac_info *m)
+{
+    uint b = min[c];
+    if ((b & 63u) == 63u || c < m->sz || c + m->sz >= m->ncell) {
+        vout[c] = vin[c];
+        mout[c] = b;
+        return;
+    }
+    float x = mac_extrap_face(vin, min, c, 0u, &b, m);
+    float y = mac_extrap_face(vin, min, c, 1u, &b, m);
+    float z = mac_extrap_face(vin, min, c, 2u, &b, m);
+    vout[c] = fcl_f4(x, y, z, 0.0f);
+    mout[c] = b;
+}
+
+/* The largest component on known faces (the CFL bound's max |u|). */
+FCL_INLINE void mac_speed_item(uint c, GLOBAL const float4 *vel, GLOBAL const uint *mask, GLOBAL float *out)
+{
+    uint b = mask[c];
+    float4 v = vel[c];
+    float s = (b & 1u) ? mac_abs(v.x) : 0.0f;
+    s = (b & 2u) && mac_abs(v.y) > s ? mac_abs(v.y) : s;
+    s = (b & 4u) && mac_abs(v.z) > s ? mac_abs(v.z) : s;
+    out[c] = s;
+}
+
+/* Markers through the projected field, RK2 (midpoint), inside the grid
+ * box and out of obstacles; their velocity is the field's at the new
+ * position (frames, statistics). */
+FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
+                                   GLOBAL const float4 *gv, GLOBAL const fcl_solid *solids, const fcl_mac_info *m,
+                                   const fcl_sph_consts *cs)
+{
+    float4 x = pos[i];
+    float dt = m->dt, h = 0.5f * dt, e = m->margin;
+    float4 u1 = mac_velocity(gv, x, m);
+    float4 xm = fcl_f4(x.x + h * u1.x, x.y + h * u1.y, x.z + h * u1.z, 0.0f);
+    float4 u2 = mac_velocity(gv, xm, m);
+    float4 o = m->origin;
+    float4 q = fcl_f4(fcl_clampf(x.x + dt * u2.x, o.x + e, o.x + (float)m->nx * m->dx - e),
+                      fcl_clampf(x.y + dt * u2.y, o.y + e, o.y + (float)m->ny * m->dx - e),
+                      fcl_clampf(x.z + dt * u2.z, o.z + e, o.z + (float)m->nz * m->dx - e), x.w);
+    float4 u = u2;
+    solids_project(&q, &u, 0, solids, cs);
+    float4 un = mac_velocity(gv, q, m);
+    pos[i] = q;
+    vel[i] = un;
+    vev[i] = un;
+}
+
+/* Per-particle fields for frames: the rest density, the pressure of the
+ * particle's cell. */
+FCL_INLINE void mac_particle_fields_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *flags,
+                                         GLOBAL const float *p, GLOBAL float *rho, GLOBAL float *prs,
+                                         const fcl_mac_info *m)
+{
+    uint c = mac_cell_of(pos[i], m);
+    prs[i] = flags[c] == MAC_FLUID ? p[c] : 0.0f;
+    rho[i] = m->rho;
+}
+
+/* Component a of the lower face of cell c as the hat-weighted mean of the
+ * markers' velocities within one cell (particle to grid, for the initial
+ * field). */
+FCL_INLINE float mac_p2g_face(GLOBAL const float4 *pos, GLOBAL const float4 *vev, GLOBAL const uint *start,
+                              GLOBAL const uint *flags, uint c, uint i, uint j, uint k, uint a,
+                              const fcl_grid_info *g, const fcl_mac_info *m)
+{
+    if (!mac_face_real(i, j, k, a, m) || mac_face_solid(flags, c, a, m))
+        return 0.0f;
+    float4 x = mac_face_pos(i, j, k, a, m);
+    float r = m->dx, inv = g->inv_cell_size, sum = 0.0f, sw = 0.0f;
+    uint x0 = grid_axis(x.x - r, g->origin.x, inv, g->nx), x1 = grid_axis(x.x + r, g->origin.x, inv, g->nx);
+    uint y0 = grid_axis(x.y - r, g->origin.y, inv, g->ny), y1 = grid_axis(x.y + r, g->origin.y, inv, g->ny);
+    uint z0 = grid_axis(x.z - r, g->origin.z, inv, g->nz), z1 = grid_axis(x.z + r, g->origin.z, inv, g->nz);
+    for (uint z = z0; z <= z1; z++)
+        for (uint y = y0; y <= y1; y++) {
+            uint row = g->nx * (y + g->ny * z);
+            for (uint q = start[row + x0]; q < start[row + x1 + 1u]; q++) {
+                float4 p = pos[q];
+                float wx = 1.0f - mac_abs(p.x - x.x) * m->inv_dx, wy = 1.0f - mac_abs(p.y - x.y) * m->inv_dx;
+                float wz = 1.0f - mac_abs(p.z - x.z) * m->inv_dx;
+                if (wx > 0.0f && wy > 0.0f && wz > 0.0f) {
+                    sum += wx * wy * wz * mac_comp(vev[q], a);
+                    sw += wx * wy * wz;
+                }
+            }
+        }
+    return sw > 0.0f ? sum / sw : 0.0f;
+}
+
+FCL_INLINE void mac_p2g_item(uint c, GLOBAL const float4 *pos, GLOBAL const float4 *vev, GLOBAL const uint *start,
+                             GLOBAL const uint *flags, GLOBAL float4 *vel, const fcl_grid_info *g,
+                             const fcl_mac_info *m)
+{
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    vel[c] = fcl_f4(mac_p2g_face(pos, vev, start, flags, c, i, j, k, 0u, g, m),
+                    mac_p2g_face(pos, vev, start, flags, c, i, j, k, 1u, g, m),
+                    mac_p2g_face(pos, vev, start, flags, c, i, j, k, 2u, g, m), 0.0f);
+}

