@@ -62,6 +62,8 @@ typedef struct fcl_solver {
     /* Extra bytes per particle the solver allocates beyond the common set
      * (used for the memory check before anything is allocated). */
     size_t extra_bytes_per_particle;
+    /* 0; FCL_EXIT_INPUT when it refuses its parameters (err names the
+     * key: run exits 2, writing nothing); -1 when the device failed. */
     int (*init)(struct fcl_sim *s, char *err, size_t errlen);
     /* Bring the derived fields (density, pressure) up to date with the
      * initial state, so that frame 0 and step-0 figures are real. */

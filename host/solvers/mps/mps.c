@@ -87,8 +87,9 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
         return -1;
     s->solver_data = d;
     size_t n = s->cap;
-    if (mps_walls_init(&d->walls, s, err, errlen) != 0)
-        return -1;
+    int rc = mps_walls_init(&d->walls, s, err, errlen);
+    if (rc != 0)
+        return rc;
     size_t rows = n + d->walls.nb;      /* unknowns: fluid, then walls */
     d->a_xold = grid_add_attr(&s->grid, be, "MPS start-of-step position", 16);
     d->a_p = grid_add_attr(&s->grid, be, "MPS pressure", 4);

@@ -20,12 +20,12 @@ int mps_walls_init(mps_walls *w, fcl_sim *s, char *err, size_t errlen)
     if (strcmp(s->prm->mps_preconditioner, "poly") == 0) {
         snprintf(err, errlen, "mps.wall_pressure = solve takes mps.preconditioner = jacobi (the polynomial's sweeps "
                  "cover the fluid rows only)");
-        return -1;
+        return FCL_EXIT_INPUT;
     }
     if (s->nl.fl.mirror) {
         snprintf(err, errlen, "mps.wall_pressure = solve needs boundary.walls = particles (mirror walls have no "
                  "particles to solve for)");
-        return -1;
+        return FCL_EXIT_INPUT;
     }
     fcl_backend *be = s->be;
     double r = s->nl.fl.r;

@@ -27,8 +27,9 @@ typedef struct mps_walls {
     int p_bcoef;                 /* the fluid rows' wall weights: a plane of the boundary list */
 } mps_walls;
 
-/* Allocates what `solve` needs (nothing for `ghost`); err names a
- * scene that cannot have wall unknowns. 0, or -1. */
+/* Allocates what `solve` needs (nothing for `ghost`). 0; FCL_EXIT_INPUT
+ * with err naming the keys when the scene cannot have wall unknowns; or
+ * -1 (the device refused). */
 int mps_walls_init(mps_walls *w, struct fcl_sim *s, char *err, size_t errlen);
 /* After the grid and lists at x*: the walls' lists, n*_b and flags. */
 int mps_walls_density(mps_walls *w, struct fcl_sim *s, const struct fcl_mps_consts *d);
