@@ -20,7 +20,7 @@
  *             theta per air neighbor (ghost fluid: the air side's pressure
  *             is -(1 - theta) / theta p_i, theta = phi_i / (phi_i - phi_a)
  *             clamped below by theta_min), 0 per solid one (Neumann)
- * (conjugate gradients on A p = b: host/solvers/mac/mac_cg.c)
+ * (conjugate gradients on A p = b: host/core/pcg.c)
  * project:    u -= dt / (rho dx) (p_hi - p_lo) on faces next to fluid (the
  *             gradient of the face itself, seed eq. 11 one face on)
  * extrapolate: faces next to fluid are known; each layer gives an unknown

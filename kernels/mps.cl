@@ -314,35 +314,6 @@ FCL_INLINE void mps_matvec_item(uint i, GLOBAL const float *x, GLOBAL float *y, 
     y[i] = diag[i] * x[i] - s;
 }
 
-/* r = b - A x (q holds A x), z = D^-1 r: the CG's start. */
-FCL_INLINE void mps_cg_start_item(uint i, GLOBAL const float *b, GLOBAL const float *q, GLOBAL const float *diag,
-                                  GLOBAL float *r, GLOBAL float *z)
-{
-    float ri = b[i] - q[i];
-    r[i] = ri;
-    z[i] = ri / diag[i];
-}
-
-/* y = ka x + kc y (a copy, or zeros with ka = kc = 0). */
-FCL_INLINE void mps_axpby_item(uint i, GLOBAL const float *x, GLOBAL float *y, float ka, float kc)
-{
-    y[i] = (ka != 0.0f ? ka * x[i] : 0.0f) + (kc != 0.0f ? kc * y[i] : 0.0f);
-}
-
-/* alpha = rz / pq from the device scalars; x += alpha p, r -= alpha q,
- * z = D^-1 r (the Jacobi preconditioner, and the first term of the
- * polynomial one). */
-FCL_INLINE void mps_cg_update_item(uint i, GLOBAL float *x, GLOBAL float *r, GLOBAL float *z, GLOBAL const float *p,
-                                   GLOBAL const float *q, GLOBAL const float *diag, GLOBAL const float *rz,
-                                   GLOBAL const float *pq)
-{
-    float alpha = pq[0] != 0.0f ? rz[0] / pq[0] : 0.0f;
-    float ri = r[i] - alpha * q[i];
-    x[i] += alpha * p[i];
-    r[i] = ri;
-    z[i] = ri / diag[i];
-}
-
 /* One Jacobi sweep of the polynomial preconditioner: zout = z + D^-1 (r - A z),
  * (I - D^-1 A)^k D^-1 summed over k <= degree: symmetric and positive
  * definite for a weakly diagonally dominant A. */
@@ -356,14 +327,6 @@ FCL_INLINE void mps_cg_sweep_item(uint i, GLOBAL const float *zin, GLOBAL float 
     }
     float az = diag[i] * zin[i] - s;
     zout[i] = zin[i] + (r[i] - az) / diag[i];
-}
-
-/* p = z + beta p, beta = rz_new / rz_old from the device scalars. */
-FCL_INLINE void mps_cg_direction_item(uint i, GLOBAL float *p, GLOBAL const float *z, GLOBAL const float *rz_new,
-                                      GLOBAL const float *rz_old)
-{
-    float beta = rz_old[0] != 0.0f ? rz_new[0] / rz_old[0] : 0.0f;
-    p[i] = z[i] + beta * p[i];
 }
 
 /* The pressure the gradient sees: negative values clamped with

@@ -228,10 +228,10 @@ static double *dense_system(fcl_sim *s, double *b, double *asym)
 }
 
 /* CG from zero with one preconditioner against the direct solution. */
-static void cg_against(fcl_sim *s, const double *x0, mps_precond pc, const char *name)
+static void cg_against(fcl_sim *s, const double *x0, fcl_precond pc, const char *name)
 {
-    mps_pcg_opts o = { 1e-7, 20000, 1, pc, 2 };
-    mps_pcg_result r;
+    fcl_pcg_opts o = { 1e-7, 20000, 1, pc, 2 };
+    fcl_pcg_result r;
     char err[256] = "";
     int rc = mps_resolve(s, &o, &r, err, sizeof err);
     float *x = malloc(s->n * 4);
@@ -268,8 +268,8 @@ static void cg(fcl_backend *be)
     int ok = cholesky_solve(A, b, n) == 0;
     CHECK(ok, "the assembled matrix is not positive definite (Cholesky failed)");
     if (ok) {
-        cg_against(&s, b, MPS_PRECOND_JACOBI, "Jacobi");
-        cg_against(&s, b, MPS_PRECOND_POLY, "polynomial (degree 2)");
+        cg_against(&s, b, FCL_PRECOND_JACOBI, "Jacobi");
+        cg_against(&s, b, FCL_PRECOND_POLY, "polynomial (degree 2)");
     }
     free(A);
     free(b);

@@ -8,7 +8,8 @@
 #   earlier run's rows carried over) byte-identical to an uninterrupted run
 #   (both backends);
 # - SIGINT/SIGTERM (native): exit 130/143 naming the checkpoint written at
-#   the step it stopped after; every frame complete, no .tmp; resuming from
+#   the step it stopped after (also when SIGINT comes twice 0.1 s apart, as
+#   coreutils' timeout delivers it); every frame complete, no .tmp; resuming from
 #   it reproduces an uninterrupted run's later frames and statistics byte
 #   for byte;
 # - damaged, truncated, foreign (another solver, another parameter, a
@@ -84,7 +85,7 @@ done
 
 # interrupt SOLVER SIGNAL EXIT: a long run stopped once frame 12 is on disk.
 interrupt() {
-    local solver=$1 sig=$2 want=$3 D=$T/int-$1-$2 E=$T/int-$1-$2-E problems="" k
+    local solver=$1 sig=$2 want=$3 twice=${4:-} D=$T/int-$1-$2${4:-} E=$T/int-$1-$2${4:-}-E problems="" k
     timeout 300 "$BIN" run "$SCENE" --quiet --backend cpu --solver "$solver" --steps 1000000 --every 4 \
         --out "$D" --stats "$D.csv" >/dev/null 2>"$T/int.txt" &
     local pid=$!
@@ -93,6 +94,11 @@ interrupt() {
         sleep 0.1
     done
     kill -"$sig" "$pid"
+    # The same signal again 0.1 s later (coreutils' timeout delivers one
+    # twice: to its child, then to its group) counts once. It tells only
+    # when the run is still writing its checkpoint then: a run that has
+    # already exited cannot be killed by it.
+    if [ -n "$twice" ]; then sleep 0.1; kill -"$sig" "$pid"; fi
     wait "$pid"
     local rc=$?
     ERR=$(tr '\n' ' ' <"$T/int.txt")
@@ -122,15 +128,16 @@ interrupt() {
         problems+="no step named; "
     fi
     if [ -z "$problems" ]; then
-        ok "$solver: $sig after step $step: exit $want, checkpoint named, frames whole; resumed, frames to step $((step + 8)) identical to an uninterrupted run"
+        ok "$solver: $sig${twice:+ twice} after step $step: exit $want, checkpoint named, frames whole; resumed, frames to step $((step + 8)) identical to an uninterrupted run"
     else
-        bad "$solver: $sig" "$problems$ERR"
+        bad "$solver: $sig${twice:+ twice}" "$problems$ERR"
     fi
 }
 for solver in $SOLVERS; do
     interrupt "$solver" INT 130
 done
 interrupt "$(echo "$SOLVERS" | head -1)" TERM 143
+interrupt "$(echo "$SOLVERS" | head -1)" INT 130 twice
 
 # ---- bad checkpoints: exit 2, the file and the problem named, nothing written
 

@@ -6,7 +6,7 @@
  *   particle grid (sorted markers) -> flags (solid, fluid, air) -> level
  *   set at the surface band -> RK2 semi-Lagrangian advection of the face
  *   velocities -> gravity -> divergence and diagonal (ghost fluid) ->
- *   Jacobi-preconditioned conjugate gradients on the device (mac_cg.c) ->
+ *   Jacobi-preconditioned conjugate gradients on the device (host/core/pcg.c) ->
  *   pressure gradient -> extrapolation into air (BFS layers) -> markers
  *   through the field (RK2) -> max |u| for the next substep's dt.
  * After the last substep the markers are sorted again and their pressure
@@ -129,15 +129,26 @@ static int launch_divergence(fcl_sim *s, mac *d)
                                d->p, d->m);
 }
 
-/* The pressure equation on the device; a solve that stops at
- * mac.cg_max_iter is said once on stderr and shows in the stats. */
+/* The matrix-free 7-point operator over the cells (rows of non-fluid
+ * cells are identity rows with b = 0 and x = 0: mac_divergence). */
+static int op_matvec(void *ctx, fcl_buf *x, fcl_buf *y)
+{
+    fcl_sim *s = ctx;
+    mac *d = s->solver_data;
+    return pass_mac_matvec(s->be, d->m.ncell, "pressure-solve", x, y, d->flags, d->diag, d->m);
+}
+
+/* The pressure equation on the device (host/core/pcg.c, Jacobi); a
+ * solve that stops at mac.cg_max_iter is said once on stderr and shows
+ * in the stats. */
 static int solve(fcl_sim *s, mac *d)
 {
     const fcl_params *p = s->prm;
-    if (!p->mac_warm_start && pass_mps_axpby(s->be, d->m.ncell, "pressure-solve", d->p, d->p, 0.0f, 0.0f) != 0)
+    fcl_pcg_op A = { d->m.ncell, d->diag, op_matvec, NULL, s, "pressure-solve" };
+    fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, p->mac_cg_check_every, FCL_PRECOND_JACOBI, 0 };
+    if (!p->mac_warm_start && fcl_pcg_zero(s->be, d->p, A.rows, A.timer) != 0)
         return -1;
-    if (mac_cg_solve(&d->cg, s->be, d, d->p, p->mac_cg_tolerance, p->mac_cg_max_iter, p->mac_cg_check_every,
-                     &d->last, s->error, sizeof s->error) != 0)
+    if (fcl_pcg_solve(&d->cg, s->be, &A, d->p, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
         return -1;
     d->iters += d->last.iters;
     d->resid = fmax(d->resid, d->last.rel_resid);

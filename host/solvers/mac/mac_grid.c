@@ -100,7 +100,7 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
              be->ops->buf_write(be, d->vel[1], 0, n * 16, zero) != 0 ||
              be->ops->buf_write(be, d->p, 0, n * 4, zero) != 0;
     free(zero);
-    return rc || reduction_init(&d->umax, be, n) != 0 || mac_cg_init(&d->cg, be, n) != 0 ? -1 : 0;
+    return rc || reduction_init(&d->umax, be, n) != 0 || fcl_pcg_init(&d->cg, be, n) != 0 ? -1 : 0;
 }
 
 void mac_grid_free(mac *d, fcl_backend *be)
@@ -110,7 +110,7 @@ void mac_grid_free(mac *d, fcl_backend *be)
         if (b[k])
             be->ops->buf_free(be, b[k]);
     reduction_free(&d->umax, be);
-    mac_cg_free(&d->cg, be);
+    fcl_pcg_free(&d->cg, be);
 }
 
 /* Layout: u32 cell count, u32 0, f64 max |u|, the field (float4 per

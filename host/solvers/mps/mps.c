@@ -41,7 +41,7 @@ typedef struct mps {
     fcl_buf *nd, *surf, *diag, *rhs, *dx, *phase, *rhob;
     fcl_reduction nsurf;                 /* surface particles (the check for
                                             a singular system) */
-    mps_pcg cg;
+    fcl_pcg cg;
     mps_walls walls;                     /* wall unknowns (mps.wall_pressure) */
     fcl_buf *xall;                       /* with wall unknowns: fluid then wall
                                             pressures, the solve's vector */
@@ -49,7 +49,7 @@ typedef struct mps {
     double n0, n0_l, lambda;             /* lattice constants: n0 at re_n, and
                                             n0 and lambda at re_l (the radii
                                             are fixed for a run: mps_init) */
-    mps_pcg_result last;
+    fcl_pcg_result last;
     double surface;                      /* this step's surface particles */
     int warned;                          /* non-convergence said once */
 } mps;
@@ -104,7 +104,7 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
     d->rhob = be->ops->buf_new(be, n * 4 + 4, "MPS pressure-pass density");
     if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx || !d->phase ||
         !d->rhob || (d->walls.on && !d->xall) ||
-        reduction_init(&d->nsurf, be, n) != 0 || mps_pcg_init(&d->cg, s, rows) != 0) {
+        reduction_init(&d->nsurf, be, n) != 0 || fcl_pcg_init(&d->cg, be, rows) != 0) {
         snprintf(err, errlen, "mps: the device refused the solver's buffers");
         return -1;
     }
@@ -293,10 +293,10 @@ static int count_surface(fcl_sim *s, mps *d)
     return 0;
 }
 
-static mps_pcg_opts pcg_opts(const fcl_params *p)
+static fcl_pcg_opts pcg_opts(const fcl_params *p)
 {
-    mps_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, p->mps_cg_check_every,
-                       strcmp(p->mps_preconditioner, "poly") == 0 ? MPS_PRECOND_POLY : MPS_PRECOND_JACOBI,
+    fcl_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, p->mps_cg_check_every,
+                       strcmp(p->mps_preconditioner, "poly") == 0 ? FCL_PRECOND_POLY : FCL_PRECOND_JACOBI,
                        (int)p->mps_poly_degree };
     return o;
 }
@@ -325,9 +325,10 @@ static int op_sweep(void *ctx, fcl_buf *zin, fcl_buf *zout, fcl_buf *r)
 /* The system: n fluid rows, then the walls' (the polynomial
  * preconditioner's sweep covers the fluid rows only, so it is offered
  * without wall unknowns). */
-static mps_pcg_op pcg_op(fcl_sim *s, mps *d)
+static fcl_pcg_op pcg_op(fcl_sim *s, mps *d)
 {
-    mps_pcg_op A = { s->n + (d->walls.on ? d->walls.nb : 0), d->diag, op_matvec, d->walls.on ? NULL : op_sweep, s };
+    fcl_pcg_op A = { s->n + (d->walls.on ? d->walls.nb : 0), d->diag, op_matvec, d->walls.on ? NULL : op_sweep, s,
+                     "pressure-solve" };
     return A;
 }
 
@@ -338,13 +339,13 @@ static mps_pcg_op pcg_op(fcl_sim *s, mps *d)
 static int solve(fcl_sim *s, mps *d)
 {
     fcl_buf *p = attr(s, d->a_p), *x = d->walls.on ? d->xall : p;
-    mps_pcg_opts o = pcg_opts(s->prm);
-    mps_pcg_op A = pcg_op(s, d);
+    fcl_pcg_opts o = pcg_opts(s->prm);
+    fcl_pcg_op A = pcg_op(s, d);
     if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", p, x, 0u, 0u) != 0)
         return -1;
-    if (!s->prm->mps_warm_start && pass_mps_axpby(s->be, A.rows, "pressure-solve", x, x, 0.0f, 0.0f) != 0)
+    if (!s->prm->mps_warm_start && fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0)
         return -1;
-    if (mps_pcg_solve(&d->cg, s, &A, x, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
+    if (fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
         return -1;
     if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", x, p, 0u, 0u) != 0)
         return -1;
@@ -386,7 +387,7 @@ static int mps_step(fcl_sim *s)
     return 0;
 }
 
-int mps_resolve(fcl_sim *s, const mps_pcg_opts *o, mps_pcg_result *res, char *err, size_t errlen)
+int mps_resolve(fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *err, size_t errlen)
 {
     mps *d = s->solver_data;
     if (!s->solver || strcmp(s->solver->name, "mps") != 0 || !d) {
@@ -394,10 +395,10 @@ int mps_resolve(fcl_sim *s, const mps_pcg_opts *o, mps_pcg_result *res, char *er
         return -1;
     }
     fcl_buf *x = d->walls.on ? d->xall : attr(s, d->a_p);
-    mps_pcg_op A = pcg_op(s, d);
-    if (pass_mps_axpby(s->be, A.rows, "pressure-solve", x, x, 0.0f, 0.0f) != 0)
+    fcl_pcg_op A = pcg_op(s, d);
+    if (fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0)
         return -1;
-    return mps_pcg_solve(&d->cg, s, &A, x, d->rhs, o, res, err, errlen);
+    return fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, o, res, err, errlen);
 }
 
 int mps_system(fcl_sim *s, float *diag, float *rhs, float *x, float *coef)
@@ -452,7 +453,7 @@ static void mps_destroy(fcl_sim *s)
             s->be->ops->buf_free(s->be, bufs[i]);
     mps_walls_free(&d->walls, s);
     reduction_free(&d->nsurf, s->be);
-    mps_pcg_free(&d->cg, s);
+    fcl_pcg_free(&d->cg, s->be);
     free(d);
     s->solver_data = NULL;
 }

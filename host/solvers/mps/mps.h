@@ -22,6 +22,6 @@ int mps_system(struct fcl_sim *s, float *diag, float *rhs, float *x, float *coef
 /* The constants the passes get this step (kernels/mps.cl). */
 const struct fcl_mps_consts *mps_consts(const struct fcl_sim *s);
 /* Solve the last step's system again from zero with these options. */
-int mps_resolve(struct fcl_sim *s, const mps_pcg_opts *o, mps_pcg_result *res, char *err, size_t errlen);
+int mps_resolve(struct fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,65 @@
+/* pcg.h - preconditioned conjugate gradients on the device, for any
+ * solver's symmetric positive definite system (MPS's pressure equation on
+ * the particles, the MAC solver's on the grid): the solver gives the
+ * matrix as products (fcl_pcg_op); the vectors are device buffers of
+ * op->rows floats. Dot products stay on the device (the update passes of
+ * kernels/cg.cl read alpha and beta from device scalars); the host reads
+ * one scalar, |r|^2, every check_every iterations and at the end.
+ * Invariant: after fcl_pcg_solve returns 0, x holds the iterate with
+ * |r| <= tol |b| (converged) or the last iterate (not converged: the
+ * caller is told), never a NaN: a breakdown is an error.
+ */
+#ifndef FCL_PCG_H
+#define FCL_PCG_H
+
+#include <stddef.h>
+
+#include "reduction.h"
+
+typedef enum { FCL_PRECOND_JACOBI = 0, FCL_PRECOND_POLY = 1 } fcl_precond;
+
+typedef struct fcl_pcg_opts {
+    double tol;            /* relative residual |r| / |b| */
+    long max_iter;
+    long check_every;      /* iterations between residual read-backs */
+    fcl_precond precond;
+    int degree;            /* polynomial preconditioner: sweeps per application */
+} fcl_pcg_opts;
+
+typedef struct fcl_pcg_result {
+    long iters;
+    double rel_resid;      /* |r| / |b| at the last check (0 when b = 0) */
+    int converged;
+    long reads;            /* scalars read back by the host */
+} fcl_pcg_result;
+
+/* The matrix, given by the solver: y = A x over `rows` unknowns, its
+ * diagonal, and one sweep of the polynomial preconditioner
+ * zout = zin + D^-1 (r - A zin) (NULL: the polynomial is not offered).
+ * timer: the label of the solve's passes. */
+typedef struct fcl_pcg_op {
+    size_t rows;
+    fcl_buf *diag;
+    int (*matvec)(void *ctx, fcl_buf *x, fcl_buf *y);
+    int (*sweep)(void *ctx, fcl_buf *zin, fcl_buf *zout, fcl_buf *r);
+    void *ctx;
+    const char *timer;
+} fcl_pcg_op;
+
+typedef struct fcl_pcg {
+    fcl_buf *r, *z, *z2, *p, *q;
+    fcl_reduction pq, rr, rz[2];
+    size_t cap;
+} fcl_pcg;
+
+/* Work vectors for up to cap unknowns. 0, or -1 (device refused). */
+int fcl_pcg_init(fcl_pcg *g, fcl_backend *be, size_t cap);
+/* Solve A x = b starting from x. 0, or -1 with err naming the failure
+ * (device, or breakdown: a non-finite residual). */
+int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, fcl_buf *b, const fcl_pcg_opts *o,
+                  fcl_pcg_result *res, char *err, size_t errlen);
+/* x = 0 over n values (a cold start). */
+int fcl_pcg_zero(fcl_backend *be, fcl_buf *x, size_t n, const char *timer);
+void fcl_pcg_free(fcl_pcg *g, fcl_backend *be);
+
+#endif
