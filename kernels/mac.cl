@@ -255,12 +255,20 @@ FCL_INLINE float mac_theta(float pf, float pa, const fcl_mac_info *m)
 }
 
 /* Component a of the lower face of cell c after the RK2 backtrace; 0 on
- * solid faces and outside the grid. */
+ * solid faces and outside the grid. Only faces beside a fluid cell are
+ * traced: the divergence and the projection read no others, and the
+ * extrapolation rewrites the air faces the next backtraces and the
+ * markers read (mac.extrapolate layers, beyond a CFL step), so a face
+ * farther out keeps its value (it cost 70 % of the pass in the drop). */
 FCL_INLINE float mac_advect_face(GLOBAL const float4 *v, GLOBAL const uint *flags, uint c, uint i, uint j, uint k,
                                  uint a, const fcl_mac_info *m)
 {
     if (!mac_face_real(i, j, k, a, m) || mac_face_solid(flags, c, a, m))
         return 0.0f;
+    if (flags[c] != MAC_FLUID && flags[c - mac_stride(a, m)] != MAC_FLUID) {
+        float4 w = v[c];
+        return a == 0u ? w.x : (a == 1u ? w.y : w.z);
+    }
     float4 x = mac_face_pos(i, j, k, a, m);
     float4 u1 = mac_velocity(v, x, m);
     float h = 0.5f * m->dt, dt = m->dt;
