@@ -124,6 +124,27 @@ FCL_INLINE void grid_gather_u32_item(uint k, GLOBAL const uint *order, GLOBAL co
     dst[k] = src[order[k]];
 }
 
+/* 1 where an emitter's new point q[k] has a particle closer than sqrt(r2)
+ * (host/core/emit.c: an inflow backed up by the fluid it fed; a particle
+ * placed there would sit on another and blow the pressure up). Walks the
+ * cells around q of the last grid build: a particle moves less than a
+ * cell in a step. */
+FCL_INLINE void grid_emit_room_item(uint k, GLOBAL const float4 *q, GLOBAL const float4 *pos,
+                                    GLOBAL const uint *start, GLOBAL float *busy, const fcl_grid_info *g, float r2)
+{
+    float4 x = q[k];
+    uint lo[9], hi[9];
+    uint rows = grid_neighbor_rows(g, start, x, lo, hi);
+    float b = 0.0f;
+    for (uint r = 0u; r < rows; r++)
+        for (uint j = lo[r]; j < hi[r]; j++) {
+            float4 p = pos[j];
+            float dx = p.x - x.x, dy = p.y - x.y, dz = p.z - x.z;
+            b = dx * dx + dy * dy + dz * dz < r2 ? 1.0f : b;
+        }
+    busy[k] = b;
+}
+
 #ifdef FCL_DEVICE
 /* Work-efficient (Blelloch) exclusive scan of one block of 2*FCL_WG
  * elements in local memory, in place; the block's total goes to sums[group].

@@ -170,6 +170,23 @@ FCL_INLINE void mac_flag_solid_item(uint c, GLOBAL uint *flags, GLOBAL const fcl
     flags[c] = ghost || mac_in_solid(mac_center(i, j, k, m), solids, cs) ? MAC_SOLID : MAC_AIR;
 }
 
+/* Mesh obstacles reach the grid only as boundary particles (the solid
+ * list has boxes, spheres and polygon slabs): the cell holding a sample
+ * turns solid. Samples lie a spacing apart and a cell is cbrt(particles
+ * per cell) >= 1 spacings, so a closed mesh's shell of cells has no gap.
+ * Samples outside the grid (particle walls) are skipped. Every writer
+ * writes the same value. */
+FCL_INLINE void mac_flag_boundary_item(uint b, GLOBAL const float4 *bpos, GLOBAL uint *flags,
+                                       const fcl_mac_info *m)
+{
+    float4 p = bpos[b];
+    float lx = p.x - m->origin.x, ly = p.y - m->origin.y, lz = p.z - m->origin.z;
+    float ex = (float)m->nx * m->dx, ey = (float)m->ny * m->dx, ez = (float)m->nz * m->dx;
+    if (lx < 0.0f || ly < 0.0f || lz < 0.0f || lx >= ex || ly >= ey || lz >= ez)
+        return;
+    flags[mac_cell_of(p, m)] = MAC_SOLID;
+}
+
 /* Every writer writes the same value, so the order does not matter. */
 FCL_INLINE void mac_mark_fluid_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, const fcl_mac_info *m)
 {

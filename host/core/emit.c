@@ -7,7 +7,9 @@
  * the accumulated travel reaches a spacing (or, with a rate, the
  * accumulated time reaches the layer's period) and starts as far past the
  * plane as it has travelled since; its particles carry the emitter's
- * phase in pos.w and its velocity.
+ * phase in pos.w and its velocity. A point of a layer (not of a rate)
+ * with a particle within a quarter spacing is not added (counted
+ * refused): the inflow has backed up.
  * Invariant: s->emit_acc[i] is emitter i's travel (m) since its last
  * layer (with a rate: speed times the time); it is saved in checkpoints
  * with the step and time, so a resumed run emits as the uninterrupted one
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passes.h"
 #include "scene.h"
 #include "sim.h"
 
@@ -81,6 +84,45 @@ static size_t fill(fcl_sim *s, int i, long k, double ahead, float4 *pos, float4 
     return n;
 }
 
+/* Particles that push on each other: a solver with neighbor lists (a
+ * grid solver's markers only mark where the liquid is). */
+static int interacting(const fcl_sim *s)
+{
+    return s->solver->list_radius != NULL;
+}
+
+/* Drops the points with a particle within a quarter spacing (the pass
+ * grid_emit_room on the last grid): an inflow whose fluid backs up to the
+ * plane, as a filling corridor's does, would otherwise place particles on
+ * top of others (0.5 mm apart at 12.5 mm spacing, 448 kPa, a blow-up).
+ * A quarter, not a half: a rate may pack layers 0.4 spacings apart.
+ * Returns the points kept, in order; -1 when the device failed. */
+static long make_room(fcl_sim *s, float4 *pos, float4 *vel, size_t n)
+{
+    if (s->n == 0 || !interacting(s))
+        return (long)n;
+    fcl_backend *be = s->be;
+    fcl_buf *q = be->ops->buf_new(be, n * sizeof *pos, "emitter points");
+    fcl_buf *busy = be->ops->buf_new(be, n * sizeof(float), "emitter points taken");
+    float *b = malloc(n * sizeof *b), r = 0.25f * (float)s->spacing;
+    int ok = q && busy && b && be->ops->buf_write(be, q, 0, n * sizeof *pos, pos) == 0 &&
+             pass_grid_emit_room(be, n, "emit", q, s->grid.attr[s->a_pos].cur, s->grid.start, busy, s->grid.info,
+                                 r * r) == 0 &&
+             be->ops->buf_read(be, busy, 0, n * sizeof *b, b) == 0;
+    size_t kept = 0;
+    for (size_t i = 0; ok && i < n; i++)
+        if (b[i] == 0.0f) {
+            pos[kept] = pos[i];
+            vel[kept++] = vel[i];
+        }
+    if (q)
+        be->ops->buf_free(be, q);
+    if (busy)
+        be->ops->buf_free(be, busy);
+    free(b);
+    return ok ? (long)kept : -1;
+}
+
 int sim_emit(fcl_sim *s, double t0, double t1)
 {
     s->stats.emitted = s->stats.refused = 0;
@@ -101,9 +143,26 @@ int sim_emit(fcl_sim *s, double t0, double t1)
         free(vel);
         return FCL_EXIT_DEVICE;
     }
-    size_t n = 0;
-    for (int i = 0; i < s->nemitters; i++)
-        n += fill(s, i, layers[i], ahead[i], pos + n, vel + n);
+    /* Each emitter's layers, those without a rate checked for room (a
+     * rate may pack its layers closer than a spacing on purpose). */
+    size_t n = 0, blocked = 0;
+    for (int i = 0; i < s->nemitters; i++) {
+        size_t m = fill(s, i, layers[i], ahead[i], pos + n, vel + n);
+        long kept = s->emitters[i].rate > 0.0 ? (long)m : make_room(s, pos + n, vel + n, m);
+        if (kept < 0) {
+            free(pos);
+            free(vel);
+            return FCL_EXIT_DEVICE;
+        }
+        blocked += m - (size_t)kept;
+        n += (size_t)kept;
+    }
+    if (blocked && !s->emit_blocked_warned) {
+        fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' %zu new particles had a particle within a quarter "
+                "spacing (the inflow is backed up) and were not added; they count as refused (said once)\n",
+                s->step, blocked, n + blocked);
+        s->emit_blocked_warned = 1;
+    }
     size_t room = s->cap - s->n, k = n < room ? n : room;
     char err[256] = "";
     int rc = sim_add_particles(s, pos, vel, k, err, sizeof err);
@@ -112,9 +171,9 @@ int sim_emit(fcl_sim *s, double t0, double t1)
     if (rc != 0)
         return rc;
     s->stats.emitted = (long)k;
-    s->stats.refused = (long)(n - k);
+    s->stats.refused = (long)(n - k + blocked);
     s->emitted += (long)k;
-    s->refused += (long)(n - k);
+    s->refused += (long)(n - k + blocked);
     if (n > k && !s->emit_warned) {
         fprintf(stderr, "fluidcl: step %ld: the emitters' %zu particles exceed particles.capacity = %zu (%zu in use); "
                 "%zu were not added (said once; raise particles.capacity)\n", s->step, n, s->cap, s->n - k, n - k);

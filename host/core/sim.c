@@ -286,6 +286,9 @@ int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
     be->ops->buf_free(be, s->solids);
     s->solids = buf;
     s->nsolids = k;
+    s->nmeshes = 0;
+    for (int i = 0; i < n; i++)
+        s->nmeshes += obs[i].kind == FCL_OBST_MESH;
     sim_update_consts(s);
     return 0;
 }

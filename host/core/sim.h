@@ -85,11 +85,14 @@ typedef struct fcl_sim {
     double emit_acc[16];
     long emitted, refused, removed;
     int emit_warned;
+    int emit_blocked_warned;
     const struct fcl_outflow *outflows;      /* the scene's (borrowed) */
     int noutflows;
     fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
                                         at least one slot), c.nsolids used */
     uint nsolids;
+    int nmeshes;                     /* mesh obstacles: boundary particles
+                                        alone stand for them */
     int stats_serial;                /* 1: per-group stats_chunks */
     fcl_sph_consts c;
     double dt_used;                  /* set by the solver's step() */

@@ -96,9 +96,13 @@ static double cfl_dt(const fcl_sim *s, const mac *d)
 }
 
 /* One thin launcher per pass (kernels/mac.cl, kernels/passes.def). */
+/* Solids (boxes, spheres, polygons; with mesh obstacles, every cell
+ * holding a boundary particle), then the markers' cells. */
 static int launch_flags(fcl_sim *s, mac *d)
 {
     return pass_mac_flag_solid(s->be, d->m.ncell, "flags", d->flags, s->solids, d->m, s->c) != 0 ||
+                   (s->nmeshes && s->nb &&
+                    pass_mac_flag_boundary(s->be, s->nb, "flags", sim_bpos(s), d->flags, d->m) != 0) ||
                    pass_mac_mark_fluid(s->be, s->n, "flags", attr(s, s->a_pos), d->flags, d->m) != 0
                ? -1
                : 0;
