@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "boundary.h"
+#include "embedded.h"
 #include "obj.h"
 #include "scene.h"
 #include "surface.h"
@@ -799,7 +800,10 @@ static void test_shipped(void)
         size_t kept = boundary_carve(&b, pos, vel, n, 0.5f * s.params.particles_spacing);
         printf("%s: %d obstacles, %zu boundary samples, %zu fluid particles, %zu carved\n", names[i], s.nobstacles,
                b.n, n, n - kept);
-        CHECK(s.nobstacles > 0 && b.n > 0 && kept > 0, "%s", names[i]);
+        /* a scene fed only by emitters starts empty: then it must have some */
+        CHECK(s.nobstacles > 0 && b.n > 0, "%s: no obstacles", names[i]);
+        CHECK(n > 0 ? kept > 0 : s.nemitters > 0, "%s: %zu fluid particles, %zu kept, %d emitters", names[i], n,
+              kept, s.nemitters);
         if (i == 0)
             CHECK(kept == n, "glass_pour: the stream starts above the glass, yet %zu were carved", n - kept);
         free(pos);
@@ -807,6 +811,38 @@ static void test_shipped(void)
         boundary_free(&b);
         scene_free(&s);
     }
+}
+
+/* Every scene shipped in the binary loads, passes the scene checks, and
+ * has fluid to simulate: particles at the start or an emitter to add them
+ * (an emitter scene whose fluid list went empty is not a broken scene). */
+static void test_every_scene(void)
+{
+    int scenes = 0;
+    for (size_t i = 0; i < fcl_embedded_scene_count; i++) {
+        const char *name = fcl_embedded_scenes[i].name;
+        size_t len = strlen(name);
+        if (len <= 5 || strcmp(name + len - 5, ".json") != 0)
+            continue;
+        char path[256], err[1024] = "";
+        snprintf(path, sizeof path, "embedded:%s", name);
+        fcl_scene s;
+        if (scene_load(&s, path, err, sizeof err) != 0) {
+            CHECK(0, "%s", err);
+            continue;
+        }
+        float4 *pos = NULL, *vel = NULL;
+        size_t n = 0;
+        CHECK(scene_check(&s, &s.params, err, sizeof err) == 0, "%s", err);
+        CHECK(scene_particles(&s, &s.params, &pos, &vel, &n, err, sizeof err) == 0, "%s", err);
+        CHECK(n > 0 || s.nemitters > 0, "%s: no fluid particles and no emitters", path);
+        free(pos);
+        free(vel);
+        scene_free(&s);
+        scenes++;
+    }
+    printf("%d shipped scenes load and have fluid\n", scenes);
+    CHECK(scenes >= 18, "only %d embedded scenes", scenes);
 }
 
 int main(void)
@@ -831,6 +867,7 @@ int main(void)
     test_cache_dirs();
     test_build_errors();
     test_shipped();
+    test_every_scene();
     ft_remove_tree(tmpdir);
     return ft_done();
 }

@@ -1,8 +1,10 @@
 /* test_emitters.c - emitters (host/scene/emitters.c, host/core/emit.c) on
  * every registered solver:
  * - a 6 x 4 cm rectangle at 1 m/s open for 0.2 s at spacing 1 cm adds
- *   24 particles a layer, 20 layers: the count equals rate x open time
- *   within one layer, on both backends; ids are unique and continue
+ *   24 particles a layer, 20 layers: the points offered (added, plus
+ *   those refused because a particle sits within a quarter spacing)
+ *   equal rate x open time within one layer, fewer than a layer are
+ *   refused, on both backends; ids are unique and continue
  *   from the scene's (0 .. n - 1 with an initial block);
  * - a disk with an explicit rate (3,000 particles/s for 0.1 s) adds
  *   rate x time within one layer;
@@ -73,11 +75,18 @@ static void rect_count(fcl_backend *be, const char *solver)
     snprintf(text, sizeof text, RECT, solver, 0L, "rect", "\"size\": [0.06, 0.04]", 0.2, "");
     run_scene(be, text, 0.25, &o);
     long want = 24 * 20;
-    CHECK(o.ok && labs(o.emitted - want) <= 24 && o.n == o.initial + (size_t)o.emitted && o.unique,
-          "%s on %s: rectangle emitted %ld (want %ld within one layer of 24), n %zu from %zu, ids %s", solver,
-          be->kind, o.emitted, want, o.n, o.initial, o.unique ? "unique" : "REPEATED");
-    printf("%s on %s: the rectangle emitted %ld particles (rate x time: %ld), %zu in all, ids unique: %s\n", solver,
-           be->kind, o.emitted, want, o.n, o.unique ? "yes" : "no");
+    /* The schedule offers rate x time points; a point with a particle
+     * within a quarter spacing is refused (the room check), which the
+     * solvers that push the previous layer back less (wcsph, pbf) meet a
+     * few times: offered within a layer, refused less than a layer. */
+    CHECK(o.ok && labs(o.emitted + o.refused - want) <= 24 && o.refused < 24 &&
+              o.n == o.initial + (size_t)o.emitted && o.unique,
+          "%s on %s: rectangle emitted %ld and refused %ld (want %ld offered within one layer of 24, fewer than 24 "
+          "refused), n %zu from %zu, ids %s",
+          solver, be->kind, o.emitted, o.refused, want, o.n, o.initial, o.unique ? "unique" : "REPEATED");
+    printf("%s on %s: the rectangle emitted %ld particles and refused %ld as taken (rate x time: %ld), %zu in all, "
+           "ids unique: %s\n",
+           solver, be->kind, o.emitted, o.refused, want, o.n, o.unique ? "yes" : "no");
 }
 
 static void disk_rate_and_capacity(fcl_backend *be)
