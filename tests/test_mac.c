@@ -5,6 +5,12 @@
  *   projection changes no face by more than 1e-5 max |u| (idempotent;
  *   from zero pressure, its b is rounding noise, so it stops at
  *   mac.cg_max_iter and says so on stderr);
+ * - preconditioners: a random field in a 32^3 box, closed and full or
+ *   half full (free surface), projected with Jacobi-CG and with
+ *   multigrid-preconditioned CG, the residual read every iteration: both
+ *   reach |r|/|b| <= 1e-6 and max|div u| dx / max|u| <= 1e-5, multigrid
+ *   in at least 3x fewer iterations (10.8x and 9.3x measured), on both
+ *   backends;
  * - hydrostatic pool: a pool 8 cells deep in a 16^3 grid (the issue asks
  *   64^3; 16^3 keeps the test at seconds, the README gives larger ones)
  *   after 2 s: the largest marker speed and face speed <= 1e-4 m/s (the
@@ -144,6 +150,71 @@ static void test_projection(fcl_backend *be)
     free(g.v); free(g.flags); free(g.p); free(g2.v); free(g2.flags); free(g2.p);
     free(rnd); free(pos); free(vel);
     sim_destroy(&s);
+}
+
+/* One projection of a random field in a 32^3 box filled to `fill` of its
+ * height (1: closed, the pressure defined up to a constant; below: a
+ * free surface, ghost fluid) with the given preconditioner, the residual
+ * read every iteration: the iterations and the divergence left. */
+static int project_random(fcl_backend *be, const char *precond, double fill, long *iters, double *div)
+{
+    fcl_params p;
+    mac_params(&p, 0.64, 0.01);
+    p.sim_gravity[1] = 0.0f;
+    p.mac_cg_tolerance = 1e-6f;
+    p.mac_cg_max_iter = 2000;
+    p.mac_cg_check_every = 1;
+    snprintf(p.mac_preconditioner, sizeof p.mac_preconditioner, "%s", precond);
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, (float)(0.64 * fill), 0.64f };
+    float4 *pos = malloc((size_t)64 * 64 * 64 * 16), *vel = calloc((size_t)64 * 64 * 64, 16);
+    size_t n = lattice(pos, 0, lo, hi, 0.01);
+    fcl_sim s;
+    char err[1024] = "";
+    int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err);
+    CHECK(rc == 0, "%s projection on %s: %s", precond, be->kind, err);
+    if (rc == 0) {
+        mac *d = mac_of(&s);
+        size_t nc = d->m.ncell;
+        float4 *rnd = malloc(nc * 16);
+        unsigned seed = 11;
+        for (size_t c = 0; c < nc; c++)
+            rnd[c] = fcl_f4(ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), 0.0f);
+        be->ops->buf_write(be, d->vel[d->cur], 0, nc * 16, rnd);
+        rc = mac_project_only(&s, 0.01);
+        CHECK(rc == 0 && d->last.converged, "%s projection on %s: %s, |r|/|b| %.3g after %ld iterations", precond,
+              be->kind, s.error, d->last.rel_resid, d->last.iters);
+        grid_view g = { 0 };
+        double flux, umax, solid;
+        read_grid(&s, &g);
+        divergence(&d->m, &g, &flux, &umax, &solid);
+        *iters = d->last.iters;
+        *div = flux / umax;
+        free(g.v); free(g.flags); free(g.p); free(rnd);
+        sim_destroy(&s);
+    }
+    free(pos);
+    free(vel);
+    return rc;
+}
+
+/* Multigrid against Jacobi on a closed box and a half-full one: both
+ * reach the tolerance and leave the fluid divergence-free; multigrid in
+ * at least 3 times fewer iterations (measured: see the README). */
+static void test_preconditioners(fcl_backend *be)
+{
+    const double fills[2] = { 1.0, 0.5 };
+    for (int f = 0; f < 2; f++) {
+        long ij = 0, im = 0;
+        double dj = 1.0, dm = 1.0;
+        if (project_random(be, "jacobi", fills[f], &ij, &dj) != 0 || project_random(be, "mg", fills[f], &im, &dm) != 0)
+            continue;
+        printf("32^3 box filled to %.0f %% on %s: Jacobi-CG %ld iterations (div %.2e), MGPCG %ld (div %.2e): "
+               "%.1fx fewer\n", 100.0 * fills[f], be->kind, ij, dj, im, dm, (double)ij / (double)im);
+        CHECK(dj <= 1e-5 && dm <= 1e-5, "filled to %.0f %%: max|div u| dx / max|u| %.3g (jacobi), %.3g (mg) > 1e-5",
+              100.0 * fills[f], dj, dm);
+        CHECK(ij >= 3 * im, "filled to %.0f %%: multigrid %ld iterations, Jacobi %ld: fewer than 3x fewer",
+              100.0 * fills[f], im, ij);
+    }
 }
 
 /* The mean pressure of the bottom layer of fluid cells. */
@@ -295,6 +366,9 @@ int main(void)
     test_projection(cpu);
     if (ocl)
         test_projection(ocl);
+    test_preconditioners(cpu);
+    if (ocl)
+        test_preconditioners(ocl);
     test_pool(cpu);
     if (ocl)
         test_backends(cpu, ocl);

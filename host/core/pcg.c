@@ -2,7 +2,8 @@
  * vector passes of kernels/cg.cl, the dot products through reduction.h,
  * the matrix products the solver gives. Per iteration:
  *   q = A p; pq = p.q; x += alpha p, r -= alpha q, z = D^-1 r
- *   [poly: degree sweeps z <- z + D^-1 (r - A z)]; rz' = r.z; p = z + beta p
+ *   [poly: degree sweeps z <- z + D^-1 (r - A z); op: z = M^-1 r, the
+ *   solver's own]; rz' = r.z; p = z + beta p
  * with alpha = rz / pq and beta = rz' / rz read by the passes from the
  * device scalars, so nothing waits for the host. rz alternates between
  * two reductions (the direction pass needs the old and the new one).
@@ -37,6 +38,8 @@ int fcl_pcg_init(fcl_pcg *g, fcl_backend *be, size_t cap)
 /* z = D^-1 r is in g->z; degree sweeps refine it, ending in g->z. */
 static int precondition(fcl_pcg *g, const fcl_pcg_op *A, const fcl_pcg_opts *o)
 {
+    if (o->precond == FCL_PRECOND_OP)
+        return A->apply(A->ctx, g->r, g->z);
     if (o->precond != FCL_PRECOND_POLY)
         return 0;
     for (int k = 0; k < o->degree; k++) {
@@ -111,6 +114,10 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
         return res->converged = 1, 0;
     if (o->precond == FCL_PRECOND_POLY && !A->sweep) {
         snprintf(err, errlen, "pressure solve: this system offers no polynomial preconditioner");
+        return -1;
+    }
+    if (o->precond == FCL_PRECOND_OP && !A->apply) {
+        snprintf(err, errlen, "pressure solve: this system offers no preconditioner of its own");
         return -1;
     }
     if (start(g, be, A, x, b, o, &bb, res) != 0) {

@@ -16,7 +16,9 @@
 
 #include "reduction.h"
 
-typedef enum { FCL_PRECOND_JACOBI = 0, FCL_PRECOND_POLY = 1 } fcl_precond;
+/* Jacobi D^-1; a Neumann polynomial in D^-1 A (op->sweep); the operator's
+ * own z = M^-1 r (op->apply: the MAC grid's multigrid V-cycle). */
+typedef enum { FCL_PRECOND_JACOBI = 0, FCL_PRECOND_POLY = 1, FCL_PRECOND_OP = 2 } fcl_precond;
 
 typedef struct fcl_pcg_opts {
     double tol;            /* relative residual |r| / |b| */
@@ -36,7 +38,8 @@ typedef struct fcl_pcg_result {
 /* The matrix, given by the solver: y = A x over `rows` unknowns, its
  * diagonal, and one sweep of the polynomial preconditioner
  * zout = zin + D^-1 (r - A zin) (NULL: the polynomial is not offered).
- * timer: the label of the solve's passes. */
+ * timer: the label of the solve's passes. apply: z = M^-1 r for a
+ * symmetric positive definite M of the solver's (NULL: not offered). */
 typedef struct fcl_pcg_op {
     size_t rows;
     fcl_buf *diag;
@@ -44,6 +47,7 @@ typedef struct fcl_pcg_op {
     int (*sweep)(void *ctx, fcl_buf *zin, fcl_buf *zout, fcl_buf *r);
     void *ctx;
     const char *timer;
+    int (*apply)(void *ctx, fcl_buf *r, fcl_buf *z);
 } fcl_pcg_op;
 
 typedef struct fcl_pcg {

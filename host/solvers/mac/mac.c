@@ -6,7 +6,8 @@
  *   particle grid (sorted markers) -> flags (solid, fluid, air) -> level
  *   set at the surface band -> RK2 semi-Lagrangian advection of the face
  *   velocities -> gravity -> divergence and diagonal (ghost fluid) ->
- *   Jacobi-preconditioned conjugate gradients on the device (host/core/pcg.c) ->
+ *   conjugate gradients on the device (host/core/pcg.c), preconditioned
+ *   by a multigrid V-cycle (mac_mg.c) or Jacobi ->
  *   pressure gradient -> extrapolation into air (BFS layers) -> markers
  *   through the field (RK2) -> max |u| for the next substep's dt.
  * After the last substep the markers are sorted again and their pressure
@@ -40,7 +41,7 @@ static int check_fits(fcl_sim *s, const mac *d, char *err, size_t errlen)
 {
     fcl_backend *be = s->be;
     const fcl_mac_info *m = &d->m;
-    double need = (double)mac_grid_bytes(m), largest = (double)m->ncell * 16.0;
+    double need = (double)(mac_grid_bytes(m) + mac_mg_bytes(&d->mg)), largest = (double)m->ncell * 16.0;
     double parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
     if (need + parts <= 0.9 * (double)be->mem_bytes && largest <= (double)be->max_alloc)
         return 0;
@@ -58,7 +59,10 @@ static int mac_init(fcl_sim *s, char *err, size_t errlen)
     if (!d)
         return -1;
     s->solver_data = d;
-    if (mac_layout(s->prm, s->spacing, &d->m, err, errlen) != 0 || check_fits(s, d, err, errlen) != 0)
+    if (mac_layout(s->prm, s->spacing, &d->m, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
+    mac_mg_layout(&d->mg, &d->m);
+    if (check_fits(s, d, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     if (mac_grid_alloc(d, s->be) != 0) {
         snprintf(err, errlen, "mac: the device refused the grid's buffers (%u cells)", d->m.ncell);
@@ -142,15 +146,30 @@ static int op_matvec(void *ctx, fcl_buf *x, fcl_buf *y)
     return pass_mac_matvec(s->be, d->m.ncell, "pressure-solve", x, y, d->flags, d->diag, d->m);
 }
 
-/* The pressure equation on the device (host/core/pcg.c, Jacobi); a
- * solve that stops at mac.cg_max_iter is said once on stderr and shows
- * in the stats. */
+/* The multigrid preconditioner's z = M^-1 r (mac_mg.c). */
+static int op_vcycle(void *ctx, fcl_buf *r, fcl_buf *z)
+{
+    fcl_sim *s = ctx;
+    mac *d = s->solver_data;
+    return mac_mg_apply(&d->mg, s->be, r, z);
+}
+
+/* The pressure equation on the device (host/core/pcg.c, multigrid or
+ * Jacobi preconditioned); a solve that stops at mac.cg_max_iter is said
+ * once on stderr and shows in the stats. */
 static int solve(fcl_sim *s, mac *d)
 {
     const fcl_params *p = s->prm;
-    fcl_pcg_op A = { d->m.ncell, d->diag, op_matvec, NULL, s, "pressure-solve" };
-    fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, p->mac_cg_check_every, FCL_PRECOND_JACOBI, 0 };
+    int mg = strcmp(p->mac_preconditioner, "mg") == 0;
+    fcl_pcg_op A = { d->m.ncell, d->diag, op_matvec, NULL, s, "pressure-solve", op_vcycle };
+    fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, p->mac_cg_check_every,
+                       mg ? FCL_PRECOND_OP : FCL_PRECOND_JACOBI, 0 };
+    d->mg.sweeps = (int)p->mac_mg_sweeps;
+    d->mg.coarse_sweeps = (int)p->mac_mg_coarse_sweeps;
+    d->mg.omega = (float)p->mac_mg_omega;
     if (!p->mac_warm_start && fcl_pcg_zero(s->be, d->p, A.rows, A.timer) != 0)
+        return -1;
+    if (mg && mac_mg_setup(&d->mg, s->be, d->flags, d->diag) != 0)
         return -1;
     if (fcl_pcg_solve(&d->cg, s->be, &A, d->p, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
         return -1;
@@ -337,7 +356,8 @@ static void mac_destroy(fcl_sim *s)
 const fcl_solver fcl_solver_mac = {
     "mac",
     "Zou, Qi & Zhao 2013 semi-Lagrangian MAC grid liquid (RK2 backtrace, ghost-fluid free surface from the "
-    "markers' level set, Jacobi-preconditioned conjugate gradients on the device, marker particles, CFL substeps)",
+    "markers' level set, multigrid-preconditioned conjugate gradients on the device, marker particles, CFL "
+    "substeps)",
     0,                                   /* no per-particle buffers: the grid is checked in init */
     mac_init,
     mac_prepare,

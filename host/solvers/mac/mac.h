@@ -19,6 +19,27 @@
 struct fcl_sim;
 struct fcl_params;
 
+/* The multigrid preconditioner (mac_mg.c): level 0 is the grid (its
+ * flags, diagonal, and the CG's r and z borrowed per solve), each further
+ * level half as many cells per axis. */
+#define MAC_MG_MAX 16
+typedef struct mac_mg {
+    int levels;
+    fcl_mac_info lv[MAC_MG_MAX];
+    fcl_buf *flags[MAC_MG_MAX], *diag[MAC_MG_MAX], *b[MAC_MG_MAX], *x[MAC_MG_MAX], *t[MAC_MG_MAX];
+    int sweeps, coarse_sweeps;  /* Jacobi sweeps each way, and on the coarsest level */
+    float omega;                /* their damping */
+} mac_mg;
+
+void mac_mg_layout(mac_mg *g, const fcl_mac_info *fine);
+size_t mac_mg_bytes(const mac_mg *g);
+int mac_mg_alloc(mac_mg *g, fcl_backend *be);
+void mac_mg_free(mac_mg *g, fcl_backend *be);
+/* Coarse flags and diagonals from the grid's, once per solve. */
+int mac_mg_setup(mac_mg *g, fcl_backend *be, fcl_buf *flags, fcl_buf *diag);
+/* z = M^-1 r: one V-cycle from zero. */
+int mac_mg_apply(mac_mg *g, fcl_backend *be, fcl_buf *r, fcl_buf *z);
+
 typedef struct mac {
     fcl_mac_info m;
     fcl_buf *vel[2];       /* face velocities: vel[cur] and scratch */
@@ -26,6 +47,7 @@ typedef struct mac {
     fcl_buf *flags, *phi, *p, *rhs, *diag, *mask[2], *speed;
     fcl_reduction umax;
     fcl_pcg cg;
+    mac_mg mg;
     double max_u;          /* largest |u| on known faces, last substep */
     int ready;             /* the field holds a state (seeded or restored) */
     int warned;            /* non-convergence said once */

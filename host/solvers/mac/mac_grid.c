@@ -100,7 +100,10 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
              be->ops->buf_write(be, d->vel[1], 0, n * 16, zero) != 0 ||
              be->ops->buf_write(be, d->p, 0, n * 4, zero) != 0;
     free(zero);
-    return rc || reduction_init(&d->umax, be, n) != 0 || fcl_pcg_init(&d->cg, be, n) != 0 ? -1 : 0;
+    return rc || reduction_init(&d->umax, be, n) != 0 || fcl_pcg_init(&d->cg, be, n) != 0 ||
+                   mac_mg_alloc(&d->mg, be) != 0
+               ? -1
+               : 0;
 }
 
 void mac_grid_free(mac *d, fcl_backend *be)
@@ -111,6 +114,7 @@ void mac_grid_free(mac *d, fcl_backend *be)
             be->ops->buf_free(be, b[k]);
     reduction_free(&d->umax, be);
     fcl_pcg_free(&d->cg, be);
+    mac_mg_free(&d->mg, be);
 }
 
 /* Layout: u32 cell count, u32 0, f64 max |u|, the field (float4 per

@@ -328,7 +328,7 @@ static int op_sweep(void *ctx, fcl_buf *zin, fcl_buf *zout, fcl_buf *r)
 static fcl_pcg_op pcg_op(fcl_sim *s, mps *d)
 {
     fcl_pcg_op A = { s->n + (d->walls.on ? d->walls.nb : 0), d->diag, op_matvec, d->walls.on ? NULL : op_sweep, s,
-                     "pressure-solve" };
+                     "pressure-solve", NULL };
     return A;
 }
 

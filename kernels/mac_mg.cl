@@ -1,0 +1,185 @@
+/* mac_mg.cl - the multigrid preconditioner of the MAC solver's pressure
+ * equation (McAdams, Sifakis, Teran 2010, "A parallel multigrid Poisson
+ * solver for fluids simulation on large grids"): one V-cycle from zero is
+ * the z = M^-1 r of the conjugate gradients (host/solvers/mac/mac_mg.c).
+ *
+ * Levels: level 0 is the solver's grid with its own diagonal (ghost-fluid
+ * 1/theta terms); level l + 1 has ceil(n / 2) cells per axis of level l,
+ * the same padded layout (fcl_mac_info: ghost layer of solid cells). A
+ * coarse cell is air if any of its (up to 8) children is air, else fluid
+ * if any child is fluid, else solid (McAdams' rule: Dirichlet wins).
+ * A coarse level's operator is the 7-point one rediscretized on its flags:
+ * diagonal = open (non-solid) neighbors, -1 per fluid neighbor. Its scale
+ * (the 1/4 per level a Galerkin product gives an unscaled Laplacian) is
+ * folded into the restriction: b_c = 1/2 sum w r_f = 4 (P^T / 8) r.
+ * Transfers: cell-centered trilinear prolongation P (3/4 to the parent,
+ * 1/4 to the parent's neighbor on the child's side, per axis) and its
+ * transpose, so M = P-smoothed V-cycle is symmetric: damped Jacobi, the
+ * same sweeps before and after (the host's invariant).
+ * Invariant: every pass writes 0 at non-fluid cells (ghosts included),
+ * so a transfer may read any neighbor without bounds on flags.
+ */
+
+/* The coarse cell's flag from its children: air > fluid > solid. */
+FCL_INLINE void mac_mg_coarsen_item(uint c, GLOBAL const uint *ff, GLOBAL uint *cf, const fcl_mac_info *mf,
+                                    const fcl_mac_info *mc)
+{
+    uint I, J, K;
+    mac_coords(c, mc, &I, &J, &K);
+    if (I < 1u || I > mc->nx || J < 1u || J > mc->ny || K < 1u || K > mc->nz) {
+        cf[c] = MAC_SOLID;
+        return;
+    }
+    int air = 0, fluid = 0;
+    for (uint dk = 0u; dk < 2u; dk++)
+        for (uint dj = 0u; dj < 2u; dj++)
+            for (uint di = 0u; di < 2u; di++) {
+                uint i = 2u * I - 1u + di, j = 2u * J - 1u + dj, k = 2u * K - 1u + dk;
+                if (i > mf->nx || j > mf->ny || k > mf->nz)
+                    continue;
+                uint f = ff[i + mf->sy * j + mf->sz * k];
+                air |= f == MAC_AIR;
+                fluid |= f == MAC_FLUID;
+            }
+    cf[c] = air ? MAC_AIR : (fluid ? MAC_FLUID : MAC_SOLID);
+}
+
+/* A coarse level's diagonal: its open neighbors (1 where not fluid, so a
+ * division never meets 0). */
+FCL_INLINE void mac_mg_diag_item(uint c, GLOBAL const uint *flags, GLOBAL float *diag, const fcl_mac_info *m)
+{
+    if (flags[c] != MAC_FLUID) {
+        diag[c] = 1.0f;
+        return;
+    }
+    uint sy = m->sy, sz = m->sz;
+    float d = mac_open(flags, c - 1u) + mac_open(flags, c + 1u) + mac_open(flags, c - sy) + mac_open(flags, c + sy) +
+              mac_open(flags, c - sz) + mac_open(flags, c + sz);
+    diag[c] = d > 0.0f ? d : 1.0f;
+}
+
+/* (A x)_c on fluid cell c: diag x_c - sum of fluid neighbors. */
+FCL_INLINE float mac_mg_ax(GLOBAL const float *x, GLOBAL const uint *flags, GLOBAL const float *diag, uint c,
+                           const fcl_mac_info *m)
+{
+    uint sy = m->sy, sz = m->sz;
+    return diag[c] * x[c] - (mac_fluid_x(flags, x, c - 1u) + mac_fluid_x(flags, x, c + 1u) +
+                             mac_fluid_x(flags, x, c - sy) + mac_fluid_x(flags, x, c + sy) +
+                             mac_fluid_x(flags, x, c - sz) + mac_fluid_x(flags, x, c + sz));
+}
+
+/* One damped Jacobi sweep xout = xin + omega D^-1 (b - A xin); zero: xin
+ * is taken as 0 (the first sweep of a V-cycle, xin not read). */
+FCL_INLINE void mac_mg_smooth_item(uint c, GLOBAL const float *b, GLOBAL const float *xin, GLOBAL float *xout,
+                                   GLOBAL const uint *flags, GLOBAL const float *diag, const fcl_mac_info *m,
+                                   float omega, uint zero)
+{
+    if (flags[c] != MAC_FLUID) {
+        xout[c] = 0.0f;
+        return;
+    }
+    if (zero) {
+        xout[c] = omega * b[c] / diag[c];
+        return;
+    }
+    xout[c] = xin[c] + omega * (b[c] - mac_mg_ax(xin, flags, diag, c, m)) / diag[c];
+}
+
+/* r = b - A x on fluid cells, 0 elsewhere. */
+FCL_INLINE void mac_mg_residual_item(uint c, GLOBAL const float *b, GLOBAL const float *x, GLOBAL float *r,
+                                     GLOBAL const uint *flags, GLOBAL const float *diag, const fcl_mac_info *m)
+{
+    r[c] = flags[c] == MAC_FLUID ? b[c] - mac_mg_ax(x, flags, diag, c, m) : 0.0f;
+}
+
+/* Weight of fine sample i (padded index) toward coarse sample I along one
+ * axis: the 4 fine cells 2I - 2 .. 2I + 1 weigh 1/4, 3/4, 3/4, 1/4. */
+FCL_INLINE float mac_mg_w(uint i, uint I)
+{
+    int d = (int)i - (2 * (int)I - 1);     /* -1, 0, 1, 2 */
+    return d == 0 || d == 1 ? 0.75f : (d == -1 || d == 2 ? 0.25f : 0.0f);
+}
+
+/* b_c = 1/2 sum_f w r_f over the 4 x 4 x 4 fine cells of a coarse fluid
+ * cell (the fine residual is 0 off fluid, ghosts included). */
+FCL_INLINE void mac_mg_restrict_item(uint c, GLOBAL const float *rf, GLOBAL float *bc, GLOBAL const uint *cf,
+                                     const fcl_mac_info *mf, const fcl_mac_info *mc)
+{
+    if (cf[c] != MAC_FLUID) {
+        bc[c] = 0.0f;
+        return;
+    }
+    uint I, J, K;
+    mac_coords(c, mc, &I, &J, &K);
+    float sum = 0.0f;
+    for (uint k = 2u * K - 2u; k <= 2u * K + 1u; k++) {
+        if (k > mf->nz + 1u)
+            break;
+        for (uint j = 2u * J - 2u; j <= 2u * J + 1u; j++) {
+            if (j > mf->ny + 1u)
+                break;
+            float wjk = mac_mg_w(j, J) * mac_mg_w(k, K);
+            for (uint i = 2u * I - 2u; i <= 2u * I + 1u && i <= mf->nx + 1u; i++)
+                sum += mac_mg_w(i, I) * wjk * rf[i + mf->sy * j + mf->sz * k];
+        }
+    }
+    bc[c] = 0.5f * sum;
+}
+
+/* The coarse parent of fine sample i along an axis and the neighbor on
+ * the child's side (padded indices; either may be a ghost, where e = 0). */
+FCL_INLINE void mac_mg_parents(uint i, uint *I, uint *N)
+{
+    *I = ((i - 1u) >> 1) + 1u;
+    *N = (i & 1u) ? *I - 1u : *I + 1u;
+}
+
+/* x_f += P e_c: trilinear over the 8 coarse cells around a fine fluid
+ * cell (3/4 and 1/4 per axis). */
+FCL_INLINE void mac_mg_prolong_item(uint c, GLOBAL const float *ec, GLOBAL float *xf, GLOBAL const uint *ff,
+                                    const fcl_mac_info *mf, const fcl_mac_info *mc)
+{
+    if (ff[c] != MAC_FLUID)
+        return;
+    uint i, j, k, ci[2], cj[2], ck[2];
+    mac_coords(c, mf, &i, &j, &k);
+    mac_mg_parents(i, &ci[0], &ci[1]);
+    mac_mg_parents(j, &cj[0], &cj[1]);
+    mac_mg_parents(k, &ck[0], &ck[1]);
+    float sum = 0.0f;
+    for (uint a = 0u; a < 2u; a++)
+        for (uint b = 0u; b < 2u; b++)
+            for (uint e = 0u; e < 2u; e++) {
+                float w = (a ? 0.25f : 0.75f) * (b ? 0.25f : 0.75f) * (e ? 0.25f : 0.75f);
+                sum += w * ec[ci[e] + mc->sy * cj[b] + mc->sz * ck[a]];
+            }
+    xf[c] += sum;
+}
+
+/* The coarsest level of a grid with no air cell (a closed box full of
+ * fluid: the pressure is defined up to a constant): v minus its mean over
+ * the fluid cells, run by one work item (at most 10^3 cells). Applied to
+ * b before the coarsest sweeps and to x after, the coarse solve is
+ * Pi S Pi with Pi the symmetric projection off the constants: without it
+ * the sweeps grow the constant mode of an inconsistent restricted b
+ * without bound, and float32 CG stalls on the huge pressures. A level
+ * with an air cell is left alone (coarsening keeps air: the coarsest has
+ * none only when the grid has none). */
+FCL_INLINE void mac_mg_center_item(uint c, GLOBAL float *v, GLOBAL const uint *flags, const fcl_mac_info *m)
+{
+    (void)c;
+    float sum = 0.0f;
+    uint fluid = 0u;
+    for (uint q = 0u; q < m->ncell; q++) {
+        if (flags[q] == MAC_AIR)
+            return;
+        if (flags[q] == MAC_FLUID) {
+            sum += v[q];
+            fluid++;
+        }
+    }
+    float mean = fluid ? sum / (float)fluid : 0.0f;
+    for (uint q = 0u; q < m->ncell; q++)
+        if (flags[q] == MAC_FLUID)
+            v[q] -= mean;
+}
