@@ -498,7 +498,7 @@ FCL_INLINE void mac_speed_item(uint c, GLOBAL const float4 *vel, GLOBAL const ui
  * position (frames, statistics). */
 FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
                                    GLOBAL const float4 *gv, GLOBAL const fcl_solid *solids, const fcl_mac_info *m,
-                                   const fcl_sph_consts *cs)
+                                   const fcl_sph_consts *cs, uint keep)
 {
     float4 x = pos[i];
     float dt = m->dt, h = 0.5f * dt, e = m->margin;
@@ -509,9 +509,11 @@ FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *ve
     float4 q = fcl_f4(fcl_clampf(x.x + dt * u2.x, o.x + e, o.x + (float)m->nx * m->dx - e),
                       fcl_clampf(x.y + dt * u2.y, o.y + e, o.y + (float)m->ny * m->dx - e),
                       fcl_clampf(x.z + dt * u2.z, o.z + e, o.z + (float)m->nz * m->dx - e), x.w);
-    float4 u = u2;
+    /* FLIP/PIC markers keep their own velocity (mac_g2p), less what an
+     * obstacle takes; the seed's markers take the field's. */
+    float4 u = keep ? vev[i] : u2;
     solids_project(&q, &u, 0, solids, cs);
-    float4 un = mac_velocity(gv, q, m);
+    float4 un = keep ? u : mac_velocity(gv, q, m);
     pos[i] = q;
     vel[i] = un;
     vev[i] = un;
@@ -528,43 +530,70 @@ FCL_INLINE void mac_particle_fields_item(uint i, GLOBAL const float4 *pos, GLOBA
     rho[i] = m->rho;
 }
 
-/* Component a of the lower face of cell c as the hat-weighted mean of the
- * markers' velocities within one cell (particle to grid, for the initial
- * field). */
-FCL_INLINE float mac_p2g_face(GLOBAL const float4 *pos, GLOBAL const float4 *vev, GLOBAL const uint *start,
-                              GLOBAL const uint *flags, uint c, uint i, uint j, uint k, uint a,
-                              const fcl_grid_info *g, const fcl_mac_info *m)
+/* Whether the lower face of cell c along a gets a transferred value: a
+ * real, open face beside a fluid cell (the others are rewritten by the
+ * extrapolation, or are solid). */
+FCL_INLINE int mac_p2g_wants(GLOBAL const uint *flags, uint c, uint i, uint j, uint k, uint a, const fcl_mac_info *m)
 {
-    if (!mac_face_real(i, j, k, a, m) || mac_face_solid(flags, c, a, m))
-        return 0.0f;
-    float4 x = mac_face_pos(i, j, k, a, m);
-    float r = m->dx, inv = g->inv_cell_size, sum = 0.0f, sw = 0.0f;
-    uint x0 = grid_axis(x.x - r, g->origin.x, inv, g->nx), x1 = grid_axis(x.x + r, g->origin.x, inv, g->nx);
-    uint y0 = grid_axis(x.y - r, g->origin.y, inv, g->ny), y1 = grid_axis(x.y + r, g->origin.y, inv, g->ny);
-    uint z0 = grid_axis(x.z - r, g->origin.z, inv, g->nz), z1 = grid_axis(x.z + r, g->origin.z, inv, g->nz);
-    for (uint z = z0; z <= z1; z++)
-        for (uint y = y0; y <= y1; y++) {
-            uint row = g->nx * (y + g->ny * z);
-            for (uint q = start[row + x0]; q < start[row + x1 + 1u]; q++) {
-                float4 p = pos[q];
-                float wx = 1.0f - mac_abs(p.x - x.x) * m->inv_dx, wy = 1.0f - mac_abs(p.y - x.y) * m->inv_dx;
-                float wz = 1.0f - mac_abs(p.z - x.z) * m->inv_dx;
-                if (wx > 0.0f && wy > 0.0f && wz > 0.0f) {
-                    sum += wx * wy * wz * mac_comp(vev[q], a);
-                    sw += wx * wy * wz;
-                }
-            }
-        }
-    return sw > 0.0f ? sum / sw : 0.0f;
+    uint n = c - mac_stride(a, m);
+    return mac_face_real(i, j, k, a, m) && !mac_face_solid(flags, c, a, m) &&
+           (flags[c] == MAC_FLUID || flags[n] == MAC_FLUID);
 }
 
+/* Particle to grid: each of cell c's lower faces beside fluid gets the
+ * hat-weighted (trilinear, one cell wide) mean of the markers'
+ * velocities around it, in one walk over the markers near the three
+ * faces (FLIP/PIC every substep, and the initial field). */
 FCL_INLINE void mac_p2g_item(uint c, GLOBAL const float4 *pos, GLOBAL const float4 *vev, GLOBAL const uint *start,
                              GLOBAL const uint *flags, GLOBAL float4 *vel, const fcl_grid_info *g,
                              const fcl_mac_info *m)
 {
     uint i, j, k;
     mac_coords(c, m, &i, &j, &k);
-    vel[c] = fcl_f4(mac_p2g_face(pos, vev, start, flags, c, i, j, k, 0u, g, m),
-                    mac_p2g_face(pos, vev, start, flags, c, i, j, k, 1u, g, m),
-                    mac_p2g_face(pos, vev, start, flags, c, i, j, k, 2u, g, m), 0.0f);
+    int want[3] = { mac_p2g_wants(flags, c, i, j, k, 0u, m), mac_p2g_wants(flags, c, i, j, k, 1u, m),
+                    mac_p2g_wants(flags, c, i, j, k, 2u, m) };
+    float sum[3] = { 0.0f, 0.0f, 0.0f }, sw[3] = { 0.0f, 0.0f, 0.0f };
+    if (want[0] || want[1] || want[2]) {
+        float4 x = mac_center(i, j, k, m), f[3];
+        for (uint a = 0u; a < 3u; a++)
+            f[a] = mac_face_pos(i, j, k, a, m);
+        float lo = 1.5f * m->dx, hi = m->dx, inv = g->inv_cell_size;
+        uint x0 = grid_axis(x.x - lo, g->origin.x, inv, g->nx), x1 = grid_axis(x.x + hi, g->origin.x, inv, g->nx);
+        uint y0 = grid_axis(x.y - lo, g->origin.y, inv, g->ny), y1 = grid_axis(x.y + hi, g->origin.y, inv, g->ny);
+        uint z0 = grid_axis(x.z - lo, g->origin.z, inv, g->nz), z1 = grid_axis(x.z + hi, g->origin.z, inv, g->nz);
+        for (uint z = z0; z <= z1; z++)
+            for (uint y = y0; y <= y1; y++) {
+                uint row = g->nx * (y + g->ny * z);
+                for (uint q = start[row + x0]; q < start[row + x1 + 1u]; q++) {
+                    float4 p = pos[q], v = vev[q];
+                    for (uint a = 0u; a < 3u; a++) {
+                        float wx = 1.0f - mac_abs(p.x - f[a].x) * m->inv_dx;
+                        float wy = 1.0f - mac_abs(p.y - f[a].y) * m->inv_dx;
+                        float wz = 1.0f - mac_abs(p.z - f[a].z) * m->inv_dx;
+                        if (wx > 0.0f && wy > 0.0f && wz > 0.0f) {
+                            sum[a] += wx * wy * wz * mac_comp(v, a);
+                            sw[a] += wx * wy * wz;
+                        }
+                    }
+                }
+            }
+    }
+    float out[3];
+    for (uint a = 0u; a < 3u; a++)
+        out[a] = want[a] && sw[a] > 0.0f ? sum[a] / sw[a] : 0.0f;
+    vel[c] = fcl_f4(out[0], out[1], out[2], 0.0f);
+}
+
+/* Grid to particle, FLIP/PIC (Zhu & Bridson 2005): the marker keeps its
+ * velocity plus the grid's change over the substep (FLIP), blended with
+ * the grid's velocity (PIC) by pic: v = pic u + (1 - pic)(v + u - u_old),
+ * sampled at the marker before it moves. */
+FCL_INLINE void mac_g2p_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *vev, GLOBAL const float4 *gv,
+                             GLOBAL const float4 *gold, const fcl_mac_info *m, float pic)
+{
+    float4 x = pos[i], v = vev[i];
+    float4 u = mac_velocity(gv, x, m), uo = mac_velocity(gold, x, m);
+    float k = 1.0f - pic;
+    vev[i] = fcl_f4(pic * u.x + k * (v.x + u.x - uo.x), pic * u.y + k * (v.y + u.y - uo.y),
+                    pic * u.z + k * (v.z + u.z - uo.z), 0.0f);
 }

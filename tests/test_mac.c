@@ -17,7 +17,7 @@
  *   issue asks 1e-3; 1.1e-5 and 2.1e-5 measured), the bottom cells'
  *   pressure within 2 % of rho g (H - dx / 2) (-0.19 % measured);
  * - backends: a drop into a pool on a 16^3 grid, 20 steps of 0.01 s,
- *   native and OpenCL: every marker within 1e-4 of the domain size of
+ *   with each transfer (the seed's advection, FLIP), native and OpenCL: every marker within 1e-4 of the domain size of
  *   its twin (by id), the same substep count;
  * - bad input, refused with exit 2 and a message naming the key: a cell
  *   size that disagrees with particles.spacing and the particles per
@@ -269,10 +269,11 @@ static void test_pool(fcl_backend *be)
 }
 
 /* A drop into a pool for 20 steps; positions by id into out. */
-static int drop(fcl_backend *be, float4 *out, size_t *nout, double *substeps)
+static int drop(fcl_backend *be, const char *transfer, float4 *out, size_t *nout, double *substeps)
 {
     fcl_params p;
     mac_params(&p, 0.64, 0.02);
+    snprintf(p.mac_transfer, sizeof p.mac_transfer, "%s", transfer);
     float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.16f, 0.64f }, blo[3] = { 0.24f, 0.36f, 0.24f },
           bhi[3] = { 0.40f, 0.52f, 0.40f };
     float4 *pos = malloc(40000 * 16), *vel = calloc(40000, 16);
@@ -302,19 +303,19 @@ static int drop(fcl_backend *be, float4 *out, size_t *nout, double *substeps)
     return rc;
 }
 
-static void test_backends(fcl_backend *cpu, fcl_backend *ocl)
+static void test_backends(fcl_backend *cpu, fcl_backend *ocl, const char *transfer)
 {
     float4 *a = malloc(40000 * 16), *b = malloc(40000 * 16);
     size_t na, nb;
     double sa, sb;
-    if (drop(cpu, a, &na, &sa) == 0 && drop(ocl, b, &nb, &sb) == 0) {
+    if (drop(cpu, transfer, a, &na, &sa) == 0 && drop(ocl, transfer, b, &nb, &sb) == 0) {
         double dmax = 0.0;
         for (size_t i = 0; i < na; i++)
             dmax = fmax(dmax, fmax(fabs(a[i].x - b[i].x), fmax(fabs(a[i].y - b[i].y), fabs(a[i].z - b[i].z))));
-        printf("drop, native vs OpenCL after 20 steps: positions within %.2e of the domain, substeps %g vs %g\n",
-               dmax / 0.64, sa, sb);
-        CHECK(dmax / 0.64 <= 1e-4 && sa == sb, "backends differ: positions %.3g of the domain, substeps %g vs %g",
-              dmax / 0.64, sa, sb);
+        printf("drop (%s), native vs OpenCL after 20 steps: positions within %.2e of the domain, substeps %g vs %g\n",
+               transfer, dmax / 0.64, sa, sb);
+        CHECK(dmax / 0.64 <= 1e-4 && sa == sb, "backends differ (%s): positions %.3g of the domain, substeps %g vs %g",
+              transfer, dmax / 0.64, sa, sb);
     }
     free(a);
     free(b);
@@ -370,8 +371,10 @@ int main(void)
     if (ocl)
         test_preconditioners(ocl);
     test_pool(cpu);
-    if (ocl)
-        test_backends(cpu, ocl);
+    if (ocl) {
+        test_backends(cpu, ocl, "advect");
+        test_backends(cpu, ocl, "flip");
+    }
     backend_destroy(cpu);
     backend_destroy(ocl);
     return ft_done();

@@ -118,6 +118,36 @@ static int launch_levelset(fcl_sim *s, mac *d)
                              s->grid.info, d->m, s->c);
 }
 
+static int flip_on(const fcl_sim *s)
+{
+    return strcmp(s->prm->mac_transfer, "flip") == 0;
+}
+
+static int extrapolate(fcl_sim *s, mac *d, fcl_buf **mask);
+
+static int launch_p2g(fcl_sim *s, mac *d, const char *timer)
+{
+    return pass_mac_p2g(s->be, d->m.ncell, timer, attr(s, s->a_pos), attr(s, s->a_vev), s->grid.start, d->flags,
+                        d->vel[d->cur], s->grid.info, d->m);
+}
+
+/* FLIP/PIC: the markers' velocities onto the faces, extrapolated like a
+ * projected field, and kept as the old field for mac_g2p. */
+static int launch_transfer(fcl_sim *s, mac *d)
+{
+    fcl_buf *mask;
+    return launch_p2g(s, d, "transfer") != 0 || extrapolate(s, d, &mask) != 0 ||
+                   pass_cg_axpby(s->be, 4 * (size_t)d->m.ncell, "transfer", d->vel[d->cur], d->old, 1.0f, 0.0f) != 0
+               ? -1
+               : 0;
+}
+
+static int launch_g2p(fcl_sim *s, mac *d)
+{
+    return pass_mac_g2p(s->be, s->n, "transfer", attr(s, s->a_pos), attr(s, s->a_vev), d->vel[d->cur], d->old, d->m,
+                        (float)s->prm->mac_pic);
+}
+
 static int launch_advect(fcl_sim *s, mac *d)
 {
     if (pass_mac_advect(s->be, d->m.ncell, "advect", d->vel[d->cur], d->vel[!d->cur], d->flags, d->m) != 0)
@@ -222,7 +252,7 @@ static int measure_speed(fcl_sim *s, mac *d, fcl_buf *mask)
 static int launch_particles(fcl_sim *s, mac *d)
 {
     return pass_mac_particles(s->be, s->n, "particles", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev),
-                              d->vel[d->cur], s->solids, d->m, s->c);
+                              d->vel[d->cur], s->solids, d->m, s->c, (uint)flip_on(s));
 }
 
 static int launch_fields(fcl_sim *s, mac *d)
@@ -241,13 +271,21 @@ static int pressure(fcl_sim *s, mac *d)
     return launch_divergence(s, d) != 0 || solve(s, d) != 0 || launch_project(s, d) != 0 ? -1 : 0;
 }
 
+/* The seed's semi-Lagrangian advection of the field, or FLIP/PIC's
+ * transfer from the markers (mac.transfer). */
+static int velocity(fcl_sim *s, mac *d)
+{
+    return flip_on(s) ? launch_transfer(s, d) : launch_advect(s, d);
+}
+
 static int substep(fcl_sim *s, mac *d, double dt, int first)
 {
     fcl_buf *mask;
     d->m.dt = (float)dt;
     if ((!first && rebuild(s) != 0) || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 ||
-        launch_advect(s, d) != 0 || launch_forces(s, d) != 0 || pressure(s, d) != 0 ||
-        extrapolate(s, d, &mask) != 0 || launch_particles(s, d) != 0 || measure_speed(s, d, mask) != 0)
+        velocity(s, d) != 0 || launch_forces(s, d) != 0 || pressure(s, d) != 0 ||
+        extrapolate(s, d, &mask) != 0 || (flip_on(s) && launch_g2p(s, d) != 0) || launch_particles(s, d) != 0 ||
+        measure_speed(s, d, mask) != 0)
         return -1;
     d->substeps++;
     return 0;
@@ -259,10 +297,8 @@ static int substep(fcl_sim *s, mac *d, double dt, int first)
 static int seed_field(fcl_sim *s, mac *d)
 {
     fcl_buf *mask;
-    return launch_flags(s, d) != 0 ||
-                   pass_mac_p2g(s->be, d->m.ncell, "advect", attr(s, s->a_pos), attr(s, s->a_vev), s->grid.start,
-                                d->flags, d->vel[d->cur], s->grid.info, d->m) != 0 ||
-                   extrapolate(s, d, &mask) != 0 || measure_speed(s, d, mask) != 0
+    return launch_flags(s, d) != 0 || launch_p2g(s, d, "advect") != 0 || extrapolate(s, d, &mask) != 0 ||
+                   measure_speed(s, d, mask) != 0
                ? -1
                : 0;
 }

@@ -45,6 +45,7 @@ typedef struct mac {
     fcl_buf *vel[2];       /* face velocities: vel[cur] and scratch */
     int cur;
     fcl_buf *flags, *phi, *p, *rhs, *diag, *mask[2], *speed;
+    fcl_buf *old;          /* FLIP: the field after the transfer, before forces */
     fcl_reduction umax;
     fcl_pcg cg;
     mac_mg mg;

@@ -14,9 +14,10 @@
 #include "mac.h"
 #include "params.h"
 
-/* Two velocity fields (float4), flags, level set, pressure, right-hand
- * side, diagonal, two extrapolation masks, speeds, four CG vectors. */
-static const size_t CELL_BYTES = 2 * 16 + 4 * 4 + 2 * 4 + 4 + 4 * 4;
+/* Three velocity fields (float4: current, scratch, FLIP's old), flags,
+ * level set, pressure, right-hand side, diagonal, two extrapolation
+ * masks, speeds, five CG vectors. */
+static const size_t CELL_BYTES = 3 * 16 + 4 * 4 + 2 * 4 + 4 + 5 * 4;
 
 static const char *const AXIS = "xyz";
 
@@ -90,7 +91,8 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
     d->mask[0] = be->ops->buf_new(be, n * 4, "MAC known faces");
     d->mask[1] = be->ops->buf_new(be, n * 4, "MAC known faces (scratch)");
     d->speed = be->ops->buf_new(be, n * 4, "MAC face speeds");
-    if (!d->vel[0] || !d->vel[1] || !d->flags || !d->phi || !d->p || !d->rhs || !d->diag || !d->mask[0] ||
+    d->old = be->ops->buf_new(be, n * 16, "MAC face velocities before forces (FLIP)");
+    if (!d->vel[0] || !d->vel[1] || !d->old || !d->flags || !d->phi || !d->p || !d->rhs || !d->diag || !d->mask[0] ||
         !d->mask[1] || !d->speed)
         return -1;
     /* Zeros: the pressure is the first warm start, the field the first
@@ -108,7 +110,7 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
 
 void mac_grid_free(mac *d, fcl_backend *be)
 {
-    fcl_buf *b[] = { d->vel[0], d->vel[1], d->flags, d->phi, d->p, d->rhs, d->diag, d->mask[0], d->mask[1], d->speed };
+    fcl_buf *b[] = { d->vel[0], d->vel[1], d->old, d->flags, d->phi, d->p, d->rhs, d->diag, d->mask[0], d->mask[1], d->speed };
     for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
         if (b[k])
             be->ops->buf_free(be, b[k]);
