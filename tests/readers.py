@@ -8,6 +8,9 @@ python3-vtk9 read every frame:
   (what ParaView and PyVista use),
 - frame_*.vtk (legacy) with VTK's vtkPolyDataReader,
 - frame_*.ply with meshio,
+- grid_*.vti (output.grid, the mac solver) with vtkXMLImageDataReader:
+  its fields and shapes, flags in {0, 1, 2}, no pressure off the fluid,
+  the frame's time,
 - frames.pvd with xml.etree: one DataSet per .vtu, in order, whose
   timestep is the frame's TimeValue.
 
@@ -116,6 +119,31 @@ def frame(base):
     return vtime
 
 
+def grid(path, time):
+    """A grid_*.vti (output.grid) read by VTK's vtkXMLImageDataReader: its
+    fields, their shapes, the flags' values, zero pressure off fluid, and
+    the frame's time."""
+    r = vtk.vtkXMLImageDataReader()
+    r.SetFileName(path)
+    r.Update()
+    g = r.GetOutput()
+    dims = g.GetDimensions()
+    cells = (dims[0] - 1) * (dims[1] - 1) * (dims[2] - 1)
+    cd = g.GetCellData()
+    a = {cd.GetArrayName(k): vtk_to_numpy(cd.GetArray(k)) for k in range(cd.GetNumberOfArrays())}
+    name = os.path.basename(path)
+    check(cells > 0 and g.GetNumberOfCells() == cells, f"{name}: dimensions {dims}, {g.GetNumberOfCells()} cells")
+    check(set(a) == {"flags", "pressure", "velocity"}, f"{name}: fields {sorted(a)}")
+    if set(a) != {"flags", "pressure", "velocity"}:
+        return
+    check(a["flags"].shape == (cells,) and a["pressure"].shape == (cells,) and a["velocity"].shape == (cells, 3),
+          f"{name}: shapes {a['flags'].shape} {a['pressure'].shape} {a['velocity'].shape}")
+    check(set(np.unique(a["flags"])) <= {0.0, 1.0, 2.0} and (a["flags"] == 1.0).any(),
+          f"{name}: flags {np.unique(a['flags'])}")
+    check(not a["pressure"][a["flags"] != 1.0].any(), f"{name}: pressure off the fluid cells")
+    check(g.GetFieldData().GetArray("TimeValue").GetValue(0) == time, f"{name}: not at the frame's time {time!r}")
+
+
 def run_dir(d):
     frames = sorted(glob.glob(os.path.join(d, "frame_*.vtu")))
     check(len(frames) >= 2, f"{d}: {len(frames)} .vtu frames")
@@ -128,7 +156,13 @@ def run_dir(d):
         f = s.get("file")
         check(f in times and float(s.get("timestep")) == times[f],
               f"{d}/frames.pvd: {f} at {s.get('timestep')}, the frame says {times.get(f)!r}")
-    print(f"{d}: {len(frames)} frames read by meshio, VTK (XML and legacy) and meshio (PLY), all equal")
+    grids = sorted(glob.glob(os.path.join(d, "grid_*.vti")))
+    for f in grids:
+        frame_name = "frame_" + os.path.basename(f)[5:-4] + ".vtu"
+        check(frame_name in times, f"{f}: no frame {frame_name}")
+        grid(f, times.get(frame_name))
+    print(f"{d}: {len(frames)} frames read by meshio, VTK (XML and legacy) and meshio (PLY), all equal"
+          + (f"; {len(grids)} grids (.vti) read by VTK" if grids else ""))
 
 
 for d in sys.argv[1:]:

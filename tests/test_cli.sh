@@ -393,6 +393,10 @@ else
     bad "15e closed OBJ cube" "exit $RC: $(errline)"
 fi
 
+# 15f. output.grid: a solver without a grid refuses it.
+next; refused "15f output.grid on wcsph (no grid) is refused" "$O" "$S" "output.grid" "keeps no grid" -- "$GOOD" \
+    --param output.grid=1 --every 1
+
 # 16. Surface meshes: run --mesh writes one per frame; `surface` rebuilds
 # the same mesh offline from the saved frames, and refuses bad input with
 # exit 2, naming the file, before writing anything.

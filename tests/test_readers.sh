@@ -3,7 +3,8 @@
 # of each registered solver writes .vtu (with frames.pvd), legacy .vtk and
 # .ply frames; tests/readers.py reads them with Debian's meshio and VTK
 # (/usr/bin/python3: the interpreter those packages install into) and
-# demands that positions and every field agree bit for bit.
+# demands that positions and every field agree bit for bit; the mac run
+# also writes its grid (output.grid), read with VTK's ImageData reader.
 # Skips (77) when meshio or VTK is missing.
 set -u
 FL=$1
@@ -17,8 +18,10 @@ if ! "$PY" -c 'import meshio, vtk' 2>/dev/null; then
 fi
 dirs=()
 for solver in $("$FL" help solvers | awk '/^[a-z]/ { print $1 }'); do
+    grid=0
+    [ "$solver" = mac ] && grid=1    # the solver with a grid writes it too (output.grid)
     "$FL" run embedded:dam_break.json --backend cpu --solver "$solver" --steps 6 --every 3 --out "$T/$solver" \
-        --param particles.spacing=0.04 --param output.format=all --quiet >/dev/null || {
+        --param particles.spacing=0.04 --param output.format=all --param output.grid=$grid --quiet >/dev/null || {
         echo "FAIL run of $solver"; echo "0 passed, 1 failed"; exit 1; }
     dirs+=("$T/$solver")
 done

@@ -197,6 +197,22 @@ static int write_formats(run_ctx *r, const fcl_params *p, const fcl_frame *f)
     return 0;
 }
 
+/* The solver's grid beside the frame (output.grid). */
+static int write_grid(run_ctx *r, const fcl_params *p)
+{
+    fcl_sim *s = &r->sim;
+    fcl_grid_frame g;
+    char path[FCL_STR_MAX + 64], err[FCL_STR_MAX + 600];
+    if (s->solver->grid_fields(s, &g) != 0)
+        return FCL_EXIT_DEVICE;
+    snprintf(path, sizeof path, "%s/grid_%06ld.vti", p->output_dir, s->step);
+    if (out_write_vti(path, &g, s->time, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        return FCL_EXIT_DEVICE;
+    }
+    return 0;
+}
+
 static int write_frame(run_ctx *r, const fcl_params *p)
 {
     fcl_sim *s = &r->sim;
@@ -206,6 +222,8 @@ static int write_frame(run_ctx *r, const fcl_params *p)
     if (frame_fields(r, &f) != 0)
         return FCL_EXIT_DEVICE;
     int rc = write_formats(r, p, &f);
+    if (rc == 0 && p->output_grid)
+        rc = write_grid(r, p);
     if (rc != 0)
         return rc;
     r->frames++;
@@ -219,6 +237,15 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
 {
     char err[1024];
     struct stat st;
+    const fcl_solver *sv = solver_find(p->sim_solver);
+    if (p->output_grid && sv && !sv->grid_fields) {
+        cli_error("output.grid = 1: the %s solver keeps no grid (mac does)", sv->name);
+        return FCL_EXIT_INPUT;
+    }
+    if (p->output_grid && p->output_every <= 0) {
+        cli_error("output.grid = 1 writes the grid with every frame: give --out DIR (and --every K)");
+        return FCL_EXIT_INPUT;
+    }
     if (o->stats && stat(o->stats, &st) == 0 && S_ISDIR(st.st_mode)) {
         cli_error("--stats %s: is a folder, expected a file name", o->stats);
         return FCL_EXIT_INPUT;

@@ -16,6 +16,7 @@ struct fcl_sim;
 struct fcl_params;
 struct fcl_solver;
 struct fcl_target;
+struct fcl_grid_frame;
 
 /* A per-step figure a solver reports (iterations, residuals), declared
  * once: run's CSV column and bench's JSON key are `key`, the summary and
@@ -119,6 +120,10 @@ typedef struct fcl_solver {
      * default room for a solver blob (4 KiB): a grid solver's fields. NULL:
      * the default. */
     size_t (*save_bytes)(struct fcl_sim *s);
+    /* Its grid for output (run's output.grid, host/io/grid_vti.c): fills
+     * g with arrays in host memory valid until the next step or call; 0,
+     * or -1 (device). NULL: the solver keeps no grid. */
+    int (*grid_fields)(struct fcl_sim *s, struct fcl_grid_frame *g);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

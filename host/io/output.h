@@ -67,6 +67,24 @@ int out_write_ply(const char *path, const fcl_frame *f, char *err, size_t errlen
 int out_write_vtu(const char *path, const fcl_frame *f, double time,
                   char *err, size_t errlen);
 
+/* A solver's grid for output (solver.h grid_fields): cell-centered
+ * float arrays of 1 or 3 components over n[0] x n[1] x n[2] cells, x
+ * fastest, borrowed. */
+enum { FCL_GRID_FIELDS_MAX = 8 };
+typedef struct fcl_grid_frame {
+    unsigned n[3];
+    double origin[3];         /* lower corner of cell (0, 0, 0) */
+    double spacing;           /* cell side */
+    int nfields;
+    const char *name[FCL_GRID_FIELDS_MAX];
+    int comps[FCL_GRID_FIELDS_MAX];
+    const float *data[FCL_GRID_FIELDS_MAX];
+} fcl_grid_frame;
+
+/* XML VTK ImageData (.vti), the fields as CellData, appended raw binary,
+ * FieldData TimeValue (host/io/grid_vti.c). Atomic. 0, or -1 and err. */
+int out_write_vti(const char *path, const fcl_grid_frame *g, double time, char *err, size_t errlen);
+
 /* One frame of a ParaView collection: its simulated time and its file,
  * relative to the .pvd's folder. */
 enum { FCL_PVD_FILE_MAX = 256 };

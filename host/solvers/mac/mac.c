@@ -379,6 +379,11 @@ static int mac_load(fcl_sim *s, const void *blob, size_t bytes)
     return mac_state_load(s->solver_data, s->be, blob, bytes);
 }
 
+static int mac_grid_out(fcl_sim *s, struct fcl_grid_frame *g)
+{
+    return mac_grid_fields(s->solver_data, s->be, g);
+}
+
 static void mac_destroy(fcl_sim *s)
 {
     mac *d = s->solver_data;
@@ -393,7 +398,7 @@ const fcl_solver fcl_solver_mac = {
     "mac",
     "Zou, Qi & Zhao 2013 semi-Lagrangian MAC grid liquid (RK2 backtrace, ghost-fluid free surface from the "
     "markers' level set, multigrid-preconditioned conjugate gradients on the device, marker particles, CFL "
-    "substeps)",
+    "substeps; FLIP/PIC as an option)",
     0,                                   /* no per-particle buffers: the grid is checked in init */
     mac_init,
     mac_prepare,
@@ -413,4 +418,5 @@ const fcl_solver fcl_solver_mac = {
     0,
     0,
     mac_save_bytes,
+    mac_grid_out,
 };

@@ -56,6 +56,8 @@ typedef struct mac {
     double resid;          /* this step: the largest final |r| / |b| */
     int substeps;
     fcl_pcg_result last;
+    float *out;            /* host arrays of mac_grid_fields (5 floats a cell) */
+    void *raw;             /* its download buffer (16 bytes a padded cell) */
 } mac;
 
 /* The grid for these parameters and particle spacing (mac_grid.c): 0, or
@@ -66,6 +68,11 @@ size_t mac_grid_bytes(const fcl_mac_info *m);
 /* Allocate the buffers (0, or -1: the device refused) and free them. */
 int mac_grid_alloc(mac *d, fcl_backend *be);
 void mac_grid_free(mac *d, fcl_backend *be);
+/* The grid's interior cells for output (host/io/grid_vti.c): flags (0
+ * air, 1 fluid, 2 solid), pressure, velocity at cell centers (the mean
+ * of each component's two faces). 0, or -1 (device or memory). */
+struct fcl_grid_frame;
+int mac_grid_fields(mac *d, fcl_backend *be, struct fcl_grid_frame *g);
 /* The grid state for restarts: bytes needed, save into blob (cap bytes),
  * load (0 or -1 when it does not fit this grid). */
 size_t mac_state_bytes(const mac *d);

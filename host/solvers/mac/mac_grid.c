@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mac.h"
+#include "output.h"
 #include "params.h"
 
 /* Three velocity fields (float4: current, scratch, FLIP's old), flags,
@@ -116,7 +117,59 @@ void mac_grid_free(mac *d, fcl_backend *be)
             be->ops->buf_free(be, b[k]);
     reduction_free(&d->umax, be);
     fcl_pcg_free(&d->cg, be);
+    free(d->out);
+    free(d->raw);
     mac_mg_free(&d->mg, be);
+}
+
+/* Interior cell (i, j, k), 0-based, of the padded layout. */
+static size_t padded(const fcl_mac_info *m, uint i, uint j, uint k)
+{
+    return (i + 1) + (size_t)m->sy * (j + 1) + (size_t)m->sz * (k + 1);
+}
+
+/* The interior cells' flags, pressure and center velocity into d->out. */
+static void gather(const mac *d, const uint *flags, const float *p, const float4 *v, float *out)
+{
+    const fcl_mac_info *m = &d->m;
+    size_t ni = (size_t)m->nx * m->ny * m->nz, q = 0;
+    float *fl = out, *pr = out + ni, *vc = out + 2 * ni;
+    for (uint k = 0; k < m->nz; k++)
+        for (uint j = 0; j < m->ny; j++)
+            for (uint i = 0; i < m->nx; i++, q++) {
+                size_t c = padded(m, i, j, k);
+                fl[q] = (float)flags[c];
+                pr[q] = p[c];
+                vc[3 * q] = 0.5f * (v[c].x + v[c + 1].x);
+                vc[3 * q + 1] = 0.5f * (v[c].y + v[c + m->sy].y);
+                vc[3 * q + 2] = 0.5f * (v[c].z + v[c + m->sz].z);
+            }
+}
+
+int mac_grid_fields(mac *d, fcl_backend *be, fcl_grid_frame *g)
+{
+    const fcl_mac_info *m = &d->m;
+    size_t n = m->ncell, ni = (size_t)m->nx * m->ny * m->nz;
+    if (!d->out && !(d->out = malloc(ni * 5 * sizeof(float))))
+        return -1;
+    if (!d->raw && !(d->raw = malloc(n * 16)))
+        return -1;
+    float4 *v = d->raw;
+    uint *flags = malloc(n * 4);
+    float *p = malloc(n * 4);
+    int rc = !flags || !p || be->ops->buf_read(be, d->flags, 0, n * 4, flags) != 0 ||
+             be->ops->buf_read(be, d->p, 0, n * 4, p) != 0 ||
+             be->ops->buf_read(be, d->vel[d->cur], 0, n * 16, v) != 0;
+    if (!rc)
+        gather(d, flags, p, v, d->out);
+    free(flags);
+    free(p);
+    if (rc)
+        return -1;
+    *g = (fcl_grid_frame){ { m->nx, m->ny, m->nz }, { m->origin.x, m->origin.y, m->origin.z }, m->dx, 3,
+                           { "flags", "pressure", "velocity" }, { 1, 1, 3 },
+                           { d->out, d->out + ni, d->out + 2 * ni } };
+    return 0;
 }
 
 /* Layout: u32 cell count, u32 0, f64 max |u|, the field (float4 per

@@ -481,4 +481,5 @@ const fcl_solver fcl_solver_mps = {
     1,                                   /* bpos.w: layer tags (every layer completes n*) */
     FCL_PHASES_MAX,                      /* phases of their own density and viscosity */
     NULL,                                /* state fits the default blob */
+    NULL,                                /* no grid */
 };

@@ -330,4 +330,5 @@ const fcl_solver fcl_solver_pbf = {
     0,                                   /* bpos.w: volumes, not layer tags */
     1,                                   /* one fluid phase */
     NULL,                                /* state fits the default blob */
+    NULL,                                /* no grid */
 };
