@@ -13,7 +13,8 @@
  *                 3.4: applied to the particles directly, not through SPH):
  *                 particles within `radius` of the cursor ray get a
  *                 velocity change dv weighted by (1 - d^2/radius^2)^2.
- * Invariant: both run between steps on the grid attributes in cell order;
+ * mac_interact:   the same on the mac solver's face velocities.
+ * Invariant: all run between steps on the grid attributes in cell order;
  * view_pack writes out[i] for the particle at sorted index i.
  */
 
@@ -46,18 +47,40 @@ FCL_INLINE void view_pack_item(uint i, GLOBAL const float4 *pos, GLOBAL const fl
     out[i] = fcl_f4(p.x, p.y, p.z, f);
 }
 
-FCL_INLINE void interact_force_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
-                                    float4 origin, float4 dir, float4 dv, float radius)
+/* The force's weight at p: (1 - d^2/radius^2)^2 within radius of the
+ * ray ahead of its origin, else 0. */
+FCL_INLINE float view_ray_weight(float4 p, float4 origin, float4 dir, float radius)
 {
-    float4 p = pos[i];
     float dx = p.x - origin.x, dy = p.y - origin.y, dz = p.z - origin.z;
     float t = dx * dir.x + dy * dir.y + dz * dir.z;
     float ex = dx - t * dir.x, ey = dy - t * dir.y, ez = dz - t * dir.z;
     float q = (ex * ex + ey * ey + ez * ez) / (radius * radius);
-    if (!(t > 0.0f) || !(q < 1.0f))
+    return t > 0.0f && q < 1.0f ? (1.0f - q) * (1.0f - q) : 0.0f;
+}
+
+FCL_INLINE void interact_force_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
+                                    float4 origin, float4 dir, float4 dv, float radius)
+{
+    float w = view_ray_weight(pos[i], origin, dir, radius);
+    if (!(w > 0.0f))
         return;
-    float w = (1.0f - q) * (1.0f - q);
     float4 a = vel[i], b = vev[i];
     vel[i] = fcl_f4(a.x + w * dv.x, a.y + w * dv.y, a.z + w * dv.z, a.w);
     vev[i] = fcl_f4(b.x + w * dv.x, b.y + w * dv.y, b.z + w * dv.z, b.w);
+}
+
+/* The same force on the mac solver's grid (its field is the state when
+ * the markers carry no velocity): each open face's own component of dv,
+ * weighted at the face's center (mac.cl). */
+FCL_INLINE void mac_interact_item(uint c, GLOBAL float4 *vel, GLOBAL const uint *flags, const fcl_mac_info *m,
+                                  float4 origin, float4 dir, float4 dv, float radius)
+{
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    float4 v = vel[c];
+    float add[3] = { 0.0f, 0.0f, 0.0f }, d[3] = { dv.x, dv.y, dv.z };
+    for (uint a = 0u; a < 3u; a++)
+        if (mac_face_real(i, j, k, a, m) && !mac_face_solid(flags, c, a, m))
+            add[a] = view_ray_weight(mac_face_pos(i, j, k, a, m), origin, dir, radius) * d[a];
+    vel[c] = fcl_f4(v.x + add[0], v.y + add[1], v.z + add[2], v.w);
 }

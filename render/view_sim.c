@@ -222,11 +222,7 @@ int view_apply_param(fcl_view *v, const char *key, const char *text, char *err, 
 
 int view_interact(fcl_view *v, const float origin[3], const float dir[3], const float dv[3], float radius)
 {
-    fcl_sim *s = &v->sim;
-    if (!v->have_sim || s->n == 0)
+    if (!v->have_sim)
         return 0;
-    float4 o = fcl_f4(origin[0], origin[1], origin[2], 0.0f), d = fcl_f4(dir[0], dir[1], dir[2], 0.0f);
-    float4 w = fcl_f4(dv[0], dv[1], dv[2], 0.0f);
-    return pass_interact_force(v->be, s->n, "interact", s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vel].cur,
-                               s->grid.attr[s->a_vev].cur, o, d, w, radius);
+    return sim_interact(&v->sim, origin, dir, dv, radius);
 }

@@ -16,6 +16,8 @@
  *   after 2 s: the largest marker speed and face speed <= 1e-4 m/s (the
  *   issue asks 1e-3; 1.1e-5 and 2.1e-5 measured), the bottom cells'
  *   pressure within 2 % of rho g (H - dx / 2) (-0.19 % measured);
+ * - the viewer's force (sim_interact) on a resting pool, with each
+ *   transfer: markers near the ray move along it, those far away barely;
  * - backends: a drop into a pool on a 16^3 grid, 20 steps of 0.01 s,
  *   with each transfer (the seed's advection, FLIP), native and OpenCL: every marker within 1e-4 of the domain size of
  *   its twin (by id), the same substep count;
@@ -268,6 +270,48 @@ static void test_pool(fcl_backend *be)
     sim_destroy(&s);
 }
 
+/* The viewer's force on a resting pool (16^3 grid, 8 cells deep), with
+ * each transfer: a vertical ray through the middle, radius 0.1 m, dv 0.5
+ * m/s along x, then one step: the markers within half the radius of the
+ * ray move along +x on average, those beyond twice the radius barely. */
+static void test_interact(fcl_backend *be, const char *transfer)
+{
+    fcl_params p;
+    mac_params(&p, 0.64, 0.02);
+    snprintf(p.mac_transfer, sizeof p.mac_transfer, "%s", transfer);
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.32f, 0.64f };
+    float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
+    size_t n = lattice(pos, 0, lo, hi, 0.02);
+    fcl_sim s;
+    char err[1024] = "";
+    if (sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err) != 0) {
+        CHECK(0, "interact (%s): %s", transfer, err);
+        return;
+    }
+    const float o[3] = { 0.32f, 0.6f, 0.32f }, dir[3] = { 0, -1, 0 }, dv[3] = { 0.5f, 0, 0 };
+    int rc = sim_interact(&s, o, dir, dv, 0.1f) || sim_step(&s) || sim_download(&s, pos, vel, NULL, NULL, NULL);
+    CHECK(rc == 0, "interact (%s): a step failed", transfer);
+    double near = 0.0, far = 0.0;
+    long nn = 0, nf = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        double r = hypot(pos[i].x - 0.32, pos[i].z - 0.32);
+        if (r < 0.05) {
+            near += vel[i].x;
+            nn++;
+        } else if (r > 0.2) {
+            far = fmax(far, fabs(vel[i].x));
+            nf++;
+        }
+    }
+    near /= nn > 0 ? nn : 1;
+    printf("viewer's force on a pool (%s): mean u of %ld markers near the ray %.3f m/s, largest |u| of %ld far "
+           "ones %.3f m/s\n", transfer, nn, near, nf, far);
+    CHECK(near > 0.1 && far < 0.5 * near, "interact (%s): near the ray %.3g m/s, far %.3g m/s", transfer, near, far);
+    free(pos);
+    free(vel);
+    sim_destroy(&s);
+}
+
 /* A drop into a pool for 20 steps; positions by id into out. */
 static int drop(fcl_backend *be, const char *transfer, float4 *out, size_t *nout, double *substeps)
 {
@@ -371,6 +415,8 @@ int main(void)
     if (ocl)
         test_preconditioners(ocl);
     test_pool(cpu);
+    test_interact(cpu, "advect");
+    test_interact(cpu, "flip");
     if (ocl) {
         test_backends(cpu, ocl, "advect");
         test_backends(cpu, ocl, "flip");

@@ -47,6 +47,18 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *p, const fcl
            grid->n * (common_plain_bytes + lists + (solver ? solver->extra_bytes_per_particle : 0));
 }
 
+int sim_interact(fcl_sim *s, const float origin[3], const float dir[3], const float dv[3], float radius)
+{
+    if (s->n == 0)
+        return 0;
+    if (s->solver->interact)
+        return s->solver->interact(s, origin, dir, dv, radius);
+    float4 o = fcl_f4(origin[0], origin[1], origin[2], 0.0f), d = fcl_f4(dir[0], dir[1], dir[2], 0.0f);
+    float4 w = fcl_f4(dv[0], dv[1], dv[2], 0.0f);
+    return pass_interact_force(s->be, s->n, "interact", s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vel].cur,
+                               s->grid.attr[s->a_vev].cur, o, d, w, radius);
+}
+
 int sim_download_field(fcl_sim *s, int k, float *out)
 {
     if (!s->solver || k < 0 || k >= s->solver->nfields)

@@ -165,6 +165,11 @@ int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k);
 fcl_buf *sim_bpos(fcl_sim *s);
 /* The s->nb boundary particles as the device holds them (grid order). */
 int sim_download_boundary(fcl_sim *s, float4 *out);
+/* The user's force (Mueller 2003, 3.4; the viewer's drag): within radius
+ * of the ray from origin along the unit dir, velocities change by dv
+ * weighted (1 - d^2/radius^2)^2: the particles', or the solver's own state
+ * where it has one (solver.h interact). 0, or -1 (device). */
+int sim_interact(fcl_sim *s, const float origin[3], const float dir[3], const float dv[3], float radius);
 /* One step; 0 or FCL_EXIT_DEVICE. A blow-up is not an error here: it is
  * reported in s->stats.bad_id for the caller to act on. */
 int sim_step(fcl_sim *s);

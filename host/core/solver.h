@@ -124,6 +124,9 @@ typedef struct fcl_solver {
      * g with arrays in host memory valid until the next step or call; 0,
      * or -1 (device). NULL: the solver keeps no grid. */
     int (*grid_fields)(struct fcl_sim *s, struct fcl_grid_frame *g);
+    /* The user's force on the solver's own velocity state (sim_interact):
+     * NULL when that state is the particles' velocities. */
+    int (*interact)(struct fcl_sim *s, const float origin[3], const float dir[3], const float dv[3], float radius);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

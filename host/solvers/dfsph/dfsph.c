@@ -375,4 +375,5 @@ const fcl_solver fcl_solver_dfsph = {
     1,                                   /* one fluid phase */
     NULL,                                /* state fits the default blob */
     NULL,                                /* no grid */
+    NULL,                                /* the force acts on the particles */
 };

@@ -384,6 +384,19 @@ static int mac_grid_out(fcl_sim *s, struct fcl_grid_frame *g)
     return mac_grid_fields(s->solver_data, s->be, g);
 }
 
+/* The viewer's force: on the markers with FLIP (their velocities are the
+ * state, splatted next substep), on the faces with the seed's advection. */
+static int mac_interact(fcl_sim *s, const float origin[3], const float dir[3], const float dv[3], float radius)
+{
+    mac *d = s->solver_data;
+    float4 o = fcl_f4(origin[0], origin[1], origin[2], 0.0f), r = fcl_f4(dir[0], dir[1], dir[2], 0.0f);
+    float4 w = fcl_f4(dv[0], dv[1], dv[2], 0.0f);
+    if (flip_on(s))
+        return pass_interact_force(s->be, s->n, "interact", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev),
+                                   o, r, w, radius);
+    return pass_mac_interact(s->be, d->m.ncell, "interact", d->vel[d->cur], d->flags, d->m, o, r, w, radius);
+}
+
 static void mac_destroy(fcl_sim *s)
 {
     mac *d = s->solver_data;
@@ -419,4 +432,5 @@ const fcl_solver fcl_solver_mac = {
     0,
     mac_save_bytes,
     mac_grid_out,
+    mac_interact,
 };

@@ -482,4 +482,5 @@ const fcl_solver fcl_solver_mps = {
     FCL_PHASES_MAX,                      /* phases of their own density and viscosity */
     NULL,                                /* state fits the default blob */
     NULL,                                /* no grid */
+    NULL,                                /* the force acts on the particles */
 };

@@ -331,4 +331,5 @@ const fcl_solver fcl_solver_pbf = {
     1,                                   /* one fluid phase */
     NULL,                                /* state fits the default blob */
     NULL,                                /* no grid */
+    NULL,                                /* the force acts on the particles */
 };

@@ -141,4 +141,5 @@ const fcl_solver fcl_solver_wcsph = {
     1,                                   /* one fluid phase */
     NULL,                                /* state fits the default blob */
     NULL,                                /* no grid */
+    NULL,                                /* the force acts on the particles */
 };
