@@ -161,6 +161,56 @@ static int launch_forces(fcl_sim *s, mac *d)
     return pass_mac_forces(s->be, d->m.ncell, "forces", d->vel[d->cur], d->flags, d->m, s->c);
 }
 
+/* Viscosity's buffers, on first use (mac.viscosity > 0): 96 bytes a
+ * cell beyond the grid's own. */
+static int viscous_buffers(fcl_sim *s, mac *d)
+{
+    fcl_backend *be = s->be;
+    size_t n = d->m.ncell;
+    if (d->viscous)
+        return 0;
+    d->vdiag = be->ops->buf_new(be, n * 16, "MAC viscosity diagonal");
+    d->vrhs = be->ops->buf_new(be, n * 16, "MAC viscosity right-hand side");
+    d->viscous = 1;
+    if (!d->vdiag || !d->vrhs || fcl_pcg_init(&d->vcg, be, 4 * n) != 0) {
+        snprintf(s->error, sizeof s->error, "mac.viscosity: the device refused the viscosity's buffers (%zu "
+                 "cells, 96 bytes each)", n);
+        return -1;
+    }
+    return 0;
+}
+
+static int op_visc_matvec(void *ctx, fcl_buf *x, fcl_buf *y)
+{
+    fcl_sim *s = ctx;
+    mac *d = s->solver_data;
+    return pass_mac_visc_matvec(s->be, d->m.ncell, "viscosity", x, y, d->flags, d->m, d->kdt);
+}
+
+/* (I - nu dt L) u = u* on the faces beside fluid (kernels/mac_visc.cl),
+ * Jacobi-CG from u* (a diagonally dominant system: a few iterations). */
+static int launch_viscosity(fcl_sim *s, mac *d)
+{
+    const fcl_params *p = s->prm;
+    if (!(p->mac_viscosity > 0.0))
+        return 0;
+    d->kdt = (float)(p->mac_viscosity / p->material_rest_density * d->m.dt / ((double)d->m.dx * d->m.dx));
+    size_t rows = 4 * (size_t)d->m.ncell;
+    if (viscous_buffers(s, d) != 0)
+        return -1;
+    fcl_pcg_op A = { rows, d->vdiag, op_visc_matvec, NULL, s, "viscosity", NULL };
+    fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, p->mac_cg_check_every, FCL_PRECOND_JACOBI, 0 };
+    fcl_pcg_result r;
+    if (
+        pass_mac_visc_diag(s->be, d->m.ncell, "viscosity", d->flags, d->vdiag, d->m, d->kdt) != 0 ||
+        pass_cg_axpby(s->be, rows, "viscosity", d->vel[d->cur], d->vrhs, 1.0f, 0.0f) != 0)
+        return -1;
+    if (fcl_pcg_solve(&d->vcg, s->be, &A, d->vel[d->cur], d->vrhs, &o, &r, s->error, sizeof s->error) != 0)
+        return -1;
+    d->viters += r.iters;
+    return 0;
+}
+
 static int launch_divergence(fcl_sim *s, mac *d)
 {
     return pass_mac_divergence(s->be, d->m.ncell, "divergence", d->vel[d->cur], d->flags, d->phi, d->rhs, d->diag,
@@ -283,7 +333,7 @@ static int substep(fcl_sim *s, mac *d, double dt, int first)
     fcl_buf *mask;
     d->m.dt = (float)dt;
     if ((!first && rebuild(s) != 0) || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 ||
-        velocity(s, d) != 0 || launch_forces(s, d) != 0 || pressure(s, d) != 0 ||
+        velocity(s, d) != 0 || launch_forces(s, d) != 0 || launch_viscosity(s, d) != 0 || pressure(s, d) != 0 ||
         extrapolate(s, d, &mask) != 0 || (flip_on(s) && launch_g2p(s, d) != 0) || launch_particles(s, d) != 0 ||
         measure_speed(s, d, mask) != 0)
         return -1;
@@ -312,12 +362,13 @@ static int mac_prepare(fcl_sim *s)
     return launch_flags(s, d) != 0 || launch_fields(s, d) != 0 ? -1 : 0;
 }
 
-enum { STAT_SUBSTEPS, STAT_ITERS, STAT_RESID, STAT_UMAX, NSTATS };
+enum { STAT_SUBSTEPS, STAT_ITERS, STAT_RESID, STAT_UMAX, STAT_VITERS, NSTATS };
 static const fcl_stat_decl mac_stats[NSTATS] = {
     { "substeps", "substeps", "", FCL_FOLD_MEAN },
     { "cg_iterations", "CG iterations", "", FCL_FOLD_MEAN },
     { "cg_residual", "CG |r|/|b|", "", FCL_FOLD_MAX },
     { "max_face_speed", "largest face speed", "m/s", FCL_FOLD_MAX },
+    { "visc_iterations", "viscosity CG iterations", "", FCL_FOLD_MEAN },
 };
 
 static int mac_step(fcl_sim *s)
@@ -325,6 +376,7 @@ static int mac_step(fcl_sim *s)
     mac *d = s->solver_data;
     double left = s->c.dt;
     d->iters = 0;
+    d->viters = 0;
     d->resid = 0.0;
     d->substeps = 0;
     while (left > 0.0) {
@@ -346,7 +398,18 @@ static int mac_step(fcl_sim *s)
     s->stats.solver[STAT_ITERS] = (double)d->iters;
     s->stats.solver[STAT_RESID] = d->resid;
     s->stats.solver[STAT_UMAX] = d->max_u;
+    s->stats.solver[STAT_VITERS] = (double)d->viters;
     return 0;
+}
+
+int mac_viscosity_only(fcl_sim *s, double dt)
+{
+    mac *d = mac_of(s);
+    if (!d)
+        return -1;
+    d->m.dt = (float)dt;
+    d->viters = 0;
+    return launch_flags(s, d) != 0 || launch_viscosity(s, d) != 0 ? -1 : 0;
 }
 
 int mac_project_only(fcl_sim *s, double dt)

@@ -56,6 +56,11 @@ typedef struct mac {
     double resid;          /* this step: the largest final |r| / |b| */
     int substeps;
     fcl_pcg_result last;
+    fcl_buf *vdiag, *vrhs; /* viscosity: its diagonal and right-hand side (float4 a cell) */
+    fcl_pcg vcg;           /* viscosity: CG vectors over 4 rows a cell (all lazily, mac.viscosity > 0) */
+    int viscous;           /* those are allocated */
+    float kdt;             /* viscosity: nu dt / dx^2 of this substep */
+    long viters;           /* viscosity: CG iterations this step */
     float *out;            /* host arrays of mac_grid_fields (5 floats a cell) */
     void *raw;             /* its download buffer (16 bytes a padded cell) */
 } mac;
@@ -85,5 +90,8 @@ mac *mac_of(struct fcl_sim *s);
 /* One projection of the current field (flags and level set of the current
  * markers, no advection or gravity), with dt the substep: for tests. */
 int mac_project_only(struct fcl_sim *s, double dt);
+/* One implicit viscosity step of the current field with dt the substep
+ * (flags of the current markers): for tests. */
+int mac_viscosity_only(struct fcl_sim *s, double dt);
 
 #endif

@@ -119,6 +119,11 @@ void mac_grid_free(mac *d, fcl_backend *be)
     fcl_pcg_free(&d->cg, be);
     free(d->out);
     free(d->raw);
+    if (d->viscous) {
+        be->ops->buf_free(be, d->vdiag);
+        be->ops->buf_free(be, d->vrhs);
+        fcl_pcg_free(&d->vcg, be);
+    }
     mac_mg_free(&d->mg, be);
 }
 
