@@ -104,6 +104,18 @@ static void divergence(const fcl_mac_info *m, const grid_view *g, double *flux, 
     }
 }
 
+/* Every face of the grid (solid ones too) a random velocity in [-1, 1]. */
+static void random_field(fcl_sim *s, unsigned seed)
+{
+    mac *d = mac_of(s);
+    size_t nc = d->m.ncell;
+    float4 *rnd = malloc(nc * 16);
+    for (size_t c = 0; c < nc; c++)
+        rnd[c] = fcl_f4(ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), 0.0f);
+    s->be->ops->buf_write(s->be, d->vel[d->cur], 0, nc * 16, rnd);
+    free(rnd);
+}
+
 static void test_projection(fcl_backend *be)
 {
     fcl_params p;
@@ -122,11 +134,7 @@ static void test_projection(fcl_backend *be)
         return;
     mac *d = mac_of(&s);
     size_t nc = d->m.ncell;
-    float4 *rnd = malloc(nc * 16);
-    unsigned seed = 7;
-    for (size_t c = 0; c < nc; c++)
-        rnd[c] = fcl_f4(ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), 0.0f);
-    be->ops->buf_write(be, d->vel[d->cur], 0, nc * 16, rnd);
+    random_field(&s, 7);
     grid_view g = { 0 }, g2 = { 0 };
     double flux, umax, solid, f2, u2, s2;
     CHECK(mac_project_only(&s, 0.01) == 0, "projection on %s: %s", be->kind, s.error);
@@ -150,7 +158,7 @@ static void test_projection(fcl_backend *be)
     CHECK(change / umax <= 1e-5, "projection on %s is not idempotent: a face changed by %.3g of max|u|", be->kind,
           change / umax);
     free(g.v); free(g.flags); free(g.p); free(g2.v); free(g2.flags); free(g2.p);
-    free(rnd); free(pos); free(vel);
+    free(pos); free(vel);
     sim_destroy(&s);
 }
 
@@ -176,12 +184,7 @@ static int project_random(fcl_backend *be, const char *precond, double fill, lon
     CHECK(rc == 0, "%s projection on %s: %s", precond, be->kind, err);
     if (rc == 0) {
         mac *d = mac_of(&s);
-        size_t nc = d->m.ncell;
-        float4 *rnd = malloc(nc * 16);
-        unsigned seed = 11;
-        for (size_t c = 0; c < nc; c++)
-            rnd[c] = fcl_f4(ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), ft_rand(&seed, -1, 1), 0.0f);
-        be->ops->buf_write(be, d->vel[d->cur], 0, nc * 16, rnd);
+        random_field(&s, 11);
         rc = mac_project_only(&s, 0.01);
         CHECK(rc == 0 && d->last.converged, "%s projection on %s: %s, |r|/|b| %.3g after %ld iterations", precond,
               be->kind, s.error, d->last.rel_resid, d->last.iters);
@@ -191,7 +194,7 @@ static int project_random(fcl_backend *be, const char *precond, double fill, lon
         divergence(&d->m, &g, &flux, &umax, &solid);
         *iters = d->last.iters;
         *div = flux / umax;
-        free(g.v); free(g.flags); free(g.p); free(rnd);
+        free(g.v); free(g.flags); free(g.p);
         sim_destroy(&s);
     }
     free(pos);
