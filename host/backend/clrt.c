@@ -172,10 +172,13 @@ static char *read_file(const char *path, size_t *len)
 }
 
 /* Concatenate the program's files, each behind a #line directive so that
- * compiler messages name kernels/FILE:LINE. */
-static char *program_source(const char *kernel_dir, char *err, size_t errlen)
+ * compiler messages name kernels/FILE:LINE. first[i] is the line of the
+ * whole source where file i's line 1 is, for compilers that ignore #line
+ * (NVIDIA's names "<kernel>:LINE", see map_log). */
+static char *program_source(const char *kernel_dir, long first[NFILES], char *err, size_t errlen)
 {
     size_t total = 1, cap = 0;
+    long line = 1;
     char *src = NULL;
     for (int i = 0; i < NFILES; i++) {
         size_t len = 0;
@@ -214,6 +217,10 @@ static char *program_source(const char *kernel_dir, char *err, size_t errlen)
         }
         memcpy(src + total - 1, head, (size_t)hl);
         memcpy(src + total - 1 + hl, text, len);
+        first[i] = line + 1;
+        line += 2;
+        for (size_t k = 0; k < len; k++)
+            line += text[k] == '\n';
         src[total - 1 + hl + len] = '\n';
         total += (size_t)hl + len + 1;
         src[total - 1] = '\0';
@@ -222,11 +229,43 @@ static char *program_source(const char *kernel_dir, char *err, size_t errlen)
     return src;
 }
 
+/* The build log with every "<kernel>:LINE" (a compiler that ignores
+ * #line, as NVIDIA's does) rewritten as kernels/FILE:LINE of that file.
+ * Unchanged when nothing matches or memory runs out. */
+static void map_log(char **log, const long first[NFILES])
+{
+    static const char tag[] = "<kernel>:";
+    const size_t tl = sizeof tag - 1;
+    size_t cap = strlen(*log) * 2 + 256, o = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return;
+    for (const char *p = *log; *p;) {
+        char *end;
+        long n = strncmp(p, tag, tl) == 0 ? strtol(p + tl, &end, 10) : 0;
+        int f = NFILES - 1;
+        while (n > 0 && f > 0 && first[f] > n)
+            f--;
+        if (n > 0 && n >= first[f] && o + 300 < cap) {
+            o += (size_t)snprintf(out + o, cap - o, "kernels/%s:%ld", program_files[f], n - first[f] + 1);
+            p = end;
+        } else if (o + 2 < cap) {
+            out[o++] = *p++;
+        } else {
+            break;
+        }
+    }
+    out[o] = '\0';
+    free(*log);
+    *log = out;
+}
+
 cl_program clrt_build(cl_context ctx, cl_device_id dev, const char *kernel_dir, char **log,
                       char *err, size_t errlen)
 {
     *log = NULL;
-    char *src = program_source(kernel_dir, err, errlen);
+    long first[NFILES];
+    char *src = program_source(kernel_dir, first, err, errlen);
     if (!src)
         return NULL;
     cl_int e;
@@ -250,8 +289,10 @@ cl_program clrt_build(cl_context ctx, cl_device_id dev, const char *kernel_dir, 
         size_t n = 0;
         clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
         *log = calloc(n + 1, 1);
-        if (*log)
+        if (*log) {
             clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, *log, NULL);
+            map_log(log, first);
+        }
         snprintf(err, errlen, "building the OpenCL kernels failed: %s (%d)", clrt_error_name(e), (int)e);
         clReleaseProgram(prog);
         return NULL;
