@@ -133,7 +133,7 @@ F=$T/obst_sphere.json; scene "$F" '"particles": { "spacing": 0.01 }' "[]" \
 refused "sphere obstacle of 1.3e15 samples" "$F" "obstacles:" "1.26e+15 boundary particles" -- run "$F"
 F=$T/fluid_sphere.json; scene "$F" '"particles": { "spacing": 0.0003 }' \
     '[ { "type": "sphere", "center": [0.1, 0.1, 0.1], "radius": 0.1 } ]'
-refused "fluid sphere over the memory" "$F" "particles.spacing" "particles need" -- run "$F"
+refused "fluid sphere over what a neighbor list addresses" "$F" "particles.spacing" "neighbor-list entries exceed the 2^32" -- run "$F"
 F=$T/lattice.json
 printf '{ "domain": {"min": [0,0,0], "max": [1000,1000,1000]}, "particles": {"spacing": 0.5, "support": 4},
   "fluid": [ {"type": "box", "min": [0,0,0], "max": [1000,1000,1000]} ] }\n' >"$F"

@@ -159,6 +159,14 @@ static int check_room(const fcl_scene *s, const fcl_params *p, const fcl_boundar
         if (b->obstacles[i].kind != FCL_OBST_MESH)
             continue;
         double least = surface_mesh_min(&b->meshes[i], (float)d);
+        double cand = surface_mesh_candidates(&b->meshes[i], (float)d);
+        if (cand >= 2147483648.0) {
+            snprintf(err, errlen, "%s: obstacles[%d]: the mesh %s at scale %g takes at least %.3g boundary particles "
+                     "at particles.spacing %g m, thinned from %.3g candidate points, more than the sampler's 2^31: "
+                     "expected a larger spacing or a smaller scale", s->file, i, b->obstacles[i].file,
+                     (double)b->obstacles[i].scale, least, d, cand);
+            return -1;
+        }
         total += least;
         if (total > (double)max_samples) {
             snprintf(err, errlen, "%s: obstacles[%d]: the mesh %s at scale %g takes at least %.3g boundary particles "

@@ -219,6 +219,17 @@ double surface_mesh_min(const fcl_mesh *m, float d)
     return area / (4.0 * 3.14159265358979 * 1.08 * 1.08 * (double)d * d);
 }
 
+double surface_mesh_candidates(const fcl_mesh *m, float d)
+{
+    unsigned *edges;
+    size_t ne = obj_edges(m, &edges);
+    if (ne == (size_t)-1)
+        return -1.0;
+    double c = candidates(m, edges, ne, d);
+    free(edges);
+    return c;
+}
+
 int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n)
 {
     unsigned *edges;

@@ -38,4 +38,9 @@ int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n);
  * the sampling runs. */
 double surface_mesh_min(const fcl_mesh *m, float d);
 
+/* The candidate points surface_mesh would thin at spacing d (it refuses
+ * 2^31 or more, whatever the memory), or -1 without memory for the
+ * edges. */
+double surface_mesh_candidates(const fcl_mesh *m, float d);
+
 #endif

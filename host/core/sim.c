@@ -142,7 +142,18 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     fcl_grid_info info;
     if (grid_layout(&info, prm->domain_min, prm->domain_max, sim_cell_size(prm), n, err, errlen) != 0)
         return -1;
-    size_t need = sim_bytes_needed(solver_find(prm->sim_solver), prm, &info, nb);
+    const fcl_solver *solver = solver_find(prm->sim_solver);
+    uint cap, bcap;
+    list_caps(solver, prm, prm->particles_support * prm->particles_spacing, prm->particles_spacing, &cap, &bcap);
+    /* The lists' 32-bit addressing binds on any device, whatever its
+     * memory (nlist.c checks the same again at allocation). */
+    if (cap && ((double)n * cap >= 4294967296.0 || n >= (1u << 29))) {
+        snprintf(err, errlen, "particles.spacing: %zu particles x %u neighbor-list entries exceed the 2^32 entries "
+                 "a list may address (and 2^29 particles): expected a larger spacing, a smaller fluid or a smaller "
+                 "neighbors.capacity", n, cap);
+        return -1;
+    }
+    size_t need = sim_bytes_needed(solver, prm, &info, nb);
     size_t cells = ((size_t)info.ncells + 1) * sizeof(uint), largest = n * 16 > cells ? n * 16 : cells;
     /* The native backend shares RAM with the host's staging copies of
      * positions and velocities and the frame buffers (~80 B/particle). */
