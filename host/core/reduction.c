@@ -1,6 +1,6 @@
 /* reduction.c - device reductions (reduction.h): per-group partials (serial
- * chunks on CPU devices, work-group trees on GPUs), then one item folds the
- * partials into the device scalar. */
+ * chunks on CPU devices, work-group trees on GPUs), then one item (CPUs)
+ * or one work-group (GPUs) folds the partials into the device scalar. */
 #include "reduction.h"
 
 #include <string.h>
@@ -16,9 +16,11 @@ int reduction_init(fcl_reduction *r, fcl_backend *be, size_t cap)
     r->cap = cap;
     r->part = be->ops->buf_new(be, (cap / FCL_WG + 1) * sizeof(float), "reduction partials");
     r->result = be->ops->buf_new(be, sizeof(float), "reduction result");
-    if (!be->serial_groups)
+    if (!be->serial_groups) {
         r->tree = be->ops->kernel(be, "reduce_tree");
-    return r->part && r->result && (be->serial_groups || r->tree) ? 0 : -1;
+        r->finish = be->ops->kernel(be, "reduce_finish_tree");
+    }
+    return r->part && r->result && (be->serial_groups || (r->tree && r->finish)) ? 0 : -1;
 }
 
 static int reduce(fcl_reduction *r, fcl_backend *be, fcl_buf *x, fcl_buf *y, size_t n, uint op, const char *timer)
@@ -29,7 +31,12 @@ static int reduce(fcl_reduction *r, fcl_backend *be, fcl_buf *x, fcl_buf *y, siz
     fcl_arg a[] = { FCL_BUF(x), FCL_BUF(y), FCL_BUF(r->part), FCL_VAL(un), FCL_VAL(op) };
     int rc = r->tree ? be->ops->launch(be, r->tree, n, a, 5, timer)
                      : pass_reduce_chunks(be, groups, timer, x, y, r->part, un, op);
-    return rc != 0 ? -1 : pass_reduce_finish(be, 1, timer, r->part, r->result, groups, op);
+    if (rc != 0)
+        return -1;
+    if (!r->finish)
+        return pass_reduce_finish(be, 1, timer, r->part, r->result, groups, op);
+    fcl_arg f[] = { FCL_BUF(r->part), FCL_BUF(r->result), FCL_VAL(groups), FCL_VAL(op) };
+    return be->ops->launch(be, r->finish, FCL_WG, f, 4, timer);
 }
 
 int reduction_sum(fcl_reduction *r, fcl_backend *be, fcl_buf *x, size_t n, const char *timer)

@@ -18,6 +18,7 @@ typedef struct fcl_reduction {
     fcl_buf *part;          /* one partial per group of FCL_WG values */
     fcl_buf *result;        /* float[1] on the device */
     fcl_kernel *tree;       /* GPUs: reduce_tree; NULL on CPU devices */
+    fcl_kernel *finish;     /* GPUs: reduce_finish_tree; NULL on CPU devices */
     size_t cap;             /* the most values it reduces */
 } fcl_reduction;
 
