@@ -175,17 +175,20 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
     double ratio = d->dt_prev > 0.0 ? d->d.dt / d->dt_prev : 1.0;
     d->d.warm = (float)(WARM_SHARE * (mode == DFSPH_DENSITY ? ratio * ratio : ratio));
     if (launch_source(s, d, v, ksum, mode | DFSPH_WARM, timer) != 0 ||
-        launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0 ||
-        average(s, d, avg) != 0)
+        launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0)
         return -1;
-    *iters = 0;
-    while ((*avg > limit || *iters < p->dfsph_min_iter) && *iters < p->dfsph_max_iter) {
-        if (launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0 ||
-            average(s, d, avg) != 0)
+    /* The error is measured (a reduction and a read-back, which drains
+     * the device's queue) only where it decides: below min_iter the loop
+     * goes on whatever it is. */
+    for (*iters = 0;; ++*iters) {
+        int decide = *iters >= p->dfsph_min_iter || *iters >= p->dfsph_max_iter;
+        if (decide && average(s, d, avg) != 0)
             return -1;
-        ++*iters;
+        if (decide && (!(*avg > limit) || *iters >= p->dfsph_max_iter))
+            return 0;
+        if (launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0)
+            return -1;
     }
-    return 0;
 }
 
 /* The iteration-aware bound, after SPlisHSPlasH's "CFL - iterations"
