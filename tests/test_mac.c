@@ -4,7 +4,8 @@
  *   cells; every solid face's normal velocity is exactly 0; a second
  *   projection changes no face by more than 1e-5 max |u| (idempotent;
  *   from zero pressure, its b is rounding noise, so it stops at
- *   mac.cg_max_iter and says so on stderr);
+ *   mac.cg_max_iter and says so on stderr; where the CG drifts past |b|
+ *   on such noise, as the GPU code does, its pressure is discarded);
  * - preconditioners: a random field in a 32^3 box, closed and full or
  *   half full (free surface), projected with Jacobi-CG and with
  *   multigrid-preconditioned CG, the residual read every iteration: both

@@ -29,7 +29,8 @@ int fcl_pcg_init(fcl_pcg *g, fcl_backend *be, size_t cap)
     g->z2 = new_vec(be, cap, "CG preconditioner sweep");
     g->p = new_vec(be, cap, "CG direction");
     g->q = new_vec(be, cap, "CG matrix product");
-    if (!g->r || !g->z || !g->z2 || !g->p || !g->q)
+    g->x0 = new_vec(be, cap, "CG start");
+    if (!g->r || !g->z || !g->z2 || !g->p || !g->q || !g->x0)
         return -1;
     return reduction_init(&g->pq, be, cap) | reduction_init(&g->rr, be, cap) | reduction_init(&g->rz[0], be, cap) |
            reduction_init(&g->rz[1], be, cap);
@@ -109,7 +110,7 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
 {
     double bb = 0.0;
     size_t n = A->rows;
-    *res = (fcl_pcg_result){ 0, 0.0, 0, 0 };
+    *res = (fcl_pcg_result){ 0, 0.0, 0, 0, 0 };
     if (n == 0)
         return res->converged = 1, 0;
     if (o->precond == FCL_PRECOND_POLY && !A->sweep) {
@@ -120,7 +121,7 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
         snprintf(err, errlen, "pressure solve: this system offers no preconditioner of its own");
         return -1;
     }
-    if (start(g, be, A, x, b, o, &bb, res) != 0) {
+    if (pass_cg_axpby(be, n, A->timer, x, g->x0, 1.0f, 0.0f) != 0 || start(g, be, A, x, b, o, &bb, res) != 0) {
         snprintf(err, errlen, "pressure solve: the device failed");
         return -1;
     }
@@ -145,6 +146,10 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
                 break;
         }
     }
+    if (!res->converged && res->rel_resid > 1.0) {
+        res->discarded = 1;
+        return pass_cg_axpby(be, n, A->timer, g->x0, x, 1.0f, 0.0f);
+    }
     return 0;
 }
 
@@ -155,7 +160,7 @@ int fcl_pcg_zero(fcl_backend *be, fcl_buf *x, size_t n, const char *timer)
 
 void fcl_pcg_free(fcl_pcg *g, fcl_backend *be)
 {
-    fcl_buf *v[] = { g->r, g->z, g->z2, g->p, g->q };
+    fcl_buf *v[] = { g->r, g->z, g->z2, g->p, g->q, g->x0 };
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
         if (v[k])
             be->ops->buf_free(be, v[k]);

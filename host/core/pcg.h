@@ -33,6 +33,7 @@ typedef struct fcl_pcg_result {
     double rel_resid;      /* |r| / |b| at the last check (0 when b = 0) */
     int converged;
     long reads;            /* scalars read back by the host */
+    int discarded;         /* not converged and |r| above |b|: x put back to its start */
 } fcl_pcg_result;
 
 /* The matrix, given by the solver: y = A x over `rows` unknowns, its
@@ -51,7 +52,7 @@ typedef struct fcl_pcg_op {
 } fcl_pcg_op;
 
 typedef struct fcl_pcg {
-    fcl_buf *r, *z, *z2, *p, *q;
+    fcl_buf *r, *z, *z2, *p, *q, *x0;   /* x0: the start, for a solve that diverged */
     fcl_reduction pq, rr, rz[2];
     size_t cap;
 } fcl_pcg;
@@ -59,7 +60,10 @@ typedef struct fcl_pcg {
 /* Work vectors for up to cap unknowns. 0, or -1 (device refused). */
 int fcl_pcg_init(fcl_pcg *g, fcl_backend *be, size_t cap);
 /* Solve A x = b starting from x. 0, or -1 with err naming the failure
- * (device, or breakdown: a non-finite residual). */
+ * (device, or breakdown: a non-finite residual). A solve that stops at
+ * max_iter with |r| above |b| (in float, CG on a right-hand side at the
+ * rounding level can drift: 4.3e3 |b| after 400 iterations on an H100)
+ * leaves x as it started and says so in res->discarded. */
 int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, fcl_buf *b, const fcl_pcg_opts *o,
                   fcl_pcg_result *res, char *err, size_t errlen);
 /* x = 0 over n values (a cold start). */

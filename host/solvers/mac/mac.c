@@ -257,8 +257,9 @@ static int solve(fcl_sim *s, mac *d)
     d->resid = fmax(d->resid, d->last.rel_resid);
     if (!d->last.converged && !d->warned) {
         fprintf(stderr, "fluidcl: mac: step %ld: the pressure solve stopped at mac.cg_max_iter = %ld with |r|/|b| "
-                "= %.3g above mac.cg_tolerance = %g (said once; see the cg_residual column)\n",
-                s->step + 1, p->mac_cg_max_iter, d->last.rel_resid, p->mac_cg_tolerance);
+                "= %.3g above mac.cg_tolerance = %g%s (said once; see the cg_residual column)\n",
+                s->step + 1, p->mac_cg_max_iter, d->last.rel_resid, p->mac_cg_tolerance,
+                d->last.discarded ? ", its pressure discarded (the residual grew past |b|)" : "");
         d->warned = 1;
     }
     return 0;

@@ -18,7 +18,7 @@
 /* Three velocity fields (float4: current, scratch, FLIP's old), flags,
  * level set, pressure, right-hand side, diagonal, two extrapolation
  * masks, speeds, five CG vectors. */
-static const size_t CELL_BYTES = 3 * 16 + 4 * 4 + 2 * 4 + 4 + 5 * 4;
+static const size_t CELL_BYTES = 3 * 16 + 4 * 4 + 2 * 4 + 4 + 6 * 4;
 
 static const char *const AXIS = "xyz";
 

@@ -351,8 +351,9 @@ static int solve(fcl_sim *s, mps *d)
         return -1;
     if (!d->last.converged && !d->warned) {
         fprintf(stderr, "fluidcl: mps: step %ld: the pressure solve stopped at mps.cg_max_iter = %ld with |r|/|b| = "
-                "%.3g above mps.cg_tolerance = %g (said once; see the cg_residual column)\n",
-                s->step + 1, o.max_iter, d->last.rel_resid, o.tol);
+                "%.3g above mps.cg_tolerance = %g%s (said once; see the cg_residual column)\n",
+                s->step + 1, o.max_iter, d->last.rel_resid, o.tol,
+                d->last.discarded ? ", its pressure discarded (the residual grew past |b|)" : "");
         d->warned = 1;
     }
     return 0;
@@ -462,7 +463,7 @@ const fcl_solver fcl_solver_mps = {
     "mps",
     "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation by "
     "preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
-    16 + 4 + 6 * 4 + 16 + 5 * 4,
+    16 + 4 + 6 * 4 + 16 + 6 * 4,
     mps_init,
     mps_prepare,
     mps_step,
