@@ -4,13 +4,22 @@
 # The bundled OpenCL loader (ocl-icd) reads the .icd files of the folder in
 # OCL_ICD_VENDORS; this writes one naming the library into a private
 # folder and runs the command with it. With no library, it finds NVIDIA's
-# (libnvidia-opencl.so.1) through the dynamic linker's cache.
+# (libnvidia-opencl.so.1) through the dynamic linker's cache or in the
+# usual driver folders.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 lib=${1:-}
 case "$lib" in
   */*|*.so*) shift ;;
-  *) lib=$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}') ;;
+  *) # ldconfig lives in /sbin, off an ordinary user's PATH; then the
+     # usual driver folders (an H100 machine had it in /usr/local/nvidia/lib64).
+     lib=
+     for l in ldconfig /sbin/ldconfig /usr/sbin/ldconfig; do
+       [ -n "$lib" ] || lib=$($l -p 2>/dev/null | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}') || lib=
+     done
+     for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/nvidia/lib64; do
+       [ -n "$lib" ] || [ ! -e "$d/libnvidia-opencl.so.1" ] || lib=$d/libnvidia-opencl.so.1
+     done ;;
 esac
 if [ -z "$lib" ] || [ ! -e "$lib" ]; then
   echo "fluidcl-env.sh: no OpenCL library given and libnvidia-opencl.so.1 not found; usage: $0 /path/to/lib.so fluidcl ARGS..." >&2
