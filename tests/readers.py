@@ -121,8 +121,9 @@ def frame(base):
 
 def grid(path, time):
     """A grid_*.vti (output.grid) read by VTK's vtkXMLImageDataReader: its
-    fields, their shapes, the flags' values, zero pressure off fluid, and
-    the frame's time."""
+    fields, their shapes, the flags' values, zero pressure off fluid, the
+    level set positive in solid and negative in (nearly every) fluid cell,
+    and the frame's time."""
     r = vtk.vtkXMLImageDataReader()
     r.SetFileName(path)
     r.Update()
@@ -133,11 +134,16 @@ def grid(path, time):
     a = {cd.GetArrayName(k): vtk_to_numpy(cd.GetArray(k)) for k in range(cd.GetNumberOfArrays())}
     name = os.path.basename(path)
     check(cells > 0 and g.GetNumberOfCells() == cells, f"{name}: dimensions {dims}, {g.GetNumberOfCells()} cells")
-    check(set(a) == {"flags", "pressure", "velocity"}, f"{name}: fields {sorted(a)}")
-    if set(a) != {"flags", "pressure", "velocity"}:
+    want = {"flags", "pressure", "velocity", "levelset"}
+    check(set(a) == want, f"{name}: fields {sorted(a)}")
+    if set(a) != want:
         return
-    check(a["flags"].shape == (cells,) and a["pressure"].shape == (cells,) and a["velocity"].shape == (cells, 3),
-          f"{name}: shapes {a['flags'].shape} {a['pressure'].shape} {a['velocity'].shape}")
+    check(a["flags"].shape == (cells,) and a["pressure"].shape == (cells,) and a["velocity"].shape == (cells, 3)
+          and a["levelset"].shape == (cells,),
+          f"{name}: shapes {a['flags'].shape} {a['pressure'].shape} {a['velocity'].shape} {a['levelset'].shape}")
+    fluid, solid = a["flags"] == 1.0, a["flags"] == 2.0
+    check((a["levelset"][solid] > 0).all() and (a["levelset"][fluid] < 0).mean() >= 0.9,
+          f"{name}: level set not positive in solids or not negative in most fluid cells")
     check(set(np.unique(a["flags"])) <= {0.0, 1.0, 2.0} and (a["flags"] == 1.0).any(),
           f"{name}: flags {np.unique(a['flags'])}")
     check(not a["pressure"][a["flags"] != 1.0].any(), f"{name}: pressure off the fluid cells")

@@ -134,6 +134,9 @@ refused "sphere obstacle of 1.3e15 samples" "$F" "obstacles:" "1.26e+15 boundary
 F=$T/fluid_sphere.json; scene "$F" '"particles": { "spacing": 0.0003 }' \
     '[ { "type": "sphere", "center": [0.1, 0.1, 0.1], "radius": 0.1 } ]'
 refused "fluid sphere over what a neighbor list addresses" "$F" "particles.spacing" "neighbor-list entries exceed the 2^32" -- run "$F"
+F=$T/grid_mesh.json; scene "$F" "" "$BOX"
+refused "surface.method grid with a particle solver" "$F" "surface.method = grid" "wcsph keeps none" -- run "$F" --mesh --param surface.method=grid
+refused "surface.method grid of saved frames" "surface.method = grid" "saved frames hold particles" -- surface "$T/none.vtu" --param surface.method=grid
 F=$T/lattice.json
 printf '{ "domain": {"min": [0,0,0], "max": [1000,1000,1000]}, "particles": {"spacing": 0.5, "support": 4},
   "fluid": [ {"type": "box", "min": [0,0,0], "max": [1000,1000,1000]} ] }\n' >"$F"

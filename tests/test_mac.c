@@ -17,6 +17,10 @@
  *   after 2 s: the largest marker speed and face speed <= 1e-4 m/s (the
  *   issue asks 1e-3; 1.1e-5 and 2.1e-5 measured), the bottom cells'
  *   pressure within 2 % of rho g (H - dx / 2) (-0.19 % measured);
+ * - surface.method grid: the solver's own level set of a resting pool
+ *   meshed into a closed 2-manifold, volume within 2 %, top within 0.1
+ *   cell of the surface height, the same on both backends; a particle
+ *   solver refused;
  * - the viewer's force (sim_interact) on a resting pool, with each
  *   transfer: markers near the ray move along it, those far away barely;
  * - backends: a drop into a pool on a 16^3 grid, 20 steps of 0.01 s,
@@ -32,6 +36,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "mesh_checks.h"
 #include "../host/solvers/mac/mac.h"
 #include "params.h"
 #include "sim.h"
@@ -274,6 +279,60 @@ static void test_pool(fcl_backend *be)
     sim_destroy(&s);
 }
 
+/* surface.method grid on a pool 8 cells deep in a 16^3 grid after 5
+ * steps: the solver's level set meshed (mc_grid_mesh) is a closed
+ * 2-manifold, shut at the walls; its volume within 2 % of the pool's
+ * (marching cubes cuts the box's 12 edges); every upward-facing vertex
+ * within a tenth of a cell of the surface height H. Its volume and
+ * triangles go to *vol and *nt for the backends' comparison. */
+static void test_grid_mesh(fcl_backend *be, double *vol, size_t *nt)
+{
+    fcl_params p;
+    mac_params(&p, 0.64, 0.02);
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.32f, 0.64f };
+    float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
+    size_t n = lattice(pos, 0, lo, hi, 0.02);
+    fcl_sim s;
+    char err[1024] = "";
+    mc_ctx x;
+    memset(&x, 0, sizeof x);
+    int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err) != 0 || mc_init(&x, be, err, sizeof err);
+    for (int k = 0; k < 5 && rc == 0; k++)
+        rc = sim_step(&s);
+    mc_config c;
+    snprintf(p.surface_method, sizeof p.surface_method, "grid");
+    mc_config_from_params(&c, &p);
+    mc_input in = mc_input_sim(&s);
+    mc_mesh m = { 0 };
+    rc = rc ? rc : mc_reconstruct_in(&x, &c, &in, &m, err, sizeof err);
+    CHECK(rc == 0, "grid mesh of a pool on %s: %s", be->kind, err);
+    double area, dx = mac_of(&s)->m.dx, H = 0.32, top = 0.0;
+    area_volume(&m, &area, vol);
+    long up = 0;
+    for (size_t i = 0; i < m.nv; i++)
+        if (m.n[i].y > 0.9f) {
+            top = fmax(top, fabs(m.v[i].y - H));
+            up++;
+        }
+    double want = 0.64 * 0.32 * 0.64;
+    *nt = m.nt;
+    printf("grid mesh of a pool on %s: %zu triangles, closed %d, volume %.6f m^3 vs %.6f (%+.2f %%), %ld "
+           "upward vertices within %.2e cells of H\n", be->kind, m.nt, closed_manifold(&m), *vol, want,
+           100.0 * (*vol / want - 1.0), up, top / dx);
+    CHECK(rc == 0 && m.nt > 0 && closed_manifold(&m), "grid mesh of a pool on %s: not a closed 2-manifold", be->kind);
+    CHECK(fabs(*vol / want - 1.0) <= 0.02, "grid mesh of a pool on %s: volume %.6f, expected %.6f within 2 %%",
+          be->kind, *vol, want);
+    CHECK(up > 0 && top <= 0.1 * dx, "grid mesh of a pool on %s: top %.3g cells off H", be->kind, top / dx);
+    /* A particle solver keeps no level set: refused, naming the key. */
+    snprintf(p.sim_solver, sizeof p.sim_solver, "wcsph");
+    CHECK(mc_method_check(&p, 0, err, sizeof err) == FCL_EXIT_INPUT && strstr(err, "surface.method"),
+          "surface.method grid with wcsph: '%s'", err);
+    mc_mesh_free(&m);
+    mc_free(&x);
+    free(pos); free(vel);
+    sim_destroy(&s);
+}
+
 /* The viewer's force on a resting pool (16^3 grid, 8 cells deep), with
  * each transfer: a vertical ray through the middle, radius 0.1 m, dv 0.5
  * m/s along x, then one step: the markers within half the radius of the
@@ -419,6 +478,14 @@ int main(void)
     if (ocl)
         test_preconditioners(ocl);
     test_pool(cpu);
+    double vc = 0.0, vo = 0.0;
+    size_t tc = 0, to = 0;
+    test_grid_mesh(cpu, &vc, &tc);
+    if (ocl) {
+        test_grid_mesh(ocl, &vo, &to);
+        CHECK(tc == to && fabs(vo - vc) <= 1e-6 * vc, "grid mesh: %zu and %zu triangles, volumes %.9g and %.9g",
+              tc, to, vc, vo);
+    }
     test_interact(cpu, "advect");
     test_interact(cpu, "flip");
     if (ocl) {

@@ -369,6 +369,12 @@ int cmd_bench(int argc, char **argv)
     if (rc != 0 || (rc = cli_scene(&o, &sc)) != 0)
         return rc;
     long steps = o.steps > 0 ? o.steps : 20;
+    char err[512];
+    if (o.mesh && mc_method_check(&sc.params, 0, err, sizeof err) != 0) {
+        cli_error("%s: %s", sc.file, err);
+        scene_free(&sc);
+        return FCL_EXIT_INPUT;
+    }
     bench_table *t = calloc(1, sizeof *t);
     if (!t)
         return FCL_EXIT_DEVICE;

@@ -487,6 +487,10 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
 {
     char err[1024] = "";
     const fcl_params *p = &sc->params;
+    if (o->mesh && mc_method_check(p, 0, err, sizeof err) != 0) {
+        cli_error("%s: %s", sc->file, err);
+        return FCL_EXIT_INPUT;
+    }
     int rc = ckpt_setup(&r->ck, o, p);
     if (rc != 0)
         return rc;

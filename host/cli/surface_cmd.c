@@ -108,6 +108,10 @@ static int check_frames(const surf_opts *o)
 {
     char err[1024];
     int differ = 0;
+    if (mc_method_check(&o->prm, 1, err, sizeof err) != 0) {
+        cli_error("surface: %s", err);
+        return FCL_EXIT_INPUT;
+    }
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
         if (infile_check(o->frames[i], infile_limit(&o->prm), "frame", err, sizeof err) != 0 ||

@@ -127,6 +127,11 @@ typedef struct fcl_solver {
     /* The user's force on the solver's own velocity state (sim_interact):
      * NULL when that state is the particles' velocities. */
     int (*interact)(struct fcl_sim *s, const float origin[3], const float dir[3], const float dv[3], float radius);
+    /* Its own level set, for surface.method grid (host/surface/grid_mesh.c):
+     * one field "levelset" over g's cells, negative inside the liquid,
+     * positive in air and solid cells, in host memory valid until the next
+     * step or call; 0, or -1 (device or memory). NULL: it keeps none. */
+    int (*levelset)(struct fcl_sim *s, struct fcl_grid_frame *g);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

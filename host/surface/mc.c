@@ -55,7 +55,9 @@ void mc_config_from_params(mc_config *c, const fcl_params *p)
     c->smooth_feature = p->surface_smooth_feature;
     c->decimate = p->surface_decimate;
     c->decimate_error = p->surface_decimate_error;
-    c->method = strcmp(p->surface_method, "levelset") == 0 ? MC_METHOD_LEVELSET : MC_METHOD_MC;
+    c->method = strcmp(p->surface_method, "levelset") == 0 ? MC_METHOD_LEVELSET
+                : strcmp(p->surface_method, "grid") == 0   ? MC_METHOD_GRID
+                                                           : MC_METHOD_MC;
     c->ls_cell = p->surface_ls_cell;
     c->ls_binary = strcmp(p->surface_ls_field, "binary") == 0;
     c->ls_threshold = p->surface_ls_threshold;
@@ -437,12 +439,12 @@ int mc_mesh_nodes(mc_ctx *x, const fcl_mc_info *m, const float *phi, const uint 
 
 mc_input mc_input_host(const float4 *pos, const float4 *vel, size_t n)
 {
-    return (mc_input){ n, pos, vel, NULL, NULL };
+    return (mc_input){ n, pos, vel, NULL, NULL, NULL };
 }
 
 mc_input mc_input_sim(fcl_sim *s)
 {
-    return (mc_input){ s->n, NULL, NULL, s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vev].cur };
+    return (mc_input){ s->n, NULL, NULL, s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vev].cur, s };
 }
 
 /* The grown bounding box, checked, and the node grid's size against the
@@ -475,6 +477,8 @@ int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh
     memset(&x->last, 0, sizeof x->last);
     if (c->method == MC_METHOD_LEVELSET)
         return ls_reconstruct(x, c, in, out, err, errlen);
+    if (c->method == MC_METHOD_GRID)
+        return mc_grid_mesh(x, c, in->sim, out, err, errlen);
     if (in->n == 0)
         return 0;
     if (c->field == FCL_MC_ANISO && !(in->dpos ? in->dvel != NULL : in->vel != NULL)) {

@@ -50,7 +50,7 @@ typedef struct mc_config {
     int ls_band;           /* narrow band half-width (cells) */
 } mc_config;
 
-enum { MC_METHOD_MC = 0, MC_METHOD_LEVELSET = 1 };
+enum { MC_METHOD_MC = 0, MC_METHOD_LEVELSET = 1, MC_METHOD_GRID = 2 };
 /* The trailing fields of a positional mc_config for marching cubes: the
  * method and the surface.ls_* defaults (params.def). */
 #define MC_FIELDS_LS_OFF MC_METHOD_MC, 0.5f, 0u, 0.0f, 0.62f, 3.0f, 1.0f, 0.001f, 200, 3
@@ -96,6 +96,7 @@ typedef struct mc_input {
     size_t n;
     const float4 *pos, *vel;
     fcl_buf *dpos, *dvel;
+    struct fcl_sim *sim;   /* the simulation of mc_input_sim (surface.method grid reads its level set) */
 } mc_input;
 
 struct fcl_params;
@@ -131,6 +132,16 @@ void mc_forget(mc_ctx *x);
 int mc_mesh_nodes(mc_ctx *x, const fcl_mc_info *m, const float *phi, const uint *label, const uint *list, uint nlist,
                   const uint *slot, mc_mesh *out, char *err, size_t errlen);
 void mc_mesh_free(mc_mesh *m);
+/* surface.method grid (grid_mesh.c): marching cubes of the simulation's own
+ * level set at its cell centers (the solver's levelset hook), closed at
+ * solid cells, smoothed and decimated as c says. 0, FCL_EXIT_INPUT (no
+ * simulation, or its solver keeps no level set; err says which) or
+ * FCL_EXIT_DEVICE. */
+int mc_grid_mesh(mc_ctx *x, const mc_config *c, struct fcl_sim *s, mc_mesh *out, char *err, size_t errlen);
+/* Before any work: FCL_EXIT_INPUT with err naming surface.method when it
+ * is grid and the reconstruction is of saved frames (from_frames) or the
+ * solver keeps no level set; else 0. */
+int mc_method_check(const struct fcl_params *p, int from_frames, char *err, size_t errlen);
 
 /* Case tables (mc_tables.c), laid out as kernels/mc.cl's MC_TABLE_INTS
  * ints: triangle counts, then edge triples per case. */

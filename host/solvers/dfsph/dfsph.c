@@ -379,4 +379,5 @@ const fcl_solver fcl_solver_dfsph = {
     NULL,                                /* state fits the default blob */
     NULL,                                /* no grid */
     NULL,                                /* the force acts on the particles */
+    NULL,                                /* no level set of its own */
 };

@@ -360,7 +360,7 @@ static int mac_prepare(fcl_sim *s)
     if (rebuild(s) != 0 || (!d->ready && seed_field(s, d) != 0))
         return -1;
     d->ready = 1;
-    return launch_flags(s, d) != 0 || launch_fields(s, d) != 0 ? -1 : 0;
+    return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || launch_fields(s, d) != 0 ? -1 : 0;
 }
 
 enum { STAT_SUBSTEPS, STAT_ITERS, STAT_RESID, STAT_UMAX, STAT_VITERS, NSTATS };
@@ -387,7 +387,10 @@ static int mac_step(fcl_sim *s)
             return -1;
         left = n > 1.0 ? left - dt : 0.0;
     }
-    if (rebuild(s) != 0 || launch_flags(s, d) != 0 || launch_fields(s, d) != 0)
+    /* Flags and level set of the markers where the step leaves them, for
+     * frames, the grid output and surface.method grid (the next substep
+     * makes them again, so the run is the same without it). */
+    if (rebuild(s) != 0 || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || launch_fields(s, d) != 0)
         return -1;
     s->dt_used = s->c.dt;
     /* The blow-up test (sim.max_step_ratio support radii per step) reads
@@ -448,6 +451,11 @@ static int mac_grid_out(fcl_sim *s, struct fcl_grid_frame *g)
     return mac_grid_fields(s->solver_data, s->be, g);
 }
 
+static int mac_levelset_out(fcl_sim *s, struct fcl_grid_frame *g)
+{
+    return mac_grid_levelset(s->solver_data, s->be, g);
+}
+
 /* The viewer's force: on the markers with FLIP (their velocities are the
  * state, splatted next substep), on the faces with the seed's advection. */
 static int mac_interact(fcl_sim *s, const float origin[3], const float dir[3], const float dv[3], float radius)
@@ -497,4 +505,5 @@ const fcl_solver fcl_solver_mac = {
     mac_save_bytes,
     mac_grid_out,
     mac_interact,
+    mac_levelset_out,
 };

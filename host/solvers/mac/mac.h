@@ -4,7 +4,8 @@
  * and what tests read beyond the solver interface.
  * Invariant: vel[cur] is the face velocity field between substeps (the
  * other one is scratch), p the last pressure solution (the warm start),
- * flags and phi those of the last substep's start.
+ * flags and phi those of the markers at the end of the step (each
+ * substep makes its own).
  */
 #ifndef FCL_MAC_H
 #define FCL_MAC_H
@@ -61,7 +62,8 @@ typedef struct mac {
     int viscous;           /* those are allocated */
     float kdt;             /* viscosity: nu dt / dx^2 of this substep */
     long viters;           /* viscosity: CG iterations this step */
-    float *out;            /* host arrays of mac_grid_fields (5 floats a cell) */
+    float *out;            /* host arrays of mac_grid_fields (6 floats a cell) */
+    float *ls;             /* host array of mac_grid_levelset (a float a padded cell) */
     void *raw;             /* its download buffer (16 bytes a padded cell) */
 } mac;
 
@@ -78,6 +80,10 @@ void mac_grid_free(mac *d, fcl_backend *be);
  * of each component's two faces). 0, or -1 (device or memory). */
 struct fcl_grid_frame;
 int mac_grid_fields(mac *d, fcl_backend *be, struct fcl_grid_frame *g);
+/* The level set phi at every padded cell's center (ghost layer included),
+ * negative in the liquid, solid cells positive: surface.method grid. 0, or
+ * -1 (device or memory). */
+int mac_grid_levelset(mac *d, fcl_backend *be, struct fcl_grid_frame *g);
 /* The grid state for restarts: bytes needed, save into blob (cap bytes),
  * load (0 or -1 when it does not fit this grid). */
 size_t mac_state_bytes(const mac *d);

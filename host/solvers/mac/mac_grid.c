@@ -119,6 +119,7 @@ void mac_grid_free(mac *d, fcl_backend *be)
     fcl_pcg_free(&d->cg, be);
     free(d->out);
     free(d->raw);
+    free(d->ls);
     if (d->viscous) {
         be->ops->buf_free(be, d->vdiag);
         be->ops->buf_free(be, d->vrhs);
@@ -133,18 +134,27 @@ static size_t padded(const fcl_mac_info *m, uint i, uint j, uint k)
     return (i + 1) + (size_t)m->sy * (j + 1) + (size_t)m->sz * (k + 1);
 }
 
-/* The interior cells' flags, pressure and center velocity into d->out. */
-static void gather(const mac *d, const uint *flags, const float *p, const float4 *v, float *out)
+/* The level set as the mesh reads it: solid cells outside (phi there is
+ * whatever the band's sum gave, or +iso). */
+static float ls_value(const uint *flags, const float *phi, size_t c, float iso)
+{
+    return flags[c] == 2u ? fabsf(iso) : phi[c];
+}
+
+/* The interior cells' flags, pressure, center velocity and level set into
+ * d->out. */
+static void gather(const mac *d, const uint *flags, const float *p, const float4 *v, const float *phi, float *out)
 {
     const fcl_mac_info *m = &d->m;
     size_t ni = (size_t)m->nx * m->ny * m->nz, q = 0;
-    float *fl = out, *pr = out + ni, *vc = out + 2 * ni;
+    float *fl = out, *pr = out + ni, *vc = out + 2 * ni, *ls = out + 5 * ni;
     for (uint k = 0; k < m->nz; k++)
         for (uint j = 0; j < m->ny; j++)
             for (uint i = 0; i < m->nx; i++, q++) {
                 size_t c = padded(m, i, j, k);
                 fl[q] = (float)flags[c];
                 pr[q] = p[c];
+                ls[q] = ls_value(flags, phi, c, m->iso);
                 vc[3 * q] = 0.5f * (v[c].x + v[c + 1].x);
                 vc[3 * q + 1] = 0.5f * (v[c].y + v[c + m->sy].y);
                 vc[3 * q + 2] = 0.5f * (v[c].z + v[c + m->sz].z);
@@ -155,25 +165,47 @@ int mac_grid_fields(mac *d, fcl_backend *be, fcl_grid_frame *g)
 {
     const fcl_mac_info *m = &d->m;
     size_t n = m->ncell, ni = (size_t)m->nx * m->ny * m->nz;
-    if (!d->out && !(d->out = malloc(ni * 5 * sizeof(float))))
+    if (!d->out && !(d->out = malloc(ni * 6 * sizeof(float))))
         return -1;
     if (!d->raw && !(d->raw = malloc(n * 16)))
         return -1;
     float4 *v = d->raw;
     uint *flags = malloc(n * 4);
-    float *p = malloc(n * 4);
-    int rc = !flags || !p || be->ops->buf_read(be, d->flags, 0, n * 4, flags) != 0 ||
-             be->ops->buf_read(be, d->p, 0, n * 4, p) != 0 ||
+    float *p = malloc(n * 4), *phi = malloc(n * 4);
+    int rc = !flags || !p || !phi || be->ops->buf_read(be, d->flags, 0, n * 4, flags) != 0 ||
+             be->ops->buf_read(be, d->p, 0, n * 4, p) != 0 || be->ops->buf_read(be, d->phi, 0, n * 4, phi) != 0 ||
              be->ops->buf_read(be, d->vel[d->cur], 0, n * 16, v) != 0;
     if (!rc)
-        gather(d, flags, p, v, d->out);
+        gather(d, flags, p, v, phi, d->out);
     free(flags);
     free(p);
+    free(phi);
     if (rc)
         return -1;
-    *g = (fcl_grid_frame){ { m->nx, m->ny, m->nz }, { m->origin.x, m->origin.y, m->origin.z }, m->dx, 3,
-                           { "flags", "pressure", "velocity" }, { 1, 1, 3 },
-                           { d->out, d->out + ni, d->out + 2 * ni } };
+    *g = (fcl_grid_frame){ { m->nx, m->ny, m->nz }, { m->origin.x, m->origin.y, m->origin.z }, m->dx, 4,
+                           { "flags", "pressure", "velocity", "levelset" }, { 1, 1, 3, 1 },
+                           { d->out, d->out + ni, d->out + 2 * ni, d->out + 5 * ni } };
+    return 0;
+}
+
+int mac_grid_levelset(mac *d, fcl_backend *be, fcl_grid_frame *g)
+{
+    const fcl_mac_info *m = &d->m;
+    size_t n = m->ncell;
+    if (!d->ls && !(d->ls = malloc(n * 4)))
+        return -1;
+    uint *flags = malloc(n * 4);
+    int rc = !flags || be->ops->buf_read(be, d->flags, 0, n * 4, flags) != 0 ||
+             be->ops->buf_read(be, d->phi, 0, n * 4, d->ls) != 0;
+    for (size_t c = 0; !rc && c < n; c++)
+        d->ls[c] = ls_value(flags, d->ls, c, m->iso);
+    free(flags);
+    if (rc)
+        return -1;
+    double dx = m->dx;
+    *g = (fcl_grid_frame){ { m->nx + 2, m->ny + 2, m->nz + 2 },
+                           { m->origin.x - dx, m->origin.y - dx, m->origin.z - dx }, dx, 1,
+                           { "levelset" }, { 1 }, { d->ls } };
     return 0;
 }
 

@@ -332,4 +332,5 @@ const fcl_solver fcl_solver_pbf = {
     NULL,                                /* state fits the default blob */
     NULL,                                /* no grid */
     NULL,                                /* the force acts on the particles */
+    NULL,                                /* no level set of its own */
 };

@@ -142,4 +142,5 @@ const fcl_solver fcl_solver_wcsph = {
     NULL,                                /* state fits the default blob */
     NULL,                                /* no grid */
     NULL,                                /* the force acts on the particles */
+    NULL,                                /* no level set of its own */
 };

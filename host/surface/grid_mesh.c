@@ -1,0 +1,148 @@
+/* grid_mesh.c - surface.method grid: the marching cubes of a grid solver's
+ * own level set (the mac solver's phi, the one its last substep's ghost
+ * fluid used), through mc_mesh_nodes on nodes at the cell centers.
+ * Invariant: the node field is -phi (inside >= 0, mc_mesh_nodes' sign),
+ * padded with outside nodes to an even cell count per axis, so tiles of 2
+ * cells cover every cell; the solver's ghost layer is solid, hence
+ * outside, so the mesh is closed where the liquid meets the walls.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mc.h"
+#include "mesh_post.h"
+#include "output.h"
+#include "params.h"
+#include "sim.h"
+#include "solver.h"
+
+enum { TILE = 2 };
+
+int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errlen)
+{
+    if (strcmp(p->surface_method, "grid") != 0)
+        return 0;
+    const fcl_solver *s = solver_find(p->sim_solver);
+    if (from_frames)
+        snprintf(err, errlen, "surface.method = grid meshes a running grid solver's level set, and saved frames "
+                 "hold particles only: expected mc or levelset");
+    else if (!s || !s->levelset)
+        snprintf(err, errlen, "surface.method = grid meshes the solver's own level set, and %s keeps none: "
+                 "expected mc or levelset (or sim.solver = mac)", p->sim_solver);
+    else
+        return 0;
+    return FCL_EXIT_INPUT;
+}
+
+/* Nodes per axis: the cells' count made odd (an even number of node
+ * cells, for tiles of 2). */
+static unsigned even_cells(unsigned n)
+{
+    return n + ((n - 1u) & 1u);
+}
+
+/* f = -phi on the node grid m (the extra nodes outside). */
+static float *node_field(const fcl_grid_frame *g, const fcl_mc_info *m)
+{
+    float *f = malloc((size_t)m->nx * m->ny * m->nz * sizeof *f + 4);
+    if (!f)
+        return NULL;
+    const float *phi = g->data[0];
+    for (size_t k = 0, q = 0; k < m->nz; k++)
+        for (size_t j = 0; j < m->ny; j++)
+            for (size_t i = 0; i < m->nx; i++, q++)
+                f[q] = i < g->n[0] && j < g->n[1] && k < g->n[2]
+                           ? -phi[i + g->n[0] * (j + (size_t)g->n[1] * k)]
+                           : -1.0f;
+    return f;
+}
+
+/* Whether tile (tx, ty, tz)'s (TILE+1)^3 nodes hold both signs. */
+static int mixed(const float *f, const fcl_mc_info *m, size_t tx, size_t ty, size_t tz)
+{
+    int in = 0, out = 0;
+    for (size_t k = tz * TILE; k <= tz * TILE + TILE; k++)
+        for (size_t j = ty * TILE; j <= ty * TILE + TILE; j++)
+            for (size_t i = tx * TILE; i <= tx * TILE + TILE; i++) {
+                if (f[i + m->nx * (j + (size_t)m->ny * k)] >= 0.0f)
+                    in = 1;
+                else
+                    out = 1;
+            }
+    return in && out;
+}
+
+/* label 5 and a slot for every tile with both signs; their list. */
+static int tile_lists(const float *f, const fcl_mc_info *m, uint **label, uint **slot, uint **list, uint *nlist)
+{
+    size_t tiles = (size_t)m->tnx * m->tny * m->tnz, nl = 0;
+    *label = calloc(tiles + 1, sizeof **label);
+    *slot = calloc(tiles + 1, sizeof **slot);
+    *list = malloc((tiles + 1) * sizeof **list);
+    if (!*label || !*slot || !*list)
+        return -1;
+    for (size_t tz = 0, q = 0; tz < m->tnz; tz++)
+        for (size_t ty = 0; ty < m->tny; ty++)
+            for (size_t tx = 0; tx < m->tnx; tx++, q++)
+                if (mixed(f, m, tx, ty, tz)) {
+                    (*label)[q] = 5u;
+                    (*slot)[q] = (uint)nl;
+                    (*list)[nl++] = (uint)q;
+                }
+    *nlist = (uint)nl;
+    return 0;
+}
+
+static void node_layout(const fcl_grid_frame *g, fcl_mc_info *m)
+{
+    memset(m, 0, sizeof *m);
+    float half = 0.5f * (float)g->spacing;
+    m->origin = fcl_f4((float)g->origin[0] + half, (float)g->origin[1] + half, (float)g->origin[2] + half, 0.0f);
+    m->cell = (float)g->spacing;
+    m->inv_cell = 1.0f / m->cell;
+    m->iso = 0.0f;
+    m->nx = even_cells(g->n[0]), m->ny = even_cells(g->n[1]), m->nz = even_cells(g->n[2]);
+    m->b = m->t = TILE;
+    m->tpb = 1;
+    m->tnx = (m->nx - 1) / TILE, m->tny = (m->ny - 1) / TILE, m->tnz = (m->nz - 1) / TILE;
+}
+
+int mc_grid_mesh(mc_ctx *x, const mc_config *c, fcl_sim *s, mc_mesh *out, char *err, size_t errlen)
+{
+    fcl_grid_frame g;
+    memset(out, 0, sizeof *out);
+    if (!s || !s->solver->levelset) {
+        snprintf(err, errlen, "surface.method = grid meshes a running grid solver's level set, and %s",
+                 s ? "this solver keeps none: expected mc or levelset" : "there is no simulation here (saved frames?)");
+        return FCL_EXIT_INPUT;
+    }
+    if (s->solver->levelset(s, &g) != 0 || g.n[0] < 2 || g.n[1] < 2 || g.n[2] < 2) {
+        snprintf(err, errlen, "surface.method = grid: the solver's level set could not be read from %s", x->be->name);
+        return FCL_EXIT_DEVICE;
+    }
+    fcl_mc_info m;
+    node_layout(&g, &m);
+    uint *label = NULL, *slot = NULL, *list = NULL, nl = 0;
+    float *f = node_field(&g, &m);
+    int rc = !f || tile_lists(f, &m, &label, &slot, &list, &nl) != 0;
+    if (rc) {
+        snprintf(err, errlen, "surface.method = grid: out of host memory for %u x %u x %u nodes", m.nx, m.ny, m.nz);
+        rc = FCL_EXIT_DEVICE;
+    } else {
+        rc = mc_mesh_nodes(x, &m, f, label, list, nl, slot, out, err, errlen);
+    }
+    x->last = (mc_stats){ .tiles = (size_t)m.tnx * m.tny * m.tnz, .band_tiles = nl,
+                          .nodes = (size_t)m.nx * m.ny * m.nz, .cells = (size_t)nl * TILE * TILE * TILE,
+                          .active = x->last.active, .node_cell = m.cell, .tile = TILE };
+    free(f), free(label), free(slot), free(list);
+    if (rc != 0)
+        return rc;
+    const mesh_post_config pc = { c->smooth_iterations, c->smooth_feature, c->decimate, c->decimate_error, m.cell };
+    if ((rc = mesh_postprocess(out, &pc, err, errlen)) != 0) {
+        mc_mesh_free(out);
+        return rc == -2 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
+    }
+    return 0;
+}
