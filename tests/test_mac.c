@@ -244,16 +244,28 @@ static double bottom_pressure(const fcl_mac_info *m, const grid_view *g)
     return cnt ? sum / cnt : 0.0;
 }
 
+/* A resting pool 8 cells deep in a 16^3 grid (0.64 m box, markers 2 cm
+ * apart, 8 per 4 cm cell) under p; its markers' count into *n. 0, or
+ * sim_create's code with err. */
+static int pool(fcl_backend *be, const fcl_params *p, fcl_sim *s, size_t *n, char *err, size_t errlen)
+{
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.32f, 0.64f };
+    float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
+    *n = lattice(pos, 0, lo, hi, 0.02);
+    int rc = sim_create(s, be, p, pos, vel, *n, NULL, 0, err, errlen);
+    free(pos);
+    free(vel);
+    return rc;
+}
+
 static void test_pool(fcl_backend *be)
 {
     fcl_params p;
     mac_params(&p, 0.64, 0.02);
-    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.32f, 0.64f };
-    float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
-    size_t n = lattice(pos, 0, lo, hi, 0.02);
     fcl_sim s;
+    size_t n;
     char err[1024] = "";
-    int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err);
+    int rc = pool(be, &p, &s, &n, err, sizeof err);
     CHECK(rc == 0, "pool on %s: %s", be->kind, err);
     if (rc != 0)
         return;
@@ -275,7 +287,7 @@ static void test_pool(fcl_backend *be)
           vmax, fmax_);
     CHECK(fabs(pb / want - 1.0) <= 0.02, "pool on %s: bottom pressure %.1f Pa, expected %.1f within 2 %%", be->kind,
           pb, want);
-    free(g.v); free(g.flags); free(g.p); free(pos); free(vel);
+    free(g.v); free(g.flags); free(g.p);
     sim_destroy(&s);
 }
 
@@ -289,14 +301,16 @@ static void test_grid_mesh(fcl_backend *be, double *vol, size_t *nt)
 {
     fcl_params p;
     mac_params(&p, 0.64, 0.02);
-    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.32f, 0.64f };
-    float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
-    size_t n = lattice(pos, 0, lo, hi, 0.02);
     fcl_sim s;
+    size_t n;
     char err[1024] = "";
     mc_ctx x;
     memset(&x, 0, sizeof x);
-    int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err) != 0 || mc_init(&x, be, err, sizeof err);
+    if (pool(be, &p, &s, &n, err, sizeof err) != 0) {
+        CHECK(0, "grid mesh of a pool on %s: %s", be->kind, err);
+        return;
+    }
+    int rc = mc_init(&x, be, err, sizeof err);
     for (int k = 0; k < 5 && rc == 0; k++)
         rc = sim_step(&s);
     mc_config c;
@@ -329,7 +343,6 @@ static void test_grid_mesh(fcl_backend *be, double *vol, size_t *nt)
           "surface.method grid with wcsph: '%s'", err);
     mc_mesh_free(&m);
     mc_free(&x);
-    free(pos); free(vel);
     sim_destroy(&s);
 }
 
@@ -342,15 +355,14 @@ static void test_interact(fcl_backend *be, const char *transfer)
     fcl_params p;
     mac_params(&p, 0.64, 0.02);
     snprintf(p.mac_transfer, sizeof p.mac_transfer, "%s", transfer);
-    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.32f, 0.64f };
-    float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
-    size_t n = lattice(pos, 0, lo, hi, 0.02);
     fcl_sim s;
+    size_t n;
     char err[1024] = "";
-    if (sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err) != 0) {
+    if (pool(be, &p, &s, &n, err, sizeof err) != 0) {
         CHECK(0, "interact (%s): %s", transfer, err);
         return;
     }
+    float4 *pos = malloc(n * 16 + 16), *vel = malloc(n * 16 + 16);
     const float o[3] = { 0.32f, 0.6f, 0.32f }, dir[3] = { 0, -1, 0 }, dv[3] = { 0.5f, 0, 0 };
     int rc = sim_interact(&s, o, dir, dv, 0.1f) || sim_step(&s) || sim_download(&s, pos, vel, NULL, NULL, NULL);
     CHECK(rc == 0, "interact (%s): a step failed", transfer);
