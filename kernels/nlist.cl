@@ -69,9 +69,9 @@ FCL_INLINE uint nl_row(const fcl_grid_info *g, GLOBAL const uint *start, uint ix
  * number found. `collect` (CPUs) gathers into a private buffer without a
  * branch on the distance test, which is unpredictable in a disordered
  * fluid; it returns ~0 when the buffer overflowed, for the direct walk. */
-FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL const uint *restrict qstart, const fcl_grid_info *g,
-                        const fcl_nlist_info *L, const uint *masks, uint nm, float4 plane, GLOBAL uint *restrict out,
-                        uint stride, uint cap, uint collect)
+FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL const uint *restrict qstart,
+                        const fcl_grid_info *g, const fcl_nlist_info *L, const uint *masks, uint nm, float4 plane,
+                        GLOBAL uint *restrict out, uint stride, uint cap, uint collect)
 {
     uint buf[NL_LOCAL];
     uint ix = grid_axis(pi.x, g->origin.x, g->inv_cell_size, g->nx);
@@ -92,7 +92,7 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
             for (uint j = lo; j < hi; j++) {
                 float4 q = mirror(qpos[j], mk, plane);
                 float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
-                uint in = dx * dx + dy * dy + dz * dz < L->r2, e = j | (masks[k] << NL_SHIFT);
+                uint in = dx * dx + dy * dy + dz * dz < L->r2, e = j | (mk << NL_SHIFT);
                 if (collect) {
                     buf[n < NL_LOCAL - 1u ? n : NL_LOCAL - 1u] = e;
                 } else if (in && n < cap) {

@@ -4,8 +4,9 @@
  * (and the native backend) one item folds its group serially
  * (reduce_chunks), on GPUs a work-group tree does (reduce_tree, OpenCL
  * only). Stage 2 (reduce_finish, one item; reduce_finish_tree, one
- * work-group, on GPUs) folds the partials into out[0] on the device, so an iterative solver (a conjugate gradient) can use the
- * value in its next pass without a read-back; the host reads it only
+ * work-group, on GPUs) folds the partials into out[0] on the device, so
+ * an iterative solver (a conjugate gradient) can use the value in its
+ * next pass without a read-back; the host reads it only
  * when it must decide (host/core/reduce.c).
  * Invariant: the fold order is fixed (groups in index order, each group
  * in a fixed order), so a result is the same from run to run.

@@ -77,7 +77,8 @@ int mac_grid_alloc(mac *d, fcl_backend *be);
 void mac_grid_free(mac *d, fcl_backend *be);
 /* The grid's interior cells for output (host/io/grid_vti.c): flags (0
  * air, 1 fluid, 2 solid), pressure, velocity at cell centers (the mean
- * of each component's two faces). 0, or -1 (device or memory). */
+ * of each component's two faces), the level set (solid cells positive).
+ * 0, or -1 (device or memory). */
 struct fcl_grid_frame;
 int mac_grid_fields(mac *d, fcl_backend *be, struct fcl_grid_frame *g);
 /* The level set phi at every padded cell's center (ghost layer included),

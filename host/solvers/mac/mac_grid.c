@@ -17,7 +17,7 @@
 
 /* Three velocity fields (float4: current, scratch, FLIP's old), flags,
  * level set, pressure, right-hand side, diagonal, two extrapolation
- * masks, speeds, five CG vectors. */
+ * masks, speeds, six CG vectors (the start kept for a diverged solve). */
 static const size_t CELL_BYTES = 3 * 16 + 4 * 4 + 2 * 4 + 4 + 6 * 4;
 
 static const char *const AXIS = "xyz";
@@ -134,8 +134,8 @@ static size_t padded(const fcl_mac_info *m, uint i, uint j, uint k)
     return (i + 1) + (size_t)m->sy * (j + 1) + (size_t)m->sz * (k + 1);
 }
 
-/* The level set as the mesh reads it: solid cells outside (phi there is
- * whatever the band's sum gave, or +iso). */
+/* The level set as the mesh reads it: solid cells (flag 2, MAC_SOLID in
+ * kernels/mac.cl) outside, whatever the band's sum gave there. */
 static float ls_value(const uint *flags, const float *phi, size_t c, float iso)
 {
     return flags[c] == 2u ? fabsf(iso) : phi[c];
