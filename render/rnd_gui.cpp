@@ -242,7 +242,7 @@ static void display_controls(fcl_view *v)
     toggle("obstacles", &v->show_boundary);
     if (v->have_sim && v->sim.solver->overlay) {
         ImGui::SameLine();
-        toggle("control particles", &v->show_overlay);
+        toggle(v->sim.solver->overlay_name ? v->sim.solver->overlay_name : "overlay", &v->show_overlay);
     }
     ImGui::SetNextItemWidth(170.0f);
     ImGui::Combo("draw (M)", &v->draw, rnd_draw_names, RND_DRAW_COUNT);

@@ -417,11 +417,14 @@ void rnd_draw(rnd_renderer *r, const rnd_frame *f)
         glBindVertexArray(r->bvao);
         glDrawArrays(GL_POINTS, 0, (GLsizei)r->nb);
     }
-    /* Overlay points take their palette entry from w (categorical). */
+    /* Overlay points take their palette entry from w (categorical), and
+     * show through the fluid: the mac grid's cells lie inside it. */
     if (f->show_overlay && r->nc > 0) {
         sprite_uniforms(r->sphere, f, 0.6f * f->radius, 1, 0.55f);
+        glDisable(GL_DEPTH_TEST);
         glBindVertexArray(r->cvao);
         glDrawArrays(GL_POINTS, 0, (GLsizei)r->nc);
+        glEnable(GL_DEPTH_TEST);
     }
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);

@@ -53,7 +53,7 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
     int w = 0, h = 0;
     if (strcmp(opt, "--no-panel") == 0)
         return a->vo.hide_panel = 1;
-    if (strcmp(opt, "--control") == 0)
+    if (strcmp(opt, "--control") == 0 || strcmp(opt, "--overlay") == 0)
         return a->vo.show_overlay = 1;
     if (strcmp(opt, "--frames") && strcmp(opt, "--screenshot") && strcmp(opt, "--steps-per-frame") &&
         strcmp(opt, "--record") && strcmp(opt, "--color") && strcmp(opt, "--size") && strcmp(opt, "--draw"))

@@ -20,7 +20,8 @@
  * - surface.method grid: the solver's own level set of a resting pool
  *   meshed into a closed 2-manifold, volume within 2 %, top within 0.1
  *   cell of the surface height, the same on both backends; a particle
- *   solver refused;
+ *   solver refused; the viewer's overlay is the middle slice's 16 x 8
+ *   fluid cells;
  * - the viewer's force (sim_interact) on a resting pool, with each
  *   transfer: markers near the ray move along it, those far away barely;
  * - backends: a drop into a pool on a 16^3 grid, 20 steps of 0.01 s,
@@ -337,6 +338,14 @@ static void test_grid_mesh(fcl_backend *be, double *vol, size_t *nt)
     CHECK(fabs(*vol / want - 1.0) <= 0.02, "grid mesh of a pool on %s: volume %.6f, expected %.6f within 2 %%",
           be->kind, *vol, want);
     CHECK(up > 0 && top <= 0.1 * dx, "grid mesh of a pool on %s: top %.3g cells off H", be->kind, top / dx);
+    /* The viewer's overlay: the middle z slice's fluid cells, 16 x 8 of
+     * them, each at a fluid cell's center (w = 1) below H. */
+    const float *pts = NULL;
+    size_t no = s.solver->overlay ? s.solver->overlay(&s, &pts) : 0;
+    long bad = 0;
+    for (size_t i = 0; i < no; i++)
+        bad += pts[4 * i + 3] != 1.0f || pts[4 * i + 1] > H || fabsf(pts[4 * i + 2] - 0.34f) > 1e-5f;
+    CHECK(no == 128 && bad == 0, "overlay of a pool on %s: %zu points, %ld wrong", be->kind, no, bad);
     /* A particle solver keeps no level set: refused, naming the key. */
     snprintf(p.sim_solver, sizeof p.sim_solver, "wcsph");
     CHECK(mc_method_check(&p, 0, err, sizeof err) == FCL_EXIT_INPUT && strstr(err, "surface.method"),

@@ -74,6 +74,17 @@ fl view "$T/c.json" --backend cpu --frames 2 --size 200x150 --no-panel --control
 [ "$r0$r1$RC" = "000" ] && cmp -s "$T/c0.png" "$T/c1.png" && ! cmp -s "$T/c0.png" "$T/c2.png" &&
     ok "--control draws the control particles (the frame differs only with it)" ||
     bad "--control" "exit $r0/$r1/$RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
+# --overlay draws a mac run's grid cells (the middle z slice's fluid and
+# solid cells) the same way.
+cat >"$T/m.json" <<'JSON'
+{ "sim": { "solver": "mac" }, "domain": { "min": [0, 0, 0], "max": [0.32, 0.32, 0.32] },
+  "particles": { "spacing": 0.02 }, "boundary": { "walls": "mirror" },
+  "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.32, 0.12, 0.32] } ] }
+JSON
+fl view "$T/m.json" --backend cpu --frames 2 --size 200x150 --no-panel --screenshot "$T/m0.png"; r0=$RC
+fl view "$T/m.json" --backend cpu --frames 2 --size 200x150 --no-panel --overlay --screenshot "$T/m1.png"
+[ "$r0$RC" = "00" ] && ! cmp -s "$T/m0.png" "$T/m1.png" && ok "--overlay draws a mac run's grid cells (the frame differs)" ||
+    bad "--overlay (mac)" "exit $r0/$RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --draw splats --screenshot "$T/sp.png"
 [ "$RC" -eq 0 ] && [ "$(png_size "$T/sp.png" 2>/dev/null)" = "200x150" ] && ok "--draw splats renders" ||
     bad "--draw splats" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"

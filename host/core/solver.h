@@ -100,7 +100,8 @@ typedef struct fcl_solver {
      * when the solver has no fluid control (sim_set_targets refuses). */
     int (*set_targets)(struct fcl_sim *s, const struct fcl_target *t, int n, char *err, size_t errlen);
     /* Points the viewer draws on request beside the fluid (fluid
-     * control's control particles at the end of the last step): their
+     * control's control particles at the end of the last step, the mac
+     * grid's cells in a slice; w picks the palette entry): their
      * count, with *pts pointing at host memory valid until the next step
      * (float4, w ignored). NULL when the solver has none. */
     size_t (*overlay)(struct fcl_sim *s, const float **pts);
@@ -132,6 +133,9 @@ typedef struct fcl_solver {
      * positive in air and solid cells, in host memory valid until the next
      * step or call; 0, or -1 (device or memory). NULL: it keeps none. */
     int (*levelset)(struct fcl_sim *s, struct fcl_grid_frame *g);
+    /* What the overlay points are, for the viewer's toggle ("control
+     * particles"); NULL with no overlay. */
+    const char *overlay_name;
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);

@@ -380,4 +380,5 @@ const fcl_solver fcl_solver_dfsph = {
     NULL,                                /* no grid */
     NULL,                                /* the force acts on the particles */
     NULL,                                /* no level set of its own */
+    NULL,                                /* no overlay */
 };

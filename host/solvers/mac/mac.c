@@ -456,6 +456,11 @@ static int mac_levelset_out(fcl_sim *s, struct fcl_grid_frame *g)
     return mac_grid_levelset(s->solver_data, s->be, g);
 }
 
+static size_t mac_overlay(fcl_sim *s, const float **pts)
+{
+    return mac_grid_slice(s->solver_data, s->be, pts);
+}
+
 /* The viewer's force: on the markers with FLIP (their velocities are the
  * state, splatted next substep), on the faces with the seed's advection. */
 static int mac_interact(fcl_sim *s, const float origin[3], const float dir[3], const float dv[3], float radius)
@@ -499,11 +504,12 @@ const fcl_solver fcl_solver_mac = {
     mac_save,
     mac_load,
     NULL,                                /* no fluid control */
-    NULL,
+    mac_overlay,
     0,
     0,
     mac_save_bytes,
     mac_grid_out,
     mac_interact,
     mac_levelset_out,
+    "grid cells (middle z slice)",
 };

@@ -64,6 +64,7 @@ typedef struct mac {
     long viters;           /* viscosity: CG iterations this step */
     float *out;            /* host arrays of mac_grid_fields (6 floats a cell) */
     float *ls;             /* host array of mac_grid_levelset (a float a padded cell) */
+    float4 *slice;         /* host array of mac_grid_slice (nx ny points at most) */
     void *raw;             /* its download buffer (16 bytes a padded cell) */
 } mac;
 
@@ -85,6 +86,10 @@ int mac_grid_fields(mac *d, fcl_backend *be, struct fcl_grid_frame *g);
  * negative in the liquid, solid cells positive: surface.method grid. 0, or
  * -1 (device or memory). */
 int mac_grid_levelset(mac *d, fcl_backend *be, struct fcl_grid_frame *g);
+/* The viewer's overlay: the centers of the fluid (w = 1) and solid (w = 2)
+ * cells of the middle z slice as float4 in host memory valid until the
+ * next call; their count (0 when the device fails). */
+size_t mac_grid_slice(mac *d, fcl_backend *be, const float **pts);
 /* The grid state for restarts: bytes needed, save into blob (cap bytes),
  * load (0 or -1 when it does not fit this grid). */
 size_t mac_state_bytes(const mac *d);

@@ -120,6 +120,7 @@ void mac_grid_free(mac *d, fcl_backend *be)
     free(d->out);
     free(d->raw);
     free(d->ls);
+    free(d->slice);
     if (d->viscous) {
         be->ops->buf_free(be, d->vdiag);
         be->ops->buf_free(be, d->vrhs);
@@ -207,6 +208,28 @@ int mac_grid_levelset(mac *d, fcl_backend *be, fcl_grid_frame *g)
                            { m->origin.x - dx, m->origin.y - dx, m->origin.z - dx }, dx, 1,
                            { "levelset" }, { 1 }, { d->ls } };
     return 0;
+}
+
+size_t mac_grid_slice(mac *d, fcl_backend *be, const float **pts)
+{
+    const fcl_mac_info *m = &d->m;
+    uint k = m->nz / 2, *flags = malloc((size_t)m->sz * 4);
+    size_t n = 0;
+    if (!d->slice)
+        d->slice = malloc((size_t)m->nx * m->ny * sizeof *d->slice);
+    /* One padded z layer of flags is all the slice reads. */
+    int rc = !flags || !d->slice ||
+             be->ops->buf_read(be, d->flags, (size_t)m->sz * (k + 1) * 4, (size_t)m->sz * 4, flags) != 0;
+    for (uint j = 0; !rc && j < m->ny; j++)
+        for (uint i = 0; i < m->nx; i++) {
+            uint f = flags[(i + 1) + (size_t)m->sy * (j + 1)];
+            if (f == 1u || f == 2u)
+                d->slice[n++] = fcl_f4(m->origin.x + (i + 0.5f) * m->dx, m->origin.y + (j + 0.5f) * m->dx,
+                                       m->origin.z + (k + 0.5f) * m->dx, (float)f);
+        }
+    free(flags);
+    *pts = d->slice ? (const float *)d->slice : NULL;
+    return rc ? 0 : n;
 }
 
 /* Layout: u32 cell count, u32 0, f64 max |u|, the field (float4 per

@@ -333,4 +333,5 @@ const fcl_solver fcl_solver_pbf = {
     NULL,                                /* no grid */
     NULL,                                /* the force acts on the particles */
     NULL,                                /* no level set of its own */
+    "control particles",                 /* what pbf_overlay draws */
 };

@@ -143,4 +143,5 @@ const fcl_solver fcl_solver_wcsph = {
     NULL,                                /* no grid */
     NULL,                                /* the force acts on the particles */
     NULL,                                /* no level set of its own */
+    NULL,                                /* no overlay */
 };
