@@ -71,7 +71,9 @@ static void usage(FILE *f)
         "  --record DIR                  save every frame as DIR/frame_NNNNN.png\n"
         "  --size WxH                    window size (default 1280x720)\n"
         "  --no-panel                    start with the panel hidden (H toggles it)\n"
-        "  --control                     draw fluid control's control particles (pbf with targets)\n\n"
+        "  --overlay                     draw the solver's own points: fluid control's control particles\n"
+        "                                (pbf with targets; --control says the same) or the mac grid's\n"
+        "                                fluid and solid cells in the middle z slice\n\n"
         "exit codes: 0 success, 2 bad input, 3 device or runtime failure\n", default_scene);
 }
 
