@@ -46,17 +46,24 @@ FCL_INLINE void reduce_finish_item(uint k, GLOBAL const float *part, GLOBAL floa
 }
 
 #ifdef FCL_DEVICE
+/* The work-group's FCL_WG values in t folded into t[0] (a fixed order);
+ * every item calls it. */
+FCL_INLINE void reduce_group(__local float *t, uint l, uint op)
+{
+    for (uint s = FCL_WG / 2u; s > 0u; s >>= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l < s)
+            t[l] = reduce_fold(t[l], t[l + s], op);
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))
 void reduce_tree(__global const float *x, __global const float *y, __global float *out, uint n, uint op)
 {
     __local float t[FCL_WG];
     uint i = get_global_id(0), l = get_local_id(0);
     t[l] = i < n ? reduce_elem(x, y, i, op) : (op == REDUCE_MAX ? -INFINITY : 0.0f);
-    for (uint s = FCL_WG / 2u; s > 0u; s >>= 1) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (l < s)
-            t[l] = reduce_fold(t[l], t[l + s], op);
-    }
+    reduce_group(t, l, op);
     if (l == 0u)
         out[get_group_id(0)] = t[0];
 }
@@ -74,11 +81,7 @@ void reduce_finish_tree(__global const float *part, __global float *out, uint gr
     for (uint g = l; g < groups; g += FCL_WG)
         s = reduce_fold(s, part[g], op);
     t[l] = s;
-    for (uint w = FCL_WG / 2u; w > 0u; w >>= 1) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (l < w)
-            t[l] = reduce_fold(t[l], t[l + w], op);
-    }
+    reduce_group(t, l, op);
     if (l == 0u)
         out[0] = t[0];
 }

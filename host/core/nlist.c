@@ -67,10 +67,14 @@ static void layout(fcl_nlist_info *L, size_t n, float r, float cell, uint cap, i
     L->n = (uint)n;
 }
 
-/* Entries are addressed with 32-bit arithmetic on the device. */
+int nlist_addressable(size_t n, uint cap)
+{
+    return (double)n * cap < 4294967296.0 && n < (1u << 29);
+}
+
 static int addressable(size_t n, uint cap, char *err, size_t errlen)
 {
-    if ((double)n * cap < 4294967296.0 && n < (1u << 29))
+    if (nlist_addressable(n, cap))
         return 1;
     snprintf(err, errlen, "neighbors.capacity: %zu particles x %u entries exceed the 2^32 entries a list may "
              "address (and 2^29 particles); use fewer particles or a smaller capacity", n, cap);

@@ -45,6 +45,9 @@ uint nlist_capacity(double r, double d, long param);
 uint nlist_boundary_capacity(double r, double d, long param);
 /* Device bytes per particle of lists with these capacities. */
 size_t nlist_bytes_per_particle(uint cap, uint bcap);
+/* Whether n particles of cap entries each fit the lists' 32-bit
+ * addressing on the device (fewer than 2^32 entries and 2^29 particles). */
+int nlist_addressable(size_t n, uint cap);
 /* Lists for up to pcap particles (each build takes the grid's current
  * count; nb boundary particles: 0 skips that list) with
  * query radius r on a grid of cell size `cell`. particle_major picks the

@@ -147,7 +147,7 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     list_caps(solver, prm, prm->particles_support * prm->particles_spacing, prm->particles_spacing, &cap, &bcap);
     /* The lists' 32-bit addressing binds on any device, whatever its
      * memory (nlist.c checks the same again at allocation). */
-    if (cap && ((double)n * cap >= 4294967296.0 || n >= (1u << 29))) {
+    if (cap && !nlist_addressable(n, cap)) {
         snprintf(err, errlen, "particles.spacing: %zu particles x %u neighbor-list entries exceed the 2^32 entries "
                  "a list may address (and 2^29 particles): expected a larger spacing, a smaller fluid or a smaller "
                  "neighbors.capacity", n, cap);
