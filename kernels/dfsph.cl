@@ -4,8 +4,11 @@
  * density_alpha:  rhat_i = sum_j V W_ij + sum_b V_b W_ib (V = m / rho0), and
  *                 alpha_i = 1 / max(|sum_j V grad W_ij + sum_b V_b grad W_ib|^2
  *                                   + sum_j |V grad W_ij|^2, 1e-6)
- * predict:        v*_i = v_i + dt (g + a_tension), plus XSPH smoothing
- *                 eps sum_j V (v_j - v_i) W_ij; a_tension is the model
+ * predict:        v*_i = v_i + dt (g + a_tension + a_visc), plus XSPH smoothing
+ *                 eps sum_j V (v_j - v_i) W_ij; a_visc = 10 nu sum_j (m / rho_j)
+ *                 (v_ij . r_ij) / (r_ij^2 + 0.01 h^2) grad W_ij, the standard
+ *                 SPH viscosity (Monaghan 2005; SPlisHSPlasH's "Standard");
+ *                 a_tension is the model
  *                 material.tension_model selects (forces.cl), with the
  *                 particle mass V rho0 in c->mass (host dfsph.c)
  * source:         the error e_i either solver drives to zero, clamped to
@@ -112,15 +115,17 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
     nin[i] = cnt;
 }
 
-/* v* = v + dt (g + a_tension) + eps sum_j V W_ij (v_j - v_i) (XSPH) in one
- * loop over the neighbors and their wall images, with the W_ij that
- * density_alpha cached; forces.cl's tension_pair says which of them each
- * tension model takes. rho is the current density; the normals are this
- * step's when the model is akinci. */
+/* v* = v + dt (g + a_tension + a_visc) + eps sum_j V W_ij (v_j - v_i) (XSPH)
+ * in one loop over the neighbors and their wall images, with the W_ij and
+ * gradient factors density_alpha cached; forces.cl's tension_pair says
+ * which of them each tension model takes. rho is the current density; the
+ * normals are this step's when the model is akinci. The viscosity's
+ * 0.01 h^2 keeps the pair term finite as r_ij -> 0. */
 FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
                                    GLOBAL const float *rho, GLOBAL const float4 *normals, GLOBAL float4 *vpred,
                                    GLOBAL const uint *fcount, GLOBAL const uint *fidx, const fcl_nlist_info *fl,
-                                   GLOBAL const float *fw, const fcl_sph_consts *c, const fcl_dfsph_consts *d)
+                                   GLOBAL const float *fw, GLOBAL const float *fg, const fcl_sph_consts *c,
+                                   const fcl_dfsph_consts *d)
 {
     float4 pi = pos[i], vi = vel[i], plane;
     float rho_i = rho[i];
@@ -129,23 +134,29 @@ FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
     float4 ni = c->tension_model == FCL_TENSION_AKINCI ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     fcl_tension_sum t;
     tension_sum_clear(&t);
-    float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-    if (d->xsph > 0.0f || tension) {
+    float sx = 0.0f, sy = 0.0f, sz = 0.0f, vx = 0.0f, vy = 0.0f, vz = 0.0f;
+    float vmass = d->visc * d->volume * c->rest_density, eps2 = 0.01f * c->h2;
+    if (d->xsph > 0.0f || tension || d->visc > 0.0f) {
         DFSPH_FLUID(i, j, m, e) {
-            if (tension) {
-                float4 r = dfsph_rij(pi, pos[j], m, plane);
-                if (r.x * r.x + r.y * r.y + r.z * r.z < c->h2)
-                    tension_pair(&t, r, j, m != 0u, ni, rho_i, rho, normals, c);
-            }
+            float4 r = dfsph_rij(pi, pos[j], m, plane);
+            float r2 = r.x * r.x + r.y * r.y + r.z * r.z;
+            if (tension && r2 < c->h2)
+                tension_pair(&t, r, j, m != 0u, ni, rho_i, rho, normals, c);
             float4 vj = mirror_vel(vel[j], m);
             float w = d->volume * fw[e];
             sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
+            if (d->visc > 0.0f) {
+                float vr = (vi.x - vj.x) * r.x + (vi.y - vj.y) * r.y + (vi.z - vj.z) * r.z;
+                float s = vmass / rho[j] * vr / (r2 + eps2) * fg[e];
+                vx += s * r.x; vy += s * r.y; vz += s * r.z;
+            }
         }
     }
     float4 a = tension_accel(&t, rho_i, c);
     float dt = d->dt, e = d->xsph;
-    vpred[i] = fcl_f4(vi.x + e * sx + dt * (c->gravity.x + a.x), vi.y + e * sy + dt * (c->gravity.y + a.y),
-                      vi.z + e * sz + dt * (c->gravity.z + a.z), 0.0f);
+    vpred[i] = fcl_f4(vi.x + e * sx + dt * (c->gravity.x + a.x + vx),
+                      vi.y + e * sy + dt * (c->gravity.y + a.y + vy),
+                      vi.z + e * sz + dt * (c->gravity.z + a.z + vz), 0.0f);
 }
 
 /* The density change rate D_i = sum_j V (v_i - v_j) . grad W_ij over

@@ -110,7 +110,7 @@ typedef struct fcl_dfsph_consts {
     float warm;         /* warm start: share of last step's total, times
                            the dt ratio that keeps its pressure */
     float omega;        /* Jacobi relaxation of each pressure update */
-    uint pad;
+    float visc;         /* 10 nu: the standard viscosity's factor (0: off) */
 } fcl_dfsph_consts;
 
 /* PBF's own constants (kernels/pbf.cl), derived before every step

@@ -8,7 +8,10 @@
  *    step at dfsph.max_iter;
  *  - Bender & Koschier's stability test: a cube of 27,000 particles
  *    thrown at the floor at 5 m/s stays finite, above the floor, with a
- *    bounded density error.
+ *    bounded density error;
+ *  - dfsph.viscosity: a Taylor-Green cell in a closed box with mirror
+ *    walls loses its kinetic energy at the rate 4 nu k^2 of the exact
+ *    solution.
  * Measured figures are printed; the limits are stated at each CHECK.
  * The column's pressure is checked against the issue's 5 %, with
  * rho g (H - y) taken as the weight of the fluid above (see the test).
@@ -199,15 +202,95 @@ static void test_cube_impact(void)
     scene_free(&sc);
 }
 
-int main(void)
+/* Kinetic energy per unit mass, sum |v|^2 / 2 over the particles. */
+static double kinetic(fcl_sim *s)
+{
+    float4 *v = malloc(s->n * 16 + 16);
+    double e = 0.0;
+    sim_download(s, NULL, v, NULL, NULL, NULL);
+    for (size_t i = 0; i < s->n; i++)
+        e += 0.5 * ((double)v[i].x * v[i].x + (double)v[i].y * v[i].y + (double)v[i].z * v[i].z);
+    free(v);
+    return e;
+}
+
+/* The cell u = A sin(k x) cos(k y), v = -A cos(k x) sin(k y), k = pi / L,
+ * filling an L^3 box with mirror (free-slip) walls, without gravity: an
+ * exact Navier-Stokes solution whose walls are symmetry planes, decaying
+ * as exp(-2 nu k^2 t), so its kinetic energy as exp(-4 nu k^2 t). Run with
+ * nu and with 0 (what the discretization dissipates by itself). */
+static double taylor_green_decay(double nu, double t_end)
+{
+    fcl_sim s;
+    fcl_scene sc;
+    fcl_initial in;
+    char err[1024], text[512];
+    const double L = 0.4, A = 0.05, k = 3.14159265358979 / L;
+    snprintf(text, sizeof text,
+             "{ \"sim\": {\"solver\": \"dfsph\", \"gravity\": [0,0,0]}, \"boundary\": {\"walls\": \"mirror\"},"
+             "\"domain\": {\"min\": [0,0,0], \"max\": [%g,%g,%g]}, \"particles\": {\"spacing\": 0.02},"
+             "\"dfsph\": {\"viscosity\": %g, \"xsph\": 0, \"dt_max\": 0.002},"
+             "\"fluid\": [ {\"type\": \"box\", \"min\": [0,0,0], \"max\": [%g,%g,%g]} ] }", L, 1.5 * L, L, nu, L, L, L);
+    if (scene_parse(&sc, text, "taylor-green", err, sizeof err) != 0 ||
+        setup_initial(&sc, &sc.params, be, &in, err, sizeof err) != 0) {
+        CHECK(0, "taylor-green scene: %s", err);
+        return -1.0;
+    }
+    for (size_t i = 0; i < in.n; i++) {
+        double x = in.pos[i].x, y = in.pos[i].y;
+        in.vel[i] = fcl_f4((float)(A * sin(k * x) * cos(k * y)), (float)(-A * cos(k * x) * sin(k * y)), 0.0f, 0.0f);
+    }
+    double rate = -1.0;
+    if (sim_create(&s, be, &sc.params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err) != 0) {
+        CHECK(0, "taylor-green sim: %s", err);
+    } else {
+        double e0 = kinetic(&s);
+        long steps = run_until(&s, t_end, NULL);
+        double e1 = kinetic(&s);
+        rate = steps > 0 && e1 > 0.0 ? -log(e1 / e0) / s.time : -1.0;
+        printf("taylor-green: nu %.4g m^2/s, %zu particles, %ld steps to t = %.3f s, kinetic energy x %.4f, "
+               "rate %.4f 1/s (exact 4 nu k^2 = %.4f)\n", nu, s.n, steps, s.time, e1 / e0, rate,
+               4.0 * nu * k * k);
+        sim_destroy(&s);
+    }
+    setup_free(&in);
+    scene_free(&sc);
+    return rate;
+}
+
+/* Measured (native): 1.37 x the exact rate at 2 cm spacing (8,000
+ * particles), 1.32 x at 1 cm (64,000); the inviscid cell loses 3.5 % and
+ * 2.4 % of that rate. The standard form is exact in the continuum for a
+ * divergence-free field; at h = 2 spacings its sums are not (on a resting
+ * lattice it gives 0.70 of d^2u/dy^2 for u = y^2 / 2, computed), and a
+ * moving, disordered cell departs from that too. The limit catches a
+ * wrong factor or sign, not the discretization's few tens of percent. */
+static void test_viscosity_decay(void)
+{
+    const double nu = 0.01, k = 3.14159265358979 / 0.4, exact = 4.0 * nu * k * k;
+    double r0 = taylor_green_decay(0.0, 0.3), r1 = taylor_green_decay(nu, 0.3);
+    CHECK(r0 >= 0.0 && r0 < 0.1 * exact, "without viscosity the energy decays at %.4f 1/s, limit 10 %% of %.4f",
+          r0, exact);
+    CHECK(fabs(r1 - r0 - exact) < 0.5 * exact,
+          "viscous decay rate %.4f 1/s (less %.4f without), expected 4 nu k^2 = %.4f within 50 %%", r1 - r0, r0,
+          exact);
+}
+
+int main(int argc, char **argv)
 {
     be = ft_backend(0);
     if (!be)
         return 77;
     printf("backend: %s\n", be->name);
+    if (argc > 1 && strcmp(argv[1], "--viscosity") == 0) {   /* that test alone */
+        test_viscosity_decay();
+        backend_destroy(be);
+        return ft_done();
+    }
     test_hydrostatic();
     test_dam_break_obstacles();
     test_cube_impact();
+    test_viscosity_decay();
     backend_destroy(be);
     return ft_done();
 }
