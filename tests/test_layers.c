@@ -370,7 +370,7 @@ static int tag_prepare(fcl_sim *s)
  * is all this test looks at. */
 static const fcl_solver tag_solver = {
     "tags", "test: boundary layer tags", 0, tag_init, tag_prepare, tag_prepare, NULL, NULL, NULL, 0,
-    NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 1, 1, NULL, NULL, NULL, NULL, NULL,
+    NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 1, 1, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 static int cmp4(const void *a, const void *b)

@@ -182,11 +182,22 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         scene_free(s);
         return FCL_EXIT_INPUT;
     }
-    if (!solver_find(s->params.sim_solver)) {
+    const fcl_solver *sv = solver_find(s->params.sim_solver);
+    if (!sv) {
         char names[256];
         solver_names(names, sizeof names);
         cli_error("%s: sim.solver: unknown solver '%s' (expected one of: %s)", s->file,
                   s->params.sim_solver, names);
+        scene_free(s);
+        return FCL_EXIT_INPUT;
+    }
+    /* What the solver refuses whatever the device, before one is opened. */
+    const char *names[FCL_PHASES_MAX] = { "", "" };
+    for (int k = 0; k < s->nphases && k < FCL_PHASES_MAX; k++)
+        names[k] = s->phases[k].name;
+    if (solver_check_phases(sv, names, s->nphases, err, sizeof err) != 0 ||
+        (sv->check && sv->check(&s->params, err, sizeof err) != 0)) {
+        cli_error("%s: %s", s->file, err);
         scene_free(s);
         return FCL_EXIT_INPUT;
     }

@@ -320,12 +320,12 @@ int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
  * time step); defined below. */
 int sim_set_phases(fcl_sim *s, const fcl_phase_decl *ph, int n, char *err, size_t errlen)
 {
-    int most = s->solver->max_phases > 0 ? s->solver->max_phases : 1;
-    if (n > most) {
-        snprintf(err, errlen, "phases: the scene has %d phases (%s, %s%s) but solver %s simulates %d (mps takes up to %d)",
-                 n, ph[0].name, ph[1].name, n > 2 ? ", ..." : "", s->solver->name, most, FCL_PHASES_MAX);
-        return FCL_EXIT_INPUT;
-    }
+    const char *names[FCL_PHASES_MAX] = { "", "" };
+    for (int k = 0; k < n && k < FCL_PHASES_MAX; k++)
+        names[k] = ph[k].name;
+    int rc = solver_check_phases(s->solver, names, n, err, errlen);
+    if (rc != 0)
+        return rc;
     fcl_phase t[FCL_PHASES_MAX];
     memset(t, 0, sizeof t);
     for (int k = 0; k < n && k < FCL_PHASES_MAX; k++) {

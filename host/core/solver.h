@@ -136,11 +136,21 @@ typedef struct fcl_solver {
     /* What the overlay points are, for the viewer's toggle ("control
      * particles"); NULL with no overlay. */
     const char *overlay_name;
+    /* Refuses a combination of parameters before any device work (the
+     * command line calls it after loading the scene, so a bad input costs
+     * no kernel build: an NVIDIA driver's first build takes seconds):
+     * 0, or FCL_EXIT_INPUT with err naming the keys. NULL: none to check.
+     * init refuses the same, for callers that skip this. */
+    int (*check)(const struct fcl_params *p, char *err, size_t errlen);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);
 /* "wcsph, dfsph, ..." for messages and help. */
 void solver_names(char *out, size_t len);
+/* More phases than sv simulates (names: the phases' names, n of them):
+ * 0, or FCL_EXIT_INPUT with the message. sim_set_phases and the command
+ * line (before a device is opened) both ask. */
+int solver_check_phases(const fcl_solver *sv, const char *const *names, int n, char *err, size_t errlen);
 extern const fcl_solver *const fcl_solvers[];
 extern const size_t fcl_solver_count;
 

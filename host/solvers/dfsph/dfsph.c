@@ -390,4 +390,5 @@ const fcl_solver fcl_solver_dfsph = {
     NULL,                                /* the force acts on the particles */
     NULL,                                /* no level set of its own */
     NULL,                                /* no overlay */
+    NULL,                                /* nothing to check before the device */
 };

@@ -512,4 +512,5 @@ const fcl_solver fcl_solver_mac = {
     mac_interact,
     mac_levelset_out,
     "grid cells (middle z slice)",
+    NULL,                                /* its checks need the device's memory */
 };

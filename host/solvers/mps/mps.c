@@ -486,4 +486,5 @@ const fcl_solver fcl_solver_mps = {
     NULL,                                /* the force acts on the particles */
     NULL,                                /* no level set of its own */
     NULL,                                /* no overlay */
+    mps_walls_check,                     /* wall unknowns' parameters */
 };

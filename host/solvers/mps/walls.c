@@ -11,22 +11,30 @@
 #include "sim.h"
 #include "walls.h"
 
-int mps_walls_init(mps_walls *w, fcl_sim *s, char *err, size_t errlen)
+int mps_walls_check(const fcl_params *p, char *err, size_t errlen)
 {
-    memset(w, 0, sizeof *w);
-    w->p_bcoef = -1;
-    if (strcmp(s->prm->mps_wall_pressure, "solve") != 0)
+    if (strcmp(p->mps_wall_pressure, "solve") != 0)
         return 0;
-    if (strcmp(s->prm->mps_preconditioner, "poly") == 0) {
+    if (strcmp(p->mps_preconditioner, "poly") == 0) {
         snprintf(err, errlen, "mps.wall_pressure = solve takes mps.preconditioner = jacobi (the polynomial's sweeps "
                  "cover the fluid rows only)");
         return FCL_EXIT_INPUT;
     }
-    if (s->nl.fl.mirror) {
+    if (strcmp(p->boundary_walls, "mirror") == 0) {
         snprintf(err, errlen, "mps.wall_pressure = solve needs boundary.walls = particles (mirror walls have no "
                  "particles to solve for)");
         return FCL_EXIT_INPUT;
     }
+    return 0;
+}
+
+int mps_walls_init(mps_walls *w, fcl_sim *s, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->p_bcoef = -1;
+    int rc = mps_walls_check(s->prm, err, errlen);
+    if (rc != 0 || strcmp(s->prm->mps_wall_pressure, "solve") != 0)
+        return rc;
     fcl_backend *be = s->be;
     double r = s->nl.fl.r;
     float cell = s->grid.info.cell_size;

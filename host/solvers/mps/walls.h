@@ -31,6 +31,11 @@ typedef struct mps_walls {
  * with err naming the keys when the scene cannot have wall unknowns; or
  * -1 (the device refused). */
 int mps_walls_init(mps_walls *w, struct fcl_sim *s, char *err, size_t errlen);
+/* The parameter combinations wall unknowns refuse (mps.wall_pressure =
+ * solve with the polynomial preconditioner or mirror walls): 0, or
+ * FCL_EXIT_INPUT naming the keys. */
+struct fcl_params;
+int mps_walls_check(const struct fcl_params *p, char *err, size_t errlen);
 /* After the grid and lists at x*: the walls' lists, n*_b and flags. */
 int mps_walls_density(mps_walls *w, struct fcl_sim *s, const struct fcl_mps_consts *d);
 /* The walls' rows (diag, rhs at offset s->n) and their starting values

@@ -334,4 +334,5 @@ const fcl_solver fcl_solver_pbf = {
     NULL,                                /* the force acts on the particles */
     NULL,                                /* no level set of its own */
     "control particles",                 /* what pbf_overlay draws */
+    NULL,                                /* nothing to check before the device */
 };

@@ -144,4 +144,5 @@ const fcl_solver fcl_solver_wcsph = {
     NULL,                                /* the force acts on the particles */
     NULL,                                /* no level set of its own */
     NULL,                                /* no overlay */
+    NULL,                                /* nothing to check before the device */
 };
