@@ -138,13 +138,15 @@ FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
     float vmass = d->visc * d->volume * c->rest_density, eps2 = 0.01f * c->h2;
     if (d->xsph > 0.0f || tension || d->visc > 0.0f) {
         DFSPH_FLUID(i, j, m, e) {
+            float4 vj = mirror_vel(vel[j], m);
+            float w = d->volume * fw[e];
+            sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
+            if (!tension && d->visc <= 0.0f)
+                continue;                   /* XSPH alone needs no r_ij */
             float4 r = dfsph_rij(pi, pos[j], m, plane);
             float r2 = r.x * r.x + r.y * r.y + r.z * r.z;
             if (tension && r2 < c->h2)
                 tension_pair(&t, r, j, m != 0u, ni, rho_i, rho, normals, c);
-            float4 vj = mirror_vel(vel[j], m);
-            float w = d->volume * fw[e];
-            sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
             if (d->visc > 0.0f) {
                 float vr = (vi.x - vj.x) * r.x + (vi.y - vj.y) * r.y + (vi.z - vj.z) * r.z;
                 float s = vmass / rho[j] * vr / (r2 + eps2) * fg[e];

@@ -192,10 +192,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         return FCL_EXIT_INPUT;
     }
     /* What the solver refuses whatever the device, before one is opened. */
-    const char *names[FCL_PHASES_MAX] = { "", "" };
-    for (int k = 0; k < s->nphases && k < FCL_PHASES_MAX; k++)
-        names[k] = s->phases[k].name;
-    if (solver_check_phases(sv, names, s->nphases, err, sizeof err) != 0 ||
+    if (solver_check_phases(sv, s->phases, s->nphases, err, sizeof err) != 0 ||
         (sv->check && sv->check(&s->params, err, sizeof err) != 0)) {
         cli_error("%s: %s", s->file, err);
         scene_free(s);

@@ -320,10 +320,7 @@ int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
  * time step); defined below. */
 int sim_set_phases(fcl_sim *s, const fcl_phase_decl *ph, int n, char *err, size_t errlen)
 {
-    const char *names[FCL_PHASES_MAX] = { "", "" };
-    for (int k = 0; k < n && k < FCL_PHASES_MAX; k++)
-        names[k] = ph[k].name;
-    int rc = solver_check_phases(s->solver, names, n, err, errlen);
+    int rc = solver_check_phases(s->solver, ph, n, err, errlen);
     if (rc != 0)
         return rc;
     fcl_phase t[FCL_PHASES_MAX];

@@ -2,6 +2,7 @@
  * folding of the statistics solvers declare. */
 #include "solver.h"
 
+#include "scene.h"
 #include "sim.h"
 
 #include <stdio.h>
@@ -26,13 +27,13 @@ const fcl_solver *solver_find(const char *name)
     return NULL;
 }
 
-int solver_check_phases(const fcl_solver *sv, const char *const *names, int n, char *err, size_t errlen)
+int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, char *err, size_t errlen)
 {
     int most = sv->max_phases > 0 ? sv->max_phases : 1;
     if (n <= most)
         return 0;
     snprintf(err, errlen, "phases: the scene has %d phases (%s, %s%s) but solver %s simulates %d (mps takes up to %d)",
-             n, names[0], names[1], n > 2 ? ", ..." : "", sv->name, most, FCL_PHASES_MAX);
+             n, ph[0].name, ph[1].name, n > 2 ? ", ..." : "", sv->name, most, FCL_PHASES_MAX);
     return FCL_EXIT_INPUT;
 }
 

@@ -147,10 +147,11 @@ typedef struct fcl_solver {
 const fcl_solver *solver_find(const char *name);
 /* "wcsph, dfsph, ..." for messages and help. */
 void solver_names(char *out, size_t len);
-/* More phases than sv simulates (names: the phases' names, n of them):
- * 0, or FCL_EXIT_INPUT with the message. sim_set_phases and the command
- * line (before a device is opened) both ask. */
-int solver_check_phases(const fcl_solver *sv, const char *const *names, int n, char *err, size_t errlen);
+/* More phases than sv simulates (the scene's n phases): 0, or
+ * FCL_EXIT_INPUT with the message. sim_set_phases and the command line
+ * (before a device is opened) both ask. */
+struct fcl_phase_decl;
+int solver_check_phases(const fcl_solver *sv, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen);
 extern const fcl_solver *const fcl_solvers[];
 extern const size_t fcl_solver_count;
 
