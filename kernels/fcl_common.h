@@ -21,6 +21,7 @@
 #define FCL_DEVICE 1
 #define GLOBAL __global
 #define FCL_INLINE inline
+#define FCL_HOT inline
 #define FCL_ATOMIC_INC(p) atomic_inc(p)
 #define FCL_ATOMIC_MIN(p, v) atomic_min(p, v)
 #define FCL_ATOMIC_MAX(p, v) atomic_max(p, v)
@@ -34,6 +35,9 @@
 #include <stdint.h>
 #define GLOBAL
 #define FCL_INLINE static inline
+/* A small function on a hot path that the host compiler would otherwise
+ * keep out of line (and so unspecialized by its constant arguments). */
+#define FCL_HOT static inline __attribute__((always_inline))
 #define FCL_ATOMIC_INC(p) __atomic_fetch_add((p), 1u, __ATOMIC_RELAXED)
 #define FCL_ATOMIC_MIN(p, v) fcl_atomic_min_u32((p), (v))
 #define FCL_ATOMIC_MAX(p, v) fcl_atomic_max_u32((p), (v))

@@ -112,7 +112,7 @@ FCL_INLINE uint mac_cell_of(float4 p, const fcl_mac_info *m)
  * at cell centers (sample k at origin + (k - 1/2) dx, 1 <= k <= n); clamped
  * to the samples, so nothing outside the walls is read. Returns the
  * fraction toward sample *i0 + 1. */
-FCL_INLINE float mac_axis_sample(float x, float o, uint n, uint face, const fcl_mac_info *m, uint *i0)
+FCL_HOT float mac_axis_sample(float x, float o, uint n, uint face, const fcl_mac_info *m, uint *i0)
 {
     float g = (x - o) * m->inv_dx + (face ? 1.0f : 0.5f);
     float top = face ? (float)(n + 1u) : (float)n;
@@ -124,7 +124,7 @@ FCL_INLINE float mac_axis_sample(float x, float o, uint n, uint face, const fcl_
 }
 
 /* Component a at p, trilinear in its own staggered samples (seed eq. 12). */
-FCL_INLINE float mac_sample(GLOBAL const float4 *v, float4 p, uint a, const fcl_mac_info *m)
+FCL_HOT float mac_sample(GLOBAL const float4 *v, float4 p, uint a, const fcl_mac_info *m)
 {
     uint i, j, k;
     float fx = mac_axis_sample(p.x, m->origin.x, m->nx, a == 0u, m, &i);
@@ -139,7 +139,7 @@ FCL_INLINE float mac_sample(GLOBAL const float4 *v, float4 p, uint a, const fcl_
     return c0 * (1.0f - fz) + c1 * fz;
 }
 
-FCL_INLINE float4 mac_velocity(GLOBAL const float4 *v, float4 p, const fcl_mac_info *m)
+FCL_HOT float4 mac_velocity(GLOBAL const float4 *v, float4 p, const fcl_mac_info *m)
 {
     return fcl_f4(mac_sample(v, p, 0u, m), mac_sample(v, p, 1u, m), mac_sample(v, p, 2u, m), 0.0f);
 }
@@ -494,11 +494,14 @@ FCL_INLINE void mac_speed_item(uint c, GLOBAL const float4 *vel, GLOBAL const ui
 }
 
 /* Markers through the projected field, RK2 (midpoint), inside the grid
- * box and out of obstacles; their velocity is the field's at the new
- * position (frames, statistics). */
+ * box and out of obstacles. After a step's last substep their velocity
+ * is the field's at the new position (frames, statistics); after the
+ * others, which nothing reads before the next substep rewrites it, the
+ * midpoint velocity they moved with (one interpolation of three saved:
+ * README). */
 FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
                                    GLOBAL const float4 *gv, GLOBAL const fcl_solid *solids, const fcl_mac_info *m,
-                                   const fcl_sph_consts *cs, uint keep)
+                                   const fcl_sph_consts *cs, uint keep, uint last)
 {
     float4 x = pos[i];
     float dt = m->dt, h = 0.5f * dt, e = m->margin;
@@ -513,7 +516,7 @@ FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *ve
      * obstacle takes; the seed's markers take the field's. */
     float4 u = keep ? vev[i] : u2;
     solids_project(&q, &u, 0, solids, cs);
-    float4 un = keep ? u : mac_velocity(gv, q, m);
+    float4 un = keep || !last ? u : mac_velocity(gv, q, m);
     pos[i] = q;
     vel[i] = un;
     vev[i] = un;

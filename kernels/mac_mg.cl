@@ -58,14 +58,13 @@ FCL_INLINE void mac_mg_diag_item(uint c, GLOBAL const uint *flags, GLOBAL float 
     diag[c] = d > 0.0f ? d : 1.0f;
 }
 
-/* (A x)_c on fluid cell c: diag x_c - sum of fluid neighbors. */
-FCL_INLINE float mac_mg_ax(GLOBAL const float *x, GLOBAL const uint *flags, GLOBAL const float *diag, uint c,
-                           const fcl_mac_info *m)
+/* (A x)_c on fluid cell c: diag x_c - sum of fluid neighbors. The
+ * V-cycle's x is 0 off fluid (the invariant above), so the neighbors
+ * are read without their flags: the same sum, 6 loads fewer. */
+FCL_INLINE float mac_mg_ax(GLOBAL const float *x, GLOBAL const float *diag, uint c, const fcl_mac_info *m)
 {
     uint sy = m->sy, sz = m->sz;
-    return diag[c] * x[c] - (mac_fluid_x(flags, x, c - 1u) + mac_fluid_x(flags, x, c + 1u) +
-                             mac_fluid_x(flags, x, c - sy) + mac_fluid_x(flags, x, c + sy) +
-                             mac_fluid_x(flags, x, c - sz) + mac_fluid_x(flags, x, c + sz));
+    return diag[c] * x[c] - (x[c - 1u] + x[c + 1u] + x[c - sy] + x[c + sy] + x[c - sz] + x[c + sz]);
 }
 
 /* One damped Jacobi sweep xout = xin + omega D^-1 (b - A xin); zero: xin
@@ -82,26 +81,20 @@ FCL_INLINE void mac_mg_smooth_item(uint c, GLOBAL const float *b, GLOBAL const f
         xout[c] = omega * b[c] / diag[c];
         return;
     }
-    xout[c] = xin[c] + omega * (b[c] - mac_mg_ax(xin, flags, diag, c, m)) / diag[c];
+    xout[c] = xin[c] + omega * (b[c] - mac_mg_ax(xin, diag, c, m)) / diag[c];
 }
 
 /* r = b - A x on fluid cells, 0 elsewhere. */
 FCL_INLINE void mac_mg_residual_item(uint c, GLOBAL const float *b, GLOBAL const float *x, GLOBAL float *r,
                                      GLOBAL const uint *flags, GLOBAL const float *diag, const fcl_mac_info *m)
 {
-    r[c] = flags[c] == MAC_FLUID ? b[c] - mac_mg_ax(x, flags, diag, c, m) : 0.0f;
-}
-
-/* Weight of fine sample i (padded index) toward coarse sample I along one
- * axis: the 4 fine cells 2I - 2 .. 2I + 1 weigh 1/4, 3/4, 3/4, 1/4. */
-FCL_INLINE float mac_mg_w(uint i, uint I)
-{
-    int d = (int)i - (2 * (int)I - 1);     /* -1, 0, 1, 2 */
-    return d == 0 || d == 1 ? 0.75f : (d == -1 || d == 2 ? 0.25f : 0.0f);
+    r[c] = flags[c] == MAC_FLUID ? b[c] - mac_mg_ax(x, diag, c, m) : 0.0f;
 }
 
 /* b_c = 1/2 sum_f w r_f over the 4 x 4 x 4 fine cells of a coarse fluid
- * cell (the fine residual is 0 off fluid, ghosts included). */
+ * cell (the fine residual is 0 off fluid, ghosts included): fine cells
+ * 2I - 2 .. 2I + 1 (padded indices) along each axis weigh 1/4, 3/4, 3/4,
+ * 1/4. */
 FCL_INLINE void mac_mg_restrict_item(uint c, GLOBAL const float *rf, GLOBAL float *bc, GLOBAL const uint *cf,
                                      const fcl_mac_info *mf, const fcl_mac_info *mc)
 {
@@ -111,18 +104,20 @@ FCL_INLINE void mac_mg_restrict_item(uint c, GLOBAL const float *rf, GLOBAL floa
     }
     uint I, J, K;
     mac_coords(c, mc, &I, &J, &K);
+    /* Rows past the fine grid's last ghost cut off; each x row summed
+     * on its own first (a short loop the host compiler unrolls). */
+    const float w[4] = { 0.25f, 0.75f, 0.75f, 0.25f };
+    uint ni = 2u * I + 1u <= mf->nx + 1u ? 4u : 3u, nj = 2u * J + 1u <= mf->ny + 1u ? 4u : 3u,
+         nk = 2u * K + 1u <= mf->nz + 1u ? 4u : 3u;
     float sum = 0.0f;
-    for (uint k = 2u * K - 2u; k <= 2u * K + 1u; k++) {
-        if (k > mf->nz + 1u)
-            break;
-        for (uint j = 2u * J - 2u; j <= 2u * J + 1u; j++) {
-            if (j > mf->ny + 1u)
-                break;
-            float wjk = mac_mg_w(j, J) * mac_mg_w(k, K);
-            for (uint i = 2u * I - 2u; i <= 2u * I + 1u && i <= mf->nx + 1u; i++)
-                sum += mac_mg_w(i, I) * wjk * rf[i + mf->sy * j + mf->sz * k];
+    for (uint k = 0u; k < nk; k++)
+        for (uint j = 0u; j < nj; j++) {
+            GLOBAL const float *row = rf + (2u * I - 2u) + mf->sy * (2u * J - 2u + j) + mf->sz * (2u * K - 2u + k);
+            float s = 0.0f;
+            for (uint i = 0u; i < ni; i++)
+                s += w[i] * row[i];
+            sum += w[j] * w[k] * s;
         }
-    }
     bc[c] = 0.5f * sum;
 }
 

@@ -300,10 +300,10 @@ static int measure_speed(fcl_sim *s, mac *d, fcl_buf *mask)
                : 0;
 }
 
-static int launch_particles(fcl_sim *s, mac *d)
+static int launch_particles(fcl_sim *s, mac *d, int last)
 {
     return pass_mac_particles(s->be, s->n, "particles", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev),
-                              d->vel[d->cur], s->solids, d->m, s->c, (uint)flip_on(s));
+                              d->vel[d->cur], s->solids, d->m, s->c, (uint)flip_on(s), (uint)last);
 }
 
 static int launch_fields(fcl_sim *s, mac *d)
@@ -329,14 +329,23 @@ static int velocity(fcl_sim *s, mac *d)
     return flip_on(s) ? launch_transfer(s, d) : launch_advect(s, d);
 }
 
-static int substep(fcl_sim *s, mac *d, double dt, int first)
+/* The markers' grid, flags and level set where the markers are now: at
+ * a step's first substep, what the last step's end left them unless
+ * something has happened since (d->fresh). */
+static int surface(fcl_sim *s, mac *d, int first)
+{
+    if (first && d->fresh)
+        return 0;
+    return (!first && rebuild(s) != 0) || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 ? -1 : 0;
+}
+
+static int substep(fcl_sim *s, mac *d, double dt, int first, int last)
 {
     fcl_buf *mask;
     d->m.dt = (float)dt;
-    if ((!first && rebuild(s) != 0) || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 ||
-        velocity(s, d) != 0 || launch_forces(s, d) != 0 || launch_viscosity(s, d) != 0 || pressure(s, d) != 0 ||
-        extrapolate(s, d, &mask) != 0 || (flip_on(s) && launch_g2p(s, d) != 0) || launch_particles(s, d) != 0 ||
-        measure_speed(s, d, mask) != 0)
+    if (surface(s, d, first) != 0 || velocity(s, d) != 0 || launch_forces(s, d) != 0 ||
+        launch_viscosity(s, d) != 0 || pressure(s, d) != 0 || extrapolate(s, d, &mask) != 0 ||
+        (flip_on(s) && launch_g2p(s, d) != 0) || launch_particles(s, d, last) != 0 || measure_speed(s, d, mask) != 0)
         return -1;
     d->substeps++;
     return 0;
@@ -360,6 +369,9 @@ static int mac_prepare(fcl_sim *s)
     if (rebuild(s) != 0 || (!d->ready && seed_field(s, d) != 0))
         return -1;
     d->ready = 1;
+    /* Obstacles may be set after this (sim_set_solids), and markers
+     * added or loaded: the next substep flags for itself. */
+    d->fresh = 0;
     return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || launch_fields(s, d) != 0 ? -1 : 0;
 }
 
@@ -383,15 +395,16 @@ static int mac_step(fcl_sim *s)
     while (left > 0.0) {
         /* Even substeps: the count this bound asks for over what is left. */
         double n = ceil(left / cfl_dt(s, d) - 1e-9), dt = left / (n > 1.0 ? n : 1.0);
-        if (substep(s, d, dt, d->substeps == 0) != 0)
+        if (substep(s, d, dt, d->substeps == 0, n <= 1.0) != 0)
             return -1;
         left = n > 1.0 ? left - dt : 0.0;
     }
     /* Flags and level set of the markers where the step leaves them, for
-     * frames, the grid output and surface.method grid (the next substep
-     * makes them again, so the run is the same without it). */
+     * frames, the grid output and surface.method grid, and the next
+     * step's first substep (fresh until prepare() runs again). */
     if (rebuild(s) != 0 || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || launch_fields(s, d) != 0)
         return -1;
+    d->fresh = 1;
     s->dt_used = s->c.dt;
     /* The blow-up test (sim.max_step_ratio support radii per step) reads
      * per substep here, at least twice what the CFL bound lets a face

@@ -52,6 +52,7 @@ typedef struct mac {
     mac_mg mg;
     double max_u;          /* largest |u| on known faces, last substep */
     int ready;             /* the field holds a state (seeded or restored) */
+    int fresh;             /* flags and level set are the markers' as they are (a step's end) */
     int warned;            /* non-convergence said once */
     long iters;            /* this step: CG iterations over its substeps */
     double resid;          /* this step: the largest final |r| / |b| */
