@@ -50,6 +50,17 @@ typedef uint32_t uint;
  * OpenCL, whose compilers vectorize across work-items instead. */
 #define FCL_SIMD_PRAGMA_(x) _Pragma(#x)
 #define FCL_SIMD_SUM3(a, b, c) FCL_SIMD_PRAGMA_(omp simd reduction(+ : a, b, c))
+/* The native backend built for a CPU with AVX-512 (FCL_NATIVE, the
+ * default): the two hottest loops of the neighbor-list solvers, the list
+ * build's candidate rows (nlist.cl) and WCSPH's fluid forces (wcsph.cl),
+ * have a 16-lane twin next to the one source, written with intrinsics:
+ * the same per-pair arithmetic, in the same order, 16 at a time. The
+ * host compiler did not vectorize them (a compaction; gathers of float4
+ * with a long scalar tail). A portable build runs the scalar source. */
+#ifdef __AVX512F__
+#include <immintrin.h>
+#define FCL_AVX512 1
+#endif
 /* A short fixed loop over independent lanes (8 surface nodes, 8
  * particles): kept rolled so that the host compiler vectorizes it as a
  * loop (unrolled first, it did not: 225 -> 45 ms for the 1M-particle

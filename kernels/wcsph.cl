@@ -94,6 +94,89 @@ FCL_INLINE void force_pair(fcl_force_sum *f, float4 pi, float4 vi, float4 pj, fl
     color_pair(&f->col, dx, dy, dz, r2, vol, c);
 }
 
+/* The fluid neighbors' force_pair sums over n list entries ent[0..n-1]
+ * (kstride 1): scalar in list order, or 16 entries at a time on the
+ * native backend with AVX-512 (fcl_common.h), each pair computed as
+ * force_pair does, the lanes added at the end (the sum's order differs:
+ * within the backends' agreement). */
+FCL_INLINE void force_fluid_sum(fcl_force_sum *f, float4 pi, float4 vi, float p_i, float4 plane,
+                                GLOBAL const float4 *pos, GLOBAL const float4 *vev, GLOBAL const float *prs,
+                                GLOBAL const float *vol, GLOBAL const uint *ent, uint n, const fcl_sph_consts *c)
+{
+#ifdef FCL_AVX512
+    __m512 sx = _mm512_setzero_ps(), sy = sx, sz = sx, snx = sx, sny = sx, snz = sx, slap = sx;
+    const __m512 h = _mm512_set1_ps(c->h), h2 = _mm512_set1_ps(c->h2), zero = _mm512_setzero_ps();
+    const __m512 neg0 = _mm512_set1_ps(-0.0f);
+    const float *pf = (const float *)pos, *vf = (const float *)vev;
+    for (uint k = 0u; k < n; k += 16u) {
+        __mmask16 live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
+        __m512i e = _mm512_maskz_loadu_epi32(live, ent + k);
+        __m512i j4 = _mm512_slli_epi32(_mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX)), 2);
+        __m512i m = _mm512_srli_epi32(e, NL_SHIFT);
+        __m512 qx = _mm512_mask_i32gather_ps(zero, live, j4, pf, 4);
+        __m512 qy = _mm512_mask_i32gather_ps(zero, live, j4, pf + 1, 4);
+        __m512 qz = _mm512_mask_i32gather_ps(zero, live, j4, pf + 2, 4);
+        __m512 ux = _mm512_mask_i32gather_ps(zero, live, j4, vf, 4);
+        __m512 uy = _mm512_mask_i32gather_ps(zero, live, j4, vf + 1, 4);
+        __m512 uz = _mm512_mask_i32gather_ps(zero, live, j4, vf + 2, 4);
+        __m512i j = _mm512_srli_epi32(j4, 2);
+        __m512 vj = _mm512_mask_i32gather_ps(zero, live, j, vol, 4);
+        __m512 pj = _mm512_mask_i32gather_ps(zero, live, j, prs, 4);
+        if (_mm512_test_epi32_mask(m, m)) {
+            /* Wall images (mirror, mirror_vel): 2 plane - q, -u. */
+            __mmask16 bx = _mm512_test_epi32_mask(m, _mm512_set1_epi32(1));
+            __mmask16 by = _mm512_test_epi32_mask(m, _mm512_set1_epi32(2));
+            __mmask16 bz = _mm512_test_epi32_mask(m, _mm512_set1_epi32(4));
+            qx = _mm512_mask_sub_ps(qx, bx, _mm512_set1_ps(2.0f * plane.x), qx);
+            qy = _mm512_mask_sub_ps(qy, by, _mm512_set1_ps(2.0f * plane.y), qy);
+            qz = _mm512_mask_sub_ps(qz, bz, _mm512_set1_ps(2.0f * plane.z), qz);
+            ux = _mm512_mask_xor_ps(ux, bx, ux, neg0);
+            uy = _mm512_mask_xor_ps(uy, by, uy, neg0);
+            uz = _mm512_mask_xor_ps(uz, bz, uz, neg0);
+        }
+        __m512 dx = _mm512_sub_ps(_mm512_set1_ps(pi.x), qx), dy = _mm512_sub_ps(_mm512_set1_ps(pi.y), qy);
+        __m512 dz = _mm512_sub_ps(_mm512_set1_ps(pi.z), qz);
+        __m512 r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
+        __mmask16 in = _mm512_mask_cmp_ps_mask(live, r2, h2, _CMP_LT_OQ);
+        __m512 rr = _mm512_sqrt_ps(r2), d = _mm512_sub_ps(h, rr);
+        /* w_spiky_grad, w_visc_lap, w_poly6_grad, w_poly6_lap */
+        __mmask16 sp = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(rr, h, _CMP_LT_OQ), rr, _mm512_set1_ps(1e-9f),
+                                               _CMP_GT_OQ);
+        __m512 sg = _mm512_maskz_div_ps(
+            sp, _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(c->spiky_grad), d), d), rr);
+        __m512 vl = _mm512_maskz_mul_ps(_mm512_cmp_ps_mask(rr, h, _CMP_LT_OQ), _mm512_set1_ps(c->visc_lap), d);
+        __m512 d2 = _mm512_sub_ps(h2, r2);
+        __m512 pg = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(c->poly6_grad), d2), d2);
+        __m512 pl = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(c->poly6_lap), d2),
+                                  _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(3.0f), h2),
+                                                _mm512_mul_ps(_mm512_set1_ps(7.0f), r2)));
+        /* force_pair: fp = -vol pp W', fv = mu vol lap W */
+        __m512 pp = _mm512_mul_ps(_mm512_set1_ps(0.5f), _mm512_add_ps(_mm512_set1_ps(p_i), pj));
+        __m512 fp = _mm512_mul_ps(_mm512_mul_ps(_mm512_xor_ps(vj, neg0), pp), sg);
+        __m512 fv = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(c->viscosity), vj), vl);
+        __m512 tx = _mm512_add_ps(_mm512_mul_ps(fp, dx), _mm512_mul_ps(fv, _mm512_sub_ps(ux, _mm512_set1_ps(vi.x))));
+        __m512 ty = _mm512_add_ps(_mm512_mul_ps(fp, dy), _mm512_mul_ps(fv, _mm512_sub_ps(uy, _mm512_set1_ps(vi.y))));
+        __m512 tz = _mm512_add_ps(_mm512_mul_ps(fp, dz), _mm512_mul_ps(fv, _mm512_sub_ps(uz, _mm512_set1_ps(vi.z))));
+        __m512 gc = _mm512_mul_ps(vj, pg);
+        sx = _mm512_mask_add_ps(sx, in, sx, tx);
+        sy = _mm512_mask_add_ps(sy, in, sy, ty);
+        sz = _mm512_mask_add_ps(sz, in, sz, tz);
+        snx = _mm512_mask_add_ps(snx, in, snx, _mm512_mul_ps(gc, dx));
+        sny = _mm512_mask_add_ps(sny, in, sny, _mm512_mul_ps(gc, dy));
+        snz = _mm512_mask_add_ps(snz, in, snz, _mm512_mul_ps(gc, dz));
+        slap = _mm512_mask_add_ps(slap, in, slap, _mm512_mul_ps(vj, pl));
+    }
+    f->fx += _mm512_reduce_add_ps(sx); f->fy += _mm512_reduce_add_ps(sy); f->fz += _mm512_reduce_add_ps(sz);
+    f->col.nx += _mm512_reduce_add_ps(snx); f->col.ny += _mm512_reduce_add_ps(sny);
+    f->col.nz += _mm512_reduce_add_ps(snz); f->col.lap += _mm512_reduce_add_ps(slap);
+#else
+    for (uint k = 0u; k < n; k++) {
+        uint en = ent[k], j = en & NL_INDEX, m = en >> NL_SHIFT;
+        force_pair(f, pi, vi, mirror(pos[j], m, plane), mirror_vel(vev[j], m), vol[j], 0.5f * (p_i + prs[j]), c);
+    }
+#endif
+}
+
 /* Akinci 2012: boundary particle b pushes with the particle's own
  * pressure (p_b = p_i) over the volume V_b; no friction (free slip). */
 FCL_INLINE void boundary_pressure(fcl_force_sum *f, float4 pi, float p_i, GLOBAL const float4 *bpos,
@@ -164,20 +247,16 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
 /* The same two passes reading the step's neighbor lists (nlist.cl)
  * instead of walking cells (wcsph.neighbors = lists): entries hold every
  * neighbor and wall image within h, images after the neighbors
- * themselves, so sums add in another order than the cell walk's. */
+ * themselves, so sums add in another order than the cell walk's. The
+ * fluid's share of the density, sum_j W_poly6, the list build made on
+ * its way (nlist_build_sum: wsum); the boundary's is summed here. */
 FCL_INLINE void density_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
-                                GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
-                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
-                                GLOBAL float *rho, GLOBAL float *prs, const fcl_sph_consts *c)
+                                GLOBAL const float *wsum, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
+                                const fcl_nlist_info *bl, GLOBAL float *rho, GLOBAL float *prs,
+                                GLOBAL float *vol, const fcl_sph_consts *c)
 {
-    float4 pi = pos[i], plane;
-    near_walls(pi, c, &plane);
-    float sum = 0.0f, bsum = 0.0f;
-    forall_neighbors(fl, fcount, fidx, i, j, m) {
-        float4 q = mirror(pos[j], m, plane);
-        float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
-        sum += w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
-    }
+    float4 pi = pos[i];
+    float sum = wsum[i], bsum = 0.0f;
     forall_neighbors(bl, bcount, bidx, i, b, mb) {
         float4 q = bpos[b];
         float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
@@ -188,10 +267,14 @@ FCL_INLINE void density_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
     float p = c->stiffness * (d - c->rest_density);
     rho[i] = d;
     prs[i] = p < 0.0f ? p * c->negative_pressure : p;
+    /* m / rho_j, which the forces pass needs per pair: one division a
+     * particle instead of one a pair (the same bits). */
+    vol[i] = c->mass / d;
 }
 
 FCL_INLINE void forces_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
-                               GLOBAL const float *rho, GLOBAL const float *prs, GLOBAL const float4 *bpos,
+                               GLOBAL const float *rho, GLOBAL const float *prs, GLOBAL const float *vol,
+                               GLOBAL const float4 *bpos,
                                GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                GLOBAL const float4 *normals, GLOBAL float4 *acc, const fcl_sph_consts *c)
@@ -202,14 +285,18 @@ FCL_INLINE void forces_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const fl
     uint akinci = c->tension_model == FCL_TENSION_AKINCI;
     float4 ni = akinci ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     near_walls(pi, c, &plane);
-    forall_neighbors(fl, fcount, fidx, i, j, m) {
-        float4 pj = pos[j];
-        float vol = c->mass / rho[j], pp = 0.5f * (p_i + prs[j]);
-        force_pair(&f, pi, vi, mirror(pj, m, plane), mirror_vel(vev[j], m), vol, pp, c);
-        if (!akinci || m)
-            continue;
-        float4 t = tension_akinci_pair(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, ni, normals[j], rho_i, rho[j], c);
-        tx += t.x; ty += t.y; tz += t.z;
+    if (!akinci && fl->kstride == 1u) {
+        /* One particle's entries together (the CPUs' layout). */
+        force_fluid_sum(&f, pi, vi, p_i, plane, pos, vev, prs, vol, fidx + i * fl->pstride, nl_len(fcount, i, fl), c);
+    } else {
+        forall_neighbors(fl, fcount, fidx, i, j, m) {
+            float4 pj = pos[j];
+            force_pair(&f, pi, vi, mirror(pj, m, plane), mirror_vel(vev[j], m), vol[j], 0.5f * (p_i + prs[j]), c);
+            if (!akinci || m)
+                continue;
+            float4 t = tension_akinci_pair(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, ni, normals[j], rho_i, rho[j], c);
+            tx += t.x; ty += t.y; tz += t.z;
+        }
     }
     forall_neighbors(bl, bcount, bidx, i, b, mb) {
         float4 q = bpos[b];

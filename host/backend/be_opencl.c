@@ -17,7 +17,9 @@
 #include "be_opencl.h"
 #include "clrt.h"
 
-enum { MAX_KERNELS = 64, MAX_PENDING = 4096, MAX_SCAN_LEVELS = 8, SCAN_CHUNK = 2048 };
+/* MAX_KERNELS: room for every pass of passes.def (100) and the hand-written
+ * kernels, used by all solvers on one backend (the tests run them all). */
+enum { MAX_KERNELS = 256, MAX_PENDING = 4096, MAX_SCAN_LEVELS = 8, SCAN_CHUNK = 2048 };
 
 struct fcl_buf {
     cl_mem mem;
@@ -103,8 +105,11 @@ static fcl_kernel *ocl_kernel(fcl_backend *be, const char *name)
     for (int i = 0; i < b->nkernels; i++)
         if (strcmp(b->kernels[i].name, name) == 0)
             return &b->kernels[i];
-    if (b->nkernels == MAX_KERNELS)
+    if (b->nkernels == MAX_KERNELS) {
+        fprintf(stderr, "fluidcl: kernel '%s': the OpenCL backend holds at most %d kernels (MAX_KERNELS)\n", name,
+                MAX_KERNELS);
         return NULL;
+    }
     cl_int e;
     struct fcl_kernel *k = &b->kernels[b->nkernels];
     char call[128];

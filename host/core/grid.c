@@ -126,6 +126,7 @@ int grid_build(fcl_grid *g, fcl_backend *be, int pos_attr)
 {
     if (grid_count(g, be, g->attr[pos_attr].cur) != 0 || grid_scan(g, be) != 0)
         return -1;
+    g->builds++;
     return grid_reorder(g, be);
 }
 

@@ -29,6 +29,7 @@ typedef struct fcl_grid {
     int key_attr;                /* u32 attribute that orders particles
                                     within a cell (the ids), or -1: their
                                     previous order (kernels/grid.cl) */
+    long builds;                 /* grid_build calls so far */
 } fcl_grid;
 
 /* Cell layout for a domain box and cell size; fails (message in err) when

@@ -121,6 +121,13 @@ int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, floa
     return 0;
 }
 
+int nlist_want_poly6_sum(fcl_nlist *l, fcl_backend *be)
+{
+    if (!l->wsum)
+        l->wsum = be->ops->buf_new(be, l->pcap * 4 + 4, "neighbor kernel sums");
+    return l->wsum ? 0 : -1;
+}
+
 void nlist_set_growth(fcl_nlist *l, int fluid, int boundary)
 {
     l->fgrow = fluid;
@@ -180,16 +187,32 @@ static int grow(fcl_nlist *l, fcl_backend *be, int boundary, uint count, char *e
     return 0;
 }
 
+/* The boundary grid's near-cell flags, made again only after that grid
+ * was rebuilt (boundary particles are placed once). */
+static int boundary_near(fcl_nlist *l, fcl_backend *be, const fcl_grid *bgrid)
+{
+    if (l->bnear && l->bnear_builds == bgrid->builds)
+        return 0;
+    size_t cells = (size_t)bgrid->info.ncells;
+    if (!l->bnear && !(l->bnear = be->ops->buf_new(be, cells * 4 + 4, "boundary near-cell flags")))
+        return -1;
+    l->bnear_builds = bgrid->builds;
+    return pass_nlist_near(be, cells, "neighbors-boundary", bgrid->start, l->bnear, bgrid->info, l->bl);
+}
+
 /* One attempt: 0 built, 1 grown (build again), -1 failed. */
 static int build_once(fcl_nlist *l, fcl_backend *be, fcl_buf *pos, const fcl_grid *g, fcl_buf *bpos,
                       const fcl_grid *bgrid, const fcl_sph_consts *c, fcl_buf *ids, char *err, size_t errlen)
 {
     uint rep[4] = { 0, 0xffffffffu, 0, 0xffffffffu };
     if (be->ops->buf_write(be, l->over, 0, sizeof rep, rep) != 0 ||
-        pass_nlist_build(be, l->fl.n, "neighbors", pos, pos, g->start, l->fcount, l->fidx, l->over, 0u, g->info,
-                         l->fl, *c) != 0 ||
-        (l->bl.cap && pass_nlist_build(be, l->bl.n, "neighbors-boundary", pos, bpos, bgrid->start, l->bcount, l->bidx,
-                                       l->over, 2u, bgrid->info, l->bl, *c) != 0) ||
+        (l->wsum ? pass_nlist_build_sum(be, l->fl.n, "neighbors", pos, pos, g->start, l->fcount, l->fidx, l->over,
+                                        0u, l->wsum, g->info, l->fl, *c)
+                 : pass_nlist_build(be, l->fl.n, "neighbors", pos, pos, g->start, l->fcount, l->fidx, l->over, 0u,
+                                    g->info, l->fl, *c)) != 0 ||
+        (l->bl.cap && (boundary_near(l, be, bgrid) != 0 ||
+                       pass_nlist_build_sparse(be, l->bl.n, "neighbors-boundary", pos, bpos, bgrid->start, l->bnear,
+                                               l->bcount, l->bidx, l->over, 2u, bgrid->info, l->bl, *c) != 0)) ||
         be->ops->buf_read(be, l->over, 0, sizeof rep, rep) != 0) {
         snprintf(err, errlen, "building the neighbor lists on %s failed", be->name);
         return -1;
@@ -231,7 +254,7 @@ int nlist_build(fcl_nlist *l, fcl_backend *be, fcl_buf *pos, const fcl_grid *g, 
 
 void nlist_free(fcl_nlist *l, fcl_backend *be)
 {
-    fcl_buf *b[] = { l->fcount, l->fidx, l->bcount, l->bidx, l->over };
+    fcl_buf *b[] = { l->fcount, l->fidx, l->bcount, l->bidx, l->over, l->wsum, l->bnear };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         be->ops->buf_free(be, b[i]);
     for (int k = 0; k < l->fplanes.n; k++)

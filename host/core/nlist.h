@@ -31,6 +31,13 @@ typedef struct fcl_nlist {
     fcl_buf *bcount, *bidx;
     fcl_nlist_planes fplanes, bplanes;
     fcl_buf *over;                  /* overflow reports (kernels/nlist.cl) */
+    fcl_buf *bnear;                 /* per cell of the boundary grid: a
+                                       boundary particle within reach
+                                       (kernels/nlist.cl nlist_near) */
+    long bnear_builds;              /* the boundary grid's builds then */
+    fcl_buf *wsum;                  /* NULL, or per particle the sum of W_poly6
+                                       over its fluid neighbors, made by
+                                       each build (nlist_want_poly6_sum) */
     int fgrow, bgrow;               /* 1: capacity chosen here, grows on
                                        overflow; 0: the user's, fixed */
     int particle_major;
@@ -55,6 +62,12 @@ int nlist_addressable(size_t n, uint cap);
  * for GPUs). mirror: wall images in the fluid list. 0, or -1 with err. */
 int nlist_init(fcl_nlist *l, fcl_backend *be, size_t pcap, size_t nb, float r, float cell, uint cap, uint bcap,
                int particle_major, int mirror, char *err, size_t errlen);
+/* From now on each build also writes l->wsum: per particle, W_poly6 at
+ * support c->h summed over its fluid neighbors (all of them, images
+ * included), for a solver whose density is that sum (WCSPH with lists):
+ * made while the build has the candidates at hand. The query radius
+ * must be c->h. 0, or -1 when the buffer cannot be allocated. */
+int nlist_want_poly6_sum(fcl_nlist *l, fcl_backend *be);
 /* grow: whether a list over its capacity is regrown (capacities chosen
  * by default) or an error (capacities the user set). */
 void nlist_set_growth(fcl_nlist *l, int fluid, int boundary);

@@ -42,8 +42,10 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *p, const fcl
     list_caps(solver, p, p->particles_support * p->particles_spacing, p->particles_spacing, &cap, &bcap);
     size_t lists = cap ? nlist_bytes_per_particle(cap, nb ? bcap : 0u) +
                          cap * solver->list_entry_bytes : 0;
-    /* The boundary grid keeps positions only, plus a volume scratch. */
+    /* The boundary grid keeps positions only, plus a volume scratch and,
+     * with lists, a near-cell flag per cell. */
     return grid_bytes(grid, common_attr_bytes) + grid_bytes(&b, 16) + nb * 4 +
+           (cap && nb ? (size_t)grid->ncells * 4 : 0) +
            grid->n * (common_plain_bytes + lists + (solver ? solver->extra_bytes_per_particle : 0));
 }
 

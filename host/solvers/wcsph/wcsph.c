@@ -12,9 +12,10 @@
 #include "passes.h"
 #include "sim.h"
 
-/* No state of its own: everything lives in the simulation's buffers. */
+/* With lists, m / rho per particle for the forces pass (density_nl);
+ * everything else lives in the simulation's buffers. */
 typedef struct wcsph {
-    int unused;
+    fcl_buf *vol;
 } wcsph;
 
 static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -25,6 +26,10 @@ static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
     if (!w)
         return -1;
     s->solver_data = w;
+    /* With lists, the build sums the fluid's W_poly6 (density_nl). */
+    if (s->nl.fl.cap > 0 && (nlist_want_poly6_sum(&s->nl, s->be) != 0 ||
+                             !(w->vol = s->be->ops->buf_new(s->be, s->cap * 4 + 4, "WCSPH particle volumes"))))
+        return -1;
     return sim_boundary_volumes(s, 0u, 0.0f);
 }
 
@@ -62,13 +67,16 @@ static int uses_lists(const fcl_sim *s)
 
 static int launch_density_nl(fcl_sim *s)
 {
-    return pass_density_nl(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), s->rho, s->prs, s->c);
+    wcsph *w = s->solver_data;
+    return pass_density_nl(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), s->nl.wsum, s->nl.bcount,
+                           s->nl.bidx, s->nl.bl, s->rho, s->prs, w->vol, s->c);
 }
 
 static int launch_forces_nl(fcl_sim *s)
 {
-    return pass_forces_nl(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->prs, sim_bpos(s),
-                          HOOD(s), s->normals, s->acc, s->c);
+    wcsph *w = s->solver_data;
+    return pass_forces_nl(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->prs, w->vol,
+                          sim_bpos(s), HOOD(s), s->normals, s->acc, s->c);
 }
 
 /* Grid (and lists), then density and pressure. */
@@ -113,6 +121,9 @@ static double wcsph_list_radius(const fcl_params *p)
 
 static void wcsph_destroy(fcl_sim *s)
 {
+    wcsph *w = s->solver_data;
+    if (w)
+        s->be->ops->buf_free(s->be, w->vol);
     free(s->solver_data);
     s->solver_data = NULL;
 }
@@ -121,7 +132,7 @@ const fcl_solver fcl_solver_wcsph = {
     "wcsph",
     "Mueller et al. 2003 weakly compressible SPH (poly6, spiky, viscosity kernels; surface tension by "
     "material.tension_model)",
-    0,
+    8,                                   /* the lists' W_poly6 sums, m / rho */
     wcsph_init,
     wcsph_prepare,
     wcsph_step,
