@@ -176,7 +176,7 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
                 float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
                 float d2 = dx * dx + dy * dy + dz * dz;
                 uint in = d2 < L->r2, e = j | (mk << NL_SHIFT);
-                if (ws) {
+                if (ws && !collect) {
                     /* + 0 for a candidate out of range: the same bits as
                      * a sum over the list. */
                     float w = w_poly6(d2, ws->h2, ws->coef);
@@ -193,6 +193,15 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
 #ifdef FCL_AVX512
     if (ws)
         sum += _mm512_reduce_add_ps(acc);
+#else
+    /* Collected (CPU devices): the sum over the entries found, in list
+     * order, their positions still in cache; a sum over every candidate
+     * took PoCL's list build from 198 to 250 ms at 1M. */
+    for (uint k = 0u; ws && collect && k < n && k < NL_LOCAL - 1u; k++) {
+        float4 q = mirror(qpos[buf[k] & NL_INDEX], buf[k] >> NL_SHIFT, plane);
+        float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+        sum += w_poly6(dx * dx + dy * dy + dz * dz, ws->h2, ws->coef);
+    }
 #endif
     if (ws)
         ws->sum = sum;
