@@ -308,8 +308,14 @@ FCL_INLINE void mps_matvec_item(uint i, GLOBAL const float *x, GLOBAL float *y, 
                                 const fcl_nlist_info *fl)
 {
     float s = 0.0f;
-    forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
-        s += coef[e] * x[j];
+    if (fl->kstride == 1u) {
+        /* One row's entries together (the CPUs' layout). */
+        uint base = i * fl->pstride;
+        s = nl_gather_dot(coef + base, fidx + base, x, nl_len(fcount, i, fl));
+    } else {
+        forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
+            s += coef[e] * x[j];
+        }
     }
     y[i] = diag[i] * x[i] - s;
 }
@@ -322,8 +328,13 @@ FCL_INLINE void mps_cg_sweep_item(uint i, GLOBAL const float *zin, GLOBAL float 
                                   GLOBAL const uint *fidx, const fcl_nlist_info *fl)
 {
     float s = 0.0f;
-    forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
-        s += coef[e] * zin[j];
+    if (fl->kstride == 1u) {
+        uint base = i * fl->pstride;
+        s = nl_gather_dot(coef + base, fidx + base, zin, nl_len(fcount, i, fl));
+    } else {
+        forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
+            s += coef[e] * zin[j];
+        }
     }
     float az = diag[i] * zin[i] - s;
     zout[i] = zin[i] + (r[i] - az) / diag[i];

@@ -115,6 +115,30 @@ FCL_INLINE uint nl_len(GLOBAL const uint *count, uint i, const fcl_nlist_info *L
          nl_k_ < nl_n_ && (e = (i) * (L)->pstride + nl_k_ * (L)->kstride, j = (idx)[e] & NL_INDEX, 1);  \
          nl_k_++)
 
+/* sum over k < n of w[k] x[j_k], j_k the index of entry ent[k]: one
+ * particle's row of a matrix stored beside its list (MPS's pressure
+ * equation), entries and weights contiguous (kstride 1). In list order;
+ * with AVX-512 (fcl_common.h) 16 entries at a time, the lanes added at
+ * the end: the add chain of the scalar loop is what bounds it on a CPU. */
+FCL_INLINE float nl_gather_dot(GLOBAL const float *w, GLOBAL const uint *ent, GLOBAL const float *x, uint n)
+{
+#ifdef FCL_AVX512
+    __m512 acc = _mm512_setzero_ps();
+    for (uint k = 0u; k < n; k += 16u) {
+        __mmask16 live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
+        __m512i j = _mm512_and_si512(_mm512_maskz_loadu_epi32(live, ent + k), _mm512_set1_epi32((int)NL_INDEX));
+        __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, j, x, 4);
+        acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_maskz_loadu_ps(live, w + k), v));
+    }
+    return _mm512_reduce_add_ps(acc);
+#else
+    float s = 0.0f;
+    for (uint k = 0u; k < n; k++)
+        s += w[k] * x[ent[k] & NL_INDEX];
+    return s;
+#endif
+}
+
 /* The cells within `reach` of p's cell come as at most (2 reach + 1)^2
  * rows of contiguous sorted indices, one row (y, z) at a time, so no
  * array bound: cells x0..x1 of it start at start[row + x0] and end

@@ -105,6 +105,11 @@ static int check(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, double bb, co
     return 0;
 }
 
+long fcl_pcg_check_interval(const fcl_backend *be, long param, long device)
+{
+    return param > 0 ? param : (be->serial_groups ? 1 : device);
+}
+
 int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, fcl_buf *b, const fcl_pcg_opts *o,
                   fcl_pcg_result *res, char *err, size_t errlen)
 {

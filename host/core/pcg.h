@@ -66,6 +66,12 @@ int fcl_pcg_init(fcl_pcg *g, fcl_backend *be, size_t cap);
  * leaves x as it started and says so in res->discarded. */
 int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, fcl_buf *b, const fcl_pcg_opts *o,
                   fcl_pcg_result *res, char *err, size_t errlen);
+/* The read-back interval for a solver's parameter: the parameter when
+ * above 0; 0 (auto) every iteration on a CPU device, where a read-back is
+ * a copy and stopping at once saves the iterations past convergence,
+ * and `device` iterations elsewhere (a GPU's read-back waits for its
+ * queue). */
+long fcl_pcg_check_interval(const fcl_backend *be, long param, long device);
 /* x = 0 over n values (a cold start). */
 int fcl_pcg_zero(fcl_backend *be, fcl_buf *x, size_t n, const char *timer);
 void fcl_pcg_free(fcl_pcg *g, fcl_backend *be);

@@ -199,7 +199,8 @@ static int launch_viscosity(fcl_sim *s, mac *d)
     if (viscous_buffers(s, d) != 0)
         return -1;
     fcl_pcg_op A = { rows, d->vdiag, op_visc_matvec, NULL, s, "viscosity", NULL };
-    fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, p->mac_cg_check_every, FCL_PRECOND_JACOBI, 0 };
+    fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, fcl_pcg_check_interval(s->be, p->mac_cg_check_every, 2),
+                       FCL_PRECOND_JACOBI, 0 };
     fcl_pcg_result r;
     if (
         pass_mac_visc_diag(s->be, d->m.ncell, "viscosity", d->flags, d->vdiag, d->m, d->kdt) != 0 ||
@@ -242,7 +243,7 @@ static int solve(fcl_sim *s, mac *d)
     const fcl_params *p = s->prm;
     int mg = strcmp(p->mac_preconditioner, "mg") == 0;
     fcl_pcg_op A = { d->m.ncell, d->diag, op_matvec, NULL, s, "pressure-solve", op_vcycle };
-    fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, p->mac_cg_check_every,
+    fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, fcl_pcg_check_interval(s->be, p->mac_cg_check_every, 2),
                        mg ? FCL_PRECOND_OP : FCL_PRECOND_JACOBI, 0 };
     d->mg.sweeps = (int)p->mac_mg_sweeps;
     d->mg.coarse_sweeps = (int)p->mac_mg_coarse_sweeps;

@@ -293,9 +293,10 @@ static int count_surface(fcl_sim *s, mps *d)
     return 0;
 }
 
-static fcl_pcg_opts pcg_opts(const fcl_params *p)
+static fcl_pcg_opts pcg_opts(const fcl_sim *s)
 {
-    fcl_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, p->mps_cg_check_every,
+    const fcl_params *p = s->prm;
+    fcl_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, fcl_pcg_check_interval(s->be, p->mps_cg_check_every, 4),
                        strcmp(p->mps_preconditioner, "poly") == 0 ? FCL_PRECOND_POLY : FCL_PRECOND_JACOBI,
                        (int)p->mps_poly_degree };
     return o;
@@ -339,7 +340,7 @@ static fcl_pcg_op pcg_op(fcl_sim *s, mps *d)
 static int solve(fcl_sim *s, mps *d)
 {
     fcl_buf *p = attr(s, d->a_p), *x = d->walls.on ? d->xall : p;
-    fcl_pcg_opts o = pcg_opts(s->prm);
+    fcl_pcg_opts o = pcg_opts(s);
     fcl_pcg_op A = pcg_op(s, d);
     if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", p, x, 0u, 0u) != 0)
         return -1;
