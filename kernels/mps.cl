@@ -302,22 +302,28 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
     rhs[i] = pinned ? 0.0f : d->src_k * (nd[i] - d->n0) / d->n0 + g;
 }
 
-/* y = A x over the stored weights (surface rows: y_i = x_i). */
-FCL_INLINE void mps_matvec_item(uint i, GLOBAL const float *x, GLOBAL float *y, GLOBAL const float *diag,
-                                GLOBAL const float *coef, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
-                                const fcl_nlist_info *fl)
+/* Row i's off-diagonal weights times x: sum_j coef_ij x_j. */
+FCL_INLINE float mps_row_dot(uint i, GLOBAL const float *x, GLOBAL const float *coef, GLOBAL const uint *fcount,
+                             GLOBAL const uint *fidx, const fcl_nlist_info *fl)
 {
     float s = 0.0f;
     if (fl->kstride == 1u) {
         /* One row's entries together (the CPUs' layout). */
         uint base = i * fl->pstride;
-        s = nl_gather_dot(coef + base, fidx + base, x, nl_len(fcount, i, fl));
-    } else {
-        forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
-            s += coef[e] * x[j];
-        }
+        return nl_gather_dot(coef + base, fidx + base, x, nl_len(fcount, i, fl));
     }
-    y[i] = diag[i] * x[i] - s;
+    forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
+        s += coef[e] * x[j];
+    }
+    return s;
+}
+
+/* y = A x over the stored weights (surface rows: y_i = x_i). */
+FCL_INLINE void mps_matvec_item(uint i, GLOBAL const float *x, GLOBAL float *y, GLOBAL const float *diag,
+                                GLOBAL const float *coef, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
+                                const fcl_nlist_info *fl)
+{
+    y[i] = diag[i] * x[i] - mps_row_dot(i, x, coef, fcount, fidx, fl);
 }
 
 /* One Jacobi sweep of the polynomial preconditioner: zout = z + D^-1 (r - A z),
@@ -327,16 +333,7 @@ FCL_INLINE void mps_cg_sweep_item(uint i, GLOBAL const float *zin, GLOBAL float 
                                   GLOBAL const float *diag, GLOBAL const float *coef, GLOBAL const uint *fcount,
                                   GLOBAL const uint *fidx, const fcl_nlist_info *fl)
 {
-    float s = 0.0f;
-    if (fl->kstride == 1u) {
-        uint base = i * fl->pstride;
-        s = nl_gather_dot(coef + base, fidx + base, zin, nl_len(fcount, i, fl));
-    } else {
-        forall_cross_neighbors_at(fl, fcount, fidx, i, j, e) {
-            s += coef[e] * zin[j];
-        }
-    }
-    float az = diag[i] * zin[i] - s;
+    float az = diag[i] * zin[i] - mps_row_dot(i, zin, coef, fcount, fidx, fl);
     zout[i] = zin[i] + (r[i] - az) / diag[i];
 }
 

@@ -165,8 +165,6 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
     float sum = 0.0f;
 #ifdef FCL_AVX512
     __m512 acc = _mm512_setzero_ps();
-#endif
-#ifdef FCL_AVX512
     uint buf[NL_LOCAL + 16u];
 #else
     uint buf[NL_LOCAL];
@@ -181,39 +179,39 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
     for (uint k = 0u; k < nm; k++)
         for (uint z = z0; z <= z1; z++)
             for (uint y = y0; y <= y1; y++) {
-            uint lo, hi;
-            nl_row(g, qstart, x0, x1, y, z, &lo, &hi);
-            /* restrict, the mask read once and 4 candidates a round: the
-             * list build 0.460 -> 0.435 ms at 1M on an H100 (README). */
-            uint mk = masks[k];
+                uint lo, hi;
+                nl_row(g, qstart, x0, x1, y, z, &lo, &hi);
+                /* restrict, the mask read once and 4 candidates a round: the
+                 * list build 0.460 -> 0.435 ms at 1M on an H100 (README). */
+                uint mk = masks[k];
 #ifdef FCL_AVX512
-            if (collect) {
-                n = nl_row_avx512(pi, qpos, lo, hi, mk, plane, L->r2, buf, n, ws, &acc);
-                continue;
-            }
+                if (collect) {
+                    n = nl_row_avx512(pi, qpos, lo, hi, mk, plane, L->r2, buf, n, ws, &acc);
+                    continue;
+                }
 #endif
 #ifdef __OPENCL_C_VERSION__
 #pragma unroll 4
 #endif
-            for (uint j = lo; j < hi; j++) {
-                float4 q = mirror(qpos[j], mk, plane);
-                float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
-                float d2 = dx * dx + dy * dy + dz * dz;
-                uint in = d2 < L->r2, e = j | (mk << NL_SHIFT);
-                if (ws && !collect) {
-                    /* + 0 for a candidate out of range: the same bits as
-                     * a sum over the list. */
-                    float w = w_poly6(d2, ws->h2, ws->coef);
-                    sum += in ? w : 0.0f;
+                for (uint j = lo; j < hi; j++) {
+                    float4 q = mirror(qpos[j], mk, plane);
+                    float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
+                    float d2 = dx * dx + dy * dy + dz * dz;
+                    uint in = d2 < L->r2, e = j | (mk << NL_SHIFT);
+                    if (ws && !collect) {
+                        /* + 0 for a candidate out of range: the same bits as
+                         * a sum over the list. */
+                        float w = w_poly6(d2, ws->h2, ws->coef);
+                        sum += in ? w : 0.0f;
+                    }
+                    if (collect) {
+                        buf[n < NL_LOCAL - 1u ? n : NL_LOCAL - 1u] = e;
+                    } else if (in && n < cap) {
+                        out[n * stride] = e;
+                    }
+                    n += in;
                 }
-                if (collect) {
-                    buf[n < NL_LOCAL - 1u ? n : NL_LOCAL - 1u] = e;
-                } else if (in && n < cap) {
-                    out[n * stride] = e;
-                }
-                n += in;
             }
-        }
 #ifdef FCL_AVX512
     if (ws)
         sum += _mm512_reduce_add_ps(acc);
