@@ -33,6 +33,7 @@
 #include "reduction.h"
 #include "sim.h"
 #include "walls.h"
+#include "coarse.h"
 
 typedef struct mps {
     int a_xold, a_p;                     /* grid attributes: x at the step's
@@ -45,6 +46,7 @@ typedef struct mps {
     mps_walls walls;                     /* wall unknowns (mps.wall_pressure) */
     fcl_buf *xall;                       /* with wall unknowns: fluid then wall
                                             pressures, the solve's vector */
+    mps_coarse coarse;                   /* mps.preconditioner = grid */
     fcl_mps_consts d;
     double n0, n0_l, lambda;             /* lattice constants: n0 at re_n, and
                                             n0 and lambda at re_l (the radii
@@ -88,7 +90,7 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
     s->solver_data = d;
     size_t n = s->cap;
     int rc = mps_walls_init(&d->walls, s, err, errlen);
-    if (rc != 0)
+    if (rc != 0 || (rc = mps_coarse_init(&d->coarse, s, d->walls.on, err, errlen)) != 0)
         return rc;
     size_t rows = n + d->walls.nb;      /* unknowns: fluid, then walls */
     d->a_xold = grid_add_attr(&s->grid, be, "MPS start-of-step position", 16);
@@ -296,8 +298,11 @@ static int count_surface(fcl_sim *s, mps *d)
 static fcl_pcg_opts pcg_opts(const fcl_sim *s)
 {
     const fcl_params *p = s->prm;
+    mps *d = s->solver_data;
     fcl_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, fcl_pcg_check_interval(s->be, p->mps_cg_check_every, 4),
-                       strcmp(p->mps_preconditioner, "poly") == 0 ? FCL_PRECOND_POLY : FCL_PRECOND_JACOBI,
+                       strcmp(p->mps_preconditioner, "poly") == 0 ? FCL_PRECOND_POLY
+                       : d->coarse.on                             ? FCL_PRECOND_OP
+                                                                  : FCL_PRECOND_JACOBI,
                        (int)p->mps_poly_degree };
     return o;
 }
@@ -323,13 +328,20 @@ static int op_sweep(void *ctx, fcl_buf *zin, fcl_buf *zout, fcl_buf *r)
                              s->nl.fidx, s->nl.fl);
 }
 
+static int op_coarse(void *ctx, fcl_buf *r, fcl_buf *z)
+{
+    fcl_sim *s = ctx;
+    mps *d = s->solver_data;
+    return mps_coarse_apply(&d->coarse, s, r, z, d->diag, d->surf);
+}
+
 /* The system: n fluid rows, then the walls' (the polynomial
- * preconditioner's sweep covers the fluid rows only, so it is offered
- * without wall unknowns). */
+ * preconditioner's sweep and the grid's coarse level cover the fluid
+ * rows only, so they are offered without wall unknowns). */
 static fcl_pcg_op pcg_op(fcl_sim *s, mps *d)
 {
     fcl_pcg_op A = { s->n + (d->walls.on ? d->walls.nb : 0), d->diag, op_matvec, d->walls.on ? NULL : op_sweep, s,
-                     "pressure-solve", NULL };
+                     "pressure-solve", d->coarse.on ? op_coarse : NULL };
     return A;
 }
 
@@ -345,6 +357,8 @@ static int solve(fcl_sim *s, mps *d)
     if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", p, x, 0u, 0u) != 0)
         return -1;
     if (!s->prm->mps_warm_start && fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0)
+        return -1;
+    if (mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
         return -1;
     if (fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
         return -1;
@@ -398,7 +412,7 @@ int mps_resolve(fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *er
     }
     fcl_buf *x = d->walls.on ? d->xall : attr(s, d->a_p);
     fcl_pcg_op A = pcg_op(s, d);
-    if (fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0)
+    if (fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0 || mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
         return -1;
     return fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, o, res, err, errlen);
 }
@@ -454,6 +468,7 @@ static void mps_destroy(fcl_sim *s)
         if (bufs[i])
             s->be->ops->buf_free(s->be, bufs[i]);
     mps_walls_free(&d->walls, s);
+    mps_coarse_free(&d->coarse, s);
     reduction_free(&d->nsurf, s->be);
     fcl_pcg_free(&d->cg, s->be);
     free(d);
@@ -464,7 +479,7 @@ const fcl_solver fcl_solver_mps = {
     "mps",
     "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation by "
     "preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
-    16 + 4 + 6 * 4 + 16 + 6 * 4,
+    16 + 4 + 6 * 4 + 16 + 6 * 4 + 4,     /* ... + the coarse level's cell per particle */
     mps_init,
     mps_prepare,
     mps_step,

@@ -1,0 +1,89 @@
+/* coarse.c - MPS's two-level preconditioner (coarse.h; passes in
+ * kernels/mps_coarse.cl). Its scale: a row of the particle matrix is
+ * sum_j w_ij (p_i - p_j), which for a smooth p is -(1 / lap_k) lap p, so
+ * P^T A P on cells of side h holding N = (h / l0)^3 particles acts as
+ * (N / (lap_k h^2)) G for the unit 7-point G: s = mps.coarse_weight
+ * lap_k h^2 / N.
+ */
+#include "coarse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "passes.h"
+#include "sim.h"
+
+int mps_coarse_init(mps_coarse *k, fcl_sim *s, int walls, char *err, size_t errlen)
+{
+    memset(k, 0, sizeof *k);
+    if (strcmp(s->prm->mps_preconditioner, "grid") != 0 || walls)
+        return 0;
+    const fcl_grid_info *g = &s->grid.info;
+    fcl_mac_info *m = &k->m;
+    uint agg = (uint)s->prm->mps_coarse_cells;
+    k->agg = agg;
+    m->nx = (g->nx + agg - 1u) / agg;
+    m->ny = (g->ny + agg - 1u) / agg;
+    m->nz = (g->nz + agg - 1u) / agg;
+    m->sy = m->nx + 2u;
+    m->sz = m->sy * (m->ny + 2u);
+    m->ncell = m->sz * (m->nz + 2u);
+    m->dx = g->cell_size * (float)agg;
+    m->inv_dx = 1.0f / m->dx;
+    mac_mg_layout(&k->mg, m);
+    fcl_backend *be = s->be;
+    size_t cells = (size_t)m->ncell * 4 + 4;
+    k->flags = be->ops->buf_new(be, cells, "MPS coarse flags");
+    k->diag = be->ops->buf_new(be, cells, "MPS coarse diagonal");
+    k->b = be->ops->buf_new(be, cells, "MPS coarse right-hand side");
+    k->e = be->ops->buf_new(be, cells, "MPS coarse correction");
+    k->pcell = be->ops->buf_new(be, s->cap * 4 + 4, "MPS coarse cell per particle");
+    if (!k->flags || !k->diag || !k->b || !k->e || !k->pcell || mac_mg_alloc(&k->mg, be) != 0) {
+        snprintf(err, errlen, "mps.preconditioner = grid: the device refused the coarse grid's buffers (%u cells)",
+                 m->ncell);
+        return -1;
+    }
+    k->mg.sweeps = 2;
+    k->mg.coarse_sweeps = 16;
+    k->mg.omega = 0.8f;
+    k->on = 1;
+    return 0;
+}
+
+int mps_coarse_setup(mps_coarse *k, fcl_sim *s, fcl_buf *surf, double lap_k)
+{
+    if (!k->on)
+        return 0;
+    double h = k->m.dx, l0 = s->spacing, per_cell = pow(h / l0, 3.0);
+    k->scale = (float)(s->prm->mps_coarse_weight * lap_k * h * h / per_cell);
+    return pass_mps_coarse_flags(s->be, k->m.ncell, "pressure-solve", s->grid.start, surf, k->flags, k->pcell, k->m,
+                                 s->grid.info, k->agg) != 0 ||
+                   pass_mac_mg_diag(s->be, k->m.ncell, "pressure-solve", k->flags, k->diag, k->m) != 0 ||
+                   mac_mg_setup(&k->mg, s->be, k->flags, k->diag) != 0
+               ? -1
+               : 0;
+}
+
+int mps_coarse_apply(mps_coarse *k, fcl_sim *s, fcl_buf *r, fcl_buf *z, fcl_buf *diag, fcl_buf *surf)
+{
+    return pass_mps_coarse_restrict(s->be, k->m.ncell, "pressure-solve", s->grid.start, surf, r, k->flags, k->b,
+                                    k->m, s->grid.info, k->agg) != 0 ||
+                   mac_mg_apply(&k->mg, s->be, k->b, k->e) != 0 ||
+                   pass_mps_coarse_prolong(s->be, s->n, "pressure-solve", r, diag, surf, k->pcell, k->e, z,
+                                           k->scale) != 0
+               ? -1
+               : 0;
+}
+
+void mps_coarse_free(mps_coarse *k, fcl_sim *s)
+{
+    if (!k->on)
+        return;
+    fcl_backend *be = s->be;
+    fcl_buf *b[] = { k->flags, k->diag, k->b, k->e, k->pcell };
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+        be->ops->buf_free(be, b[i]);
+    mac_mg_free(&k->mg, be);
+    k->on = 0;
+}
