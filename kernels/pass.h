@@ -39,7 +39,9 @@
 #define FCL_SCHED_hood dynamic, 1024
 #define FCL_SCHED_cells dynamic, 4096
 #define FCL_PRAGMA(x) _Pragma(#x)
-#define FCL_OMP_FOR(s) FCL_PRAGMA(omp parallel for schedule(s))
+/* Passes over fewer items than fcl_cpu_omp_min (host/backend/be_cpu.c)
+ * run on the calling thread. */
+#define FCL_OMP_FOR(s) FCL_PRAGMA(omp parallel for schedule(s) if (items >= fcl_cpu_omp_min))
 /* Unpack the launch's arguments once, outside the loop, so the item
  * function inlines; ap walks them in declaration order. */
 #define FCL_UNPACK_B(T, x) T *x = (T *)(ap++)->buf->ptr;

@@ -23,6 +23,9 @@ struct fcl_kernel {
 };
 
 extern const struct fcl_kernel fcl_cpu_kernels[];
+/* Passes over fewer items run without forking threads (set when the
+ * backend is created: be_cpu.c says why). */
+extern size_t fcl_cpu_omp_min;
 extern const size_t fcl_cpu_kernel_count;
 
 #endif

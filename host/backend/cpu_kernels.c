@@ -15,6 +15,8 @@
 
 #include "be_cpu.h"
 
+size_t fcl_cpu_omp_min = 0;
+
 /* The program in kernels/families.def order, passes.def last: the item
  * functions, then the wrappers of every declared pass. CMake generates
  * this include list from families.def. */
