@@ -58,19 +58,6 @@ FCL_INLINE float4 mirror(float4 p, uint m, float4 plane)
                   (m & 4u) ? 2.0f * plane.z - p.z : p.z, p.w);
 }
 
-/* The same as selects, no branch: for loops the host compiler vectorizes
- * across neighbors, where most lanes have m = 0 and some not. */
-FCL_INLINE float4 mirror_sel(float4 p, uint m, float4 plane)
-{
-    return fcl_f4((m & 1u) ? 2.0f * plane.x - p.x : p.x, (m & 2u) ? 2.0f * plane.y - p.y : p.y,
-                  (m & 4u) ? 2.0f * plane.z - p.z : p.z, p.w);
-}
-
-FCL_INLINE float4 mirror_vel_sel(float4 v, uint m)
-{
-    return fcl_f4((m & 1u) ? -v.x : v.x, (m & 2u) ? -v.y : v.y, (m & 4u) ? -v.z : v.z, v.w);
-}
-
 /* A velocity mirrored the same way: normal components flip (free slip). */
 FCL_INLINE float4 mirror_vel(float4 v, uint m)
 {
