@@ -300,9 +300,9 @@ static fcl_pcg_opts pcg_opts(const fcl_sim *s)
     const fcl_params *p = s->prm;
     mps *d = s->solver_data;
     fcl_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, fcl_pcg_check_interval(s->be, p->mps_cg_check_every, 4),
-                       strcmp(p->mps_preconditioner, "poly") == 0 ? FCL_PRECOND_POLY
-                       : d->coarse.on                             ? FCL_PRECOND_OP
-                                                                  : FCL_PRECOND_JACOBI,
+                       strcmp(p->mps_preconditioner, "poly") == 0                  ? FCL_PRECOND_POLY
+                       : strcmp(p->mps_preconditioner, "grid") == 0 && d->coarse.on ? FCL_PRECOND_OP
+                                                                                    : FCL_PRECOND_JACOBI,
                        (int)p->mps_poly_degree };
     return o;
 }
@@ -358,8 +358,17 @@ static int solve(fcl_sim *s, mps *d)
         return -1;
     if (!s->prm->mps_warm_start && fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0)
         return -1;
-    if (mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
-        return -1;
+    /* mps.preconditioner is live: the coarse level is made the first time
+     * a solve wants it (mps_coarse_init does nothing otherwise). */
+    if (strcmp(s->prm->mps_preconditioner, "grid") == 0) {
+        char err[256] = "";
+        if (!d->coarse.on && mps_coarse_init(&d->coarse, s, d->walls.on, err, sizeof err) != 0) {
+            snprintf(s->error, sizeof s->error, "%s", err);
+            return -1;
+        }
+        if (mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
+            return -1;
+    }
     if (fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
         return -1;
     if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", x, p, 0u, 0u) != 0)
