@@ -32,6 +32,9 @@ typedef struct mac_mg {
     float omega;                /* their damping */
 } mac_mg;
 
+/* A padded layout of nx * ny * nz cells of side dx (one ghost layer):
+ * sets the sizes, strides, cell count and dx, leaves the other fields. */
+void mac_mg_cells(fcl_mac_info *m, uint nx, uint ny, uint nz, float dx);
 void mac_mg_layout(mac_mg *g, const fcl_mac_info *fine);
 size_t mac_mg_bytes(const mac_mg *g);
 int mac_mg_alloc(mac_mg *g, fcl_backend *be);

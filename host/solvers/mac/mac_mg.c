@@ -22,6 +22,18 @@ static uint half(uint n)
     return (n + 1u) / 2u;
 }
 
+void mac_mg_cells(fcl_mac_info *m, uint nx, uint ny, uint nz, float dx)
+{
+    m->nx = nx;
+    m->ny = ny;
+    m->nz = nz;
+    m->sy = nx + 2u;
+    m->sz = m->sy * (ny + 2u);
+    m->ncell = m->sz * (nz + 2u);
+    m->dx = dx;
+    m->inv_dx = 1.0f / dx;
+}
+
 void mac_mg_layout(mac_mg *g, const fcl_mac_info *fine)
 {
     g->levels = 1;
@@ -32,14 +44,7 @@ void mac_mg_layout(mac_mg *g, const fcl_mac_info *fine)
             break;
         fcl_mac_info *c = &g->lv[g->levels++];
         *c = *f;
-        c->nx = half(f->nx);
-        c->ny = half(f->ny);
-        c->nz = half(f->nz);
-        c->sy = c->nx + 2u;
-        c->sz = c->sy * (c->ny + 2u);
-        c->ncell = c->sz * (c->nz + 2u);
-        c->dx = 2.0f * f->dx;
-        c->inv_dx = 1.0f / c->dx;
+        mac_mg_cells(c, half(f->nx), half(f->ny), half(f->nz), 2.0f * f->dx);
     }
 }
 

@@ -23,14 +23,8 @@ int mps_coarse_init(mps_coarse *k, fcl_sim *s, int walls, char *err, size_t errl
     fcl_mac_info *m = &k->m;
     uint agg = (uint)s->prm->mps_coarse_cells;
     k->agg = agg;
-    m->nx = (g->nx + agg - 1u) / agg;
-    m->ny = (g->ny + agg - 1u) / agg;
-    m->nz = (g->nz + agg - 1u) / agg;
-    m->sy = m->nx + 2u;
-    m->sz = m->sy * (m->ny + 2u);
-    m->ncell = m->sz * (m->nz + 2u);
-    m->dx = g->cell_size * (float)agg;
-    m->inv_dx = 1.0f / m->dx;
+    mac_mg_cells(m, (g->nx + agg - 1u) / agg, (g->ny + agg - 1u) / agg, (g->nz + agg - 1u) / agg,
+                 g->cell_size * (float)agg);
     mac_mg_layout(&k->mg, m);
     fcl_backend *be = s->be;
     size_t cells = (size_t)m->ncell * 4 + 4;
