@@ -70,17 +70,6 @@ FCL_INLINE void control_density_item(uint i, GLOBAL const float4 *pos, GLOBAL co
     dp[i] = fcl_f4(d.x + dx, d.y + dy, d.z + dz, 0.0f);
 }
 
-/* A uniform number in [0, 1) from two integers (a 32-bit mix), the same
- * on every backend. */
-FCL_INLINE float control_hash01(uint a, uint b)
-{
-    uint x = a * 0x9e3779b9u ^ (b + 0x7f4a7c15u);
-    x ^= x >> 16; x *= 0x7feb352du;
-    x ^= x >> 15; x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return (float)(x >> 8) * (1.0f / 16777216.0f);
-}
-
 /* The spring's reference and life after this step's search (see the
  * banner); returns the reference (control id + 1, 0 none). */
 FCL_INLINE uint control_spring_update(uint i, float4 pi, uint id, GLOBAL uint *ref, GLOBAL float *life,
@@ -99,7 +88,7 @@ FCL_INLINE uint control_spring_update(uint i, float4 pi, uint id, GLOBAL uint *r
     }
     if (near) {
         ref[i] = near;
-        life[i] = k->life_min + (k->life_max - k->life_min) * control_hash01(id, k->step);
+        life[i] = k->life_min + (k->life_max - k->life_min) * fcl_hash01(id, k->step);
         return near;
     }
     float l = life[i] - k->dt;

@@ -98,4 +98,21 @@ FCL_INLINE float fcl_clampf(float v, float lo, float hi)
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
+/* A 32-bit mix of two integers, the same on every backend: where a pass
+ * needs a repeatable "random" number. */
+FCL_INLINE uint fcl_hash(uint a, uint b)
+{
+    uint x = a * 0x9e3779b9u ^ (b + 0x7f4a7c15u);
+    x ^= x >> 16; x *= 0x7feb352du;
+    x ^= x >> 15; x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+/* Its top 24 bits as a uniform number in [0, 1). */
+FCL_INLINE float fcl_hash01(uint a, uint b)
+{
+    return (float)(fcl_hash(a, b) >> 8) * (1.0f / 16777216.0f);
+}
+
 #endif
