@@ -161,13 +161,14 @@ FCL_INLINE int mac_in_solid(float4 p, GLOBAL const fcl_solid *s, const fcl_sph_c
 
 /* Ghost layer and obstacles solid, everything else air (mark_fluid then
  * fills in the liquid). */
-FCL_INLINE void mac_flag_solid_item(uint c, GLOBAL uint *flags, GLOBAL const fcl_solid *solids,
+FCL_INLINE void mac_flag_solid_item(uint c, GLOBAL uint *flags, GLOBAL uint *count, GLOBAL const fcl_solid *solids,
                                     const fcl_mac_info *m, const fcl_sph_consts *cs)
 {
     uint i, j, k;
     mac_coords(c, m, &i, &j, &k);
     int ghost = i == 0u || j == 0u || k == 0u || i > m->nx || j > m->ny || k > m->nz;
     flags[c] = ghost || mac_in_solid(mac_center(i, j, k, m), solids, cs) ? MAC_SOLID : MAC_AIR;
+    count[c] = 0u;
 }
 
 /* Mesh obstacles reach the grid only as boundary particles (the solid
@@ -188,11 +189,14 @@ FCL_INLINE void mac_flag_boundary_item(uint b, GLOBAL const float4 *bpos, GLOBAL
 }
 
 /* Every writer writes the same value, so the order does not matter. */
-FCL_INLINE void mac_mark_fluid_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, const fcl_mac_info *m)
+FCL_INLINE void mac_mark_fluid_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, GLOBAL uint *count,
+                                     const fcl_mac_info *m, uint counting)
 {
     uint c = mac_cell_of(pos[i], m);
     if (flags[c] == MAC_AIR)
         flags[c] = MAC_FLUID;
+    if (counting)   /* markers per cell, for the reseeding (mac_reseed.cl) */
+        FCL_ATOMIC_INC(&count[c]);
 }
 
 /* A fluid cell with an air neighbor or an air cell with a fluid one. */
@@ -231,19 +235,14 @@ FCL_INLINE float mac_reflect(float x, float o, uint n, const fcl_mac_info *m, fl
     return x - o < h ? 2.0f * o - x : (top - x < h ? 2.0f * top - x : x);
 }
 
-/* phi at the band's cell centers from the markers around them (the
- * particle grid's cells are at least the poly6 support wide) and their
- * mirror images across the grid walls (free slip: a resting pool's
- * surface stays level up to the walls); elsewhere -iso inside, +iso
- * outside, which no theta reads. */
-FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const float4 *pos,
-                                  GLOBAL const uint *start, GLOBAL float *phi, const fcl_grid_info *g,
-                                  const fcl_mac_info *m, const fcl_sph_consts *cs)
+/* The markers' density at cell c's center relative to a resting
+ * lattice's, sum_p W_poly6 / (lattice sum), from the markers around it
+ * (the particle grid's cells are at least the poly6 support wide) and
+ * their mirror images across the grid walls (free slip: a resting
+ * pool's surface stays level up to the walls). */
+FCL_INLINE float mac_density(uint c, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
+                             const fcl_mac_info *m, const fcl_sph_consts *cs)
 {
-    if (!mac_band(c, flags, m)) {
-        phi[c] = flags[c] == MAC_FLUID ? -m->iso : m->iso;
-        return;
-    }
     uint i, j, k;
     mac_coords(c, m, &i, &j, &k);
     float4 x = mac_center(i, j, k, m);
@@ -258,7 +257,17 @@ FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const
             continue;
         sum += mac_wsum(fcl_f4(ax ? rx : x.x, ay ? ry : x.y, az ? rz : x.z, 0.0f), pos, start, g, cs);
     }
-    phi[c] = m->iso - sum * m->inv_lattice;
+    return sum * m->inv_lattice;
+}
+
+/* phi = iso - density at the band's cell centers; elsewhere -iso inside,
+ * +iso outside, which no theta reads. */
+FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const float4 *pos,
+                                  GLOBAL const uint *start, GLOBAL float *phi, const fcl_grid_info *g,
+                                  const fcl_mac_info *m, const fcl_sph_consts *cs)
+{
+    phi[c] = !mac_band(c, flags, m) ? (flags[c] == MAC_FLUID ? -m->iso : m->iso)
+                                    : m->iso - mac_density(c, pos, start, g, m, cs);
 }
 
 /* The surface's fraction of the way from a fluid center (phi_f) to an

@@ -23,7 +23,9 @@ typedef struct fcl_grid {
     fcl_grid_info info;          /* info.n: the particles it sorts now */
     size_t cap;                  /* particles its buffers hold (>= info.n) */
     fcl_buf *start;              /* ncells+1: counts, then cell starts */
-    fcl_buf *cell, *rank, *order;
+    fcl_buf *cell, *rank, *order;  /* a build's scratch: between builds a
+                                      solver may use rank (n uints) as its
+                                      own (mac's reseeding does) */
     fcl_attr attr[FCL_MAX_ATTRS];
     int nattr;
     int key_attr;                /* u32 attribute that orders particles

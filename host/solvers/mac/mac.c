@@ -104,10 +104,11 @@ static double cfl_dt(const fcl_sim *s, const mac *d)
  * holding a boundary particle), then the markers' cells. */
 static int launch_flags(fcl_sim *s, mac *d)
 {
-    return pass_mac_flag_solid(s->be, d->m.ncell, "flags", d->flags, s->solids, d->m, s->c) != 0 ||
+    uint counting = s->prm->mac_reseed > 0.0f;
+    return pass_mac_flag_solid(s->be, d->m.ncell, "flags", d->flags, d->count, s->solids, d->m, s->c) != 0 ||
                    (s->nmeshes && s->nb &&
                     pass_mac_flag_boundary(s->be, s->nb, "flags", sim_bpos(s), d->flags, d->m) != 0) ||
-                   pass_mac_mark_fluid(s->be, s->n, "flags", attr(s, s->a_pos), d->flags, d->m) != 0
+                   pass_mac_mark_fluid(s->be, s->n, "flags", attr(s, s->a_pos), d->flags, d->count, d->m, counting) != 0
                ? -1
                : 0;
 }
@@ -307,6 +308,31 @@ static int launch_particles(fcl_sim *s, mac *d, int last)
                               d->vel[d->cur], s->solids, d->m, s->c, (uint)flip_on(s), (uint)last);
 }
 
+/* Markers bunched in a cell give what they hold over the resting count to
+ * holes in the liquid, where the density is off by more than mac.reseed
+ * (kernels/mac_reseed.cl), before they move: the particle grid is still
+ * their order. The grid's rank buffer, scratch between builds, holds each
+ * marker's new cell. */
+static int launch_reseed(fcl_sim *s, mac *d)
+{
+    float band = s->prm->mac_reseed;
+    if (!(band > 0.0f))
+        return 0;
+    uint keep = (uint)lround(s->prm->mac_particles_per_cell);
+    fcl_buf *pos = attr(s, s->a_pos), *dest = s->grid.rank;
+    return pass_grid_clear(s->be, s->n, "reseed", dest) != 0 ||
+                   pass_mac_reseed_density(s->be, d->m.ncell, "reseed", d->flags, d->count, pos, s->grid.start,
+                                           d->dens, s->grid.info, d->m, s->c, keep) != 0 ||
+                   pass_mac_reseed_claim(s->be, d->m.ncell, "reseed", d->flags, d->count, d->dens, d->req, d->m, keep,
+                                         band) != 0 ||
+                   pass_mac_reseed_pick(s->be, d->m.ncell, "reseed", pos, d->count, d->req, s->grid.start, dest,
+                                        d->moved, s->grid.info, d->m, keep) != 0 ||
+                   pass_mac_reseed_place(s->be, s->n, "reseed", pos, attr(s, s->a_vel), attr(s, s->a_vev), dest,
+                                         d->vel[d->cur], d->m) != 0
+               ? -1
+               : 0;
+}
+
 static int launch_fields(fcl_sim *s, mac *d)
 {
     return pass_mac_particle_fields(s->be, s->n, "output", attr(s, s->a_pos), d->flags, d->p, s->rho, s->prs, d->m);
@@ -346,7 +372,8 @@ static int substep(fcl_sim *s, mac *d, double dt, int first, int last)
     d->m.dt = (float)dt;
     if (surface(s, d, first) != 0 || velocity(s, d) != 0 || launch_forces(s, d) != 0 ||
         launch_viscosity(s, d) != 0 || pressure(s, d) != 0 || extrapolate(s, d, &mask) != 0 ||
-        (flip_on(s) && launch_g2p(s, d) != 0) || launch_particles(s, d, last) != 0 || measure_speed(s, d, mask) != 0)
+        (flip_on(s) && launch_g2p(s, d) != 0) || launch_reseed(s, d) != 0 || launch_particles(s, d, last) != 0 ||
+        measure_speed(s, d, mask) != 0)
         return -1;
     d->substeps++;
     return 0;
@@ -376,14 +403,30 @@ static int mac_prepare(fcl_sim *s)
     return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || launch_fields(s, d) != 0 ? -1 : 0;
 }
 
-enum { STAT_SUBSTEPS, STAT_ITERS, STAT_RESID, STAT_UMAX, STAT_VITERS, NSTATS };
+enum { STAT_SUBSTEPS, STAT_ITERS, STAT_RESID, STAT_UMAX, STAT_VITERS, STAT_RESEEDED, NSTATS };
 static const fcl_stat_decl mac_stats[NSTATS] = {
     { "substeps", "substeps", "", FCL_FOLD_MEAN },
     { "cg_iterations", "CG iterations", "", FCL_FOLD_MEAN },
     { "cg_residual", "CG |r|/|b|", "", FCL_FOLD_MAX },
     { "max_face_speed", "largest face speed", "m/s", FCL_FOLD_MAX },
     { "visc_iterations", "viscosity CG iterations", "", FCL_FOLD_MEAN },
+    { "reseeded", "markers reseeded", "", FCL_FOLD_MEAN },
 };
+
+/* Markers reseeded over a step: the pick pass's counter, zeroed before
+ * the step and read once after it. */
+static int reseed_count(fcl_sim *s, mac *d, int read)
+{
+    uint v = 0;
+    if (!(s->prm->mac_reseed > 0.0))
+        return 0;
+    if (!read)
+        return s->be->ops->buf_write(s->be, d->moved, 0, 4, &v);
+    if (s->be->ops->buf_read(s->be, d->moved, 0, 4, &v) != 0)
+        return -1;
+    d->reseeded = v;
+    return 0;
+}
 
 static int mac_step(fcl_sim *s)
 {
@@ -393,6 +436,9 @@ static int mac_step(fcl_sim *s)
     d->viters = 0;
     d->resid = 0.0;
     d->substeps = 0;
+    d->reseeded = 0;
+    if (reseed_count(s, d, 0) != 0)
+        return -1;
     while (left > 0.0) {
         /* Even substeps: the count this bound asks for over what is left. */
         double n = ceil(left / cfl_dt(s, d) - 1e-9), dt = left / (n > 1.0 ? n : 1.0);
@@ -403,7 +449,8 @@ static int mac_step(fcl_sim *s)
     /* Flags and level set of the markers where the step leaves them, for
      * frames, the grid output and surface.method grid, and the next
      * step's first substep (fresh until prepare() runs again). */
-    if (rebuild(s) != 0 || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || launch_fields(s, d) != 0)
+    if (reseed_count(s, d, 1) != 0 || rebuild(s) != 0 || launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 ||
+        launch_fields(s, d) != 0)
         return -1;
     d->fresh = 1;
     s->dt_used = s->c.dt;
@@ -417,6 +464,7 @@ static int mac_step(fcl_sim *s)
     s->stats.solver[STAT_RESID] = d->resid;
     s->stats.solver[STAT_UMAX] = d->max_u;
     s->stats.solver[STAT_VITERS] = (double)d->viters;
+    s->stats.solver[STAT_RESEEDED] = (double)d->reseeded;
     return 0;
 }
 

@@ -50,6 +50,10 @@ typedef struct mac {
     int cur;
     fcl_buf *flags, *phi, *p, *rhs, *diag, *mask[2], *speed;
     fcl_buf *old;          /* FLIP: the field after the transfer, before forces */
+    fcl_buf *count, *req;  /* reseeding: markers per cell, each taker's donor */
+    fcl_buf *dens;         /* reseeding: the density of candidate cells */
+    fcl_buf *moved;        /* reseeding: markers moved this step (one uint) */
+    long reseeded;         /* reseeding: markers moved last step */
     fcl_reduction umax;
     fcl_pcg cg;
     mac_mg mg;
