@@ -210,14 +210,16 @@ FCL_INLINE int mac_band(uint c, GLOBAL const uint *flags, const fcl_mac_info *m)
            flags[c - sz] == w || flags[c + sz] == w;
 }
 
-/* sum_p W_poly6(x - x_p) over the markers around x. */
+/* sum_p W_poly6(x - x_p) over the markers around x, or a part of it once
+ * (base + the part) * inv reaches stop after a row (weights are never
+ * negative: the rest could only add to it). */
 FCL_INLINE float mac_wsum(float4 x, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
-                          const fcl_sph_consts *cs)
+                          const fcl_sph_consts *cs, float base, float inv, float stop)
 {
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, x, lo, hi);
     float sum = 0.0f;
-    for (uint r = 0u; r < rows; r++)
+    for (uint r = 0u; r < rows && (base + sum) * inv < stop; r++)
         for (uint q = lo[r]; q < hi[r]; q++) {
             float4 p = pos[q];
             float dx = p.x - x.x, dy = p.y - x.y, dz = p.z - x.z;
@@ -239,9 +241,11 @@ FCL_INLINE float mac_reflect(float x, float o, uint n, const fcl_mac_info *m, fl
  * lattice's, sum_p W_poly6 / (lattice sum), from the markers around it
  * (the particle grid's cells are at least the poly6 support wide) and
  * their mirror images across the grid walls (free slip: a resting
- * pool's surface stays level up to the walls). */
+ * pool's surface stays level up to the walls); a partial sum at least
+ * `stop` once it reaches that (MAC_ALL: never). */
+#define MAC_ALL 3.0e38f
 FCL_INLINE float mac_density(uint c, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
-                             const fcl_mac_info *m, const fcl_sph_consts *cs)
+                             const fcl_mac_info *m, const fcl_sph_consts *cs, float stop)
 {
     uint i, j, k;
     mac_coords(c, m, &i, &j, &k);
@@ -255,7 +259,8 @@ FCL_INLINE float mac_density(uint c, GLOBAL const float4 *pos, GLOBAL const uint
         int ax = (int)(r & 1u), ay = (int)((r >> 1) & 1u), az = (int)((r >> 2) & 1u);
         if ((ax && !hx) || (ay && !hy) || (az && !hz))
             continue;
-        sum += mac_wsum(fcl_f4(ax ? rx : x.x, ay ? ry : x.y, az ? rz : x.z, 0.0f), pos, start, g, cs);
+        sum += mac_wsum(fcl_f4(ax ? rx : x.x, ay ? ry : x.y, az ? rz : x.z, 0.0f), pos, start, g, cs, sum,
+                        m->inv_lattice, stop);
     }
     return sum * m->inv_lattice;
 }
@@ -267,7 +272,7 @@ FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const
                                   const fcl_mac_info *m, const fcl_sph_consts *cs)
 {
     phi[c] = !mac_band(c, flags, m) ? (flags[c] == MAC_FLUID ? -m->iso : m->iso)
-                                    : m->iso - mac_density(c, pos, start, g, m, cs);
+                                    : m->iso - mac_density(c, pos, start, g, m, cs, MAC_ALL);
 }
 
 /* The surface's fraction of the way from a fluid center (phi_f) to an

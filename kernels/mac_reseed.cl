@@ -6,15 +6,16 @@
  * of its volume in 2 s. Each substep, before the markers move, with the
  * markers per cell that mac_mark_fluid counted beside the flags:
  *
- * density: at the centers of cells holding more or fewer than `keep` (the
- *          resting count), the markers' density over a resting lattice's
- *          (mac_density, the level set's): counts alone cannot tell a
- *          bunch from a lattice that a gentle strain has slid across a
+ * taker, donor: the markers' density over a resting lattice's
+ *          (mac_density, the level set's) at the centers of cells holding
+ *          fewer than `keep` (the resting count) beside one holding more,
+ *          then at those beside a taker so found: counts alone cannot tell
+ *          a bunch from a lattice that a gentle strain has slid across a
  *          cell boundary (8 -> 12 and 4 at once), the density can
  * claim:   a taker - fewer than `keep` markers, density under 1 - b, no air
  *          among its six face neighbors (a hole inside the liquid, not its
  *          surface) - names the fullest of its 26 neighbors holding more
- *          than `keep` at a density over 1 + b (among equals a hashed
+ *          than `keep` at a density of 1 + b or more (among equals a hashed
  *          choice, so that no direction is preferred)
  * pick:    each named donor walks its markers in the particle grid's order,
  *          keeps the first `keep` and gives the next ones to its takers in
@@ -63,20 +64,50 @@ FCL_INLINE int mac_reseed_may_give(uint c, GLOBAL const uint *flags, GLOBAL cons
     return count[c] > keep && flags[c] != MAC_SOLID;
 }
 
-/* The density (a gather over the markers around the center) only where a
- * taker and a donor may meet; 1 elsewhere. */
-FCL_INLINE void mac_reseed_density_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,
-                                        GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *dens,
-                                        const fcl_grid_info *g, const fcl_mac_info *m, const fcl_sph_consts *cs,
-                                        uint keep)
+/* Whether a neighbor of c may give (want 1) or may take (want 0). */
+FCL_INLINE int mac_reseed_near(uint c, GLOBAL const uint *flags, GLOBAL const uint *count, const fcl_mac_info *m,
+                               uint keep, int want)
 {
-    int take = mac_reseed_may_take(c, flags, count, m, keep), give = !take && mac_reseed_may_give(c, flags, count, keep);
-    int meet = 0;
-    for (int k = 0; k < 27 && (take || give) && !meet; k++) {
+    int near = 0;
+    for (int k = 0; k < 27 && !near; k++) {
         uint n = mac_reseed_nb(c, k, m);
-        meet = n != c && (take ? mac_reseed_may_give(n, flags, count, keep) : mac_reseed_may_take(n, flags, count, m, keep));
+        near = n != c && (want ? mac_reseed_may_give(n, flags, count, keep) : mac_reseed_may_take(n, flags, count, m, keep));
     }
-    dens[c] = meet ? mac_density(c, pos, start, g, m, cs) : 1.0f;
+    return near;
+}
+
+/* The densities, a gather over the markers around a center each, only
+ * where they decide: first the takers' (a possible taker beside a
+ * possible donor; the gather stops once the density reaches 1 - b), then
+ * the donors' (beside a taker so found; stops past 1 + b). 1 elsewhere,
+ * which decides nothing. */
+FCL_INLINE void mac_reseed_taker_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,
+                                      GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *dens,
+                                      const fcl_grid_info *g, const fcl_mac_info *m, const fcl_sph_consts *cs,
+                                      uint keep, float band)
+{
+    int take = mac_reseed_may_take(c, flags, count, m, keep) && mac_reseed_near(c, flags, count, m, keep, 1);
+    dens[c] = take ? mac_density(c, pos, start, g, m, cs, 1.0f - band) : 1.0f;
+}
+
+FCL_INLINE int mac_reseed_is_taker(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,
+                                GLOBAL const float *dens, const fcl_mac_info *m, uint keep, float band)
+{
+    return mac_reseed_may_take(c, flags, count, m, keep) && dens[c] < 1.0f - band;
+}
+
+FCL_INLINE void mac_reseed_donor_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,
+                                      GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *dens,
+                                      const fcl_grid_info *g, const fcl_mac_info *m, const fcl_sph_consts *cs,
+                                      uint keep, float band)
+{
+    if (!mac_reseed_may_give(c, flags, count, keep))
+        return;
+    int near = 0;
+    for (int k = 0; k < 27 && !near; k++)
+        near = mac_reseed_is_taker(mac_reseed_nb(c, k, m), flags, count, dens, m, keep, band);
+    if (near)
+        dens[c] = mac_density(c, pos, start, g, m, cs, 1.0f + band);
 }
 
 FCL_INLINE void mac_reseed_claim_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,
@@ -84,10 +115,10 @@ FCL_INLINE void mac_reseed_claim_item(uint c, GLOBAL const uint *flags, GLOBAL c
                                       float band)
 {
     uint best = MAC_NONE, most = 0u;
-    if (mac_reseed_may_take(c, flags, count, m, keep) && dens[c] < 1.0f - band) {
+    if (mac_reseed_is_taker(c, flags, count, dens, m, keep, band)) {
         for (int k = 0; k < 27; k++) {
             uint n = mac_reseed_nb(c, k, m);
-            uint score = mac_reseed_may_give(n, flags, count, keep) && dens[n] > 1.0f + band
+            uint score = mac_reseed_may_give(n, flags, count, keep) && dens[n] >= 1.0f + band
                              ? count[n] * 256u + (fcl_hash(n, c) >> 24)
                              : 0u;
             if (score > most) {

@@ -321,8 +321,10 @@ static int launch_reseed(fcl_sim *s, mac *d)
     uint keep = (uint)lround(s->prm->mac_particles_per_cell);
     fcl_buf *pos = attr(s, s->a_pos), *dest = s->grid.rank;
     return pass_grid_clear(s->be, s->n, "reseed", dest) != 0 ||
-                   pass_mac_reseed_density(s->be, d->m.ncell, "reseed", d->flags, d->count, pos, s->grid.start,
-                                           d->dens, s->grid.info, d->m, s->c, keep) != 0 ||
+                   pass_mac_reseed_taker(s->be, d->m.ncell, "reseed", d->flags, d->count, pos, s->grid.start, d->dens,
+                                         s->grid.info, d->m, s->c, keep, band) != 0 ||
+                   pass_mac_reseed_donor(s->be, d->m.ncell, "reseed", d->flags, d->count, pos, s->grid.start, d->dens,
+                                         s->grid.info, d->m, s->c, keep, band) != 0 ||
                    pass_mac_reseed_claim(s->be, d->m.ncell, "reseed", d->flags, d->count, d->dens, d->req, d->m, keep,
                                          band) != 0 ||
                    pass_mac_reseed_pick(s->be, d->m.ncell, "reseed", pos, d->count, d->req, s->grid.start, dest,
