@@ -305,7 +305,7 @@ static int measure_speed(fcl_sim *s, mac *d, fcl_buf *mask)
 static int launch_particles(fcl_sim *s, mac *d, int last)
 {
     return pass_mac_particles(s->be, s->n, "particles", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev),
-                              d->vel[d->cur], s->solids, d->m, s->c, (uint)flip_on(s), (uint)last);
+                              d->vel[d->cur], s->solids, d->m, s->c, (uint)flip_on(s), (uint)last, (uint)s->n);
 }
 
 /* Markers bunched in a cell give what they hold over the resting count to
