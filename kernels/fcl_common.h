@@ -53,7 +53,8 @@ typedef uint32_t uint;
 /* The native backend built for a CPU with AVX-512 (FCL_NATIVE, the
  * default): the two hottest loops of the neighbor-list solvers, the list
  * build's candidate rows (nlist.cl) and WCSPH's fluid forces (wcsph.cl),
- * and the MAC markers' move (mac.cl) have a 16-lane twin next to the one
+ * MPS's collision filter (nlist.cl's nl_close16) and row products, and
+ * the MAC markers' move (mac.cl) have a 16-lane twin next to the one
  * source, written with intrinsics: the same per-pair (per-marker)
  * arithmetic, in the same order, 16 at a time. The
  * host compiler did not vectorize them (a compaction; gathers of float4

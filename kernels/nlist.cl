@@ -139,6 +139,35 @@ FCL_INLINE float nl_gather_dot(GLOBAL const float *w, GLOBAL const uint *ent, GL
 #endif
 }
 
+#ifdef FCL_AVX512
+/* Of the (at most 16) list entries ent[0 .. left), the ones a scalar
+ * test `r2 >= r2max || r2 <= 0` would not skip, r2 the squared distance
+ * from pi to the entry's particle (mirrored across plane as its image
+ * says), computed as mirror() and pbf_r2 compute it: a pass whose radius
+ * is much smaller than its list's (MPS's collisions) then runs its
+ * scalar body on those entries alone, in list order, to the same bits. */
+FCL_INLINE __mmask16 nl_close16(const uint *ent, uint left, const float4 *pos, float4 pi, float4 plane, float r2max)
+{
+    __mmask16 live = left >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
+    __m512i raw = _mm512_maskz_loadu_epi32(live, ent);
+    __m512i at = _mm512_slli_epi32(_mm512_and_si512(raw, _mm512_set1_epi32((int)NL_INDEX)), 2);
+    __m512i m = _mm512_srli_epi32(raw, (int)NL_SHIFT);
+    const float *pf = (const float *)pos;
+    __m512 zero = _mm512_setzero_ps();
+    __m512 px = _mm512_mask_i32gather_ps(zero, live, at, pf, 4);
+    __m512 py = _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(1)), pf, 4);
+    __m512 pz = _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(2)), pf, 4);
+    px = _mm512_mask_sub_ps(px, _mm512_test_epi32_mask(m, _mm512_set1_epi32(1)), _mm512_set1_ps(2.0f * plane.x), px);
+    py = _mm512_mask_sub_ps(py, _mm512_test_epi32_mask(m, _mm512_set1_epi32(2)), _mm512_set1_ps(2.0f * plane.y), py);
+    pz = _mm512_mask_sub_ps(pz, _mm512_test_epi32_mask(m, _mm512_set1_epi32(4)), _mm512_set1_ps(2.0f * plane.z), pz);
+    __m512 rx = _mm512_sub_ps(px, _mm512_set1_ps(pi.x)), ry = _mm512_sub_ps(py, _mm512_set1_ps(pi.y));
+    __m512 rz = _mm512_sub_ps(pz, _mm512_set1_ps(pi.z));
+    __m512 r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(rx, rx), _mm512_mul_ps(ry, ry)), _mm512_mul_ps(rz, rz));
+    return live & _mm512_cmp_ps_mask(r2, _mm512_set1_ps(r2max), _CMP_NGE_UQ) &
+           _mm512_cmp_ps_mask(r2, zero, _CMP_NLE_UQ);
+}
+#endif
+
 /* The cells within `reach` of p's cell come as at most (2 reach + 1)^2
  * rows of contiguous sorted indices, one row (y, z) at a time, so no
  * array bound: cells x0..x1 of it start at start[row + x0] and end
