@@ -641,9 +641,14 @@ FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *ve
                                    const fcl_sph_consts *cs, uint keep, uint last, uint count)
 {
 #ifdef FCL_AVX512
-    if (i % 16u == 0u)
-        mac_particles16(i, count, pos, vel, vev, gv, solids, m, cs, keep, last);
-    return;
+    /* Its gathers index floats with 32-bit ints: grids and marker counts
+     * under 2^29 (a larger one, which the memory check allows only on a
+     * very large host, moves one marker an item). */
+    if (m->ncell < 0x20000000u && count < 0x20000000u) {
+        if (i % 16u == 0u)
+            mac_particles16(i, count, pos, vel, vev, gv, solids, m, cs, keep, last);
+        return;
+    }
 #endif
     (void)count;   /* the 16-lane twin's end of the last block */
     float4 x = pos[i];

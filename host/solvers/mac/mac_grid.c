@@ -17,8 +17,8 @@
 
 /* Three velocity fields (float4: current, scratch, FLIP's old), flags,
  * level set, pressure, right-hand side, diagonal, two extrapolation
- * masks, speeds, reseeding's counts, densities and claims, six CG vectors (the
- * start kept for a diverged solve). */
+ * masks, speeds, the reseeding's counts, densities and claims, six CG
+ * vectors (the start kept for a diverged solve). */
 static const size_t CELL_BYTES = 3 * 16 + 4 * 4 + 2 * 4 + 4 + 3 * 4 + 6 * 4;
 
 static const char *const AXIS = "xyz";
@@ -116,8 +116,8 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
 
 void mac_grid_free(mac *d, fcl_backend *be)
 {
-    fcl_buf *b[] = { d->vel[0], d->vel[1], d->old, d->flags, d->phi,   d->p,   d->rhs,
-                     d->diag, d->mask[0], d->mask[1], d->speed, d->count, d->req, d->dens, d->moved };
+    fcl_buf *b[] = { d->vel[0], d->vel[1], d->old, d->flags, d->phi, d->p, d->rhs, d->diag,
+                     d->mask[0], d->mask[1], d->speed, d->count, d->req, d->dens, d->moved };
     for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
         if (b[k])
             be->ops->buf_free(be, b[k]);
