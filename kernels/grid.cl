@@ -60,9 +60,68 @@ FCL_INLINE void grid_clear_item(uint c, GLOBAL uint *count)
     count[c] = 0u;
 }
 
+#if defined(FCL_AVX512) && defined(__AVX512CD__)
+#define FCL_GRID_COUNT16 1
+/* grid_count_item for particles i0 .. i0 + 15 (the native backend on an
+ * AVX-512 host): their cells as grid_cell_of computes them, and one
+ * atomic add per distinct cell among the 16 (particles arrive nearly in
+ * cell order, so a run of them shares a counter, and a chain of atomics
+ * on one address was the pass's cost). Each cell's ranks are still a
+ * permutation of 0 .. count - 1; their order is grid_sort_cells' to fix. */
+static void grid_count16(uint i0, const float4 *pos, uint *cell, uint *rank, uint *count, const fcl_grid_info *g)
+{
+    uint n = g->n - i0 < 16u ? g->n - i0 : 16u;
+    __mmask16 live = (__mmask16)(n == 16u ? 0xffffu : (1u << n) - 1u);
+    __m512i at = _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32((int)i0),
+                                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                                                      14, 15)), 2);
+    const float *pf = (const float *)pos;
+    __m512 zero = _mm512_setzero_ps();
+    __m512 p[3] = { _mm512_mask_i32gather_ps(zero, live, at, pf, 4),
+                    _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(1)), pf, 4),
+                    _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(2)), pf, 4) };
+    float o[3] = { g->origin.x, g->origin.y, g->origin.z };
+    uint dim[3] = { g->nx, g->ny, g->nz };
+    __m512i ax[3];
+    for (int a = 0; a < 3; a++) {   /* grid_axis: NaN and -inf to 0, past the end to the last */
+        __m512 f = _mm512_mul_ps(_mm512_sub_ps(p[a], _mm512_set1_ps(o[a])), _mm512_set1_ps(g->inv_cell_size));
+        f = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(f, zero, _CMP_GE_OQ), zero, f);
+        __mmask16 in = _mm512_cmp_ps_mask(f, _mm512_set1_ps((float)dim[a]), _CMP_LT_OQ);
+        ax[a] = _mm512_mask_blend_epi32(in, _mm512_set1_epi32((int)(dim[a] - 1u)), _mm512_cvttps_epu32(f));
+    }
+    __m512i c = _mm512_add_epi32(ax[0], _mm512_mullo_epi32(_mm512_set1_epi32((int)g->nx),
+                                                           _mm512_add_epi32(ax[1], _mm512_mullo_epi32(
+                                                                                       _mm512_set1_epi32((int)g->ny),
+                                                                                       ax[2]))));
+    /* conf[k]: the earlier lanes with lane k's cell. */
+    __m512i conf = _mm512_and_si512(_mm512_conflict_epi32(c), _mm512_set1_epi32((int)live));
+    uint cs[16], cf[16], mult[16] = { 0 }, base[16];
+    _mm512_storeu_si512(cs, c);
+    _mm512_storeu_si512(cf, conf);
+    for (uint k = 0u; k < n; k++)
+        mult[cf[k] ? (uint)__builtin_ctz(cf[k]) : k]++;
+    for (uint k = 0u; k < n; k++)
+        if (!cf[k])
+            base[k] = __atomic_fetch_add(&count[cs[k]], mult[k], __ATOMIC_RELAXED);
+    for (uint k = 0u; k < n; k++) {
+        cell[i0 + k] = cs[k];
+        rank[i0 + k] = cf[k] ? base[__builtin_ctz(cf[k])] + (uint)__builtin_popcount(cf[k]) : base[k];
+    }
+}
+#endif
+
+/* On an AVX-512 host the item at a multiple of 16 counts that block
+ * (grid_count16), the others nothing. */
 FCL_INLINE void grid_count_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *cell,
                                 GLOBAL uint *rank, GLOBAL uint *count, const fcl_grid_info *g)
 {
+#ifdef FCL_GRID_COUNT16
+    if (g->n < 0x20000000u) {   /* its gathers index floats with 32-bit ints */
+        if (i % 16u == 0u)
+            grid_count16(i, pos, cell, rank, count, g);
+        return;
+    }
+#endif
     uint c = grid_cell_of(pos[i], g);
     cell[i] = c;
     rank[i] = FCL_ATOMIC_INC(&count[c]);
