@@ -29,9 +29,9 @@
  *   half a resting lattice's), sampled every 0.1 s, within the issue's
  *   5 % with reseeding (-4.35 % and -4.92 % measured, the same bits with
  *   1 to 3 threads and in the portable build) and at most a third of the
- *   change without it (-23.67 % and -19.92 %). The capped count dx^3 sum_cells min(1, markers /
- *   per cell) is printed beside it; `--volume KEY=VALUE...` runs only
- *   this, with those parameters.
+ *   change without it (-23.67 % and -19.92 %). The capped count dx^3
+ *   sum_cells min(1, markers / per cell) is printed beside it;
+ *   `--volume KEY=VALUE...` runs only this, with those parameters.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -486,7 +486,7 @@ static double dam_volume(fcl_backend *be, const char *transfer, char **assign, i
     double lv0 = level_volume(pos, n, size, sp, 2 * sp);
     for (int k = 1; k <= 200 && rc == 0; k++) {
         rc = sim_step(&s);
-        moved += s.stats.solver[5];
+        moved += (double)d->reseeded;
         if (k % 10 == 0 && rc == 0) {
             rc = sim_download(&s, pos, NULL, NULL, NULL, NULL);
             double v = volume(pos, n, &d->m, p.mac_particles_per_cell, count), lv = level_volume(pos, n, size, sp, 2 * sp);
