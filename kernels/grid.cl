@@ -110,21 +110,30 @@ static void grid_count16(uint i0, const float4 *pos, uint *cell, uint *rank, uin
 }
 #endif
 
-/* On an AVX-512 host the item at a multiple of 16 counts that block
- * (grid_count16), the others nothing. */
-FCL_INLINE void grid_count_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *cell,
-                                GLOBAL uint *rank, GLOBAL uint *count, const fcl_grid_info *g)
+FCL_INLINE void grid_count_one(uint i, GLOBAL const float4 *pos, GLOBAL uint *cell, GLOBAL uint *rank,
+                               GLOBAL uint *count, const fcl_grid_info *g)
 {
-#ifdef FCL_GRID_COUNT16
-    if (g->n < 0x20000000u) {   /* its gathers index floats with 32-bit ints */
-        if (i % 16u == 0u)
-            grid_count16(i, pos, cell, rank, count, g);
-        return;
-    }
-#endif
     uint c = grid_cell_of(pos[i], g);
     cell[i] = c;
     rank[i] = FCL_ATOMIC_INC(&count[c]);
+}
+
+/* A `lanes` pass (pass.h): on an AVX-512 host, particles i .. i + 15. */
+FCL_INLINE void grid_count_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *cell,
+                                GLOBAL uint *rank, GLOBAL uint *count, const fcl_grid_info *g)
+{
+#ifdef FCL_AVX512
+#ifdef FCL_GRID_COUNT16
+    if (g->n < 0x20000000u) {   /* its gathers index floats with 32-bit ints */
+        grid_count16(i, pos, cell, rank, count, g);
+        return;
+    }
+#endif
+    for (uint k = i; k < i + 16u && k < g->n; k++)
+        grid_count_one(k, pos, cell, rank, count, g);
+#else
+    grid_count_one(i, pos, cell, rank, count, g);
+#endif
 }
 
 FCL_INLINE void grid_scatter_item(uint i, GLOBAL const uint *cell, GLOBAL const uint *rank,

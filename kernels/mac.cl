@@ -510,7 +510,7 @@ FCL_INLINE void mac_speed_item(uint c, GLOBAL const float4 *vel, GLOBAL const ui
 #ifdef FCL_AVX512
 /* The 16-lane twin of the markers' move (the native backend on an AVX-512
  * host): markers i .. i + 15 at once, the same arithmetic in the same
- * order as mac_axis_sample, mac_sample and mac_particles_item below
+ * order as mac_axis_sample, mac_sample and mac_particle_move below
  * (separate multiplies and adds, no FMA), so the two agree bit for bit
  * with each other and with OpenCL. Obstacles, rare, go lane by lane
  * through the scalar solids_project. */
@@ -634,23 +634,11 @@ static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float
  * is the field's at the new position (frames, statistics); after the
  * others, which nothing reads before the next substep rewrites it, the
  * midpoint velocity they moved with (one interpolation of three saved:
- * README). On an AVX-512 host the item at a multiple of 16 moves that
- * block of 16 (mac_particles16), the others nothing. */
-FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
-                                   GLOBAL const float4 *gv, GLOBAL const fcl_solid *solids, const fcl_mac_info *m,
-                                   const fcl_sph_consts *cs, uint keep, uint last, uint count)
+ * README). */
+FCL_INLINE void mac_particle_move(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
+                                  GLOBAL const float4 *gv, GLOBAL const fcl_solid *solids, const fcl_mac_info *m,
+                                  const fcl_sph_consts *cs, uint keep, uint last)
 {
-#ifdef FCL_AVX512
-    /* Its gathers index floats with 32-bit ints: grids and marker counts
-     * under 2^29 (a larger one, which the memory check allows only on a
-     * very large host, moves one marker an item). */
-    if (m->ncell < 0x20000000u && count < 0x20000000u) {
-        if (i % 16u == 0u)
-            mac_particles16(i, count, pos, vel, vev, gv, solids, m, cs, keep, last);
-        return;
-    }
-#endif
-    (void)count;   /* the 16-lane twin's end of the last block */
     float4 x = pos[i];
     float dt = m->dt, h = 0.5f * dt, e = m->margin;
     float4 u1 = mac_velocity(gv, x, m);
@@ -668,6 +656,26 @@ FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *ve
     pos[i] = q;
     vel[i] = un;
     vev[i] = un;
+}
+
+/* A `lanes` pass (pass.h): on an AVX-512 host, markers i .. i + 15 of
+ * count, 16 at a time (mac_particles16) where its gathers' 32-bit float
+ * indices fit (grids and marker counts under 2^29), else one by one. */
+FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
+                                   GLOBAL const float4 *gv, GLOBAL const fcl_solid *solids, const fcl_mac_info *m,
+                                   const fcl_sph_consts *cs, uint keep, uint last, uint count)
+{
+#ifdef FCL_AVX512
+    if (m->ncell < 0x20000000u && count < 0x20000000u) {
+        mac_particles16(i, count, pos, vel, vev, gv, solids, m, cs, keep, last);
+        return;
+    }
+    for (uint k = i; k < i + 16u && k < count; k++)
+        mac_particle_move(k, pos, vel, vev, gv, solids, m, cs, keep, last);
+#else
+    (void)count;
+    mac_particle_move(i, pos, vel, vev, gv, solids, m, cs, keep, last);
+#endif
 }
 
 /* Per-particle fields for frames: the rest density, the pressure of the

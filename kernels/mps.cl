@@ -148,14 +148,6 @@ FCL_INLINE void mps_predict_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel,
     vel[i] = v;
 }
 
-/* The collision model (Koshizuka et al.; Lee et al. 2011): pairs closer
- * than coll_r that approach each other exchange (1 + e) / 2 of their
- * normal relative speed (a wall image with its mirrored velocity; a
- * boundary particle, fixed, takes none of it: i gets 1 + e). Jacobi:
- * every u* is read before any changes; vout gets the new one, dx the
- * position change it makes over dt. Without it, a free-surface jet (p =
- * 0) runs into a wall or obstacle unchecked until its number density
- * jumps, and the pressure that follows blew the dam break up (README). */
 /* One fluid pair's collision impulse (the K&O model), added to a. */
 FCL_INLINE void mps_collide_pair(float4 pi, float4 ui, float4 pj, float4 uj, float share, const fcl_mps_consts *d,
                                  float *ax, float *ay, float *az)
@@ -172,6 +164,14 @@ FCL_INLINE void mps_collide_pair(float4 pi, float4 ui, float4 pj, float4 uj, flo
     *ax += k * r.x; *ay += k * r.y; *az += k * r.z;
 }
 
+/* The collision model (Koshizuka et al.; Lee et al. 2011): pairs closer
+ * than coll_r that approach each other exchange (1 + e) / 2 of their
+ * normal relative speed (a wall image with its mirrored velocity; a
+ * boundary particle, fixed, takes none of it: i gets 1 + e). Jacobi:
+ * every u* is read before any changes; vout gets the new one, dx the
+ * position change it makes over dt. Without it, a free-surface jet (p =
+ * 0) runs into a wall or obstacle unchecked until its number density
+ * jumps, and the pressure that follows blew the dam break up (README). */
 FCL_INLINE void mps_collide_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,

@@ -8,7 +8,11 @@
  * a struct passed by value to the kernel and by pointer to name_item,
  * V(T, x) a scalar. Every pass gets the item count as a hidden first
  * argument and runs name_item(i, ...) for i below it; schedule names the
- * CPU backend's OpenMP schedule (FCL_SCHED_*).
+ * CPU backend's OpenMP schedule (FCL_SCHED_*) and its stride
+ * (FCL_STEP_*): a `lanes` pass on an AVX-512 host build (FCL_AVX512) is
+ * called for i = 0, 16, 32, ... and its item runs items i .. i + 15
+ * (fewer at the end) with its 16-lane twin; everywhere else, and on
+ * OpenCL, every pass is called once per item.
  * Invariant: name_item's parameters are exactly ARGS in order; the
  * compiler checks every generated call against it on both backends.
  */
@@ -38,6 +42,15 @@
 #define FCL_SCHED_static static
 #define FCL_SCHED_hood dynamic, 1024
 #define FCL_SCHED_cells dynamic, 4096
+#define FCL_SCHED_lanes static
+#define FCL_STEP_static 1
+#define FCL_STEP_hood 1
+#define FCL_STEP_cells 1
+#ifdef FCL_AVX512
+#define FCL_STEP_lanes 16
+#else
+#define FCL_STEP_lanes 1
+#endif
 #define FCL_PRAGMA(x) _Pragma(#x)
 /* Passes over fewer items than fcl_cpu_omp_min (host/backend/be_cpu.c)
  * run on the calling thread. */
@@ -53,7 +66,7 @@
         const fcl_arg *ap = a + 1;                                                               \
         ARGS(FCL_UNPACK_B, FCL_UNPACK_S, FCL_UNPACK_V)                                           \
         FCL_OMP_FOR(FCL_SCHED_##sched)                                                           \
-        for (size_t i = 0; i < items; i++)                                                       \
+        for (size_t i = 0; i < items; i += FCL_STEP_##sched)                                     \
             name##_item((uint)i ARGS(FCL_CALL_B, FCL_CALL_S, FCL_CALL_V));                       \
     }
 #endif
