@@ -368,6 +368,54 @@ FCL_INLINE void stats_fold(fcl_stats_partial *r, fcl_stats_partial s)
     r->first_bad = s.first_bad < r->first_bad ? s.first_bad : r->first_bad;
 }
 
+#ifdef FCL_AVX512
+/* Whether each lane is finite (isfinite: |x| < inf, false for NaN). */
+FCL_INLINE __mmask16 stats_finite16(__m512 x)
+{
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+}
+
+/* stats_item and stats_fold for particles i0 .. end - 1 (at most 16) into
+ * r, the native backend on an AVX-512 host: the same arithmetic (no FMA)
+ * and the density errors summed in index order, so the partial has the
+ * same bits as the scalar fold's (max and min do not depend on order). */
+static void stats_fold16(fcl_stats_partial *r, uint i0, uint end, const float4 *pos, const float4 *vel,
+                         const float *rho, const fcl_sph_consts *c)
+{
+    uint n = end - i0;
+    __mmask16 live = (__mmask16)(n >= 16u ? 0xffffu : (1u << n) - 1u);
+    __m512i lane = _mm512_add_epi32(_mm512_set1_epi32((int)i0),
+                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __m512i at = _mm512_slli_epi32(lane, 2), one = _mm512_set1_epi32(1), two = _mm512_set1_epi32(2);
+    const float *pf = (const float *)pos, *vf = (const float *)vel;
+    __m512 zero = _mm512_setzero_ps();
+    __m512 vx = _mm512_mask_i32gather_ps(zero, live, at, vf, 4);
+    __m512 vy = _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), vf, 4);
+    __m512 vz = _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, two), vf, 4);
+    __m512 s2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vx, vx), _mm512_mul_ps(vy, vy)), _mm512_mul_ps(vz, vz));
+    __m512 ro = _mm512_maskz_loadu_ps(live, rho + i0);
+    __m512 e = _mm512_sub_ps(_mm512_div_ps(ro, _mm512_set1_ps(c->rest_density)), _mm512_set1_ps(1.0f));
+    e = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(e, zero, _CMP_GT_OQ), e);
+    float lim = c->max_step_ratio * c->h / c->dt;
+    __mmask16 ok = stats_finite16(_mm512_mask_i32gather_ps(zero, live, at, pf, 4)) &
+                   stats_finite16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), pf, 4)) &
+                   stats_finite16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, two), pf, 4)) &
+                   stats_finite16(s2) & stats_finite16(ro) & _mm512_cmp_ps_mask(s2, _mm512_set1_ps(lim * lim), _CMP_LE_OQ);
+    /* NaN lanes out of the maxima, as the scalar comparison leaves them. */
+    float m2 = _mm512_mask_reduce_max_ps(live & _mm512_cmp_ps_mask(s2, s2, _CMP_ORD_Q), s2);
+    float me = _mm512_mask_reduce_max_ps(live, e);
+    r->max_speed2 = m2 > r->max_speed2 ? m2 : r->max_speed2;
+    r->max_density_err = me > r->max_density_err ? me : r->max_density_err;
+    __mmask16 bad = live & (__mmask16)~ok;
+    if (bad && i0 + (uint)__builtin_ctz(bad) < r->first_bad)
+        r->first_bad = i0 + (uint)__builtin_ctz(bad);
+    float es[16];
+    _mm512_storeu_ps(es, e);
+    for (uint k = 0u; k < n; k++)
+        r->sum_density_err += es[k];
+}
+#endif
+
 /* One partial per group of FCL_WG particles, the group folded serially by
  * one work-item (for CPU devices; `stats` below is the GPU variant). */
 FCL_INLINE void stats_chunks_item(uint g, GLOBAL const float4 *pos, GLOBAL const float4 *vel,
@@ -376,6 +424,14 @@ FCL_INLINE void stats_chunks_item(uint g, GLOBAL const float4 *pos, GLOBAL const
 {
     fcl_stats_partial r = { 0.0f, 0.0f, 0.0f, 0xffffffffu };
     uint end = (g + 1u) * FCL_WG < c->n ? (g + 1u) * FCL_WG : c->n;
+#ifdef FCL_AVX512
+    if (c->n < 0x20000000u) {   /* its gathers index floats with 32-bit ints */
+        for (uint i = g * FCL_WG; i < end; i += 16u)
+            stats_fold16(&r, i, i + 16u < end ? i + 16u : end, pos, vel, rho, c);
+        out[g] = r;
+        return;
+    }
+#endif
     for (uint i = g * FCL_WG; i < end; i++)
         stats_fold(&r, stats_item(i, pos, vel, rho, c));
     out[g] = r;
