@@ -189,14 +189,101 @@ FCL_INLINE void mac_flag_boundary_item(uint b, GLOBAL const float4 *bpos, GLOBAL
 }
 
 /* Every writer writes the same value, so the order does not matter. */
-FCL_INLINE void mac_mark_fluid_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, GLOBAL uint *count,
-                                     const fcl_mac_info *m, uint counting)
+FCL_INLINE void mac_mark_one(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, GLOBAL uint *count,
+                             const fcl_mac_info *m, uint counting)
 {
     uint c = mac_cell_of(pos[i], m);
     if (flags[c] == MAC_AIR)
         flags[c] = MAC_FLUID;
     if (counting)   /* markers per cell, for the reseeding (mac_reseed.cl) */
         FCL_ATOMIC_INC(&count[c]);
+}
+
+#ifdef FCL_AVX512
+/* The 16-lane twins of the per-marker passes (the native backend on an
+ * AVX-512 host, markers i0 .. i0 + 15 of count; their gathers index
+ * floats with 32-bit ints, so grids and marker counts under 2^29). */
+#define MAC_LANES_FIT(m, count) ((m)->ncell < 0x20000000u && (count) < 0x20000000u)
+
+FCL_INLINE __mmask16 mac_live16(uint i0, uint count)
+{
+    return count - i0 >= 16u ? (__mmask16)0xffffu : (__mmask16)((1u << (count - i0)) - 1u);
+}
+
+/* mac_axis_cell, lane-wise (NaN and below 0 to cell 1, past n to n). */
+FCL_INLINE __m512i mac_axis_cell16(__m512 x, float o, uint n, const fcl_mac_info *m)
+{
+    __m512 g = _mm512_mul_ps(_mm512_sub_ps(x, _mm512_set1_ps(o)), _mm512_set1_ps(m->inv_dx));
+    __m512 zero = _mm512_setzero_ps();
+    g = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(g, zero, _CMP_GE_OQ), zero, g);
+    __mmask16 in = _mm512_cmp_ps_mask(g, _mm512_set1_ps((float)n), _CMP_LT_OQ);
+    return _mm512_mask_blend_epi32(in, _mm512_set1_epi32((int)n),
+                                   _mm512_add_epi32(_mm512_cvttps_epu32(g), _mm512_set1_epi32(1)));
+}
+
+/* mac_cell_of for markers i0 .. i0 + 15 (lanes past count: cell of 0). */
+FCL_INLINE __m512i mac_cells16(const float4 *pos, uint i0, __mmask16 live, const fcl_mac_info *m)
+{
+    __m512i at = _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32((int)i0),
+                                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                                                      13, 14, 15)), 2);
+    const float *pf = (const float *)pos;
+    __m512 zero = _mm512_setzero_ps();
+    __m512i one = _mm512_set1_epi32(1);
+    __m512i i = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, at, pf, 4), m->origin.x, m->nx, m);
+    __m512i j = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), pf, 4),
+                                m->origin.y, m->ny, m);
+    __m512i k = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_slli_epi32(one, 1)),
+                                                         pf, 4), m->origin.z, m->nz, m);
+    return _mm512_add_epi32(i, _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)m->sy)),
+                                                _mm512_mullo_epi32(k, _mm512_set1_epi32((int)m->sz))));
+}
+
+#ifdef __AVX512CD__
+/* mac_mark_one for 16 markers: each distinct cell among them is marked
+ * once and counted once by its number of markers (sorted markers share
+ * cells in runs, and a chain of atomics on one counter was the pass's
+ * cost: 512 markers to a cell in the seed's million-marker case). */
+static void mac_mark16(uint i0, uint count, const float4 *pos, uint *flags, uint *cnt, const fcl_mac_info *m,
+                       uint counting)
+{
+    __mmask16 live = mac_live16(i0, count);
+    __m512i c = mac_cells16(pos, i0, live, m);
+    __m512i conf = _mm512_and_si512(_mm512_conflict_epi32(c), _mm512_set1_epi32((int)live));
+    uint cs[16], cf[16], mult[16] = { 0 }, n = count - i0 < 16u ? count - i0 : 16u;
+    _mm512_storeu_si512(cs, c);
+    _mm512_storeu_si512(cf, conf);
+    for (uint k = 0u; k < n; k++)
+        mult[cf[k] ? (uint)__builtin_ctz(cf[k]) : k]++;
+    for (uint k = 0u; k < n; k++) {
+        if (cf[k])
+            continue;
+        if (flags[cs[k]] == MAC_AIR)
+            flags[cs[k]] = MAC_FLUID;
+        if (counting)
+            __atomic_fetch_add(&cnt[cs[k]], mult[k], __ATOMIC_RELAXED);
+    }
+}
+#endif
+#endif
+
+/* A `lanes` pass (pass.h): markers i .. i + 15 of count on an AVX-512 host. */
+FCL_INLINE void mac_mark_fluid_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, GLOBAL uint *count,
+                                    const fcl_mac_info *m, uint counting, uint n)
+{
+#ifdef FCL_AVX512
+#ifdef __AVX512CD__
+    if (MAC_LANES_FIT(m, n)) {
+        mac_mark16(i, n, pos, flags, count, m, counting);
+        return;
+    }
+#endif
+    for (uint k = i; k < i + 16u && k < n; k++)
+        mac_mark_one(k, pos, flags, count, m, counting);
+#else
+    (void)n;
+    mac_mark_one(i, pos, flags, count, m, counting);
+#endif
 }
 
 /* A fluid cell with an air neighbor or an air cell with a fluid one. */
@@ -579,7 +666,7 @@ static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float
                             const fcl_solid *solids, const fcl_mac_info *m, const fcl_sph_consts *cs, uint keep,
                             uint last)
 {
-    __mmask16 live = count - i0 >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (count - i0)) - 1u);
+    __mmask16 live = mac_live16(i0, count);
     __m512i lane = _mm512_add_epi32(_mm512_set1_epi32((int)i0), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
                                                                                    11, 12, 13, 14, 15));
     __m512i at = _mm512_slli_epi32(lane, 2), one = _mm512_set1_epi32(1);
@@ -666,7 +753,7 @@ FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *ve
                                    const fcl_sph_consts *cs, uint keep, uint last, uint count)
 {
 #ifdef FCL_AVX512
-    if (m->ncell < 0x20000000u && count < 0x20000000u) {
+    if (MAC_LANES_FIT(m, count)) {
         mac_particles16(i, count, pos, vel, vev, gv, solids, m, cs, keep, last);
         return;
     }
@@ -680,13 +767,36 @@ FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *ve
 
 /* Per-particle fields for frames: the rest density, the pressure of the
  * particle's cell. */
-FCL_INLINE void mac_particle_fields_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *flags,
-                                         GLOBAL const float *p, GLOBAL float *rho, GLOBAL float *prs,
-                                         const fcl_mac_info *m)
+FCL_INLINE void mac_particle_field(uint i, GLOBAL const float4 *pos, GLOBAL const uint *flags, GLOBAL const float *p,
+                                   GLOBAL float *rho, GLOBAL float *prs, const fcl_mac_info *m)
 {
     uint c = mac_cell_of(pos[i], m);
     prs[i] = flags[c] == MAC_FLUID ? p[c] : 0.0f;
     rho[i] = m->rho;
+}
+
+/* A `lanes` pass (pass.h): markers i .. i + 15 of count on an AVX-512 host,
+ * the cells' flags and pressures gathered (0 where not fluid, as above). */
+FCL_INLINE void mac_particle_fields_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *flags,
+                                         GLOBAL const float *p, GLOBAL float *rho, GLOBAL float *prs,
+                                         const fcl_mac_info *m, uint n)
+{
+#ifdef FCL_AVX512
+    if (MAC_LANES_FIT(m, n)) {
+        __mmask16 live = mac_live16(i, n);
+        __m512i c = mac_cells16(pos, i, live, m);
+        __m512i f = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, c, (const int *)flags, 4);
+        __mmask16 fluid = live & _mm512_cmpeq_epi32_mask(f, _mm512_set1_epi32((int)MAC_FLUID));
+        _mm512_mask_storeu_ps(prs + i, live, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), fluid, c, p, 4));
+        _mm512_mask_storeu_ps(rho + i, live, _mm512_set1_ps(m->rho));
+        return;
+    }
+    for (uint k = i; k < i + 16u && k < n; k++)
+        mac_particle_field(k, pos, flags, p, rho, prs, m);
+#else
+    (void)n;
+    mac_particle_field(i, pos, flags, p, rho, prs, m);
+#endif
 }
 
 /* Whether the lower face of cell c along a gets a transferred value: a

@@ -108,7 +108,8 @@ static int launch_flags(fcl_sim *s, mac *d)
     return pass_mac_flag_solid(s->be, d->m.ncell, "flags", d->flags, d->count, s->solids, d->m, s->c) != 0 ||
                    (s->nmeshes && s->nb &&
                     pass_mac_flag_boundary(s->be, s->nb, "flags", sim_bpos(s), d->flags, d->m) != 0) ||
-                   pass_mac_mark_fluid(s->be, s->n, "flags", attr(s, s->a_pos), d->flags, d->count, d->m, counting) != 0
+                   pass_mac_mark_fluid(s->be, s->n, "flags", attr(s, s->a_pos), d->flags, d->count, d->m, counting,
+                                       (uint)s->n) != 0
                ? -1
                : 0;
 }
@@ -337,7 +338,8 @@ static int launch_reseed(fcl_sim *s, mac *d)
 
 static int launch_fields(fcl_sim *s, mac *d)
 {
-    return pass_mac_particle_fields(s->be, s->n, "output", attr(s, s->a_pos), d->flags, d->p, s->rho, s->prs, d->m);
+    return pass_mac_particle_fields(s->be, s->n, "output", attr(s, s->a_pos), d->flags, d->p, s->rho, s->prs, d->m,
+                                    (uint)s->n);
 }
 
 static int rebuild(fcl_sim *s)
