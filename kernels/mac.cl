@@ -628,6 +628,22 @@ FCL_INLINE __m512 mac_sample16(const float *v, mac_v16 p, uint a, const fcl_mac_
     __m512 fz = mac_axis16(p.z, m->origin.z, m->nz, a == 2u, m, &k);
     __m512i c = _mm512_add_epi32(i, _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)m->sy)),
                                                      _mm512_mullo_epi32(k, _mm512_set1_epi32((int)m->sz))));
+    uint c0 = (uint)_mm_cvtsi128_si32(_mm512_castsi512_si128(c));
+    __mmask16 on0 = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32((int)c0));
+    uint c1 = (uint)_mm_cvtsi128_si32(_mm512_castsi512_si128(_mm512_maskz_compress_epi32((__mmask16)~on0, c)));
+    if (!(_mm512_cmpneq_epi32_mask(c, _mm512_set1_epi32((int)c1)) & (__mmask16)~on0)) {
+        /* At most two stencils among the 16 (sorted markers, many to a
+         * cell): their values broadcast and blended rather than gathered,
+         * the same arithmetic. */
+        const float *b = v + 4u * c0 + a, *d = v + 4u * c1 + a;
+        uint y = 4u * m->sy, z = 4u * m->sz, o[8] = { 0u, 4u, y, y + 4u, z, z + 4u, y + z, y + z + 4u };
+        __m512 g[8];
+        for (int k = 0; k < 8; k++)
+            g[k] = _mm512_mask_blend_ps(on0, _mm512_set1_ps(d[o[k]]), _mm512_set1_ps(b[o[k]]));
+        __m512 c00 = mac_lerp16(g[0], g[1], fx), c10 = mac_lerp16(g[2], g[3], fx);
+        __m512 c01 = mac_lerp16(g[4], g[5], fx), c11 = mac_lerp16(g[6], g[7], fx);
+        return mac_lerp16(mac_lerp16(c00, c10, fy), mac_lerp16(c01, c11, fy), fz);
+    }
     __m512i f = _mm512_add_epi32(_mm512_slli_epi32(c, 2), _mm512_set1_epi32((int)a));   /* float index */
     __m512i dx = _mm512_set1_epi32(4), dy = _mm512_set1_epi32((int)(4u * m->sy)), dz = _mm512_set1_epi32((int)(4u * m->sz));
     __m512i fy1 = _mm512_add_epi32(f, dy), fz1 = _mm512_add_epi32(f, dz), fyz = _mm512_add_epi32(fy1, dz);
