@@ -111,7 +111,7 @@ static int grid_reorder(fcl_grid *g, fcl_backend *be)
         return -1;
     for (int i = 0; i < g->nattr; i++) {
         fcl_attr *a = &g->attr[i];
-        int rc = a->elem == 16 ? pass_grid_gather_f4(be, n, "grid-reorder", g->order, a->cur, a->spare)
+        int rc = a->elem == 16 ? pass_grid_gather_f4(be, n, "grid-reorder", g->order, a->cur, a->spare, (uint)n)
                                : pass_grid_gather_u32(be, n, "grid-reorder", g->order, a->cur, a->spare);
         if (rc != 0)
             return -1;
