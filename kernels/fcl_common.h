@@ -54,8 +54,9 @@ typedef uint32_t uint;
  * default): the two hottest loops of the neighbor-list solvers, the list
  * build's candidate rows (nlist.cl) and WCSPH's fluid forces (wcsph.cl),
  * MPS's collision filter (nlist.cl's nl_close16) and row products, the
- * grid's count (grid.cl, with AVX-512CD) and the MAC markers' move
- * (mac.cl) have a 16-lane twin next to the one
+ * grid's count (grid.cl, with AVX-512CD) and gather, the step statistics
+ * (wcsph.cl) and the MAC markers' move, marking and fields
+ * (mac_markers.cl) have a 16-lane twin next to the one
  * source, written with intrinsics: the same per-pair (per-marker)
  * arithmetic, in the same order, 16 at a time. The
  * host compiler did not vectorize them (a compaction; gathers of float4

@@ -1,4 +1,4 @@
-/* test_mac.c - the mac solver (host/solvers/mac, kernels/mac.cl):
+/* test_mac.c - the mac solver (host/solvers/mac, kernels/mac*.cl):
  * - projection: a random face field in a closed 16^3 box full of fluid,
  *   projected once, has max |div u| dx / max |u| <= 1e-5 over the fluid
  *   cells; every solid face's normal velocity is exactly 0; a second

@@ -11,7 +11,8 @@
  *   pressure gradient -> extrapolation into air (BFS layers) -> markers
  *   through the field (RK2) -> max |u| for the next substep's dt.
  * After the last substep the markers are sorted again and their pressure
- * and density (rest) written for frames. Passes in kernels/mac.cl.
+ * and density (rest) written for frames. Passes in kernels/mac.cl (the
+ * grid) and kernels/mac_markers.cl (the markers).
  * Invariant: between steps the markers are in the particle grid's order
  * of their positions, vel[cur] holds the extrapolated field of the last
  * substep, p its pressure (the next warm start) and max_u its largest
@@ -99,7 +100,7 @@ static double cfl_dt(const fcl_sim *s, const mac *d)
     return fmin(fmax(dt, p->mac_dt_min), p->mac_dt_max);
 }
 
-/* One thin launcher per pass (kernels/mac.cl, kernels/passes.def). */
+/* One thin launcher per pass (kernels/mac.cl, mac_markers.cl, passes.def). */
 /* Solids (boxes, spheres, polygons; with mesh obstacles, every cell
  * holding a boundary particle), then the markers' cells. */
 static int launch_flags(fcl_sim *s, mac *d)

@@ -1,0 +1,404 @@
+/* mac_markers.cl - the MAC solver's marker particles (seed 003 section 3.1;
+ * the grid passes are mac.cl's):
+ *
+ * mark_fluid: every marker's cell becomes fluid unless solid, and counts
+ *             the markers per cell for the reseeding (mac_reseed.cl)
+ * particles:  RK2 (midpoint) through the projected field, clamped into the
+ *             grid box and pushed out of obstacles
+ * fields:     the per-marker pressure and density frames carry
+ * p2g, g2p:   FLIP/PIC transfers between markers and faces
+ *
+ * On the native backend of an AVX-512 host the marking, the move and the
+ * fields go 16 markers at a time (`lanes` passes, pass.h) with the scalar
+ * source's arithmetic in its order, so both backends give the same bits.
+ * Invariant: a marker pass reads the grid only through mac.cl's samplers
+ * and cell indices, and writes per-marker arrays or, where several markers
+ * share a cell, one value that does not depend on their order.
+ */
+
+/* Every writer writes the same value, so the order does not matter. */
+FCL_INLINE void mac_mark_one(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, GLOBAL uint *count,
+                             const fcl_mac_info *m, uint counting)
+{
+    uint c = mac_cell_of(pos[i], m);
+    if (flags[c] == MAC_AIR)
+        flags[c] = MAC_FLUID;
+    if (counting)   /* markers per cell, for the reseeding (mac_reseed.cl) */
+        FCL_ATOMIC_INC(&count[c]);
+}
+
+#ifdef FCL_AVX512
+/* The 16-lane twins of the per-marker passes (the native backend on an
+ * AVX-512 host, markers i0 .. i0 + 15 of count; their gathers index
+ * floats with 32-bit ints, so grids and marker counts under 2^29). */
+#define MAC_LANES_FIT(m, count) ((m)->ncell < 0x20000000u && (count) < 0x20000000u)
+
+FCL_INLINE __mmask16 mac_live16(uint i0, uint count)
+{
+    return count - i0 >= 16u ? (__mmask16)0xffffu : (__mmask16)((1u << (count - i0)) - 1u);
+}
+
+/* mac_axis_cell, lane-wise (NaN and below 0 to cell 1, past n to n). */
+FCL_INLINE __m512i mac_axis_cell16(__m512 x, float o, uint n, const fcl_mac_info *m)
+{
+    __m512 g = _mm512_mul_ps(_mm512_sub_ps(x, _mm512_set1_ps(o)), _mm512_set1_ps(m->inv_dx));
+    __m512 zero = _mm512_setzero_ps();
+    g = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(g, zero, _CMP_GE_OQ), zero, g);
+    __mmask16 in = _mm512_cmp_ps_mask(g, _mm512_set1_ps((float)n), _CMP_LT_OQ);
+    return _mm512_mask_blend_epi32(in, _mm512_set1_epi32((int)n),
+                                   _mm512_add_epi32(_mm512_cvttps_epu32(g), _mm512_set1_epi32(1)));
+}
+
+/* mac_cell_of for markers i0 .. i0 + 15 (lanes past count: cell of 0). */
+FCL_INLINE __m512i mac_cells16(const float4 *pos, uint i0, __mmask16 live, const fcl_mac_info *m)
+{
+    __m512i at = _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32((int)i0),
+                                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                                                      13, 14, 15)), 2);
+    const float *pf = (const float *)pos;
+    __m512 zero = _mm512_setzero_ps();
+    __m512i one = _mm512_set1_epi32(1);
+    __m512i i = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, at, pf, 4), m->origin.x, m->nx, m);
+    __m512i j = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), pf, 4),
+                                m->origin.y, m->ny, m);
+    __m512i k = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_slli_epi32(one, 1)),
+                                                         pf, 4), m->origin.z, m->nz, m);
+    return _mm512_add_epi32(i, _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)m->sy)),
+                                                _mm512_mullo_epi32(k, _mm512_set1_epi32((int)m->sz))));
+}
+
+#ifdef __AVX512CD__
+/* mac_mark_one for 16 markers: each distinct cell among them is marked
+ * once and counted once by its number of markers (sorted markers share
+ * cells in runs, and a chain of atomics on one counter was the pass's
+ * cost: 512 markers to a cell in the seed's million-marker case). */
+static void mac_mark16(uint i0, uint count, const float4 *pos, uint *flags, uint *cnt, const fcl_mac_info *m,
+                       uint counting)
+{
+    __mmask16 live = mac_live16(i0, count);
+    __m512i c = mac_cells16(pos, i0, live, m);
+    __m512i conf = _mm512_and_si512(_mm512_conflict_epi32(c), _mm512_set1_epi32((int)live));
+    uint cs[16], cf[16], mult[16] = { 0 }, n = count - i0 < 16u ? count - i0 : 16u;
+    _mm512_storeu_si512(cs, c);
+    _mm512_storeu_si512(cf, conf);
+    for (uint k = 0u; k < n; k++)
+        mult[cf[k] ? (uint)__builtin_ctz(cf[k]) : k]++;
+    for (uint k = 0u; k < n; k++) {
+        if (cf[k])
+            continue;
+        if (flags[cs[k]] == MAC_AIR)
+            flags[cs[k]] = MAC_FLUID;
+        if (counting)
+            __atomic_fetch_add(&cnt[cs[k]], mult[k], __ATOMIC_RELAXED);
+    }
+}
+#endif
+#endif
+
+/* A `lanes` pass (pass.h): markers i .. i + 15 of count on an AVX-512 host. */
+FCL_INLINE void mac_mark_fluid_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *flags, GLOBAL uint *count,
+                                    const fcl_mac_info *m, uint counting, uint n)
+{
+#ifdef FCL_AVX512
+#ifdef __AVX512CD__
+    if (MAC_LANES_FIT(m, n)) {
+        mac_mark16(i, n, pos, flags, count, m, counting);
+        return;
+    }
+#endif
+    for (uint k = i; k < i + 16u && k < n; k++)
+        mac_mark_one(k, pos, flags, count, m, counting);
+#else
+    (void)n;
+    mac_mark_one(i, pos, flags, count, m, counting);
+#endif
+}
+
+#ifdef FCL_AVX512
+/* The 16-lane twin of the markers' move (the native backend on an AVX-512
+ * host): markers i .. i + 15 at once, the same arithmetic in the same
+ * order as mac_axis_sample, mac_sample and mac_particle_move below
+ * (separate multiplies and adds, no FMA), so the two agree bit for bit
+ * with each other and with OpenCL. Obstacles, rare, go lane by lane
+ * through the scalar solids_project. */
+typedef struct { __m512 x, y, z; } mac_v16;
+
+FCL_INLINE __m512 mac_axis16(__m512 x, float o, uint n, uint face, const fcl_mac_info *m, __m512i *i0)
+{
+    float topf = face ? (float)(n + 1u) : (float)n;
+    __m512 g = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(x, _mm512_set1_ps(o)), _mm512_set1_ps(m->inv_dx)),
+                             _mm512_set1_ps(face ? 1.0f : 0.5f));
+    __mmask16 ge1 = _mm512_cmp_ps_mask(g, _mm512_set1_ps(1.0f), _CMP_GE_OQ);   /* NaN: 1, as the scalar */
+    g = _mm512_mask_blend_ps(ge1, _mm512_set1_ps(1.0f), _mm512_min_ps(g, _mm512_set1_ps(topf)));
+    __m512i b = _mm512_min_epu32(_mm512_cvttps_epu32(g), _mm512_set1_epi32((int)((uint)topf - 1u)));
+    *i0 = b;
+    return _mm512_sub_ps(g, _mm512_cvtepu32_ps(b));
+}
+
+FCL_INLINE __m512 mac_lerp16(__m512 a, __m512 b, __m512 f)
+{
+    return _mm512_add_ps(_mm512_mul_ps(a, _mm512_sub_ps(_mm512_set1_ps(1.0f), f)), _mm512_mul_ps(b, f));
+}
+
+FCL_INLINE __m512 mac_sample16(const float *v, mac_v16 p, uint a, const fcl_mac_info *m)
+{
+    __m512i i, j, k;
+    __m512 fx = mac_axis16(p.x, m->origin.x, m->nx, a == 0u, m, &i);
+    __m512 fy = mac_axis16(p.y, m->origin.y, m->ny, a == 1u, m, &j);
+    __m512 fz = mac_axis16(p.z, m->origin.z, m->nz, a == 2u, m, &k);
+    __m512i c = _mm512_add_epi32(i, _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)m->sy)),
+                                                     _mm512_mullo_epi32(k, _mm512_set1_epi32((int)m->sz))));
+    uint c0 = (uint)_mm_cvtsi128_si32(_mm512_castsi512_si128(c));
+    __mmask16 on0 = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32((int)c0));
+    uint c1 = (uint)_mm_cvtsi128_si32(_mm512_castsi512_si128(_mm512_maskz_compress_epi32((__mmask16)~on0, c)));
+    if (!(_mm512_cmpneq_epi32_mask(c, _mm512_set1_epi32((int)c1)) & (__mmask16)~on0)) {
+        /* At most two stencils among the 16 (sorted markers, many to a
+         * cell): their values broadcast and blended rather than gathered,
+         * the same arithmetic. */
+        const float *b = v + 4u * c0 + a, *d = v + 4u * c1 + a;
+        uint y = 4u * m->sy, z = 4u * m->sz, o[8] = { 0u, 4u, y, y + 4u, z, z + 4u, y + z, y + z + 4u };
+        __m512 g[8];
+        for (int k = 0; k < 8; k++)
+            g[k] = _mm512_mask_blend_ps(on0, _mm512_set1_ps(d[o[k]]), _mm512_set1_ps(b[o[k]]));
+        __m512 c00 = mac_lerp16(g[0], g[1], fx), c10 = mac_lerp16(g[2], g[3], fx);
+        __m512 c01 = mac_lerp16(g[4], g[5], fx), c11 = mac_lerp16(g[6], g[7], fx);
+        return mac_lerp16(mac_lerp16(c00, c10, fy), mac_lerp16(c01, c11, fy), fz);
+    }
+    __m512i f = _mm512_add_epi32(_mm512_slli_epi32(c, 2), _mm512_set1_epi32((int)a));   /* float index */
+    __m512i dx = _mm512_set1_epi32(4), dy = _mm512_set1_epi32((int)(4u * m->sy)), dz = _mm512_set1_epi32((int)(4u * m->sz));
+    __m512i fy1 = _mm512_add_epi32(f, dy), fz1 = _mm512_add_epi32(f, dz), fyz = _mm512_add_epi32(fy1, dz);
+    __m512 c00 = mac_lerp16(_mm512_i32gather_ps(f, v, 4), _mm512_i32gather_ps(_mm512_add_epi32(f, dx), v, 4), fx);
+    __m512 c10 = mac_lerp16(_mm512_i32gather_ps(fy1, v, 4), _mm512_i32gather_ps(_mm512_add_epi32(fy1, dx), v, 4), fx);
+    __m512 c01 = mac_lerp16(_mm512_i32gather_ps(fz1, v, 4), _mm512_i32gather_ps(_mm512_add_epi32(fz1, dx), v, 4), fx);
+    __m512 c11 = mac_lerp16(_mm512_i32gather_ps(fyz, v, 4), _mm512_i32gather_ps(_mm512_add_epi32(fyz, dx), v, 4), fx);
+    return mac_lerp16(mac_lerp16(c00, c10, fy), mac_lerp16(c01, c11, fy), fz);
+}
+
+FCL_INLINE mac_v16 mac_velocity16(const float4 *gv, mac_v16 p, const fcl_mac_info *m)
+{
+    const float *v = (const float *)gv;
+    mac_v16 u = { mac_sample16(v, p, 0u, m), mac_sample16(v, p, 1u, m), mac_sample16(v, p, 2u, m) };
+    return u;
+}
+
+/* x + s u per component. */
+FCL_INLINE mac_v16 mac_step16(mac_v16 x, float s, mac_v16 u)
+{
+    __m512 k = _mm512_set1_ps(s);
+    mac_v16 r = { _mm512_add_ps(x.x, _mm512_mul_ps(k, u.x)), _mm512_add_ps(x.y, _mm512_mul_ps(k, u.y)),
+                  _mm512_add_ps(x.z, _mm512_mul_ps(k, u.z)) };
+    return r;
+}
+
+/* fcl_clampf, lane-wise (NaN passes, as there). */
+FCL_INLINE __m512 mac_clamp16(__m512 v, float lo, float hi)
+{
+    __m512 l = _mm512_set1_ps(lo), h = _mm512_set1_ps(hi);
+    __mmask16 below = _mm512_cmp_ps_mask(v, l, _CMP_LT_OQ), above = _mm512_cmp_ps_mask(v, h, _CMP_GT_OQ);
+    return _mm512_mask_blend_ps(below, _mm512_mask_blend_ps(above, v, h), l);
+}
+
+static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float4 *vev, const float4 *gv,
+                            const fcl_solid *solids, const fcl_mac_info *m, const fcl_sph_consts *cs, uint keep,
+                            uint last)
+{
+    __mmask16 live = mac_live16(i0, count);
+    __m512i lane = _mm512_add_epi32(_mm512_set1_epi32((int)i0), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                                                                   11, 12, 13, 14, 15));
+    __m512i at = _mm512_slli_epi32(lane, 2), one = _mm512_set1_epi32(1);
+    const float *pf = (const float *)pos;
+    __m512 zero = _mm512_setzero_ps();
+    mac_v16 x = { _mm512_mask_i32gather_ps(zero, live, at, pf, 4),
+                  _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), pf, 4),
+                  _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(2)), pf, 4) };
+    float dt = m->dt, h = 0.5f * dt, e = m->margin;
+    float4 o = m->origin;
+    mac_v16 u2 = mac_velocity16(gv, mac_step16(x, h, mac_velocity16(gv, x, m)), m), q = mac_step16(x, dt, u2);
+    q.x = mac_clamp16(q.x, o.x + e, o.x + (float)m->nx * m->dx - e);
+    q.y = mac_clamp16(q.y, o.y + e, o.y + (float)m->ny * m->dx - e);
+    q.z = mac_clamp16(q.z, o.z + e, o.z + (float)m->nz * m->dx - e);
+    float qx[16], qy[16], qz[16], ux[16], uy[16], uz[16];
+    _mm512_storeu_ps(qx, q.x);
+    _mm512_storeu_ps(qy, q.y);
+    _mm512_storeu_ps(qz, q.z);
+    _mm512_storeu_ps(ux, u2.x);
+    _mm512_storeu_ps(uy, u2.y);
+    _mm512_storeu_ps(uz, u2.z);
+    uint n = count - i0 < 16u ? count - i0 : 16u;
+    float4 qs[16], us[16];
+    for (uint l = 0u; l < n; l++) {
+        qs[l] = fcl_f4(qx[l], qy[l], qz[l], pos[i0 + l].w);
+        us[l] = keep ? vev[i0 + l] : fcl_f4(ux[l], uy[l], uz[l], 0.0f);
+        solids_project(&qs[l], &us[l], 0, solids, cs);
+    }
+    if (!keep && last) {
+        for (uint l = 0u; l < n; l++) {
+            qx[l] = qs[l].x;
+            qy[l] = qs[l].y;
+            qz[l] = qs[l].z;
+        }
+        mac_v16 qq = { _mm512_loadu_ps(qx), _mm512_loadu_ps(qy), _mm512_loadu_ps(qz) }, un = mac_velocity16(gv, qq, m);
+        _mm512_storeu_ps(ux, un.x);
+        _mm512_storeu_ps(uy, un.y);
+        _mm512_storeu_ps(uz, un.z);
+        for (uint l = 0u; l < n; l++)
+            us[l] = fcl_f4(ux[l], uy[l], uz[l], 0.0f);
+    }
+    for (uint l = 0u; l < n; l++) {
+        pos[i0 + l] = qs[l];
+        vel[i0 + l] = us[l];
+        vev[i0 + l] = us[l];
+    }
+}
+#endif
+
+/* Markers through the projected field, RK2 (midpoint), inside the grid
+ * box and out of obstacles. After a step's last substep their velocity
+ * is the field's at the new position (frames, statistics); after the
+ * others, which nothing reads before the next substep rewrites it, the
+ * midpoint velocity they moved with (one interpolation of three saved:
+ * README). */
+FCL_INLINE void mac_particle_move(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
+                                  GLOBAL const float4 *gv, GLOBAL const fcl_solid *solids, const fcl_mac_info *m,
+                                  const fcl_sph_consts *cs, uint keep, uint last)
+{
+    float4 x = pos[i];
+    float dt = m->dt, h = 0.5f * dt, e = m->margin;
+    float4 u1 = mac_velocity(gv, x, m);
+    float4 xm = fcl_f4(x.x + h * u1.x, x.y + h * u1.y, x.z + h * u1.z, 0.0f);
+    float4 u2 = mac_velocity(gv, xm, m);
+    float4 o = m->origin;
+    float4 q = fcl_f4(fcl_clampf(x.x + dt * u2.x, o.x + e, o.x + (float)m->nx * m->dx - e),
+                      fcl_clampf(x.y + dt * u2.y, o.y + e, o.y + (float)m->ny * m->dx - e),
+                      fcl_clampf(x.z + dt * u2.z, o.z + e, o.z + (float)m->nz * m->dx - e), x.w);
+    /* FLIP/PIC markers keep their own velocity (mac_g2p), less what an
+     * obstacle takes; the seed's markers take the field's. */
+    float4 u = keep ? vev[i] : u2;
+    solids_project(&q, &u, 0, solids, cs);
+    float4 un = keep || !last ? u : mac_velocity(gv, q, m);
+    pos[i] = q;
+    vel[i] = un;
+    vev[i] = un;
+}
+
+/* A `lanes` pass (pass.h): on an AVX-512 host, markers i .. i + 15 of
+ * count, 16 at a time (mac_particles16) where its gathers' 32-bit float
+ * indices fit (grids and marker counts under 2^29), else one by one. */
+FCL_INLINE void mac_particles_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
+                                   GLOBAL const float4 *gv, GLOBAL const fcl_solid *solids, const fcl_mac_info *m,
+                                   const fcl_sph_consts *cs, uint keep, uint last, uint count)
+{
+#ifdef FCL_AVX512
+    if (MAC_LANES_FIT(m, count)) {
+        mac_particles16(i, count, pos, vel, vev, gv, solids, m, cs, keep, last);
+        return;
+    }
+    for (uint k = i; k < i + 16u && k < count; k++)
+        mac_particle_move(k, pos, vel, vev, gv, solids, m, cs, keep, last);
+#else
+    (void)count;
+    mac_particle_move(i, pos, vel, vev, gv, solids, m, cs, keep, last);
+#endif
+}
+
+/* Per-particle fields for frames: the rest density, the pressure of the
+ * particle's cell. */
+FCL_INLINE void mac_particle_field(uint i, GLOBAL const float4 *pos, GLOBAL const uint *flags, GLOBAL const float *p,
+                                   GLOBAL float *rho, GLOBAL float *prs, const fcl_mac_info *m)
+{
+    uint c = mac_cell_of(pos[i], m);
+    prs[i] = flags[c] == MAC_FLUID ? p[c] : 0.0f;
+    rho[i] = m->rho;
+}
+
+/* A `lanes` pass (pass.h): markers i .. i + 15 of count on an AVX-512 host,
+ * the cells' flags and pressures gathered (0 where not fluid, as above). */
+FCL_INLINE void mac_particle_fields_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *flags,
+                                         GLOBAL const float *p, GLOBAL float *rho, GLOBAL float *prs,
+                                         const fcl_mac_info *m, uint n)
+{
+#ifdef FCL_AVX512
+    if (MAC_LANES_FIT(m, n)) {
+        __mmask16 live = mac_live16(i, n);
+        __m512i c = mac_cells16(pos, i, live, m);
+        __m512i f = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, c, (const int *)flags, 4);
+        __mmask16 fluid = live & _mm512_cmpeq_epi32_mask(f, _mm512_set1_epi32((int)MAC_FLUID));
+        _mm512_mask_storeu_ps(prs + i, live, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), fluid, c, p, 4));
+        _mm512_mask_storeu_ps(rho + i, live, _mm512_set1_ps(m->rho));
+        return;
+    }
+    for (uint k = i; k < i + 16u && k < n; k++)
+        mac_particle_field(k, pos, flags, p, rho, prs, m);
+#else
+    (void)n;
+    mac_particle_field(i, pos, flags, p, rho, prs, m);
+#endif
+}
+
+/* Whether the lower face of cell c along a gets a transferred value: a
+ * real, open face beside a fluid cell (the others are rewritten by the
+ * extrapolation, or are solid). */
+FCL_INLINE int mac_p2g_wants(GLOBAL const uint *flags, uint c, uint i, uint j, uint k, uint a, const fcl_mac_info *m)
+{
+    uint n = c - mac_stride(a, m);
+    return mac_face_real(i, j, k, a, m) && !mac_face_solid(flags, c, a, m) &&
+           (flags[c] == MAC_FLUID || flags[n] == MAC_FLUID);
+}
+
+/* Particle to grid: each of cell c's lower faces beside fluid gets the
+ * hat-weighted (trilinear, one cell wide) mean of the markers'
+ * velocities around it, in one walk over the markers near the three
+ * faces (FLIP/PIC every substep, and the initial field). */
+FCL_INLINE void mac_p2g_item(uint c, GLOBAL const float4 *pos, GLOBAL const float4 *vev, GLOBAL const uint *start,
+                             GLOBAL const uint *flags, GLOBAL float4 *vel, const fcl_grid_info *g,
+                             const fcl_mac_info *m)
+{
+    uint i, j, k;
+    mac_coords(c, m, &i, &j, &k);
+    int want[3] = { mac_p2g_wants(flags, c, i, j, k, 0u, m), mac_p2g_wants(flags, c, i, j, k, 1u, m),
+                    mac_p2g_wants(flags, c, i, j, k, 2u, m) };
+    float sum[3] = { 0.0f, 0.0f, 0.0f }, sw[3] = { 0.0f, 0.0f, 0.0f };
+    if (want[0] || want[1] || want[2]) {
+        float4 x = mac_center(i, j, k, m), f[3];
+        for (uint a = 0u; a < 3u; a++)
+            f[a] = mac_face_pos(i, j, k, a, m);
+        float lo = 1.5f * m->dx, hi = m->dx, inv = g->inv_cell_size;
+        uint x0 = grid_axis(x.x - lo, g->origin.x, inv, g->nx), x1 = grid_axis(x.x + hi, g->origin.x, inv, g->nx);
+        uint y0 = grid_axis(x.y - lo, g->origin.y, inv, g->ny), y1 = grid_axis(x.y + hi, g->origin.y, inv, g->ny);
+        uint z0 = grid_axis(x.z - lo, g->origin.z, inv, g->nz), z1 = grid_axis(x.z + hi, g->origin.z, inv, g->nz);
+        for (uint z = z0; z <= z1; z++)
+            for (uint y = y0; y <= y1; y++) {
+                uint row = g->nx * (y + g->ny * z);
+                for (uint q = start[row + x0]; q < start[row + x1 + 1u]; q++) {
+                    float4 p = pos[q], v = vev[q];
+                    for (uint a = 0u; a < 3u; a++) {
+                        float wx = 1.0f - mac_abs(p.x - f[a].x) * m->inv_dx;
+                        float wy = 1.0f - mac_abs(p.y - f[a].y) * m->inv_dx;
+                        float wz = 1.0f - mac_abs(p.z - f[a].z) * m->inv_dx;
+                        if (wx > 0.0f && wy > 0.0f && wz > 0.0f) {
+                            sum[a] += wx * wy * wz * mac_comp(v, a);
+                            sw[a] += wx * wy * wz;
+                        }
+                    }
+                }
+            }
+    }
+    float out[3];
+    for (uint a = 0u; a < 3u; a++)
+        out[a] = want[a] && sw[a] > 0.0f ? sum[a] / sw[a] : 0.0f;
+    vel[c] = fcl_f4(out[0], out[1], out[2], 0.0f);
+}
+
+/* Grid to particle, FLIP/PIC (Zhu & Bridson 2005): the marker keeps its
+ * velocity plus the grid's change over the substep (FLIP), blended with
+ * the grid's velocity (PIC) by pic: v = pic u + (1 - pic)(v + u - u_old),
+ * sampled at the marker before it moves. */
+FCL_INLINE void mac_g2p_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *vev, GLOBAL const float4 *gv,
+                             GLOBAL const float4 *gold, const fcl_mac_info *m, float pic)
+{
+    float4 x = pos[i], v = vev[i];
+    float4 u = mac_velocity(gv, x, m), uo = mac_velocity(gold, x, m);
+    float k = 1.0f - pic;
+    vev[i] = fcl_f4(pic * u.x + k * (v.x + u.x - uo.x), pic * u.y + k * (v.y + u.y - uo.y),
+                    pic * u.z + k * (v.z + u.z - uo.z), 0.0f);
+}
