@@ -136,7 +136,9 @@ typedef struct fcl_pbf_consts {
 typedef struct fcl_phase {
     float density;      /* kg/m^3 */
     float viscosity;    /* Pa s */
-    float pad0, pad1;
+    float sound_speed;  /* m/s: a compressible phase in MPS's pressure
+                           equation (kernels/mps.cl mps_compress); 0: none */
+    float pad1;
 } fcl_phase;
 
 /* MPS's constants (kernels/mps.cl; Koshizuka & Oka 1996, SEED-NOTES 4),
@@ -163,6 +165,8 @@ typedef struct fcl_mps_consts {
     float self_w;       /* w(l0): a particle's own weight in that average */
     uint walls;         /* 1: layer-0 boundary particles are pressure unknowns
                            (mps.wall_pressure = solve, kernels/mps_walls.cl) */
+    float comp_k;       /* src_k without mps.relaxation: a compressible
+                           phase's diagonal is comp_k / (rho c^2) */
 } fcl_mps_consts;
 
 /* The MAC grid of the mac solver (kernels/mac.cl; seed 003, SEED-NOTES

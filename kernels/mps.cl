@@ -277,6 +277,20 @@ FCL_INLINE void mps_density_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
     rhob[i] = mps_smoothed_rho(i, pi, plane, pos, fcount, fidx, fl, phases, d);
 }
 
+/* A compressible phase's share of its particles' diagonal (phases[k].
+ * sound_speed c > 0; 0 for the others): the density change the pressure
+ * itself makes, n/n0 - 1 = p / (rho c^2), kept in the equation, so it
+ * reads sum_j (p_i - p_j) w_ij + comp_k p_i / (rho c^2) = b_i (the
+ * incompressible-compressible multiphase MPS: an enclosed gas absorbs its
+ * own volume errors instead of driving the liquid around it with them). */
+FCL_INLINE float mps_compress(float4 pi, GLOBAL const fcl_phase *ph, const fcl_mps_consts *d)
+{
+    if (!d->phases)
+        return 0.0f;
+    float c = ph[(uint)pi.w].sound_speed;
+    return c > 0.0f ? d->comp_k / (ph[(uint)pi.w].density * c * c) : 0.0f;
+}
+
 /* Row i of A p = b: the weights of the unknowns beside the list entries,
  * the diagonal, and b with the ghosts' constants. Between phases a pair's
  * weight is scaled by 2 rho0 / (rho_i + rho_j) (the Laplacian of p / rho
@@ -286,8 +300,8 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
                                   GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                   GLOBAL const float *nd, GLOBAL const float *surf, GLOBAL float *coef,
                                   GLOBAL float *diag, GLOBAL float *rhs, GLOBAL const float *rhob,
-                                  GLOBAL const float *wsurf, GLOBAL float *bcoef, const fcl_sph_consts *c,
-                                  const fcl_mps_consts *d)
+                                  GLOBAL const float *wsurf, GLOBAL float *bcoef, GLOBAL const fcl_phase *phases,
+                                  const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
@@ -318,7 +332,7 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
             g += mps_w(r2, d->re_l, d) * mps_ghost(pb, pi, d->rho, c);
         }
     }
-    diag[i] = pinned ? 1.0f : a;
+    diag[i] = pinned ? 1.0f : a + mps_compress(pi, phases, d);
     rhs[i] = pinned ? 0.0f : d->src_k * (nd[i] - d->n0) / d->n0 + g;
 }
 

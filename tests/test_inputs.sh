@@ -209,6 +209,10 @@ F=$T/phase_density.json; scene "$F" '"phases": [ { "name": "a", "density": -5, "
 refused "a phase of negative density" "$F" "phases[0].density" "got -5" -- run "$F" --solver mps
 F=$T/phase_wcsph.json; scene "$F" "$PH" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.05, 0.1] }, { "type": "box", "min": [0, 0.05, 0], "max": [0.1, 0.1, 0.1], "phase": "oil" } ]'
 refused "two phases for wcsph" "$F" "phases: the scene has 2 phases (water, oil) but solver wcsph simulates 1" -- run "$F"
+F=$T/phase_sound.json; scene "$F" '"phases": [ { "name": "a", "density": 1000, "viscosity": 1, "sound_speed": -3 } ]' "$BOX"
+refused "a phase of negative sound speed" "$F" "phases[0].sound_speed" "got -3" -- run "$F" --solver mps
+F=$T/phase_sound_wcsph.json; scene "$F" '"phases": [ { "name": "a", "density": 1.3, "viscosity": 1e-5, "sound_speed": 100 } ]' "$BOX"
+refused "a sound speed for wcsph" "$F" "phases[0].sound_speed: solver wcsph has no compressible phases" "got 100" -- run "$F"
 # ---- emitters --------------------------------------------------------------------------
 EM() { printf '"emitters": [ { "shape": "rect", "center": %s, "direction": %s, "size": [0.04, 0.04], "speed": 1%s } ]' "$1" "$2" "${3:+, $3}"; }
 F=$T/emit_out.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.5, 0.1, 0.1]' '[1, 0, 0]')" >"$F"

@@ -330,6 +330,7 @@ int sim_set_phases(fcl_sim *s, const fcl_phase_decl *ph, int n, char *err, size_
     for (int k = 0; k < n && k < FCL_PHASES_MAX; k++) {
         t[k].density = ph[k].density;
         t[k].viscosity = ph[k].viscosity;
+        t[k].sound_speed = ph[k].sound_speed;
     }
     float4 *pos = s->n ? malloc(s->n * sizeof *pos) : NULL;
     if (s->n && (!pos || sim_download(s, pos, NULL, NULL, NULL, NULL) != 0)) {

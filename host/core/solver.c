@@ -30,6 +30,12 @@ const fcl_solver *solver_find(const char *name)
 int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, char *err, size_t errlen)
 {
     int most = sv->max_phases > 0 ? sv->max_phases : 1;
+    for (int k = 0; k < n && sv->max_phases <= 1; k++)
+        if (ph[k].sound_speed > 0.0f) {
+            snprintf(err, errlen, "phases[%d].sound_speed: solver %s has no compressible phases (mps has); got %g",
+                     k, sv->name, ph[k].sound_speed);
+            return FCL_EXIT_INPUT;
+        }
     if (n <= most)
         return 0;
     snprintf(err, errlen, "phases: the scene has %d phases (%s, %s%s) but solver %s simulates %d (mps takes up to %d)",

@@ -1,13 +1,15 @@
 /* phases.c - a scene's "phases" (seed 002 3.4, several fluids): each a
- * name, a density, a viscosity and a color; fluid blocks name theirs
- * with "phase" (default: the first). Names are resolved after the whole
- * scene is read, since JSON members come in any order.
+ * name, a density, a viscosity, a color and optionally a sound speed (a
+ * gas the mps solver lets compress); fluid blocks name theirs with
+ * "phase" (default: the first). Names are resolved after the whole scene
+ * is read, since JSON members come in any order.
  *   "phases": [ { "name": "water", "density": 1000, "viscosity": 1,
  *                 "color": [0.2, 0.4, 1] },
- *               { "name": "oil", "density": 500, "viscosity": 5 } ]
+ *               { "name": "air", "density": 1.3, "viscosity": 1.8e-5,
+ *                 "sound_speed": 100 } ]
  * Invariant: after phases_resolve returns 0, every block's phase index
- * is below max(nphases, 1); names are unique, densities positive and
- * viscosities non-negative, all finite.
+ * is below max(nphases, 1); names are unique, densities positive,
+ * viscosities and sound speeds non-negative, all finite.
  */
 #include <math.h>
 #include <stdio.h>
@@ -50,10 +52,11 @@ static int read_name(fcl_phase_decl *ph, const cJSON *o, const char *where, cons
 
 static int read_phase(fcl_scene *s, const cJSON *o, int idx, const char *file, char *err, size_t errlen)
 {
-    static const char *const keys[] = { "name", "density", "viscosity", "color", NULL };
+    static const char *const keys[] = { "name", "density", "viscosity", "color", "sound_speed", NULL };
     char where[32];
     snprintf(where, sizeof where, "phases[%d]", idx);
     fcl_phase_decl *ph = &s->phases[idx];
+    double c = 0.0;   /* sound_speed: absent, incompressible */
     memset(ph, 0, sizeof *ph);
     ph->color[0] = ph->color[1] = ph->color[2] = 0.5f;
     if (!cJSON_IsObject(o))
@@ -61,8 +64,10 @@ static int read_phase(fcl_scene *s, const cJSON *o, int idx, const char *file, c
     if (scene_check_keys(o, keys, where, file, err, errlen) != 0 || read_name(ph, o, where, file, err, errlen) != 0 ||
         read_value(o, "density", 1e-3, 1e6, &ph->density, where, file, err, errlen) != 0 ||
         read_value(o, "viscosity", 0.0, 1e5, &ph->viscosity, where, file, err, errlen) != 0 ||
-        scene_read_vec3(o, "color", ph->color, 0, where, file, err, errlen) != 0)
+        scene_read_vec3(o, "color", ph->color, 0, where, file, err, errlen) != 0 ||
+        scene_read_number(o, "sound_speed", 0.0, 1e5, 0, &c, where, file, err, errlen) != 0)
         return -1;
+    ph->sound_speed = (float)c;
     for (int k = 0; k < 3; k++)
         if (!(ph->color[k] >= 0.0f && ph->color[k] <= 1.0f)) {
             char msg[160];

@@ -49,6 +49,7 @@ typedef struct fcl_phase_decl {
     char name[32];
     float density;               /* kg/m^3 */
     float viscosity;             /* Pa s, as material.viscosity */
+    float sound_speed;           /* m/s, a compressible phase in mps; 0: incompressible */
     float color[3];              /* the viewer's, in [0, 1] */
 } fcl_phase_decl;
 

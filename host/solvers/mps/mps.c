@@ -184,6 +184,7 @@ static void choose_dt(fcl_sim *s, mps *d)
         dt = fmin(dt, 0.2 * l0 * l0 / nu);
     d->d.dt = (float)dt;
     d->d.src_k = (float)(p->mps_relaxation * d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
+    d->d.comp_k = (float)(d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
     s->c.dt = (float)dt;
     s->dt_used = (float)dt;
 }
@@ -248,7 +249,7 @@ static int launch_assemble(fcl_sim *s, mps *d)
     mps_walls *w = &d->walls;
     return pass_mps_assemble(s->be, s->n, "assemble", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
                              COEF(s, d), d->diag, d->rhs, d->rhob, w->on ? w->wsurf : d->surf,
-                             w->on ? mps_walls_bcoef(w, s) : COEF(s, d), s->c, d->d) != 0 ||
+                             w->on ? mps_walls_bcoef(w, s) : COEF(s, d), s->phases, s->c, d->d) != 0 ||
                    mps_walls_assemble(w, s, d->rhob, attr(s, d->a_p), d->diag, d->rhs, d->xall, &d->d) != 0
                ? -1
                : 0;
