@@ -406,6 +406,89 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
     return lo;
 }
 
+#ifdef FCL_AVX512
+/* phat and the gradient's sums in one walk (the native backend on an
+ * AVX-512 host, lists of kstride 1): with k_ij a pair's factor and phat
+ * not known until the end, sum (q_j - phat) k_ij r_ij is
+ * sum (q_j - p_i) k_ij r_ij + (p_i - phat) sum k_ij r_ij. The fluid
+ * entries go 16 at a time, each pair as mps_correct_item forms it, the
+ * lanes added at the end (another order of the sums: within the
+ * backends' agreement); s[0..2] gets the first sum, s[3..5] the second. */
+typedef struct { __m512 x, y, z; } mps_v16;
+
+FCL_INLINE float mps_grad_fluid16(float4 pi, float4 plane, float own, float rho_i, GLOBAL const float4 *pos,
+                                  GLOBAL const float *prs, GLOBAL const float *rhob, const uint *ent, uint n,
+                                  uint i, const fcl_sph_consts *c, const fcl_mps_consts *d, float s[6])
+{
+    const __m512 zero = _mm512_setzero_ps(), vown = _mm512_set1_ps(own), rmin2 = _mm512_set1_ps(d->rmin2);
+    const float *pf = (const float *)pos;
+    __m512 lo = vown, ax = zero, ay = zero, az = zero, bx = zero, by = zero, bz = zero;
+    for (uint k = 0u; k < n; k += 16u) {
+        __mmask16 live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
+        __m512i e = _mm512_maskz_loadu_epi32(live, ent + k), m = _mm512_srli_epi32(e, NL_SHIFT);
+        __m512i j = _mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX)), j4 = _mm512_slli_epi32(j, 2);
+        mps_v16 src = { _mm512_mask_i32gather_ps(zero, live, j4, pf, 4),
+                        _mm512_mask_i32gather_ps(zero, live, j4, pf + 1, 4),
+                        _mm512_mask_i32gather_ps(zero, live, j4, pf + 2, 4) }, q = src;
+        q.x = _mm512_mask_sub_ps(q.x, _mm512_test_epi32_mask(m, _mm512_set1_epi32(1)), _mm512_set1_ps(2.0f * plane.x), q.x);
+        q.y = _mm512_mask_sub_ps(q.y, _mm512_test_epi32_mask(m, _mm512_set1_epi32(2)), _mm512_set1_ps(2.0f * plane.y), q.y);
+        q.z = _mm512_mask_sub_ps(q.z, _mm512_test_epi32_mask(m, _mm512_set1_epi32(4)), _mm512_set1_ps(2.0f * plane.z), q.z);
+        __m512 rx = _mm512_sub_ps(q.x, _mm512_set1_ps(pi.x)), ry = _mm512_sub_ps(q.y, _mm512_set1_ps(pi.y));
+        __m512 rz = _mm512_sub_ps(q.z, _mm512_set1_ps(pi.z));
+        __m512 r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(rx, rx), _mm512_mul_ps(ry, ry)), _mm512_mul_ps(rz, rz));
+        __mmask16 self = _mm512_cmpeq_epi32_mask(j, _mm512_set1_epi32((int)i)) & _mm512_testn_epi32_mask(m, m);
+        __mmask16 in = _mm512_mask_cmp_ps_mask(live & (__mmask16)~self, r2, _mm512_set1_ps(d->re_n2), _CMP_LT_OQ);
+        __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, j, rhob, 4);
+        __m512 p = _mm512_mask_i32gather_ps(zero, in, j, prs, 4);
+        if (d->clamp)
+            p = _mm512_max_ps(p, zero);   /* mps_pressure: negatives count as 0 */
+        /* Ghosts (mps_ghost): rho_j g . (image - source). */
+        __m512 gh = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(c->gravity.x), _mm512_sub_ps(q.x, src.x)),
+                                                _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(q.y, src.y))),
+                                  _mm512_mul_ps(_mm512_set1_ps(c->gravity.z), _mm512_sub_ps(q.z, src.z)));
+        p = _mm512_mask_add_ps(p, _mm512_test_epi32_mask(m, m), p, _mm512_mul_ps(rho_j, gh));
+        __m512 rm = _mm512_max_ps(r2, rmin2);
+        __m512 w = _mm512_sub_ps(_mm512_div_ps(_mm512_set1_ps(d->re_n), _mm512_sqrt_ps(rm)), _mm512_set1_ps(1.0f));
+        __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(w, rm), _mm512_set1_ps(2.0f)),
+                                  _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
+        __m512 dq = _mm512_mul_ps(_mm512_sub_ps(p, vown), kk);
+        lo = _mm512_mask_min_ps(lo, in, lo, p);
+        ax = _mm512_mask_add_ps(ax, in, ax, _mm512_mul_ps(dq, rx));
+        ay = _mm512_mask_add_ps(ay, in, ay, _mm512_mul_ps(dq, ry));
+        az = _mm512_mask_add_ps(az, in, az, _mm512_mul_ps(dq, rz));
+        bx = _mm512_mask_add_ps(bx, in, bx, _mm512_mul_ps(kk, rx));
+        by = _mm512_mask_add_ps(by, in, by, _mm512_mul_ps(kk, ry));
+        bz = _mm512_mask_add_ps(bz, in, bz, _mm512_mul_ps(kk, rz));
+    }
+    s[0] = _mm512_reduce_add_ps(ax); s[1] = _mm512_reduce_add_ps(ay); s[2] = _mm512_reduce_add_ps(az);
+    s[3] = _mm512_reduce_add_ps(bx); s[4] = _mm512_reduce_add_ps(by); s[5] = _mm512_reduce_add_ps(bz);
+    return _mm512_reduce_min_ps(lo);
+}
+
+/* mps_correct_item's boundary entries, in the one-walk form above. */
+FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, float lo,
+                                   GLOBAL const float4 *bpos, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
+                                   const fcl_nlist_info *bl, GLOBAL const float *xw, uint off, const fcl_sph_consts *c,
+                                   const fcl_mps_consts *d, float s[6])
+{
+    MPS_BOUNDARY(i, b, mb, e) {
+        float4 pb = bpos[b];
+        float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
+        (void)mb;
+        float r2 = pbf_r2(r);
+        if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
+            continue;
+        float q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
+        float k = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) /
+                  (d->walls ? 0.5f * (rho_i + d->rho) : rho_i);
+        lo = q < lo ? q : lo;
+        s[0] += (q - own) * k * r.x; s[1] += (q - own) * k * r.y; s[2] += (q - own) * k * r.z;
+        s[3] += k * r.x; s[4] += k * r.y; s[5] += k * r.z;
+    }
+    return lo;
+}
+#endif
+
 /* The pressure gradient with phat, the final velocity into vev and the
  * position change into dx (applied by mps_apply once every particle has
  * read the positions). */
@@ -418,6 +501,21 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
 {
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
+    float k = d->grad_k * d->dt;             /* dt d / n0; the 1 / rho is per pair */
+    float4 u = vel[i];
+#ifdef FCL_AVX512
+    if (fl->kstride == 1u) {
+        float s[6], rho_i = rhob[i], own = mps_pressure(prs[i], d);
+        float lo = mps_grad_fluid16(pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride,
+                                    nl_len(fcount, i, fl), i, c, d, s);
+        lo = mps_grad_boundary(i, pi, own, rho_i, own < lo ? own : lo, bpos, bcount, bidx, bl, xw, off, c, d, s);
+        float4 du = fcl_f4(-k * (s[0] + (own - lo) * s[3]), -k * (s[1] + (own - lo) * s[4]),
+                           -k * (s[2] + (own - lo) * s[5]), 0.0f);
+        vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
+        dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);
+        return;
+    }
+#endif
     float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, rhob, xw, off, c, d);
     float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
@@ -451,8 +549,6 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
         float f = (own + mps_ghost(pb, pi, rho_i, c) - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
         gx += f * r.x / rho_i; gy += f * r.y / rho_i; gz += f * r.z / rho_i;
     }
-    float k = d->grad_k * d->dt;             /* dt d / n0; the 1 / rho is per pair */
-    float4 u = vel[i];
     float4 du = fcl_f4(-k * gx, -k * gy, -k * gz, 0.0f);
     vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
     dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);
