@@ -53,7 +53,8 @@ typedef uint32_t uint;
 /* The native backend built for a CPU with AVX-512 (FCL_NATIVE, the
  * default): the two hottest loops of the neighbor-list solvers, the list
  * build's candidate rows (nlist.cl) and WCSPH's fluid forces (wcsph.cl),
- * MPS's collision filter (nlist.cl's nl_close16) and row products, the
+ * MPS's collision filter (nlist.cl's nl_close16), row products and list
+ * walks (number density, viscosity, assembly, correction: mps.cl), the
  * grid's count (grid.cl, with AVX-512CD) and gather, the step statistics
  * (wcsph.cl) and the MAC markers' move, marking and fields
  * (mac_markers.cl) have a 16-lane twin next to the one

@@ -77,6 +77,105 @@ FCL_INLINE float mps_mu_of(float4 p, GLOBAL const fcl_phase *ph, const fcl_mps_c
     return d->phases ? ph[(uint)p.w].viscosity : d->mu;
 }
 
+#ifdef FCL_AVX512
+/* The 16-lane twins of MPS's list walks (the native backend on an AVX-512
+ * host, lists of kstride 1): each pair as the scalar pass forms it, the
+ * lanes added at the end (another order of the sums: within the
+ * backends' agreement). */
+typedef struct { __m512 x, y, z; } mps_v16;
+
+/* Entries ent[k .. k + 15] of n: their particles' indices, mirror masks,
+ * unmirrored positions src, images q (mirror()) and the offsets r = q - pi
+ * with r2 = |r|^2 (pbf_r2's order). Returns the live lanes. */
+FCL_INLINE __mmask16 mps_entries16(const uint *ent, uint k, uint n, float4 pi, float4 plane, const float4 *pos,
+                                   __m512i *j, __m512i *m, mps_v16 *src, mps_v16 *q, mps_v16 *r, __m512 *r2)
+{
+    __mmask16 live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
+    __m512i e = _mm512_maskz_loadu_epi32(live, ent + k), j4;
+    const float *pf = (const float *)pos;
+    __m512 zero = _mm512_setzero_ps();
+    *m = _mm512_srli_epi32(e, NL_SHIFT);
+    *j = _mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX));
+    j4 = _mm512_slli_epi32(*j, 2);
+    src->x = _mm512_mask_i32gather_ps(zero, live, j4, pf, 4);
+    src->y = _mm512_mask_i32gather_ps(zero, live, j4, pf + 1, 4);
+    src->z = _mm512_mask_i32gather_ps(zero, live, j4, pf + 2, 4);
+    q->x = _mm512_mask_sub_ps(src->x, _mm512_test_epi32_mask(*m, _mm512_set1_epi32(1)),
+                              _mm512_set1_ps(2.0f * plane.x), src->x);
+    q->y = _mm512_mask_sub_ps(src->y, _mm512_test_epi32_mask(*m, _mm512_set1_epi32(2)),
+                              _mm512_set1_ps(2.0f * plane.y), src->y);
+    q->z = _mm512_mask_sub_ps(src->z, _mm512_test_epi32_mask(*m, _mm512_set1_epi32(4)),
+                              _mm512_set1_ps(2.0f * plane.z), src->z);
+    r->x = _mm512_sub_ps(q->x, _mm512_set1_ps(pi.x));
+    r->y = _mm512_sub_ps(q->y, _mm512_set1_ps(pi.y));
+    r->z = _mm512_sub_ps(q->z, _mm512_set1_ps(pi.z));
+    *r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(r->x, r->x), _mm512_mul_ps(r->y, r->y)),
+                        _mm512_mul_ps(r->z, r->z));
+    return live;
+}
+
+/* The lanes that are not particle i itself (j == i unmirrored). */
+FCL_INLINE __mmask16 mps_not_self16(__m512i j, __m512i m, uint i)
+{
+    return (__mmask16)~(_mm512_cmpeq_epi32_mask(j, _mm512_set1_epi32((int)i)) & _mm512_testn_epi32_mask(m, m));
+}
+
+/* mps_w lane-wise: re / sqrt(max(r2, rmin2)) - 1. */
+FCL_INLINE __m512 mps_w16(__m512 r2, float re, const fcl_mps_consts *d)
+{
+    __m512 r = _mm512_sqrt_ps(_mm512_max_ps(r2, _mm512_set1_ps(d->rmin2)));
+    return _mm512_sub_ps(_mm512_div_ps(_mm512_set1_ps(re), r), _mm512_set1_ps(1.0f));
+}
+
+/* mps_number_density's fluid sum. */
+FCL_INLINE float mps_nd_fluid16(uint i, float4 pi, float4 plane, const float4 *pos, const uint *ent, uint n,
+                                const fcl_mps_consts *d)
+{
+    __m512 sum = _mm512_setzero_ps(), r2;
+    for (uint k = 0u; k < n; k += 16u) {
+        __m512i j, m;
+        mps_v16 src, q, r;
+        __mmask16 live = mps_entries16(ent, k, n, pi, plane, pos, &j, &m, &src, &q, &r, &r2);
+        __mmask16 in = _mm512_mask_cmp_ps_mask(live & mps_not_self16(j, m, i), r2, _mm512_set1_ps(d->re_n2),
+                                               _CMP_LT_OQ);
+        sum = _mm512_mask_add_ps(sum, in, sum, mps_w16(r2, d->re_n, d));
+    }
+    return _mm512_reduce_add_ps(sum);
+}
+#endif
+
+#ifdef FCL_AVX512
+/* mps_viscosity_item's Laplacian sums without surface tension. */
+FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, float4 plane, const float4 *pos, const float4 *vev,
+                                 const uint *ent, uint n, const fcl_mps_consts *d, float *lx, float *ly, float *lz)
+{
+    const __m512 zero = _mm512_setzero_ps(), neg0 = _mm512_set1_ps(-0.0f);
+    const float *vf = (const float *)vev;
+    __m512 sx = zero, sy = zero, sz = zero, r2;
+    for (uint k = 0u; k < n; k += 16u) {
+        __m512i j, m;
+        mps_v16 src, q, r;
+        __mmask16 live = mps_entries16(ent, k, n, pi, plane, pos, &j, &m, &src, &q, &r, &r2);
+        __mmask16 in = _mm512_mask_cmp_ps_mask(live & mps_not_self16(j, m, i), r2, _mm512_set1_ps(d->re_l2),
+                                               _CMP_LT_OQ);
+        __m512i j4 = _mm512_slli_epi32(j, 2);
+        /* mirror_vel: the mirrored axes' components flip. */
+        __m512 ux = _mm512_mask_i32gather_ps(zero, in, j4, vf, 4), uy = _mm512_mask_i32gather_ps(zero, in, j4, vf + 1, 4);
+        __m512 uz = _mm512_mask_i32gather_ps(zero, in, j4, vf + 2, 4);
+        ux = _mm512_mask_xor_ps(ux, _mm512_test_epi32_mask(m, _mm512_set1_epi32(1)), ux, neg0);
+        uy = _mm512_mask_xor_ps(uy, _mm512_test_epi32_mask(m, _mm512_set1_epi32(2)), uy, neg0);
+        uz = _mm512_mask_xor_ps(uz, _mm512_test_epi32_mask(m, _mm512_set1_epi32(4)), uz, neg0);
+        __m512 w = mps_w16(r2, d->re_l, d);
+        sx = _mm512_mask_add_ps(sx, in, sx, _mm512_mul_ps(_mm512_sub_ps(ux, _mm512_set1_ps(ui.x)), w));
+        sy = _mm512_mask_add_ps(sy, in, sy, _mm512_mul_ps(_mm512_sub_ps(uy, _mm512_set1_ps(ui.y)), w));
+        sz = _mm512_mask_add_ps(sz, in, sz, _mm512_mul_ps(_mm512_sub_ps(uz, _mm512_set1_ps(ui.z)), w));
+    }
+    *lx = _mm512_reduce_add_ps(sx);
+    *ly = _mm512_reduce_add_ps(sy);
+    *lz = _mm512_reduce_add_ps(sz);
+}
+#endif
+
 /* The explicit part: viscosity over fluid neighbors within re_l (wall
  * images with mirrored velocities: free slip), surface tension by the
  * selected model of forces.cl over neighbors within h (the seed's
@@ -93,6 +192,11 @@ FCL_INLINE void mps_viscosity_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
     uint tension = tension_active(c);
     fcl_tension_sum t;
     tension_sum_clear(&t);
+#ifdef FCL_AVX512
+    if (fl->kstride == 1u && !tension)
+        mps_visc_fluid16(i, pi, ui, plane, pos, vev, fidx + i * fl->pstride, nl_len(fcount, i, fl), d, &lx, &ly, &lz);
+    else
+#endif
     MPS_FLUID(i, j, m, e) {
         float4 r = pbf_rij(pi, pos[j], m, plane);
         float r2 = pbf_r2(r);
@@ -217,12 +321,18 @@ FCL_INLINE void mps_collide_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
 }
 
 /* Number density within re (fluid with wall images, and boundary). */
+
 FCL_INLINE float mps_number_density(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos,
                                     GLOBAL const float4 *bpos, GLOBAL const uint *fcount,
                                     GLOBAL const uint *fidx, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
                                     const fcl_nlist_info *fl, const fcl_nlist_info *bl, const fcl_mps_consts *d)
 {
     float n = 0.0f;
+#ifdef FCL_AVX512
+    if (fl->kstride == 1u)
+        n = mps_nd_fluid16(i, pi, plane, pos, fidx + i * fl->pstride, nl_len(fcount, i, fl), d);
+    else
+#endif
     MPS_FLUID(i, j, m, e) {
         float r2 = pbf_r2(pbf_rij(pi, pos[j], m, plane));
         if (r2 < d->re_n2 && !(j == i && m == 0u))
@@ -291,6 +401,42 @@ FCL_INLINE float mps_compress(float4 pi, GLOBAL const fcl_phase *ph, const fcl_m
     return c > 0.0f ? d->comp_k / (ph[(uint)pi.w].density * c * c) : 0.0f;
 }
 
+#ifdef FCL_AVX512
+/* mps_assemble_item's fluid entries: each entry's weight as the scalar
+ * pass forms it (so the stored matrix is the same), a and g summed 16
+ * lanes at a time. */
+FCL_INLINE void mps_assemble_fluid16(uint i, float4 pi, float4 plane, uint pinned, float rho_i, const float4 *pos,
+                                     const float *rhob, const float *surf, float *coef, const uint *ent, uint n,
+                                     const fcl_sph_consts *c, const fcl_mps_consts *d, float *a, float *g)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    __m512 sa = zero, sg = zero, r2;
+    for (uint k = 0u; k < n; k += 16u) {
+        __m512i j, m;
+        mps_v16 src, q, r;
+        __mmask16 live = mps_entries16(ent, k, n, pi, plane, pos, &j, &m, &src, &q, &r, &r2);
+        __mmask16 self = _mm512_cmpeq_epi32_mask(j, _mm512_set1_epi32((int)i));
+        __mmask16 in = _mm512_mask_cmp_ps_mask(live & mps_not_self16(j, m, i), r2, _mm512_set1_ps(d->re_l2),
+                                               _CMP_LT_OQ);
+        __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(rho_i), live & (__mmask16)~self, j, rhob, 4);
+        __m512 w = _mm512_maskz_div_ps(in, _mm512_mul_ps(_mm512_mul_ps(mps_w16(r2, d->re_l, d), _mm512_set1_ps(2.0f)),
+                                                         _mm512_set1_ps(d->rho)),
+                                       _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
+        __mmask16 open = live & (__mmask16)~self &
+                         _mm512_cmp_ps_mask(_mm512_mask_i32gather_ps(zero, live, j, surf, 4), zero, _CMP_EQ_OQ);
+        _mm512_mask_storeu_ps(coef + k, live, pinned ? zero : _mm512_maskz_mov_ps(open, w));
+        sa = _mm512_mask_add_ps(sa, (__mmask16)~self, sa, w);
+        /* Ghosts (mps_ghost): rho_j g . (image - source); i's own images too. */
+        __m512 gh = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(c->gravity.x), _mm512_sub_ps(q.x, src.x)),
+                                                _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(q.y, src.y))),
+                                  _mm512_mul_ps(_mm512_set1_ps(c->gravity.z), _mm512_sub_ps(q.z, src.z)));
+        sg = _mm512_mask_add_ps(sg, _mm512_test_epi32_mask(m, m) & live, sg, _mm512_mul_ps(w, _mm512_mul_ps(rho_j, gh)));
+    }
+    *a = _mm512_reduce_add_ps(sa);
+    *g = _mm512_reduce_add_ps(sg);
+}
+#endif
+
 /* Row i of A p = b: the weights of the unknowns beside the list entries,
  * the diagonal, and b with the ghosts' constants. Between phases a pair's
  * weight is scaled by 2 rho0 / (rho_i + rho_j) (the Laplacian of p / rho
@@ -307,6 +453,12 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
     near_walls_within(pi, c, fl->r, &plane);
     uint pinned = surf[i] != 0.0f;
     float a = 0.0f, g = 0.0f, rho_i = rhob[i];
+#ifdef FCL_AVX512
+    if (fl->kstride == 1u)
+        mps_assemble_fluid16(i, pi, plane, pinned, rho_i, pos, rhob, surf, coef + i * fl->pstride,
+                             fidx + i * fl->pstride, nl_len(fcount, i, fl), c, d, &a, &g);
+    else
+#endif
     MPS_FLUID(i, j, m, e) {
         float4 pj = mirror(pos[j], m, plane);
         float r2 = pbf_r2(pbf_rij(pi, pj, 0u, plane));
@@ -414,30 +566,18 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
  * entries go 16 at a time, each pair as mps_correct_item forms it, the
  * lanes added at the end (another order of the sums: within the
  * backends' agreement); s[0..2] gets the first sum, s[3..5] the second. */
-typedef struct { __m512 x, y, z; } mps_v16;
-
 FCL_INLINE float mps_grad_fluid16(float4 pi, float4 plane, float own, float rho_i, GLOBAL const float4 *pos,
                                   GLOBAL const float *prs, GLOBAL const float *rhob, const uint *ent, uint n,
                                   uint i, const fcl_sph_consts *c, const fcl_mps_consts *d, float s[6])
 {
-    const __m512 zero = _mm512_setzero_ps(), vown = _mm512_set1_ps(own), rmin2 = _mm512_set1_ps(d->rmin2);
-    const float *pf = (const float *)pos;
-    __m512 lo = vown, ax = zero, ay = zero, az = zero, bx = zero, by = zero, bz = zero;
+    const __m512 zero = _mm512_setzero_ps(), vown = _mm512_set1_ps(own);
+    __m512 lo = vown, ax = zero, ay = zero, az = zero, bx = zero, by = zero, bz = zero, r2;
     for (uint k = 0u; k < n; k += 16u) {
-        __mmask16 live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
-        __m512i e = _mm512_maskz_loadu_epi32(live, ent + k), m = _mm512_srli_epi32(e, NL_SHIFT);
-        __m512i j = _mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX)), j4 = _mm512_slli_epi32(j, 2);
-        mps_v16 src = { _mm512_mask_i32gather_ps(zero, live, j4, pf, 4),
-                        _mm512_mask_i32gather_ps(zero, live, j4, pf + 1, 4),
-                        _mm512_mask_i32gather_ps(zero, live, j4, pf + 2, 4) }, q = src;
-        q.x = _mm512_mask_sub_ps(q.x, _mm512_test_epi32_mask(m, _mm512_set1_epi32(1)), _mm512_set1_ps(2.0f * plane.x), q.x);
-        q.y = _mm512_mask_sub_ps(q.y, _mm512_test_epi32_mask(m, _mm512_set1_epi32(2)), _mm512_set1_ps(2.0f * plane.y), q.y);
-        q.z = _mm512_mask_sub_ps(q.z, _mm512_test_epi32_mask(m, _mm512_set1_epi32(4)), _mm512_set1_ps(2.0f * plane.z), q.z);
-        __m512 rx = _mm512_sub_ps(q.x, _mm512_set1_ps(pi.x)), ry = _mm512_sub_ps(q.y, _mm512_set1_ps(pi.y));
-        __m512 rz = _mm512_sub_ps(q.z, _mm512_set1_ps(pi.z));
-        __m512 r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(rx, rx), _mm512_mul_ps(ry, ry)), _mm512_mul_ps(rz, rz));
-        __mmask16 self = _mm512_cmpeq_epi32_mask(j, _mm512_set1_epi32((int)i)) & _mm512_testn_epi32_mask(m, m);
-        __mmask16 in = _mm512_mask_cmp_ps_mask(live & (__mmask16)~self, r2, _mm512_set1_ps(d->re_n2), _CMP_LT_OQ);
+        __m512i j, m;
+        mps_v16 src, q, r;
+        __mmask16 live = mps_entries16(ent, k, n, pi, plane, pos, &j, &m, &src, &q, &r, &r2);
+        __mmask16 in = _mm512_mask_cmp_ps_mask(live & mps_not_self16(j, m, i), r2, _mm512_set1_ps(d->re_n2),
+                                               _CMP_LT_OQ);
         __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, j, rhob, 4);
         __m512 p = _mm512_mask_i32gather_ps(zero, in, j, prs, 4);
         if (d->clamp)
@@ -447,18 +587,17 @@ FCL_INLINE float mps_grad_fluid16(float4 pi, float4 plane, float own, float rho_
                                                 _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(q.y, src.y))),
                                   _mm512_mul_ps(_mm512_set1_ps(c->gravity.z), _mm512_sub_ps(q.z, src.z)));
         p = _mm512_mask_add_ps(p, _mm512_test_epi32_mask(m, m), p, _mm512_mul_ps(rho_j, gh));
-        __m512 rm = _mm512_max_ps(r2, rmin2);
-        __m512 w = _mm512_sub_ps(_mm512_div_ps(_mm512_set1_ps(d->re_n), _mm512_sqrt_ps(rm)), _mm512_set1_ps(1.0f));
-        __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(w, rm), _mm512_set1_ps(2.0f)),
+        __m512 rm = _mm512_max_ps(r2, _mm512_set1_ps(d->rmin2));
+        __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(mps_w16(r2, d->re_n, d), rm), _mm512_set1_ps(2.0f)),
                                   _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
         __m512 dq = _mm512_mul_ps(_mm512_sub_ps(p, vown), kk);
         lo = _mm512_mask_min_ps(lo, in, lo, p);
-        ax = _mm512_mask_add_ps(ax, in, ax, _mm512_mul_ps(dq, rx));
-        ay = _mm512_mask_add_ps(ay, in, ay, _mm512_mul_ps(dq, ry));
-        az = _mm512_mask_add_ps(az, in, az, _mm512_mul_ps(dq, rz));
-        bx = _mm512_mask_add_ps(bx, in, bx, _mm512_mul_ps(kk, rx));
-        by = _mm512_mask_add_ps(by, in, by, _mm512_mul_ps(kk, ry));
-        bz = _mm512_mask_add_ps(bz, in, bz, _mm512_mul_ps(kk, rz));
+        ax = _mm512_mask_add_ps(ax, in, ax, _mm512_mul_ps(dq, r.x));
+        ay = _mm512_mask_add_ps(ay, in, ay, _mm512_mul_ps(dq, r.y));
+        az = _mm512_mask_add_ps(az, in, az, _mm512_mul_ps(dq, r.z));
+        bx = _mm512_mask_add_ps(bx, in, bx, _mm512_mul_ps(kk, r.x));
+        by = _mm512_mask_add_ps(by, in, by, _mm512_mul_ps(kk, r.y));
+        bz = _mm512_mask_add_ps(bz, in, bz, _mm512_mul_ps(kk, r.z));
     }
     s[0] = _mm512_reduce_add_ps(ax); s[1] = _mm512_reduce_add_ps(ay); s[2] = _mm512_reduce_add_ps(az);
     s[3] = _mm512_reduce_add_ps(bx); s[4] = _mm512_reduce_add_ps(by); s[5] = _mm512_reduce_add_ps(bz);

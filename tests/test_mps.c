@@ -592,10 +592,10 @@ static void water_air(fcl_backend *be)
  * 0.05 to 0.12 s at between 0.28 and 0.62 m/s, the Davies-Taylor speed
  * 0.711 sqrt(g d) of a bubble of its volume (d = 4.96 cm: 0.50 m/s) with
  * and without Wallis's wall factor 1.13 exp(-d / D) for this box (0.75:
- * 0.37 m/s), each widened by a quarter (0.391 measured); and the air
+ * 0.37 m/s), each widened by a quarter (0.385 measured); and the air
  * compresses as its pressure says, the mean of n/n0 - 1 over the air
  * within 30 % of the mean p / (rho c^2) (over the steps from 0.02 s;
- * -14 % measured: n is the step's positions', p the solve's target). With
+ * -17 % measured: n is the step's positions', p the solve's target). With
  * an incompressible gas (no sound_speed) the same bubble blows up within
  * 2 steps (README). */
 static const char *const BUBBLE =
