@@ -84,40 +84,53 @@ FCL_INLINE float mps_mu_of(float4 p, GLOBAL const fcl_phase *ph, const fcl_mps_c
  * backends' agreement). */
 typedef struct { __m512 x, y, z; } mps_v16;
 
-/* Entries ent[k .. k + 15] of n: their particles' indices, mirror masks,
- * unmirrored positions src, images q (mirror()) and the offsets r = q - pi
- * with r2 = |r|^2 (pbf_r2's order). Returns the live lanes. */
-FCL_INLINE __mmask16 mps_entries16(const uint *ent, uint k, uint n, float4 pi, float4 plane, const float4 *pos,
-                                   __m512i *j, __m512i *m, mps_v16 *src, mps_v16 *q, mps_v16 *r, __m512 *r2)
+/* Entries ent[k .. k + 15] of n: their particles' indices j, mirror masks
+ * m, unmirrored positions src, images q (mirror()), offsets r = q - pi and
+ * r2 = |r|^2 (pbf_r2's order), and which lanes hold an entry (live). */
+typedef struct {
+    __m512i j, m;
+    mps_v16 src, q, r;
+    __m512 r2;
+    __mmask16 live;
+} mps_lanes16;
+
+/* Fills L; returns the live lanes within re2 of pi that are not particle
+ * i itself (j == i unmirrored): the pairs a scalar walk keeps. */
+FCL_INLINE __mmask16 mps_entries16(const uint *ent, uint k, uint n, uint i, float4 pi, float4 plane, float re2,
+                                   const float4 *pos, mps_lanes16 *L)
 {
-    __mmask16 live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
-    __m512i e = _mm512_maskz_loadu_epi32(live, ent + k), j4;
+    L->live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
+    __m512i e = _mm512_maskz_loadu_epi32(L->live, ent + k), j4;
     const float *pf = (const float *)pos;
     __m512 zero = _mm512_setzero_ps();
-    *m = _mm512_srli_epi32(e, NL_SHIFT);
-    *j = _mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX));
-    j4 = _mm512_slli_epi32(*j, 2);
-    src->x = _mm512_mask_i32gather_ps(zero, live, j4, pf, 4);
-    src->y = _mm512_mask_i32gather_ps(zero, live, j4, pf + 1, 4);
-    src->z = _mm512_mask_i32gather_ps(zero, live, j4, pf + 2, 4);
-    q->x = _mm512_mask_sub_ps(src->x, _mm512_test_epi32_mask(*m, _mm512_set1_epi32(1)),
-                              _mm512_set1_ps(2.0f * plane.x), src->x);
-    q->y = _mm512_mask_sub_ps(src->y, _mm512_test_epi32_mask(*m, _mm512_set1_epi32(2)),
-                              _mm512_set1_ps(2.0f * plane.y), src->y);
-    q->z = _mm512_mask_sub_ps(src->z, _mm512_test_epi32_mask(*m, _mm512_set1_epi32(4)),
-                              _mm512_set1_ps(2.0f * plane.z), src->z);
-    r->x = _mm512_sub_ps(q->x, _mm512_set1_ps(pi.x));
-    r->y = _mm512_sub_ps(q->y, _mm512_set1_ps(pi.y));
-    r->z = _mm512_sub_ps(q->z, _mm512_set1_ps(pi.z));
-    *r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(r->x, r->x), _mm512_mul_ps(r->y, r->y)),
-                        _mm512_mul_ps(r->z, r->z));
-    return live;
+    L->m = _mm512_srli_epi32(e, NL_SHIFT);
+    L->j = _mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX));
+    j4 = _mm512_slli_epi32(L->j, 2);
+    L->src.x = _mm512_mask_i32gather_ps(zero, L->live, j4, pf, 4);
+    L->src.y = _mm512_mask_i32gather_ps(zero, L->live, j4, pf + 1, 4);
+    L->src.z = _mm512_mask_i32gather_ps(zero, L->live, j4, pf + 2, 4);
+    L->q.x = _mm512_mask_sub_ps(L->src.x, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(1)),
+                                _mm512_set1_ps(2.0f * plane.x), L->src.x);
+    L->q.y = _mm512_mask_sub_ps(L->src.y, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(2)),
+                                _mm512_set1_ps(2.0f * plane.y), L->src.y);
+    L->q.z = _mm512_mask_sub_ps(L->src.z, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(4)),
+                                _mm512_set1_ps(2.0f * plane.z), L->src.z);
+    L->r.x = _mm512_sub_ps(L->q.x, _mm512_set1_ps(pi.x));
+    L->r.y = _mm512_sub_ps(L->q.y, _mm512_set1_ps(pi.y));
+    L->r.z = _mm512_sub_ps(L->q.z, _mm512_set1_ps(pi.z));
+    L->r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(L->r.x, L->r.x), _mm512_mul_ps(L->r.y, L->r.y)),
+                          _mm512_mul_ps(L->r.z, L->r.z));
+    __mmask16 self = _mm512_cmpeq_epi32_mask(L->j, _mm512_set1_epi32((int)i)) & _mm512_testn_epi32_mask(L->m, L->m);
+    return _mm512_mask_cmp_ps_mask(L->live & (__mmask16)~self, L->r2, _mm512_set1_ps(re2), _CMP_LT_OQ);
 }
 
-/* The lanes that are not particle i itself (j == i unmirrored). */
-FCL_INLINE __mmask16 mps_not_self16(__m512i j, __m512i m, uint i)
+/* rho_j g . (image - source) lane-wise (mps_ghost). */
+FCL_INLINE __m512 mps_ghost16(const mps_lanes16 *L, __m512 rho_j, const fcl_sph_consts *c)
 {
-    return (__mmask16)~(_mm512_cmpeq_epi32_mask(j, _mm512_set1_epi32((int)i)) & _mm512_testn_epi32_mask(m, m));
+    __m512 g = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(c->gravity.x), _mm512_sub_ps(L->q.x, L->src.x)),
+                                           _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(L->q.y, L->src.y))),
+                             _mm512_mul_ps(_mm512_set1_ps(c->gravity.z), _mm512_sub_ps(L->q.z, L->src.z)));
+    return _mm512_mul_ps(rho_j, g);
 }
 
 /* mps_w lane-wise: re / sqrt(max(r2, rmin2)) - 1. */
@@ -131,14 +144,11 @@ FCL_INLINE __m512 mps_w16(__m512 r2, float re, const fcl_mps_consts *d)
 FCL_INLINE float mps_nd_fluid16(uint i, float4 pi, float4 plane, const float4 *pos, const uint *ent, uint n,
                                 const fcl_mps_consts *d)
 {
-    __m512 sum = _mm512_setzero_ps(), r2;
+    __m512 sum = _mm512_setzero_ps();
     for (uint k = 0u; k < n; k += 16u) {
-        __m512i j, m;
-        mps_v16 src, q, r;
-        __mmask16 live = mps_entries16(ent, k, n, pi, plane, pos, &j, &m, &src, &q, &r, &r2);
-        __mmask16 in = _mm512_mask_cmp_ps_mask(live & mps_not_self16(j, m, i), r2, _mm512_set1_ps(d->re_n2),
-                                               _CMP_LT_OQ);
-        sum = _mm512_mask_add_ps(sum, in, sum, mps_w16(r2, d->re_n, d));
+        mps_lanes16 L;
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
+        sum = _mm512_mask_add_ps(sum, in, sum, mps_w16(L.r2, d->re_n, d));
     }
     return _mm512_reduce_add_ps(sum);
 }
@@ -151,21 +161,18 @@ FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, float4 plane, con
 {
     const __m512 zero = _mm512_setzero_ps(), neg0 = _mm512_set1_ps(-0.0f);
     const float *vf = (const float *)vev;
-    __m512 sx = zero, sy = zero, sz = zero, r2;
+    __m512 sx = zero, sy = zero, sz = zero;
     for (uint k = 0u; k < n; k += 16u) {
-        __m512i j, m;
-        mps_v16 src, q, r;
-        __mmask16 live = mps_entries16(ent, k, n, pi, plane, pos, &j, &m, &src, &q, &r, &r2);
-        __mmask16 in = _mm512_mask_cmp_ps_mask(live & mps_not_self16(j, m, i), r2, _mm512_set1_ps(d->re_l2),
-                                               _CMP_LT_OQ);
-        __m512i j4 = _mm512_slli_epi32(j, 2);
+        mps_lanes16 L;
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_l2, pos, &L);
+        __m512i j4 = _mm512_slli_epi32(L.j, 2), m = L.m;
         /* mirror_vel: the mirrored axes' components flip. */
         __m512 ux = _mm512_mask_i32gather_ps(zero, in, j4, vf, 4), uy = _mm512_mask_i32gather_ps(zero, in, j4, vf + 1, 4);
         __m512 uz = _mm512_mask_i32gather_ps(zero, in, j4, vf + 2, 4);
         ux = _mm512_mask_xor_ps(ux, _mm512_test_epi32_mask(m, _mm512_set1_epi32(1)), ux, neg0);
         uy = _mm512_mask_xor_ps(uy, _mm512_test_epi32_mask(m, _mm512_set1_epi32(2)), uy, neg0);
         uz = _mm512_mask_xor_ps(uz, _mm512_test_epi32_mask(m, _mm512_set1_epi32(4)), uz, neg0);
-        __m512 w = mps_w16(r2, d->re_l, d);
+        __m512 w = mps_w16(L.r2, d->re_l, d);
         sx = _mm512_mask_add_ps(sx, in, sx, _mm512_mul_ps(_mm512_sub_ps(ux, _mm512_set1_ps(ui.x)), w));
         sy = _mm512_mask_add_ps(sy, in, sy, _mm512_mul_ps(_mm512_sub_ps(uy, _mm512_set1_ps(ui.y)), w));
         sz = _mm512_mask_add_ps(sz, in, sz, _mm512_mul_ps(_mm512_sub_ps(uz, _mm512_set1_ps(ui.z)), w));
@@ -410,27 +417,22 @@ FCL_INLINE void mps_assemble_fluid16(uint i, float4 pi, float4 plane, uint pinne
                                      const fcl_sph_consts *c, const fcl_mps_consts *d, float *a, float *g)
 {
     const __m512 zero = _mm512_setzero_ps();
-    __m512 sa = zero, sg = zero, r2;
+    __m512 sa = zero, sg = zero;
     for (uint k = 0u; k < n; k += 16u) {
-        __m512i j, m;
-        mps_v16 src, q, r;
-        __mmask16 live = mps_entries16(ent, k, n, pi, plane, pos, &j, &m, &src, &q, &r, &r2);
+        mps_lanes16 L;
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_l2, pos, &L), live = L.live;
+        __m512i j = L.j;
         __mmask16 self = _mm512_cmpeq_epi32_mask(j, _mm512_set1_epi32((int)i));
-        __mmask16 in = _mm512_mask_cmp_ps_mask(live & mps_not_self16(j, m, i), r2, _mm512_set1_ps(d->re_l2),
-                                               _CMP_LT_OQ);
         __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(rho_i), live & (__mmask16)~self, j, rhob, 4);
-        __m512 w = _mm512_maskz_div_ps(in, _mm512_mul_ps(_mm512_mul_ps(mps_w16(r2, d->re_l, d), _mm512_set1_ps(2.0f)),
+        __m512 w = _mm512_maskz_div_ps(in, _mm512_mul_ps(_mm512_mul_ps(mps_w16(L.r2, d->re_l, d), _mm512_set1_ps(2.0f)),
                                                          _mm512_set1_ps(d->rho)),
                                        _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
         __mmask16 open = live & (__mmask16)~self &
                          _mm512_cmp_ps_mask(_mm512_mask_i32gather_ps(zero, live, j, surf, 4), zero, _CMP_EQ_OQ);
         _mm512_mask_storeu_ps(coef + k, live, pinned ? zero : _mm512_maskz_mov_ps(open, w));
         sa = _mm512_mask_add_ps(sa, (__mmask16)~self, sa, w);
-        /* Ghosts (mps_ghost): rho_j g . (image - source); i's own images too. */
-        __m512 gh = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(c->gravity.x), _mm512_sub_ps(q.x, src.x)),
-                                                _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(q.y, src.y))),
-                                  _mm512_mul_ps(_mm512_set1_ps(c->gravity.z), _mm512_sub_ps(q.z, src.z)));
-        sg = _mm512_mask_add_ps(sg, _mm512_test_epi32_mask(m, m) & live, sg, _mm512_mul_ps(w, _mm512_mul_ps(rho_j, gh)));
+        /* The images' ghosts, i's own images too. */
+        sg = _mm512_mask_add_ps(sg, _mm512_test_epi32_mask(L.m, L.m) & live, sg, _mm512_mul_ps(w, mps_ghost16(&L, rho_j, c)));
     }
     *a = _mm512_reduce_add_ps(sa);
     *g = _mm512_reduce_add_ps(sg);
@@ -571,24 +573,18 @@ FCL_INLINE float mps_grad_fluid16(float4 pi, float4 plane, float own, float rho_
                                   uint i, const fcl_sph_consts *c, const fcl_mps_consts *d, float s[6])
 {
     const __m512 zero = _mm512_setzero_ps(), vown = _mm512_set1_ps(own);
-    __m512 lo = vown, ax = zero, ay = zero, az = zero, bx = zero, by = zero, bz = zero, r2;
+    __m512 lo = vown, ax = zero, ay = zero, az = zero, bx = zero, by = zero, bz = zero;
     for (uint k = 0u; k < n; k += 16u) {
-        __m512i j, m;
-        mps_v16 src, q, r;
-        __mmask16 live = mps_entries16(ent, k, n, pi, plane, pos, &j, &m, &src, &q, &r, &r2);
-        __mmask16 in = _mm512_mask_cmp_ps_mask(live & mps_not_self16(j, m, i), r2, _mm512_set1_ps(d->re_n2),
-                                               _CMP_LT_OQ);
-        __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, j, rhob, 4);
-        __m512 p = _mm512_mask_i32gather_ps(zero, in, j, prs, 4);
+        mps_lanes16 L;
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
+        mps_v16 r = L.r;
+        __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L.j, rhob, 4);
+        __m512 p = _mm512_mask_i32gather_ps(zero, in, L.j, prs, 4);
         if (d->clamp)
             p = _mm512_max_ps(p, zero);   /* mps_pressure: negatives count as 0 */
-        /* Ghosts (mps_ghost): rho_j g . (image - source). */
-        __m512 gh = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(c->gravity.x), _mm512_sub_ps(q.x, src.x)),
-                                                _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(q.y, src.y))),
-                                  _mm512_mul_ps(_mm512_set1_ps(c->gravity.z), _mm512_sub_ps(q.z, src.z)));
-        p = _mm512_mask_add_ps(p, _mm512_test_epi32_mask(m, m), p, _mm512_mul_ps(rho_j, gh));
-        __m512 rm = _mm512_max_ps(r2, _mm512_set1_ps(d->rmin2));
-        __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(mps_w16(r2, d->re_n, d), rm), _mm512_set1_ps(2.0f)),
+        p = _mm512_mask_add_ps(p, _mm512_test_epi32_mask(L.m, L.m), p, mps_ghost16(&L, rho_j, c));   /* images */
+        __m512 rm = _mm512_max_ps(L.r2, _mm512_set1_ps(d->rmin2));
+        __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm), _mm512_set1_ps(2.0f)),
                                   _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
         __m512 dq = _mm512_mul_ps(_mm512_sub_ps(p, vown), kk);
         lo = _mm512_mask_min_ps(lo, in, lo, p);
