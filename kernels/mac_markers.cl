@@ -12,8 +12,9 @@
  * fields go 16 markers at a time (`lanes` passes, pass.h) with the scalar
  * source's arithmetic in its order, so both backends give the same bits.
  * Invariant: a marker pass reads the grid only through mac.cl's samplers
- * and cell indices, and writes per-marker arrays or, where several markers
- * share a cell, one value that does not depend on their order.
+ * and cell indices; it writes per-marker arrays, or per cell a value that
+ * does not depend on the markers' order (the flag, the count), or per face
+ * a sum over the sorted markers in their order (p2g).
  */
 
 /* Every writer writes the same value, so the order does not matter. */

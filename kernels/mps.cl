@@ -152,9 +152,7 @@ FCL_INLINE float mps_nd_fluid16(uint i, float4 pi, float4 plane, const float4 *p
     }
     return _mm512_reduce_add_ps(sum);
 }
-#endif
 
-#ifdef FCL_AVX512
 /* mps_viscosity_item's Laplacian sums without surface tension. */
 FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, float4 plane, const float4 *pos, const float4 *vev,
                                  const uint *ent, uint n, const fcl_mps_consts *d, float *lx, float *ly, float *lz)
@@ -328,7 +326,6 @@ FCL_INLINE void mps_collide_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
 }
 
 /* Number density within re (fluid with wall images, and boundary). */
-
 FCL_INLINE float mps_number_density(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos,
                                     GLOBAL const float4 *bpos, GLOBAL const uint *fcount,
                                     GLOBAL const uint *fidx, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
@@ -568,9 +565,9 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
  * entries go 16 at a time, each pair as mps_correct_item forms it, the
  * lanes added at the end (another order of the sums: within the
  * backends' agreement); s[0..2] gets the first sum, s[3..5] the second. */
-FCL_INLINE float mps_grad_fluid16(float4 pi, float4 plane, float own, float rho_i, GLOBAL const float4 *pos,
+FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, float rho_i, GLOBAL const float4 *pos,
                                   GLOBAL const float *prs, GLOBAL const float *rhob, const uint *ent, uint n,
-                                  uint i, const fcl_sph_consts *c, const fcl_mps_consts *d, float s[6])
+                                  const fcl_sph_consts *c, const fcl_mps_consts *d, float s[6])
 {
     const __m512 zero = _mm512_setzero_ps(), vown = _mm512_set1_ps(own);
     __m512 lo = vown, ax = zero, ay = zero, az = zero, bx = zero, by = zero, bz = zero;
@@ -614,8 +611,8 @@ FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, fl
         if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
             continue;
         float q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
-        float k = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) /
-                  (d->walls ? 0.5f * (rho_i + d->rho) : rho_i);
+        float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+        float k = d->walls ? wr * 2.0f / (rho_i + d->rho) : wr / rho_i;
         lo = q < lo ? q : lo;
         s[0] += (q - own) * k * r.x; s[1] += (q - own) * k * r.y; s[2] += (q - own) * k * r.z;
         s[3] += k * r.x; s[4] += k * r.y; s[5] += k * r.z;
@@ -641,8 +638,8 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
 #ifdef FCL_AVX512
     if (fl->kstride == 1u) {
         float s[6], rho_i = rhob[i], own = mps_pressure(prs[i], d);
-        float lo = mps_grad_fluid16(pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride,
-                                    nl_len(fcount, i, fl), i, c, d, s);
+        float lo = mps_grad_fluid16(i, pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride,
+                                    nl_len(fcount, i, fl), c, d, s);
         lo = mps_grad_boundary(i, pi, own, rho_i, own < lo ? own : lo, bpos, bcount, bidx, bl, xw, off, c, d, s);
         float4 du = fcl_f4(-k * (s[0] + (own - lo) * s[3]), -k * (s[1] + (own - lo) * s[4]),
                            -k * (s[2] + (own - lo) * s[5]), 0.0f);
