@@ -315,7 +315,7 @@ static int op_matvec(void *ctx, fcl_buf *x, fcl_buf *y)
     fcl_sim *s = ctx;
     mps *d = s->solver_data;
     return pass_mps_matvec(s->be, s->n, "pressure-solve", x, y, d->diag, COEF(s, d), s->nl.fcount, s->nl.fidx,
-                           s->nl.fl) != 0 ||
+                           s->nl.fl, d->surf) != 0 ||
                    mps_walls_matvec(&d->walls, s, d->surf, d->rhob, d->diag, x, y, &d->d) != 0
                ? -1
                : 0;
@@ -326,7 +326,7 @@ static int op_sweep(void *ctx, fcl_buf *zin, fcl_buf *zout, fcl_buf *r)
     fcl_sim *s = ctx;
     mps *d = s->solver_data;
     return pass_mps_cg_sweep(s->be, s->n, "pressure-solve", zin, zout, r, d->diag, COEF(s, d), s->nl.fcount,
-                             s->nl.fidx, s->nl.fl);
+                             s->nl.fidx, s->nl.fl, d->surf);
 }
 
 static int op_coarse(void *ctx, fcl_buf *r, fcl_buf *z)
