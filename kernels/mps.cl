@@ -127,10 +127,10 @@ FCL_INLINE __mmask16 mps_entries16(const uint *ent, uint k, uint n, uint i, floa
 /* rho_j g . (image - source) lane-wise (mps_ghost). */
 FCL_INLINE __m512 mps_ghost16(const mps_lanes16 *L, __m512 rho_j, const fcl_sph_consts *c)
 {
-    __m512 g = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(c->gravity.x), _mm512_sub_ps(L->q.x, L->src.x)),
-                                           _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(L->q.y, L->src.y))),
-                             _mm512_mul_ps(_mm512_set1_ps(c->gravity.z), _mm512_sub_ps(L->q.z, L->src.z)));
-    return _mm512_mul_ps(rho_j, g);
+    __m512 gx = _mm512_mul_ps(_mm512_set1_ps(c->gravity.x), _mm512_sub_ps(L->q.x, L->src.x));
+    __m512 gy = _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(L->q.y, L->src.y));
+    __m512 gz = _mm512_mul_ps(_mm512_set1_ps(c->gravity.z), _mm512_sub_ps(L->q.z, L->src.z));
+    return _mm512_mul_ps(rho_j, _mm512_add_ps(_mm512_add_ps(gx, gy), gz));
 }
 
 /* mps_w lane-wise: re / sqrt(max(r2, rmin2)) - 1. */
@@ -165,7 +165,8 @@ FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, float4 plane, con
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_l2, pos, &L);
         __m512i j4 = _mm512_slli_epi32(L.j, 2), m = L.m;
         /* mirror_vel: the mirrored axes' components flip. */
-        __m512 ux = _mm512_mask_i32gather_ps(zero, in, j4, vf, 4), uy = _mm512_mask_i32gather_ps(zero, in, j4, vf + 1, 4);
+        __m512 ux = _mm512_mask_i32gather_ps(zero, in, j4, vf, 4);
+        __m512 uy = _mm512_mask_i32gather_ps(zero, in, j4, vf + 1, 4);
         __m512 uz = _mm512_mask_i32gather_ps(zero, in, j4, vf + 2, 4);
         ux = _mm512_mask_xor_ps(ux, _mm512_test_epi32_mask(m, _mm512_set1_epi32(1)), ux, neg0);
         uy = _mm512_mask_xor_ps(uy, _mm512_test_epi32_mask(m, _mm512_set1_epi32(2)), uy, neg0);
@@ -429,7 +430,8 @@ FCL_INLINE void mps_assemble_fluid16(uint i, float4 pi, float4 plane, uint pinne
         _mm512_mask_storeu_ps(coef + k, live, pinned ? zero : _mm512_maskz_mov_ps(open, w));
         sa = _mm512_mask_add_ps(sa, (__mmask16)~self, sa, w);
         /* The images' ghosts, i's own images too. */
-        sg = _mm512_mask_add_ps(sg, _mm512_test_epi32_mask(L.m, L.m) & live, sg, _mm512_mul_ps(w, mps_ghost16(&L, rho_j, c)));
+        sg = _mm512_mask_add_ps(sg, _mm512_test_epi32_mask(L.m, L.m) & live, sg,
+                                _mm512_mul_ps(w, mps_ghost16(&L, rho_j, c)));
     }
     *a = _mm512_reduce_add_ps(sa);
     *g = _mm512_reduce_add_ps(sg);

@@ -400,7 +400,8 @@ static void stats_fold16(fcl_stats_partial *r, uint i0, uint end, const float4 *
     __mmask16 ok = stats_finite16(_mm512_mask_i32gather_ps(zero, live, at, pf, 4)) &
                    stats_finite16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), pf, 4)) &
                    stats_finite16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, two), pf, 4)) &
-                   stats_finite16(s2) & stats_finite16(ro) & _mm512_cmp_ps_mask(s2, _mm512_set1_ps(lim * lim), _CMP_LE_OQ);
+                   stats_finite16(s2) & stats_finite16(ro) &
+                   _mm512_cmp_ps_mask(s2, _mm512_set1_ps(lim * lim), _CMP_LE_OQ);
     /* NaN lanes out of the maxima, as the scalar comparison leaves them. */
     float m2 = _mm512_mask_reduce_max_ps(live & _mm512_cmp_ps_mask(s2, s2, _CMP_ORD_Q), s2);
     float me = _mm512_mask_reduce_max_ps(live, e);
