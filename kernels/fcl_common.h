@@ -103,6 +103,47 @@ FCL_INLINE float fcl_clampf(float v, float lo, float hi)
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
+#ifdef FCL_AVX512
+/* What the 16-lane twins share. Their gathers index floats with 32-bit
+ * ints, so the arrays they read stay under 2^29 elements. */
+#define FCL_LANES_FIT(n) ((n) < 0x20000000u)
+
+/* The first `left` of 16 lanes (all 16 from 16 on). */
+FCL_INLINE __mmask16 fcl_live16(uint left)
+{
+    return left >= 16u ? (__mmask16)0xffffu : (__mmask16)((1u << left) - 1u);
+}
+
+/* x, y and z of p[i0 .. i0 + 15], the live lanes (0 in the others). */
+FCL_INLINE void fcl_xyz16(const float4 *p, uint i0, __mmask16 live, __m512 *x, __m512 *y, __m512 *z)
+{
+    __m512i at = _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32((int)i0),
+                                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                                                      14, 15)), 2);
+    const float *pf = (const float *)p;
+    __m512 zero = _mm512_setzero_ps();
+    *x = _mm512_mask_i32gather_ps(zero, live, at, pf, 4);
+    *y = _mm512_mask_i32gather_ps(zero, live, at, pf + 1, 4);
+    *z = _mm512_mask_i32gather_ps(zero, live, at, pf + 2, 4);
+}
+
+#ifdef __AVX512CD__
+/* The live lanes of keys c grouped by equal key: cs the keys, cf[k] the
+ * earlier lanes holding lane k's key (0 for the first of a run), mult[k]
+ * for a first lane the lanes that share its key (a pass then does its
+ * atomic once per distinct key, where a chain on one address cost). */
+FCL_INLINE void fcl_runs16(__m512i c, __mmask16 live, uint n, uint cs[16], uint cf[16], uint mult[16])
+{
+    _mm512_storeu_si512(cs, c);
+    _mm512_storeu_si512(cf, _mm512_and_si512(_mm512_conflict_epi32(c), _mm512_set1_epi32((int)live)));
+    for (uint k = 0u; k < 16u; k++)
+        mult[k] = 0u;
+    for (uint k = 0u; k < n; k++)
+        mult[cf[k] ? (uint)__builtin_ctz(cf[k]) : k]++;
+}
+#endif
+#endif
+
 /* A 32-bit mix of two integers, the same on every backend: where a pass
  * needs a repeatable "random" number. */
 FCL_INLINE uint fcl_hash(uint a, uint b)

@@ -71,15 +71,9 @@ FCL_INLINE void grid_clear_item(uint c, GLOBAL uint *count)
 static void grid_count16(uint i0, const float4 *pos, uint *cell, uint *rank, uint *count, const fcl_grid_info *g)
 {
     uint n = g->n - i0 < 16u ? g->n - i0 : 16u;
-    __mmask16 live = (__mmask16)(n == 16u ? 0xffffu : (1u << n) - 1u);
-    __m512i at = _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32((int)i0),
-                                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-                                                                      14, 15)), 2);
-    const float *pf = (const float *)pos;
-    __m512 zero = _mm512_setzero_ps();
-    __m512 p[3] = { _mm512_mask_i32gather_ps(zero, live, at, pf, 4),
-                    _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(1)), pf, 4),
-                    _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(2)), pf, 4) };
+    __mmask16 live = fcl_live16(n);
+    __m512 zero = _mm512_setzero_ps(), p[3];
+    fcl_xyz16(pos, i0, live, &p[0], &p[1], &p[2]);
     float o[3] = { g->origin.x, g->origin.y, g->origin.z };
     uint dim[3] = { g->nx, g->ny, g->nz };
     __m512i ax[3];
@@ -93,13 +87,8 @@ static void grid_count16(uint i0, const float4 *pos, uint *cell, uint *rank, uin
                                                            _mm512_add_epi32(ax[1], _mm512_mullo_epi32(
                                                                                        _mm512_set1_epi32((int)g->ny),
                                                                                        ax[2]))));
-    /* conf[k]: the earlier lanes with lane k's cell. */
-    __m512i conf = _mm512_and_si512(_mm512_conflict_epi32(c), _mm512_set1_epi32((int)live));
-    uint cs[16], cf[16], mult[16] = { 0 }, base[16];
-    _mm512_storeu_si512(cs, c);
-    _mm512_storeu_si512(cf, conf);
-    for (uint k = 0u; k < n; k++)
-        mult[cf[k] ? (uint)__builtin_ctz(cf[k]) : k]++;
+    uint cs[16], cf[16], mult[16], base[16];
+    fcl_runs16(c, live, n, cs, cf, mult);
     for (uint k = 0u; k < n; k++)
         if (!cf[k])
             base[k] = __atomic_fetch_add(&count[cs[k]], mult[k], __ATOMIC_RELAXED);
@@ -124,7 +113,7 @@ FCL_INLINE void grid_count_item(uint i, GLOBAL const float4 *pos, GLOBAL uint *c
 {
 #ifdef FCL_AVX512
 #ifdef FCL_GRID_COUNT16
-    if (g->n < 0x20000000u) {   /* its gathers index floats with 32-bit ints */
+    if (FCL_LANES_FIT(g->n)) {
         grid_count16(i, pos, cell, rank, count, g);
         return;
     }

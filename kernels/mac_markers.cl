@@ -30,14 +30,9 @@ FCL_INLINE void mac_mark_one(uint i, GLOBAL const float4 *pos, GLOBAL uint *flag
 
 #ifdef FCL_AVX512
 /* The 16-lane twins of the per-marker passes (the native backend on an
- * AVX-512 host, markers i0 .. i0 + 15 of count; their gathers index
- * floats with 32-bit ints, so grids and marker counts under 2^29). */
-#define MAC_LANES_FIT(m, count) ((m)->ncell < 0x20000000u && (count) < 0x20000000u)
-
-FCL_INLINE __mmask16 mac_live16(uint i0, uint count)
-{
-    return count - i0 >= 16u ? (__mmask16)0xffffu : (__mmask16)((1u << (count - i0)) - 1u);
-}
+ * AVX-512 host, markers i0 .. i0 + 15 of count; grids and marker counts
+ * within FCL_LANES_FIT). */
+#define MAC_LANES_FIT(m, count) (FCL_LANES_FIT((m)->ncell) && FCL_LANES_FIT(count))
 
 /* mac_axis_cell, lane-wise (NaN and below 0 to cell 1, past n to n). */
 FCL_INLINE __m512i mac_axis_cell16(__m512 x, float o, uint n, const fcl_mac_info *m)
@@ -53,17 +48,10 @@ FCL_INLINE __m512i mac_axis_cell16(__m512 x, float o, uint n, const fcl_mac_info
 /* mac_cell_of for markers i0 .. i0 + 15 (lanes past count: cell of 0). */
 FCL_INLINE __m512i mac_cells16(const float4 *pos, uint i0, __mmask16 live, const fcl_mac_info *m)
 {
-    __m512i at = _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32((int)i0),
-                                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                                                      13, 14, 15)), 2);
-    const float *pf = (const float *)pos;
-    __m512 zero = _mm512_setzero_ps();
-    __m512i one = _mm512_set1_epi32(1);
-    __m512i i = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, at, pf, 4), m->origin.x, m->nx, m);
-    __m512i j = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), pf, 4),
-                                m->origin.y, m->ny, m);
-    __m512i k = mac_axis_cell16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_slli_epi32(one, 1)),
-                                                         pf, 4), m->origin.z, m->nz, m);
+    __m512 x, y, z;
+    fcl_xyz16(pos, i0, live, &x, &y, &z);
+    __m512i i = mac_axis_cell16(x, m->origin.x, m->nx, m), j = mac_axis_cell16(y, m->origin.y, m->ny, m);
+    __m512i k = mac_axis_cell16(z, m->origin.z, m->nz, m);
     return _mm512_add_epi32(i, _mm512_add_epi32(_mm512_mullo_epi32(j, _mm512_set1_epi32((int)m->sy)),
                                                 _mm512_mullo_epi32(k, _mm512_set1_epi32((int)m->sz))));
 }
@@ -76,14 +64,9 @@ FCL_INLINE __m512i mac_cells16(const float4 *pos, uint i0, __mmask16 live, const
 static void mac_mark16(uint i0, uint count, const float4 *pos, uint *flags, uint *cnt, const fcl_mac_info *m,
                        uint counting)
 {
-    __mmask16 live = mac_live16(i0, count);
-    __m512i c = mac_cells16(pos, i0, live, m);
-    __m512i conf = _mm512_and_si512(_mm512_conflict_epi32(c), _mm512_set1_epi32((int)live));
-    uint cs[16], cf[16], mult[16] = { 0 }, n = count - i0 < 16u ? count - i0 : 16u;
-    _mm512_storeu_si512(cs, c);
-    _mm512_storeu_si512(cf, conf);
-    for (uint k = 0u; k < n; k++)
-        mult[cf[k] ? (uint)__builtin_ctz(cf[k]) : k]++;
+    uint cs[16], cf[16], mult[16], n = count - i0 < 16u ? count - i0 : 16u;
+    __mmask16 live = fcl_live16(n);
+    fcl_runs16(mac_cells16(pos, i0, live, m), live, n, cs, cf, mult);
     for (uint k = 0u; k < n; k++) {
         if (cf[k])
             continue;
@@ -203,15 +186,8 @@ static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float
                             const fcl_solid *solids, const fcl_mac_info *m, const fcl_sph_consts *cs, uint keep,
                             uint last)
 {
-    __mmask16 live = mac_live16(i0, count);
-    __m512i lane = _mm512_add_epi32(_mm512_set1_epi32((int)i0), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                                                   11, 12, 13, 14, 15));
-    __m512i at = _mm512_slli_epi32(lane, 2), one = _mm512_set1_epi32(1);
-    const float *pf = (const float *)pos;
-    __m512 zero = _mm512_setzero_ps();
-    mac_v16 x = { _mm512_mask_i32gather_ps(zero, live, at, pf, 4),
-                  _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), pf, 4),
-                  _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(2)), pf, 4) };
+    mac_v16 x;
+    fcl_xyz16(pos, i0, fcl_live16(count - i0), &x.x, &x.y, &x.z);
     float dt = m->dt, h = 0.5f * dt, e = m->margin;
     float4 o = m->origin;
     mac_v16 u2 = mac_velocity16(gv, mac_step16(x, h, mac_velocity16(gv, x, m)), m), q = mac_step16(x, dt, u2);
@@ -320,7 +296,7 @@ FCL_INLINE void mac_particle_fields_item(uint i, GLOBAL const float4 *pos, GLOBA
 {
 #ifdef FCL_AVX512
     if (MAC_LANES_FIT(m, n)) {
-        __mmask16 live = mac_live16(i, n);
+        __mmask16 live = fcl_live16(n - i);
         __m512i c = mac_cells16(pos, i, live, m);
         __m512i f = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, c, (const int *)flags, 4);
         __mmask16 fluid = live & _mm512_cmpeq_epi32_mask(f, _mm512_set1_epi32((int)MAC_FLUID));

@@ -81,51 +81,21 @@ FCL_INLINE float mps_mu_of(float4 p, GLOBAL const fcl_phase *ph, const fcl_mps_c
 /* The 16-lane twins of MPS's list walks (the native backend on an AVX-512
  * host, lists of kstride 1): each pair as the scalar pass forms it, the
  * lanes added at the end (another order of the sums: within the
- * backends' agreement). */
-typedef struct { __m512 x, y, z; } mps_v16;
-
-/* Entries ent[k .. k + 15] of n: their particles' indices j, mirror masks
- * m, unmirrored positions src, images q (mirror()), offsets r = q - pi and
- * r2 = |r|^2 (pbf_r2's order), and which lanes hold an entry (live). */
-typedef struct {
-    __m512i j, m;
-    mps_v16 src, q, r;
-    __m512 r2;
-    __mmask16 live;
-} mps_lanes16;
-
-/* Fills L; returns the live lanes within re2 of pi that are not particle
- * i itself (j == i unmirrored): the pairs a scalar walk keeps. */
+ * backends' agreement).
+ *
+ * nl_lanes16_load's entries ent[k .. k + 15] of n; returns the live lanes
+ * within re2 of pi that are not particle i itself (j == i unmirrored):
+ * the pairs a scalar walk keeps. */
 FCL_INLINE __mmask16 mps_entries16(const uint *ent, uint k, uint n, uint i, float4 pi, float4 plane, float re2,
-                                   const float4 *pos, mps_lanes16 *L)
+                                   const float4 *pos, nl_lanes16 *L)
 {
-    L->live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
-    __m512i e = _mm512_maskz_loadu_epi32(L->live, ent + k), j4;
-    const float *pf = (const float *)pos;
-    __m512 zero = _mm512_setzero_ps();
-    L->m = _mm512_srli_epi32(e, NL_SHIFT);
-    L->j = _mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX));
-    j4 = _mm512_slli_epi32(L->j, 2);
-    L->src.x = _mm512_mask_i32gather_ps(zero, L->live, j4, pf, 4);
-    L->src.y = _mm512_mask_i32gather_ps(zero, L->live, j4, pf + 1, 4);
-    L->src.z = _mm512_mask_i32gather_ps(zero, L->live, j4, pf + 2, 4);
-    L->q.x = _mm512_mask_sub_ps(L->src.x, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(1)),
-                                _mm512_set1_ps(2.0f * plane.x), L->src.x);
-    L->q.y = _mm512_mask_sub_ps(L->src.y, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(2)),
-                                _mm512_set1_ps(2.0f * plane.y), L->src.y);
-    L->q.z = _mm512_mask_sub_ps(L->src.z, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(4)),
-                                _mm512_set1_ps(2.0f * plane.z), L->src.z);
-    L->r.x = _mm512_sub_ps(L->q.x, _mm512_set1_ps(pi.x));
-    L->r.y = _mm512_sub_ps(L->q.y, _mm512_set1_ps(pi.y));
-    L->r.z = _mm512_sub_ps(L->q.z, _mm512_set1_ps(pi.z));
-    L->r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(L->r.x, L->r.x), _mm512_mul_ps(L->r.y, L->r.y)),
-                          _mm512_mul_ps(L->r.z, L->r.z));
+    nl_lanes16_load(ent + k, n - k, pos, pi, plane, L);
     __mmask16 self = _mm512_cmpeq_epi32_mask(L->j, _mm512_set1_epi32((int)i)) & _mm512_testn_epi32_mask(L->m, L->m);
     return _mm512_mask_cmp_ps_mask(L->live & (__mmask16)~self, L->r2, _mm512_set1_ps(re2), _CMP_LT_OQ);
 }
 
 /* rho_j g . (image - source) lane-wise (mps_ghost). */
-FCL_INLINE __m512 mps_ghost16(const mps_lanes16 *L, __m512 rho_j, const fcl_sph_consts *c)
+FCL_INLINE __m512 mps_ghost16(const nl_lanes16 *L, __m512 rho_j, const fcl_sph_consts *c)
 {
     __m512 gx = _mm512_mul_ps(_mm512_set1_ps(c->gravity.x), _mm512_sub_ps(L->q.x, L->src.x));
     __m512 gy = _mm512_mul_ps(_mm512_set1_ps(c->gravity.y), _mm512_sub_ps(L->q.y, L->src.y));
@@ -146,7 +116,7 @@ FCL_INLINE float mps_nd_fluid16(uint i, float4 pi, float4 plane, const float4 *p
 {
     __m512 sum = _mm512_setzero_ps();
     for (uint k = 0u; k < n; k += 16u) {
-        mps_lanes16 L;
+        nl_lanes16 L;
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
         sum = _mm512_mask_add_ps(sum, in, sum, mps_w16(L.r2, d->re_n, d));
     }
@@ -161,7 +131,7 @@ FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, float4 plane, con
     const float *vf = (const float *)vev;
     __m512 sx = zero, sy = zero, sz = zero;
     for (uint k = 0u; k < n; k += 16u) {
-        mps_lanes16 L;
+        nl_lanes16 L;
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_l2, pos, &L);
         __m512i j4 = _mm512_slli_epi32(L.j, 2), m = L.m;
         /* mirror_vel: the mirrored axes' components flip. */
@@ -417,7 +387,7 @@ FCL_INLINE void mps_assemble_fluid16(uint i, float4 pi, float4 plane, uint pinne
     const __m512 zero = _mm512_setzero_ps();
     __m512 sa = zero, sg = zero;
     for (uint k = 0u; k < n; k += 16u) {
-        mps_lanes16 L;
+        nl_lanes16 L;
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_l2, pos, &L), live = L.live;
         __m512i j = L.j;
         __mmask16 self = _mm512_cmpeq_epi32_mask(j, _mm512_set1_epi32((int)i));
@@ -583,9 +553,9 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
     const __m512 zero = _mm512_setzero_ps(), vown = _mm512_set1_ps(own);
     __m512 lo = vown, ax = zero, ay = zero, az = zero, bx = zero, by = zero, bz = zero;
     for (uint k = 0u; k < n; k += 16u) {
-        mps_lanes16 L;
+        nl_lanes16 L;
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
-        mps_v16 r = L.r;
+        nl_v16 r = L.r;
         __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L.j, rhob, 4);
         __m512 p = _mm512_mask_i32gather_ps(zero, in, L.j, prs, 4);
         if (d->clamp)

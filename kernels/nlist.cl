@@ -54,7 +54,7 @@ FCL_INLINE uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, u
     __m512i tag = _mm512_set1_epi32((int)(mk << NL_SHIFT));
     for (uint j = lo; j < hi; j += 16u) {
         uint left = hi - j;
-        __mmask16 live = left >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
+        __mmask16 live = fcl_live16(left);
         const float *f = (const float *)(qpos + j);
         /* Lane masks of the four loads: 4 floats per live candidate. */
         __mmask16 m0 = _cvtu32_mask16(left >= 4u ? 0xffffu : (1u << 4u * left) - 1u);
@@ -125,7 +125,7 @@ FCL_INLINE float nl_gather_dot(GLOBAL const float *w, GLOBAL const uint *ent, GL
 #ifdef FCL_AVX512
     __m512 acc = _mm512_setzero_ps();
     for (uint k = 0u; k < n; k += 16u) {
-        __mmask16 live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
+        __mmask16 live = fcl_live16(n - k);
         __m512i j = _mm512_and_si512(_mm512_maskz_loadu_epi32(live, ent + k), _mm512_set1_epi32((int)NL_INDEX));
         __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, j, x, 4);
         acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_maskz_loadu_ps(live, w + k), v));
@@ -140,31 +140,54 @@ FCL_INLINE float nl_gather_dot(GLOBAL const float *w, GLOBAL const uint *ent, GL
 }
 
 #ifdef FCL_AVX512
-/* Of the (at most 16) list entries ent[0 .. left), the ones a scalar
- * test `r2 >= r2max || r2 <= 0` would not skip, r2 the squared distance
- * from pi to the entry's particle (mirrored across plane as its image
- * says), computed as mirror() and pbf_r2 compute it: a pass whose radius
- * is much smaller than its list's (MPS's collisions) then runs its
- * scalar body on those entries alone, in list order, to the same bits. */
-FCL_INLINE __mmask16 nl_close16(const uint *ent, uint left, const float4 *pos, float4 pi, float4 plane, float r2max)
+/* List entries ent[0 .. left) (at most 16) in the lanes of one vector:
+ * their particles j, mirror masks m, positions src, images q (mirror()),
+ * offsets r = q - pi and r2 = |r|^2 in pbf_r2's order, so a lane's r2 has
+ * the scalar walk's bits; live, the lanes that hold an entry. */
+typedef struct { __m512 x, y, z; } nl_v16;
+typedef struct {
+    __m512i j, m;
+    nl_v16 src, q, r;
+    __m512 r2;
+    __mmask16 live;
+} nl_lanes16;
+
+FCL_INLINE void nl_lanes16_load(const uint *ent, uint left, const float4 *pos, float4 pi, float4 plane,
+                                nl_lanes16 *L)
 {
-    __mmask16 live = left >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
-    __m512i raw = _mm512_maskz_loadu_epi32(live, ent);
-    __m512i at = _mm512_slli_epi32(_mm512_and_si512(raw, _mm512_set1_epi32((int)NL_INDEX)), 2);
-    __m512i m = _mm512_srli_epi32(raw, (int)NL_SHIFT);
+    L->live = fcl_live16(left);
+    __m512i e = _mm512_maskz_loadu_epi32(L->live, ent), j4;
     const float *pf = (const float *)pos;
     __m512 zero = _mm512_setzero_ps();
-    __m512 px = _mm512_mask_i32gather_ps(zero, live, at, pf, 4);
-    __m512 py = _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(1)), pf, 4);
-    __m512 pz = _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, _mm512_set1_epi32(2)), pf, 4);
-    px = _mm512_mask_sub_ps(px, _mm512_test_epi32_mask(m, _mm512_set1_epi32(1)), _mm512_set1_ps(2.0f * plane.x), px);
-    py = _mm512_mask_sub_ps(py, _mm512_test_epi32_mask(m, _mm512_set1_epi32(2)), _mm512_set1_ps(2.0f * plane.y), py);
-    pz = _mm512_mask_sub_ps(pz, _mm512_test_epi32_mask(m, _mm512_set1_epi32(4)), _mm512_set1_ps(2.0f * plane.z), pz);
-    __m512 rx = _mm512_sub_ps(px, _mm512_set1_ps(pi.x)), ry = _mm512_sub_ps(py, _mm512_set1_ps(pi.y));
-    __m512 rz = _mm512_sub_ps(pz, _mm512_set1_ps(pi.z));
-    __m512 r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(rx, rx), _mm512_mul_ps(ry, ry)), _mm512_mul_ps(rz, rz));
-    return live & _mm512_cmp_ps_mask(r2, _mm512_set1_ps(r2max), _CMP_NGE_UQ) &
-           _mm512_cmp_ps_mask(r2, zero, _CMP_NLE_UQ);
+    L->m = _mm512_srli_epi32(e, NL_SHIFT);
+    L->j = _mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX));
+    j4 = _mm512_slli_epi32(L->j, 2);
+    L->src.x = _mm512_mask_i32gather_ps(zero, L->live, j4, pf, 4);
+    L->src.y = _mm512_mask_i32gather_ps(zero, L->live, j4, pf + 1, 4);
+    L->src.z = _mm512_mask_i32gather_ps(zero, L->live, j4, pf + 2, 4);
+    L->q.x = _mm512_mask_sub_ps(L->src.x, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(1)),
+                                _mm512_set1_ps(2.0f * plane.x), L->src.x);
+    L->q.y = _mm512_mask_sub_ps(L->src.y, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(2)),
+                                _mm512_set1_ps(2.0f * plane.y), L->src.y);
+    L->q.z = _mm512_mask_sub_ps(L->src.z, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(4)),
+                                _mm512_set1_ps(2.0f * plane.z), L->src.z);
+    L->r.x = _mm512_sub_ps(L->q.x, _mm512_set1_ps(pi.x));
+    L->r.y = _mm512_sub_ps(L->q.y, _mm512_set1_ps(pi.y));
+    L->r.z = _mm512_sub_ps(L->q.z, _mm512_set1_ps(pi.z));
+    L->r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(L->r.x, L->r.x), _mm512_mul_ps(L->r.y, L->r.y)),
+                          _mm512_mul_ps(L->r.z, L->r.z));
+}
+
+/* Of the (at most 16) list entries ent[0 .. left), the ones a scalar
+ * test `r2 >= r2max || r2 <= 0` would not skip: a pass whose radius is
+ * much smaller than its list's (MPS's collisions) then runs its scalar
+ * body on those entries alone, in list order, to the same bits. */
+FCL_INLINE __mmask16 nl_close16(const uint *ent, uint left, const float4 *pos, float4 pi, float4 plane, float r2max)
+{
+    nl_lanes16 L;
+    nl_lanes16_load(ent, left, pos, pi, plane, &L);
+    return L.live & _mm512_cmp_ps_mask(L.r2, _mm512_set1_ps(r2max), _CMP_NGE_UQ) &
+           _mm512_cmp_ps_mask(L.r2, _mm512_setzero_ps(), _CMP_NLE_UQ);
 }
 #endif
 

@@ -109,7 +109,7 @@ FCL_INLINE void force_fluid_sum(fcl_force_sum *f, float4 pi, float4 vi, float p_
     const __m512 neg0 = _mm512_set1_ps(-0.0f);
     const float *pf = (const float *)pos, *vf = (const float *)vev;
     for (uint k = 0u; k < n; k += 16u) {
-        __mmask16 live = n - k >= 16u ? (__mmask16)0xffff : (__mmask16)((1u << (n - k)) - 1u);
+        __mmask16 live = fcl_live16(n - k);
         __m512i e = _mm512_maskz_loadu_epi32(live, ent + k);
         __m512i j4 = _mm512_slli_epi32(_mm512_and_si512(e, _mm512_set1_epi32((int)NL_INDEX)), 2);
         __m512i m = _mm512_srli_epi32(e, NL_SHIFT);
@@ -383,25 +383,17 @@ static void stats_fold16(fcl_stats_partial *r, uint i0, uint end, const float4 *
                          const float *rho, const fcl_sph_consts *c)
 {
     uint n = end - i0;
-    __mmask16 live = (__mmask16)(n >= 16u ? 0xffffu : (1u << n) - 1u);
-    __m512i lane = _mm512_add_epi32(_mm512_set1_epi32((int)i0),
-                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-    __m512i at = _mm512_slli_epi32(lane, 2), one = _mm512_set1_epi32(1), two = _mm512_set1_epi32(2);
-    const float *pf = (const float *)pos, *vf = (const float *)vel;
-    __m512 zero = _mm512_setzero_ps();
-    __m512 vx = _mm512_mask_i32gather_ps(zero, live, at, vf, 4);
-    __m512 vy = _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), vf, 4);
-    __m512 vz = _mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, two), vf, 4);
+    __mmask16 live = fcl_live16(n);
+    __m512 zero = _mm512_setzero_ps(), vx, vy, vz, px, py, pz;
+    fcl_xyz16(vel, i0, live, &vx, &vy, &vz);
+    fcl_xyz16(pos, i0, live, &px, &py, &pz);
     __m512 s2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(vx, vx), _mm512_mul_ps(vy, vy)), _mm512_mul_ps(vz, vz));
     __m512 ro = _mm512_maskz_loadu_ps(live, rho + i0);
     __m512 e = _mm512_sub_ps(_mm512_div_ps(ro, _mm512_set1_ps(c->rest_density)), _mm512_set1_ps(1.0f));
     e = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(e, zero, _CMP_GT_OQ), e);
     float lim = c->max_step_ratio * c->h / c->dt;
-    __mmask16 ok = stats_finite16(_mm512_mask_i32gather_ps(zero, live, at, pf, 4)) &
-                   stats_finite16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, one), pf, 4)) &
-                   stats_finite16(_mm512_mask_i32gather_ps(zero, live, _mm512_add_epi32(at, two), pf, 4)) &
-                   stats_finite16(s2) & stats_finite16(ro) &
-                   _mm512_cmp_ps_mask(s2, _mm512_set1_ps(lim * lim), _CMP_LE_OQ);
+    __mmask16 ok = stats_finite16(px) & stats_finite16(py) & stats_finite16(pz) & stats_finite16(s2) &
+                   stats_finite16(ro) & _mm512_cmp_ps_mask(s2, _mm512_set1_ps(lim * lim), _CMP_LE_OQ);
     /* NaN lanes out of the maxima, as the scalar comparison leaves them. */
     float m2 = _mm512_mask_reduce_max_ps(live & _mm512_cmp_ps_mask(s2, s2, _CMP_ORD_Q), s2);
     float me = _mm512_mask_reduce_max_ps(live, e);
@@ -426,7 +418,7 @@ FCL_INLINE void stats_chunks_item(uint g, GLOBAL const float4 *pos, GLOBAL const
     fcl_stats_partial r = { 0.0f, 0.0f, 0.0f, 0xffffffffu };
     uint end = (g + 1u) * FCL_WG < c->n ? (g + 1u) * FCL_WG : c->n;
 #ifdef FCL_AVX512
-    if (c->n < 0x20000000u) {   /* its gathers index floats with 32-bit ints */
+    if (FCL_LANES_FIT(c->n)) {
         for (uint i = g * FCL_WG; i < end; i += 16u)
             stats_fold16(&r, i, i + 16u < end ? i + 16u : end, pos, vel, rho, c);
         out[g] = r;
