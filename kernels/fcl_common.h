@@ -20,8 +20,17 @@
 #endif
 #define FCL_DEVICE 1
 #define GLOBAL __global
+/* PoCL keeps `inline` functions out of line, and a call in a kernel's
+ * body stops its work-group vectorizer: forced inline on CPU devices the
+ * MAC markers' move ran 2x faster there (README, OpenCL on CPUs). GPU
+ * compilers inline on their own. */
+#ifdef FCL_CPU_DEVICE
+#define FCL_INLINE inline __attribute__((always_inline))
+#define FCL_HOT inline __attribute__((always_inline))
+#else
 #define FCL_INLINE inline
 #define FCL_HOT inline
+#endif
 #define FCL_ATOMIC_INC(p) atomic_inc(p)
 #define FCL_ATOMIC_MIN(p, v) atomic_min(p, v)
 #define FCL_ATOMIC_MAX(p, v) atomic_max(p, v)
