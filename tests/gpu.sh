@@ -12,7 +12,8 @@
 # FCL_OPENCL_LIB names another library than NVIDIA's.
 # goals: the issues' GPU goals not yet met, in one run of about 4 minutes:
 # MPS on a developed flow at 1M (560 steps from rest, then each
-# preconditioner from that frame) and the MAC drop at 256^3.
+# preconditioner from that frame), the MAC drop at 256^3, and DFSPH at 1M
+# timed by run, without profiling events.
 # Logs, bench tables and JSON go to OUTDIR, and all of them into
 # OUTDIR/results.tar.gz. Viewer, reader, package, pass-compiler
 # and two-device tests are left out: they need Xvfb, meshio, a compiler
@@ -73,6 +74,12 @@ if [ "$what" = goals ] || [ "$what" = all ]; then
   done
   rm -rf "$dev"
   bench mac_256 "$s/mac_drop_pool.json" 3 --param particles.spacing=0.001171875
+  # run times no pass (no profiling event a launch): its wall per step
+  # beside bench's for DFSPH at 1M
+  echo "== dfsph 1M, run (22 steps)"
+  timeout 120 "$fcl" run "$s/dam_break_model.json" --backend opencl --param particles.spacing=0.0098 \
+    --steps 22 --quiet > "$out/dfsph_1m_run.txt" 2>&1
+  echo "exit $?"; cat "$out/dfsph_1m_run.txt"
 fi
 if [ "$what" = suite ] || [ "$what" = all ]; then
   # 8 tests at a time, 2 OpenMP threads each: with the native backend's

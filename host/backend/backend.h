@@ -55,6 +55,9 @@ struct fcl_backend {
      * cost a thread switch there; 0 on GPUs: work-group trees. Tests flip
      * it to check both variants on any device. */
     int serial_groups;
+    /* 1: every pass is timed into `timers` (OpenCL: one profiling event a
+     * launch); 0: not, for runs that never show pass times. */
+    int profile;
     fcl_timers timers;
 };
 

@@ -157,6 +157,7 @@ fcl_backend *be_cpu_create(char *err, size_t errlen)
     be->mem_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
     be->max_alloc = be->mem_bytes;
     be->serial_groups = 1;
+    be->profile = 1;
     /* Where idle OpenMP threads sleep (OMP_WAIT_POLICY=passive, as the
      * tests run), waking them costs more than a small pass's work: MPS's
      * two-level preconditioner, whose V-cycle launches passes of a few

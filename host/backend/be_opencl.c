@@ -176,11 +176,14 @@ static int ocl_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_ar
         return -1;
     cl_event ev;
     snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s, %zu items)", k->name, items);
-    if (!clrt_ok(clEnqueueNDRangeKernel(b->q, k->k, 1, NULL, &global, local ? &local : NULL, 0, NULL, &ev),
+    if (!clrt_ok(clEnqueueNDRangeKernel(b->q, k->k, 1, NULL, &global, local ? &local : NULL, 0, NULL,
+                                        be->profile ? &ev : NULL),
                  call))
         return -1;
-    b->pending[b->npending] = ev;
-    b->pending_label[b->npending++] = timer;
+    if (be->profile) {
+        b->pending[b->npending] = ev;
+        b->pending_label[b->npending++] = timer;
+    }
     return 0;
 }
 
@@ -306,6 +309,7 @@ fcl_backend *be_opencl_create_props(const char *device, const char *kernel_dir,
                  clrt_type_name(devs[pick].type), devs[pick].platform_name);
         b->base.mem_bytes = devs[pick].global_mem;
         b->base.serial_groups = (devs[pick].type & CL_DEVICE_TYPE_CPU) != 0;
+        b->base.profile = 1;
         b->base.max_alloc = devs[pick].max_alloc;
     }
     free(devs);

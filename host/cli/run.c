@@ -499,6 +499,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
         cli_error("%s", err);
         return strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
     }
+    be->profile = 0;   /* run shows no pass times: no profiling event a launch */
     if ((rc = create_sim(r, o, sc, be)) == 0)
         rc = prepare_outputs(r, o, p, r->sim.cap);
     if (rc == 0 && r->first_step > 0 && p->output_every > 0 && wants(p->output_format, "vtu"))
