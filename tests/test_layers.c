@@ -369,8 +369,13 @@ static int tag_prepare(fcl_sim *s)
 /* A solver that only asks for the tags: what sim_create uploads and sorts
  * is all this test looks at. */
 static const fcl_solver tag_solver = {
-    "tags", "test: boundary layer tags", 0, tag_init, tag_prepare, tag_prepare, NULL, NULL, NULL, 0,
-    NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 1, 1, NULL, NULL, NULL, NULL, NULL, NULL,
+    .name = "tags",
+    .summary = "test: boundary layer tags",
+    .init = tag_init,
+    .prepare = tag_prepare,
+    .step = tag_prepare,
+    .boundary_tags = 1,
+    .max_phases = 1,
 };
 
 static int cmp4(const void *a, const void *b)

@@ -57,6 +57,8 @@ int solver_stat_index(const struct fcl_solver *s, const char *key);
 /* Index of the particle field named name, or -1. */
 int solver_field_index(const struct fcl_solver *s, const char *name);
 
+/* A solver's table, written with designated initializers: a hook left out
+ * is NULL (the solver has none) and a count or flag left out is 0. */
 typedef struct fcl_solver {
     const char *name;
     const char *summary;
@@ -111,8 +113,7 @@ typedef struct fcl_solver {
      * dummy layers that many spacings deeper; boundary.h), the sort on
      * the fluid grid keeps w with each position, and sim_boundary_volumes
      * refuses to overwrite them. 0: w is uploaded as 0 and the solver
-     * computes volumes into it (sim_boundary_volumes). Positional
-     * initializers that end earlier leave it 0. */
+     * computes volumes into it (sim_boundary_volumes). */
     int boundary_tags;
     /* The most fluid phases it simulates together (scene "phases";
      * sim_set_phases refuses more); 0 means 1. */

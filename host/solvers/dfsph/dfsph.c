@@ -363,32 +363,22 @@ static void dfsph_destroy(fcl_sim *s)
 }
 
 const fcl_solver fcl_solver_dfsph = {
-    "dfsph",
-    "Bender & Koschier 2015 divergence-free SPH (cubic spline with lookup tables, warm-started "
-    "Jacobi density and divergence solvers, adaptive CFL step)",
-    4 + 4 + 4 + 16 + 16 + 4 + 2 * 4 * 2,
-    dfsph_init,
-    dfsph_prepare,
-    dfsph_step,
-    dfsph_destroy,
-    dfsph_derive,
-    dfsph_list_radius,
-    8,                                   /* gradient factor and W per fluid
+    .name = "dfsph",
+    .summary = "Bender & Koschier 2015 divergence-free SPH (cubic spline with lookup tables, warm-started "
+               "Jacobi density and divergence solvers, adaptive CFL step)",
+    .extra_bytes_per_particle = 4 + 4 + 4 + 16 + 16 + 4 + 2 * 4 * 2,
+    .init = dfsph_init,
+    .prepare = dfsph_prepare,
+    .step = dfsph_step,
+    .destroy = dfsph_destroy,
+    .derive = dfsph_derive,
+    .list_radius = dfsph_list_radius,
+    .list_entry_bytes = 8,               /* gradient factor and W per fluid
                                             entry (boundary entries: none) */
-    dfsph_stats,
-    NSTATS,
-    dfsph_fields,
-    NFIELDS,
-    dfsph_save,
-    dfsph_load,
-    NULL,                                /* no fluid control */
-    NULL,
-    0,                                   /* bpos.w: volumes, not layer tags */
-    1,                                   /* one fluid phase */
-    NULL,                                /* state fits the default blob */
-    NULL,                                /* no grid */
-    NULL,                                /* the force acts on the particles */
-    NULL,                                /* no level set of its own */
-    NULL,                                /* no overlay */
-    NULL,                                /* nothing to check before the device */
+    .stats = dfsph_stats,
+    .nstats = NSTATS,
+    .fields = dfsph_fields,
+    .nfields = NFIELDS,
+    .save = dfsph_save,
+    .load = dfsph_load,
 };

@@ -552,32 +552,26 @@ static void mac_destroy(fcl_sim *s)
 }
 
 const fcl_solver fcl_solver_mac = {
-    "mac",
-    "Zou, Qi & Zhao 2013 semi-Lagrangian MAC grid liquid (RK2 backtrace, ghost-fluid free surface from the "
-    "markers' level set, multigrid-preconditioned conjugate gradients on the device, marker particles, CFL "
-    "substeps; FLIP/PIC as an option)",
-    0,                                   /* no per-particle buffers: the grid is checked in init */
-    mac_init,
-    mac_prepare,
-    mac_step,
-    mac_destroy,
-    mac_derive,
-    NULL,                                /* no neighbor lists */
-    0,
-    mac_stats,
-    NSTATS,
-    NULL,
-    0,
-    mac_save,
-    mac_load,
-    NULL,                                /* no fluid control */
-    mac_overlay,
-    0,
-    0,
-    mac_save_bytes,
-    mac_grid_out,
-    mac_interact,
-    mac_levelset_out,
-    "grid cells (middle z slice)",
-    NULL,                                /* its checks need the device's memory */
+    .name = "mac",
+    .summary = "Zou, Qi & Zhao 2013 semi-Lagrangian MAC grid liquid (RK2 backtrace, ghost-fluid free surface "
+               "from the markers' level set, multigrid-preconditioned conjugate gradients on the device, "
+               "marker particles, CFL substeps; FLIP/PIC as an option)",
+    .extra_bytes_per_particle = 0,       /* no per-particle buffers: the grid is checked in init */
+    .init = mac_init,
+    .prepare = mac_prepare,
+    .step = mac_step,
+    .destroy = mac_destroy,
+    .derive = mac_derive,
+    .list_radius = NULL,                 /* no neighbor lists */
+    .stats = mac_stats,
+    .nstats = NSTATS,
+    .save = mac_save,
+    .load = mac_load,
+    .overlay = mac_overlay,
+    .overlay_name = "grid cells (middle z slice)",
+    .save_bytes = mac_save_bytes,
+    .grid_fields = mac_grid_out,
+    .interact = mac_interact,
+    .levelset = mac_levelset_out,
+    .check = NULL,                       /* its checks need the device's memory */
 };

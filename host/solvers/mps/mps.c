@@ -486,31 +486,22 @@ static void mps_destroy(fcl_sim *s)
 }
 
 const fcl_solver fcl_solver_mps = {
-    "mps",
-    "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation by "
-    "preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
-    16 + 4 + 6 * 4 + 16 + 6 * 4 + 4,     /* ... + the coarse level's cell per particle */
-    mps_init,
-    mps_prepare,
-    mps_step,
-    mps_destroy,
-    mps_derive,
-    mps_list_radius,
-    4,                                   /* the matrix weight per fluid entry */
-    mps_stats,
-    NSTATS,
-    mps_fields,
-    NFIELDS,
-    NULL,
-    NULL,
-    NULL,                                /* no fluid control */
-    NULL,
-    1,                                   /* bpos.w: layer tags (every layer completes n*) */
-    FCL_PHASES_MAX,                      /* phases of their own density and viscosity */
-    NULL,                                /* state fits the default blob */
-    NULL,                                /* no grid */
-    NULL,                                /* the force acts on the particles */
-    NULL,                                /* no level set of its own */
-    NULL,                                /* no overlay */
-    mps_walls_check,                     /* wall unknowns' parameters */
+    .name = "mps",
+    .summary = "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation "
+               "by preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
+    .extra_bytes_per_particle = 16 + 4 + 6 * 4 + 16 + 6 * 4 + 4, /* ... + the coarse level's cell per particle */
+    .init = mps_init,
+    .prepare = mps_prepare,
+    .step = mps_step,
+    .destroy = mps_destroy,
+    .derive = mps_derive,
+    .list_radius = mps_list_radius,
+    .list_entry_bytes = 4,               /* the matrix weight per fluid entry */
+    .stats = mps_stats,
+    .nstats = NSTATS,
+    .fields = mps_fields,
+    .nfields = NFIELDS,
+    .boundary_tags = 1,                  /* bpos.w: layer tags (every layer completes n*) */
+    .max_phases = FCL_PHASES_MAX,        /* phases of their own density and viscosity */
+    .check = mps_walls_check,            /* wall unknowns' parameters */
 };

@@ -307,32 +307,23 @@ static void pbf_destroy(fcl_sim *s)
 }
 
 const fcl_solver fcl_solver_pbf = {
-    "pbf",
-    "Macklin & Mueller 2013 position-based fluids (poly6 density, spiky gradients, Jacobi density "
-    "constraint with s_corr, XSPH and vorticity confinement, adaptive CFL step)",
-    2 * 16 + 4 + 16 + 16,
-    pbf_init,
-    pbf_prepare,
-    pbf_step,
-    pbf_destroy,
-    pbf_derive,
-    pbf_list_radius,
-    8,                                   /* gradient factor and W per fluid
+    .name = "pbf",
+    .summary = "Macklin & Mueller 2013 position-based fluids (poly6 density, spiky gradients, Jacobi density "
+               "constraint with s_corr, XSPH and vorticity confinement, adaptive CFL step)",
+    .extra_bytes_per_particle = 2 * 16 + 4 + 16 + 16,
+    .init = pbf_init,
+    .prepare = pbf_prepare,
+    .step = pbf_step,
+    .destroy = pbf_destroy,
+    .derive = pbf_derive,
+    .list_radius = pbf_list_radius,
+    .list_entry_bytes = 8,               /* gradient factor and W per fluid
                                             entry (boundary entries: none) */
-    pbf_stats,
-    NSTATS,
-    pbf_fields,
-    NFIELDS,
-    NULL,
-    NULL,
-    pbf_set_targets,
-    pbf_overlay,
-    0,                                   /* bpos.w: volumes, not layer tags */
-    1,                                   /* one fluid phase */
-    NULL,                                /* state fits the default blob */
-    NULL,                                /* no grid */
-    NULL,                                /* the force acts on the particles */
-    NULL,                                /* no level set of its own */
-    "control particles",                 /* what pbf_overlay draws */
-    NULL,                                /* nothing to check before the device */
+    .stats = pbf_stats,
+    .nstats = NSTATS,
+    .fields = pbf_fields,
+    .nfields = NFIELDS,
+    .set_targets = pbf_set_targets,
+    .overlay = pbf_overlay,
+    .overlay_name = "control particles", /* what pbf_overlay draws */
 };

@@ -129,31 +129,14 @@ static void wcsph_destroy(fcl_sim *s)
 }
 
 const fcl_solver fcl_solver_wcsph = {
-    "wcsph",
-    "Mueller et al. 2003 weakly compressible SPH (poly6, spiky, viscosity kernels; surface tension by "
-    "material.tension_model)",
-    8,                                   /* the lists' W_poly6 sums, m / rho */
-    wcsph_init,
-    wcsph_prepare,
-    wcsph_step,
-    wcsph_destroy,
-    wcsph_derive,
-    wcsph_list_radius,
-    0,
-    NULL,                                /* no statistics of its own */
-    0,
-    NULL,                                /* no fields of its own */
-    0,
-    NULL,                                /* no scalar state: leapfrog's */
-    NULL,                                /* velocities are attributes */
-    NULL,                                /* no fluid control */
-    NULL,
-    0,                                   /* bpos.w: volumes, not layer tags */
-    1,                                   /* one fluid phase */
-    NULL,                                /* state fits the default blob */
-    NULL,                                /* no grid */
-    NULL,                                /* the force acts on the particles */
-    NULL,                                /* no level set of its own */
-    NULL,                                /* no overlay */
-    NULL,                                /* nothing to check before the device */
+    .name = "wcsph",
+    .summary = "Mueller et al. 2003 weakly compressible SPH (poly6, spiky, viscosity kernels; surface tension "
+               "by material.tension_model)",
+    .extra_bytes_per_particle = 8,       /* the lists' W_poly6 sums, m / rho */
+    .init = wcsph_init,
+    .prepare = wcsph_prepare,
+    .step = wcsph_step,
+    .destroy = wcsph_destroy,
+    .derive = wcsph_derive,
+    .list_radius = wcsph_list_radius,
 };
