@@ -93,8 +93,8 @@ static int lists_setup(fcl_sim *s, char *err, size_t errlen)
     list_caps(s->solver, s->prm, s->h, s->spacing, &cap, &bcap);
     if (!cap)
         return 0;
-    if (nlist_init(&s->nl, s->be, s->cap, s->nb, (float)(s->solver->list_radius(s->prm) * s->h), s->grid.info.cell_size, cap,
-                   bcap, s->be->serial_groups, s->c.mirror_walls, err, errlen) != 0)
+    if (nlist_init(&s->nl, s->be, s->cap, s->nb, (float)(s->solver->list_radius(s->prm) * s->h), s->grid.info.cell_size,
+                   cap, bcap, s->be->serial_groups, s->c.mirror_walls, err, errlen) != 0)
         return -1;
     nlist_set_growth(&s->nl, s->prm->neighbors_capacity == 0, s->prm->neighbors_boundary_capacity == 0);
     return 0;
@@ -400,6 +400,11 @@ fcl_buf *sim_bpos(fcl_sim *s)
     return s->bgrid.attr[s->b_pos].cur;
 }
 
+fcl_buf *sim_attr(fcl_sim *s, int a)
+{
+    return s->grid.attr[a].cur;
+}
+
 int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k)
 {
     fcl_backend *be = s->be;
@@ -455,7 +460,8 @@ int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, con
     sim_update_consts(s);
     int irc = -1;
     if (grid_init_cap(&s->grid, be, &info, s->cap) != 0 || alloc_common(s) != 0 || upload(s, pos, vel) != 0 ||
-        boundary_setup(s, bpos, nb) != 0 || lists_setup(s, err, errlen) != 0 || (irc = s->solver->init(s, err, errlen)) != 0 ||
+        boundary_setup(s, bpos, nb) != 0 || lists_setup(s, err, errlen) != 0 ||
+        (irc = s->solver->init(s, err, errlen)) != 0 ||
         (n > 0 && (s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0))) {
         /* A solver refuses its own parameters (a grid too large) as bad
          * input, with err naming the key. */

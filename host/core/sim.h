@@ -163,6 +163,9 @@ int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k);
 /* The boundary positions (w = volume, or the layer index for a solver
  * with boundary_tags) and cell starts for kernel args. */
 fcl_buf *sim_bpos(fcl_sim *s);
+/* The current buffer of particle attribute a (s->a_pos, a solver's own
+ * grid_add_attr index, ...): the grid's reorder swaps it every rebuild. */
+fcl_buf *sim_attr(fcl_sim *s, int a);
 /* The s->nb boundary particles as the device holds them (grid order). */
 int sim_download_boundary(fcl_sim *s, float4 *out);
 /* The user's force (Mueller 2003, 3.4; the viewer's drag): within radius

@@ -49,11 +49,6 @@ typedef struct dfsph {
     fcl_reduction sum;                   /* the average error's sum */
 } dfsph;
 
-static fcl_buf *attr(fcl_sim *s, int a)
-{
-    return s->grid.attr[a].cur;
-}
-
 static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
 {
     (void)err;
@@ -117,37 +112,37 @@ static int average(fcl_sim *s, dfsph *d, double *avg)
 
 static int launch_density_alpha(fcl_sim *s, dfsph *d)
 {
-    return pass_dfsph_density_alpha(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d),
+    return pass_dfsph_density_alpha(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d),
                                     FW(s, d), d->bgrad, d->nin, s->rho, d->alpha, d->table, s->c, d->d);
 }
 
 static int launch_predict(fcl_sim *s, dfsph *d)
 {
-    return pass_dfsph_predict(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->normals,
+    return pass_dfsph_predict(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->rho, s->normals,
                               d->vpred, s->nl.fcount, s->nl.fidx, s->nl.fl, FW(s, d), FG(s, d), s->c, d->d);
 }
 
 static int launch_source(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, uint mode, const char *timer)
 {
-    return pass_dfsph_source(s->be, s->n, timer, attr(s, s->a_pos), v, s->rho, d->alpha, s->nl.fcount, s->nl.fidx,
+    return pass_dfsph_source(s->be, s->n, timer, sim_attr(s, s->a_pos), v, s->rho, d->alpha, s->nl.fcount, s->nl.fidx,
                              s->nl.fl, FG(s, d), d->bgrad, d->nin, d->kap, ksum, d->err, s->c, d->d, mode);
 }
 
 static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, float f, const char *timer)
 {
-    return pass_dfsph_pressure_vel(s->be, s->n, timer, attr(s, s->a_pos), v, d->kap, ksum, s->nl.fcount,
+    return pass_dfsph_pressure_vel(s->be, s->n, timer, sim_attr(s, s->a_pos), v, d->kap, ksum, s->nl.fcount,
                                    s->nl.fidx, s->nl.fl, FG(s, d), d->bgrad, s->c, d->d, f);
 }
 
 static int launch_advect(fcl_sim *s, dfsph *d)
 {
-    return pass_dfsph_advect(s->be, s->n, "integrate", attr(s, s->a_pos), d->vpred, attr(s, s->a_vev), s->solids,
-                             s->c, d->d);
+    return pass_dfsph_advect(s->be, s->n, "integrate", sim_attr(s, s->a_pos), d->vpred, sim_attr(s, s->a_vev),
+                             s->solids, s->c, d->d);
 }
 
 static int launch_pressure(fcl_sim *s, dfsph *d)
 {
-    return pass_dfsph_pressure(s->be, s->n, "integrate", attr(s, d->a_ksum), attr(s, d->a_kvsum), s->prs, s->c,
+    return pass_dfsph_pressure(s->be, s->n, "integrate", sim_attr(s, d->a_ksum), sim_attr(s, d->a_kvsum), s->prs, s->c,
                                d->d);
 }
 
@@ -169,7 +164,7 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
     const fcl_params *p = s->prm;
     const char *timer = mode == DFSPH_DENSITY ? "density-solve" : "divergence-solve";
     float f = mode == DFSPH_DENSITY ? 1.0f / d->d.dt : 1.0f;
-    fcl_buf *ksum = attr(s, ksum_attr);
+    fcl_buf *ksum = sim_attr(s, ksum_attr);
     /* Last step's total was applied over dt_prev: the same pressure now
      * needs k scaled by (dt/dt_prev)^2 (density) or dt/dt_prev. */
     double ratio = d->dt_prev > 0.0 ? d->d.dt / d->dt_prev : 1.0;
@@ -282,7 +277,7 @@ static int dfsph_step(fcl_sim *s)
     if (sim_normals(s) != 0 || launch_predict(s, d) != 0 ||
         solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, s->prm->dfsph_eta * 0.01, &dens, &avg) != 0 ||
         launch_advect(s, d) != 0 || rebuild(s) != 0 || launch_density_alpha(s, d) != 0 ||
-        solve(s, d, attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->d.dt, &div,
+        solve(s, d, sim_attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->d.dt, &div,
               &avg) != 0 ||
         launch_pressure(s, d) != 0)
         return -1;

@@ -27,11 +27,6 @@
 #include "passes.h"
 #include "sim.h"
 
-static fcl_buf *attr(fcl_sim *s, int a)
-{
-    return s->grid.attr[a].cur;
-}
-
 mac *mac_of(fcl_sim *s)
 {
     return s->solver && strcmp(s->solver->name, "mac") == 0 ? s->solver_data : NULL;
@@ -109,7 +104,7 @@ static int launch_flags(fcl_sim *s, mac *d)
     return pass_mac_flag_solid(s->be, d->m.ncell, "flags", d->flags, d->count, s->solids, d->m, s->c) != 0 ||
                    (s->nmeshes && s->nb &&
                     pass_mac_flag_boundary(s->be, s->nb, "flags", sim_bpos(s), d->flags, d->m) != 0) ||
-                   pass_mac_mark_fluid(s->be, s->n, "flags", attr(s, s->a_pos), d->flags, d->count, d->m, counting,
+                   pass_mac_mark_fluid(s->be, s->n, "flags", sim_attr(s, s->a_pos), d->flags, d->count, d->m, counting,
                                        (uint)s->n) != 0
                ? -1
                : 0;
@@ -117,7 +112,7 @@ static int launch_flags(fcl_sim *s, mac *d)
 
 static int launch_levelset(fcl_sim *s, mac *d)
 {
-    return pass_mac_levelset(s->be, d->m.ncell, "levelset", d->flags, attr(s, s->a_pos), s->grid.start, d->phi,
+    return pass_mac_levelset(s->be, d->m.ncell, "levelset", d->flags, sim_attr(s, s->a_pos), s->grid.start, d->phi,
                              s->grid.info, d->m, s->c);
 }
 
@@ -130,7 +125,7 @@ static int extrapolate(fcl_sim *s, mac *d, fcl_buf **mask);
 
 static int launch_p2g(fcl_sim *s, mac *d, const char *timer)
 {
-    return pass_mac_p2g(s->be, d->m.ncell, timer, attr(s, s->a_pos), attr(s, s->a_vev), s->grid.start, d->flags,
+    return pass_mac_p2g(s->be, d->m.ncell, timer, sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->grid.start, d->flags,
                         d->vel[d->cur], s->grid.info, d->m);
 }
 
@@ -147,8 +142,8 @@ static int launch_transfer(fcl_sim *s, mac *d)
 
 static int launch_g2p(fcl_sim *s, mac *d)
 {
-    return pass_mac_g2p(s->be, s->n, "transfer", attr(s, s->a_pos), attr(s, s->a_vev), d->vel[d->cur], d->old, d->m,
-                        (float)s->prm->mac_pic);
+    return pass_mac_g2p(s->be, s->n, "transfer", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), d->vel[d->cur], d->old,
+                        d->m, (float)s->prm->mac_pic);
 }
 
 static int launch_advect(fcl_sim *s, mac *d)
@@ -306,8 +301,9 @@ static int measure_speed(fcl_sim *s, mac *d, fcl_buf *mask)
 
 static int launch_particles(fcl_sim *s, mac *d, int last)
 {
-    return pass_mac_particles(s->be, s->n, "particles", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev),
-                              d->vel[d->cur], s->solids, d->m, s->c, (uint)flip_on(s), (uint)last, (uint)s->n);
+    return pass_mac_particles(s->be, s->n, "particles", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel),
+                              sim_attr(s, s->a_vev), d->vel[d->cur], s->solids, d->m, s->c, (uint)flip_on(s),
+                              (uint)last, (uint)s->n);
 }
 
 /* Markers bunched in a cell give what they hold over the resting count to
@@ -321,7 +317,7 @@ static int launch_reseed(fcl_sim *s, mac *d)
     if (!(band > 0.0f))
         return 0;
     uint keep = (uint)lround(s->prm->mac_particles_per_cell);
-    fcl_buf *pos = attr(s, s->a_pos), *dest = s->grid.rank;
+    fcl_buf *pos = sim_attr(s, s->a_pos), *dest = s->grid.rank;
     return pass_grid_clear(s->be, s->n, "reseed", dest) != 0 ||
                    pass_mac_reseed_taker(s->be, d->m.ncell, "reseed", d->flags, d->count, pos, s->grid.start, d->dens,
                                          s->grid.info, d->m, s->c, keep, band) != 0 ||
@@ -331,7 +327,7 @@ static int launch_reseed(fcl_sim *s, mac *d)
                                          band) != 0 ||
                    pass_mac_reseed_pick(s->be, d->m.ncell, "reseed", pos, d->count, d->req, s->grid.start, dest,
                                         d->moved, s->grid.info, d->m, keep) != 0 ||
-                   pass_mac_reseed_place(s->be, s->n, "reseed", pos, attr(s, s->a_vel), attr(s, s->a_vev), dest,
+                   pass_mac_reseed_place(s->be, s->n, "reseed", pos, sim_attr(s, s->a_vel), sim_attr(s, s->a_vev), dest,
                                          d->vel[d->cur], d->m) != 0
                ? -1
                : 0;
@@ -339,7 +335,7 @@ static int launch_reseed(fcl_sim *s, mac *d)
 
 static int launch_fields(fcl_sim *s, mac *d)
 {
-    return pass_mac_particle_fields(s->be, s->n, "output", attr(s, s->a_pos), d->flags, d->p, s->rho, s->prs, d->m,
+    return pass_mac_particle_fields(s->be, s->n, "output", sim_attr(s, s->a_pos), d->flags, d->p, s->rho, s->prs, d->m,
                                     (uint)s->n);
 }
 
@@ -536,8 +532,8 @@ static int mac_interact(fcl_sim *s, const float origin[3], const float dir[3], c
     float4 o = fcl_f4(origin[0], origin[1], origin[2], 0.0f), r = fcl_f4(dir[0], dir[1], dir[2], 0.0f);
     float4 w = fcl_f4(dv[0], dv[1], dv[2], 0.0f);
     if (flip_on(s))
-        return pass_interact_force(s->be, s->n, "interact", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev),
-                                   o, r, w, radius);
+        return pass_interact_force(s->be, s->n, "interact", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel),
+                                   sim_attr(s, s->a_vev), o, r, w, radius);
     return pass_mac_interact(s->be, d->m.ncell, "interact", d->vel[d->cur], d->flags, d->m, o, r, w, radius);
 }
 

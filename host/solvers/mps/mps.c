@@ -58,11 +58,6 @@ typedef struct mps {
 
 enum { DIM = 3 };
 
-static fcl_buf *attr(fcl_sim *s, int a)
-{
-    return s->grid.attr[a].cur;
-}
-
 void mps_lattice(double re, double l0, double *n0, double *lambda)
 {
     int k = (int)ceil(re / l0);
@@ -104,9 +99,9 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
     d->dx = be->ops->buf_new(be, n * 16 + 16, "MPS position correction");
     d->phase = be->ops->buf_new(be, n * 4 + 4, "MPS phase field");
     d->rhob = be->ops->buf_new(be, n * 4 + 4, "MPS pressure-pass density");
-    if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx || !d->phase ||
-        !d->rhob || (d->walls.on && !d->xall) ||
-        reduction_init(&d->nsurf, be, n) != 0 || fcl_pcg_init(&d->cg, be, rows) != 0) {
+    if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx ||
+        !d->phase || !d->rhob || (d->walls.on && !d->xall) || reduction_init(&d->nsurf, be, n) != 0 ||
+        fcl_pcg_init(&d->cg, be, rows) != 0) {
         snprintf(err, errlen, "mps: the device refused the solver's buffers");
         return -1;
     }
@@ -198,17 +193,17 @@ static void choose_dt(fcl_sim *s, mps *d)
 static int launch_viscosity(fcl_sim *s, mps *d)
 {
     return sim_normals(s) != 0 ||
-                   pass_mps_viscosity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), attr(s, s->a_vel),
-                                      s->nl.fcount, s->nl.fidx, s->nl.fl, s->rho, s->normals, s->phases, s->c,
-                                      d->d) != 0
+                   pass_mps_viscosity(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev),
+                                      sim_attr(s, s->a_vel), s->nl.fcount, s->nl.fidx, s->nl.fl, s->rho, s->normals,
+                                      s->phases, s->c, d->d) != 0
                ? -1
                : 0;
 }
 
 static int launch_predict(fcl_sim *s, mps *d)
 {
-    return pass_mps_predict(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, d->a_xold),
-                            s->solids, s->c, d->d);
+    return pass_mps_predict(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel),
+                            sim_attr(s, d->a_xold), s->solids, s->c, d->d);
 }
 
 /* The collision model on u* (into the velocity at t, free until the
@@ -217,10 +212,10 @@ static int collide(fcl_sim *s, mps *d)
 {
     if (d->d.coll_r2 <= 0.0f)
         return 0;
-    return pass_mps_collide(s->be, s->n, "collide", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, s->a_vel),
-                            attr(s, s->a_vev), d->dx, s->c, d->d) != 0 ||
-                   pass_mps_apply(s->be, s->n, "collide", attr(s, s->a_pos), attr(s, s->a_vev), d->dx, s->solids,
-                                  s->c) != 0
+    return pass_mps_collide(s->be, s->n, "collide", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), sim_attr(s, s->a_vel),
+                            sim_attr(s, s->a_vev), d->dx, s->c, d->d) != 0 ||
+                   pass_mps_apply(s->be, s->n, "collide", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), d->dx,
+                                  s->solids, s->c) != 0
                ? -1
                : 0;
 }
@@ -228,13 +223,13 @@ static int collide(fcl_sim *s, mps *d)
 /* Where u* is after the collision model (it writes the velocity at t). */
 static fcl_buf *ustar(fcl_sim *s, mps *d)
 {
-    return attr(s, d->d.coll_r2 > 0.0f ? s->a_vev : s->a_vel);
+    return sim_attr(s, d->d.coll_r2 > 0.0f ? s->a_vev : s->a_vel);
 }
 
 /* n* of the fluid and, with wall unknowns, of the walls (walls.c). */
 static int launch_density(fcl_sim *s, mps *d)
 {
-    return pass_mps_density(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
+    return pass_mps_density(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
                             d->rhob, s->phases, s->c, d->d) != 0 ||
                    mps_walls_density(&d->walls, s, &d->d) != 0
                ? -1
@@ -247,30 +242,31 @@ static int launch_density(fcl_sim *s, mps *d)
 static int launch_assemble(fcl_sim *s, mps *d)
 {
     mps_walls *w = &d->walls;
-    return pass_mps_assemble(s->be, s->n, "assemble", attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
+    return pass_mps_assemble(s->be, s->n, "assemble", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
                              COEF(s, d), d->diag, d->rhs, d->rhob, w->on ? w->wsurf : d->surf,
                              w->on ? mps_walls_bcoef(w, s) : COEF(s, d), s->phases, s->c, d->d) != 0 ||
-                   mps_walls_assemble(w, s, d->rhob, attr(s, d->a_p), d->diag, d->rhs, d->xall, &d->d) != 0
+                   mps_walls_assemble(w, s, d->rhob, sim_attr(s, d->a_p), d->diag, d->rhs, d->xall, &d->d) != 0
                ? -1
                : 0;
 }
 
 static int launch_correct(fcl_sim *s, mps *d)
 {
-    fcl_buf *xw = d->walls.on ? d->xall : attr(s, d->a_p);
-    return pass_mps_correct(s->be, s->n, "correct", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, d->a_p),
-                            ustar(s, d), attr(s, s->a_vev), d->dx, d->rhob, xw, (uint)s->n, s->c, d->d);
+    fcl_buf *xw = d->walls.on ? d->xall : sim_attr(s, d->a_p);
+    return pass_mps_correct(s->be, s->n, "correct", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), sim_attr(s, d->a_p),
+                            ustar(s, d), sim_attr(s, s->a_vev), d->dx, d->rhob, xw, (uint)s->n, s->c, d->d);
 }
 
 static int launch_apply(fcl_sim *s, mps *d)
 {
-    return pass_mps_apply(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, s->a_vev), d->dx, s->solids, s->c);
+    return pass_mps_apply(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), d->dx, s->solids,
+                          s->c);
 }
 
 static int launch_finish(fcl_sim *s, mps *d)
 {
-    return pass_mps_finish(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), HOOD(s), attr(s, d->a_p), s->rho,
-                           s->prs, s->c, d->d);
+    return pass_mps_finish(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), sim_attr(s, d->a_p),
+                           s->rho, s->prs, s->c, d->d);
 }
 
 static int rebuild(fcl_sim *s)
@@ -352,7 +348,7 @@ static fcl_pcg_op pcg_op(fcl_sim *s, mps *d)
  * back to the pressure attribute. */
 static int solve(fcl_sim *s, mps *d)
 {
-    fcl_buf *p = attr(s, d->a_p), *x = d->walls.on ? d->xall : p;
+    fcl_buf *p = sim_attr(s, d->a_p), *x = d->walls.on ? d->xall : p;
     fcl_pcg_opts o = pcg_opts(s);
     fcl_pcg_op A = pcg_op(s, d);
     if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", p, x, 0u, 0u) != 0)
@@ -420,7 +416,7 @@ int mps_resolve(fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *er
         snprintf(err, errlen, "mps_resolve needs the mps solver");
         return -1;
     }
-    fcl_buf *x = d->walls.on ? d->xall : attr(s, d->a_p);
+    fcl_buf *x = d->walls.on ? d->xall : sim_attr(s, d->a_p);
     fcl_pcg_op A = pcg_op(s, d);
     if (fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0 || mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
         return -1;
@@ -433,7 +429,7 @@ int mps_system(fcl_sim *s, float *diag, float *rhs, float *x, float *coef)
     fcl_backend *be = s->be;
     size_t entries = (size_t)s->nl.fl.cap * s->n;
     return be->ops->buf_read(be, d->diag, 0, s->n * 4, diag) | be->ops->buf_read(be, d->rhs, 0, s->n * 4, rhs) |
-           be->ops->buf_read(be, attr(s, d->a_p), 0, s->n * 4, x) |
+           be->ops->buf_read(be, sim_attr(s, d->a_p), 0, s->n * 4, x) |
            be->ops->buf_read(be, COEF(s, d), 0, entries * 4, coef);
 }
 
@@ -459,7 +455,7 @@ static fcl_buf *field_surface(fcl_sim *s)
 static fcl_buf *field_phase(fcl_sim *s)
 {
     mps *d = s->solver_data;
-    return pass_mps_phase_of(s->be, s->n, "output", attr(s, s->a_pos), d->phase) == 0 ? d->phase : NULL;
+    return pass_mps_phase_of(s->be, s->n, "output", sim_attr(s, s->a_pos), d->phase) == 0 ? d->phase : NULL;
 }
 
 enum { NFIELDS = 2 };

@@ -62,7 +62,7 @@ int mps_walls_density(mps_walls *w, fcl_sim *s, const fcl_mps_consts *d)
     if (!w->on || w->nb == 0)
         return 0;
     fcl_backend *be = s->be;
-    fcl_buf *pos = s->grid.attr[s->a_pos].cur, *bpos = sim_bpos(s);
+    fcl_buf *pos = sim_attr(s, s->a_pos), *bpos = sim_bpos(s);
     if (!w->wb_built) {
         if (nlist_one_build(&w->wb, be, bpos, w->nb, bpos, &s->bgrid, &s->c, s->error, sizeof s->error) != 0)
             return -1;
@@ -79,7 +79,7 @@ int mps_walls_assemble(mps_walls *w, fcl_sim *s, fcl_buf *rhob, fcl_buf *prs, fc
 {
     if (!w->on || w->nb == 0)
         return 0;
-    return pass_mps_wall_assemble(s->be, w->nb, "assemble", sim_bpos(s), s->grid.attr[s->a_pos].cur, WALL_LISTS(w),
+    return pass_mps_wall_assemble(s->be, w->nb, "assemble", sim_bpos(s), sim_attr(s, s->a_pos), WALL_LISTS(w),
                                   w->wnd, w->wsurf, rhob, prs, diag, rhs, x, (uint)s->n, *d);
 }
 
@@ -91,7 +91,7 @@ int mps_walls_matvec(mps_walls *w, fcl_sim *s, fcl_buf *surf, fcl_buf *rhob, fcl
     fcl_backend *be = s->be;
     return pass_mps_matvec_walls(be, s->n, "pressure-solve", x, y, mps_walls_bcoef(w, s), s->nl.bcount, s->nl.bidx,
                                  s->nl.bl, (uint)s->n) != 0 ||
-                   pass_mps_wall_matvec(be, w->nb, "pressure-solve", sim_bpos(s), s->grid.attr[s->a_pos].cur,
+                   pass_mps_wall_matvec(be, w->nb, "pressure-solve", sim_bpos(s), sim_attr(s, s->a_pos),
                                         WALL_LISTS(w), w->wsurf, surf, rhob, diag, x, y, (uint)s->n, *d) != 0
                ? -1
                : 0;

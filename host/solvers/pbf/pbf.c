@@ -37,11 +37,6 @@ typedef struct pbf {
     pbf_control *ctl;                    /* fluid control; NULL: plain PBF */
 } pbf;
 
-static fcl_buf *attr(fcl_sim *s, int a)
-{
-    return s->grid.attr[a].cur;
-}
-
 static int pbf_init(fcl_sim *s, char *err, size_t errlen)
 {
     (void)err;
@@ -110,49 +105,49 @@ static void choose_dt(fcl_sim *s, pbf *d)
 
 static int launch_predict(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_predict(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, s->a_vev), attr(s, d->a_xold),
-                            s->solids, s->c, d->d);
+    return pass_pbf_predict(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev),
+                            sim_attr(s, d->a_xold), s->solids, s->c, d->d);
 }
 
 static int launch_lambda(fcl_sim *s, pbf *d, const char *timer)
 {
-    return pass_pbf_lambda(s->be, s->n, timer, attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d), FW(s, d), s->rho, d->lam,
-                           s->c, d->d);
+    return pass_pbf_lambda(s->be, s->n, timer, sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d), FW(s, d), s->rho,
+                           d->lam, s->c, d->d);
 }
 
 static int launch_delta(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_delta(s->be, s->n, "density-solve", attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d), FW(s, d), d->lam,
-                          d->dp, s->c, d->d);
+    return pass_pbf_delta(s->be, s->n, "density-solve", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d), FW(s, d),
+                          d->lam, d->dp, s->c, d->d);
 }
 
 static int launch_apply(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_apply(s->be, s->n, "density-solve", attr(s, s->a_pos), d->dp, s->solids, s->c);
+    return pass_pbf_apply(s->be, s->n, "density-solve", sim_attr(s, s->a_pos), d->dp, s->solids, s->c);
 }
 
 static int launch_velocity(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_velocity(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, d->a_xold), attr(s, s->a_vel),
-                             d->d);
+    return pass_pbf_velocity(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, d->a_xold),
+                             sim_attr(s, s->a_vel), d->d);
 }
 
 static int launch_vorticity(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_vorticity(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), FLUID(s), FG(s, d),
+    return pass_pbf_vorticity(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), FLUID(s), FG(s, d),
                               d->omega, s->c, d->d);
 }
 
 static int launch_confine(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_confine(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), d->omega, FLUID(s), FG(s, d),
-                            s->c, d->d);
+    return pass_pbf_confine(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), d->omega, FLUID(s),
+                            FG(s, d), s->c, d->d);
 }
 
 static int launch_xsph(fcl_sim *s, pbf *d)
 {
-    return pass_pbf_xsph(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev), FLUID(s),
-                         FW(s, d), s->c, d->d);
+    return pass_pbf_xsph(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), sim_attr(s, s->a_vev),
+                         FLUID(s), FW(s, d), s->c, d->d);
 }
 
 /* Grid rebuild, then the lists every neighbor pass of the step reads. */
@@ -185,7 +180,7 @@ static int steer_before(fcl_sim *s, pbf *d)
 
 static int steer_after_rebuild(fcl_sim *s, pbf *d)
 {
-    return d->ctl ? control_steer(d->ctl, s, attr(s, d->a_xold)) : 0;
+    return d->ctl ? control_steer(d->ctl, s, sim_attr(s, d->a_xold)) : 0;
 }
 
 /* The velocity from the positions, then the selected smoothing. */

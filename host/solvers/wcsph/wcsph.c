@@ -33,27 +33,22 @@ static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
     return sim_boundary_volumes(s, 0u, 0.0f);
 }
 
-static fcl_buf *attr(fcl_sim *s, int a)
-{
-    return s->grid.attr[a].cur;
-}
-
 static int launch_density(fcl_sim *s)
 {
-    return pass_density(s->be, s->n, "density", attr(s, s->a_pos), s->grid.start, sim_bpos(s), s->bgrid.start, s->rho,
-                        s->prs, s->grid.info, s->c);
+    return pass_density(s->be, s->n, "density", sim_attr(s, s->a_pos), s->grid.start, sim_bpos(s), s->bgrid.start,
+                        s->rho, s->prs, s->grid.info, s->c);
 }
 
 static int launch_forces(fcl_sim *s)
 {
-    return pass_forces(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->prs, s->grid.start,
-                       sim_bpos(s), s->bgrid.start, s->normals, s->acc, s->grid.info, s->c);
+    return pass_forces(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->rho, s->prs,
+                       s->grid.start, sim_bpos(s), s->bgrid.start, s->normals, s->acc, s->grid.info, s->c);
 }
 
 static int launch_integrate(fcl_sim *s)
 {
-    return pass_integrate(s->be, s->n, "integrate", attr(s, s->a_pos), attr(s, s->a_vel), attr(s, s->a_vev), s->acc,
-                          s->solids, s->c);
+    return pass_integrate(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), sim_attr(s, s->a_vev),
+                          s->acc, s->solids, s->c);
 }
 
 #define HOOD(s) (s)->nl.fcount, (s)->nl.fidx, (s)->nl.bcount, (s)->nl.bidx, (s)->nl.fl, (s)->nl.bl
@@ -68,14 +63,14 @@ static int uses_lists(const fcl_sim *s)
 static int launch_density_nl(fcl_sim *s)
 {
     wcsph *w = s->solver_data;
-    return pass_density_nl(s->be, s->n, "density", attr(s, s->a_pos), sim_bpos(s), s->nl.wsum, s->nl.bcount,
+    return pass_density_nl(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), s->nl.wsum, s->nl.bcount,
                            s->nl.bidx, s->nl.bl, s->rho, s->prs, w->vol, s->c);
 }
 
 static int launch_forces_nl(fcl_sim *s)
 {
     wcsph *w = s->solver_data;
-    return pass_forces_nl(s->be, s->n, "forces", attr(s, s->a_pos), attr(s, s->a_vev), s->rho, s->prs, w->vol,
+    return pass_forces_nl(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->rho, s->prs, w->vol,
                           sim_bpos(s), HOOD(s), s->normals, s->acc, s->c);
 }
 
