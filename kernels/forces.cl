@@ -168,6 +168,27 @@ FCL_INLINE void forces_normals_item(uint i, GLOBAL const float4 *pos, GLOBAL con
     normals[i] = fcl_f4(c->h * n.x, c->h * n.y, c->h * n.z, 0.0f);
 }
 
+/* The same over the step's fluid list (query radius at least h), wall
+ * images skipped as the cell walk has none: the list holds the walk's
+ * particles within its radius in the walk's order, and those beyond h
+ * add 0 in both, so the sums are the same. */
+FCL_INLINE void forces_normals_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float *rho,
+                                       GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL float4 *normals,
+                                       const fcl_nlist_info *fl, const fcl_sph_consts *c)
+{
+    float4 pi = pos[i];
+    float nx = 0.0f, ny = 0.0f, nz = 0.0f;
+    forall_neighbors(fl, fcount, fidx, i, j, m) {
+        if (m)
+            continue;
+        float4 pj = pos[j];
+        float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+        float s = c->mass / rho[j] * w_poly6_grad(dx * dx + dy * dy + dz * dz, c->h2, c->poly6_grad);
+        nx += s * dx; ny += s * dy; nz += s * dz;
+    }
+    normals[i] = fcl_f4(c->h * nx, c->h * ny, c->h * nz, 0.0f);
+}
+
 /* Mueller's color-field gradient n of particle i (sorted index) over its
  * fluid neighbors: xyz the unit normal -n/|n| (outward, 0 where n = 0),
  * w 1 when the particle is at the free surface (|n| > l), else 0.

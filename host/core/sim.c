@@ -220,7 +220,12 @@ int sim_normals(fcl_sim *s)
 {
     if (s->c.tension_model != FCL_TENSION_AKINCI)
         return 0;
-    return pass_forces_normals(s->be, s->n, "forces", s->grid.attr[s->a_pos].cur, s->rho, s->grid.start, s->normals,
+    /* The step's fluid list where it reaches h (every caller runs after
+     * the step's build), else the cell walk. */
+    if (s->nl.fcount && s->nl.fl.r >= s->c.h)
+        return pass_forces_normals_nl(s->be, s->n, "forces", sim_attr(s, s->a_pos), s->rho, s->nl.fcount,
+                                      s->nl.fidx, s->normals, s->nl.fl, s->c);
+    return pass_forces_normals(s->be, s->n, "forces", sim_attr(s, s->a_pos), s->rho, s->grid.start, s->normals,
                                s->grid.info, s->c);
 }
 

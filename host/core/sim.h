@@ -190,10 +190,11 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *prm, const f
  * backend's memory; the message names particles.spacing and the sizes.
  * 0 or -1. */
 int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_t nb, char *err, size_t errlen);
-/* Akinci 2013 surface normals into s->normals (pass forces_normals,
- * timer "forces") when material.tension_model is akinci; nothing
- * otherwise. Needs the grid and s->rho current, and s->c.mass the
- * solver's particle mass. 0 or -1. */
+/* Akinci 2013 surface normals into s->normals (timer "forces") when
+ * material.tension_model is akinci; nothing otherwise: over the step's
+ * fluid list (forces_normals_nl) where it reaches h, else a cell walk
+ * (forces_normals), the same sums. Needs the grid, the step's lists and
+ * s->rho current, and s->c.mass the solver's particle mass. 0 or -1. */
 int sim_normals(fcl_sim *s);
 /* Mueller's free-surface flag, 1 where the color-field gradient over
  * fluid neighbors exceeds material.surface_threshold, else 0, per particle
