@@ -514,4 +514,14 @@ fl run "$GOOD" --from "$X/frame_000002.vtk"
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "bench option" && ok "19 run --from: exit 2, says it is a bench option" ||
     bad "19 run --from" "exit $RC: $(errline)"
 
+# 20. A neighbors.capacity below what the first step's lists need: exit 2
+# naming the key, the particle and its count, nothing written.
+fl run "$GOOD" --backend cpu --steps 2 --param neighbors.capacity=8 --out "$T/cap"
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "neighbors.capacity: particle [0-9]* has [0-9]* fluid neighbors" &&
+   [ ! -e "$T/cap" ]; then
+    ok "20 neighbors.capacity too small: exit 2 naming the key and the particle, nothing written"
+else
+    bad "20 neighbors.capacity too small" "exit $RC: $(errline)"
+fi
+
 checks_done

@@ -152,11 +152,12 @@ fcl_buf *nlist_plane(const fcl_nlist *l, int boundary, int k)
 
 /* Report rep (max count, first particle) of one list: 0 when every
  * particle fit. */
-static int check_overflow(const fcl_nlist *l, fcl_backend *be, fcl_buf *ids, const uint rep[2], const char *what,
+static int check_overflow(fcl_nlist *l, fcl_backend *be, fcl_buf *ids, const uint rep[2], const char *what,
                           const char *param, uint cap, char *err, size_t errlen)
 {
     if (rep[0] == 0)
         return 0;
+    l->overflowed = 1;
     uint id = rep[1];
     if (ids)
         be->ops->buf_read(be, ids, (size_t)rep[1] * 4, 4, &id);

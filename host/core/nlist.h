@@ -43,6 +43,8 @@ typedef struct fcl_nlist {
     int particle_major;
     size_t pcap;                    /* particles the buffers hold */
     long builds, grown;             /* builds so far; capacity growths */
+    int overflowed;                 /* 1: the last build failed on a particle
+                                       over a capacity the user set */
 } fcl_nlist;
 
 /* Capacities for a query radius r at particle spacing d: the parameter

@@ -472,6 +472,12 @@ int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, con
          * input, with err naming the key. */
         if (irc == FCL_EXIT_INPUT)
             return FCL_EXIT_INPUT;
+        /* What the first step's passes said: a list over the user's
+         * neighbors.capacity names the particle and the key, bad input. */
+        if (!*err && s->error[0])
+            snprintf(err, errlen, "%s", s->error);
+        if (s->nl.overflowed)
+            return FCL_EXIT_INPUT;
         if (!*err)
             snprintf(err, errlen, "setting up the simulation on %s failed (see above)", be->name);
         return FCL_EXIT_DEVICE;
