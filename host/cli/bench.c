@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "clrt.h"
 #include "mc.h"
+#include "progress.h"
 #include "setup.h"
 #include "sim.h"
 
@@ -101,6 +102,26 @@ static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
     return 0;
 }
 
+/* The timed steps (their wall time and simulated time into col), with a
+ * progress line on stderr unless --quiet: a slow device's bench of a
+ * large scene runs for minutes. */
+static int timed_steps(fcl_sim *sim, bench_col *col, long steps, int quiet)
+{
+    fcl_progress bar;
+    progress_start(&bar, quiet ? NULL : "bench", steps);
+    int rc = 0;
+    double t0 = omp_get_wtime(), sim_t0 = sim->time;
+    for (long k = 0; k < steps && rc == 0; k++) {
+        rc = sim_step(sim);
+        accumulate(col, sim->solver, &sim->stats);
+        progress_update(&bar, k + 1, NULL);
+    }
+    col->wall_ms = (omp_get_wtime() - t0) * 1e3 / (double)steps;
+    col->sim_time = sim->time - sim_t0;
+    progress_end(&bar);
+    return rc;
+}
+
 static int bench_one(const fcl_scene *sc, const char *kind, const char *device, const fcl_cli *o,
                      long steps, bench_col *col)
 {
@@ -140,13 +161,8 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     for (int k = 0; k < WARMUP && rc == 0; k++)
         rc = sim_step(&sim);
     timers_reset(&be->timers);
-    double t0 = omp_get_wtime(), sim_t0 = sim.time;
-    for (long k = 0; k < steps && rc == 0; k++) {
-        rc = sim_step(&sim);
-        accumulate(col, sim.solver, &sim.stats);
-    }
-    col->wall_ms = (omp_get_wtime() - t0) * 1e3 / (double)steps;
-    col->sim_time = sim.time - sim_t0;
+    if (rc == 0)
+        rc = timed_steps(&sim, col, steps, o->quiet);
     snprintf(col->backend, sizeof col->backend, "%s", be->kind);
     snprintf(col->device, sizeof col->device, "%s", be->name);
     col->timers = be->timers;
