@@ -4,13 +4,15 @@
  * a = 0.1 m and height 2a (n^2 = 2) collapses along the floor of a 0.6 m
  * tank, quasi-2-D: 2 cm deep between mirror walls (the mac grid, 2 cm
  * cells at this spacing, needs two of them: 4 cm, and its steps are
- * 2 ms so that the front is sampled as finely), native backend. The front Z = max x / a against T = t sqrt(2 g / a) is
- * compared with the experiment's table (a = 2 1/4 in, n^2 = 2) at every
- * tabulated T in [0.8, 3.33]: each solver's front within 20 % at every
- * point. At a spacing of a/10 the fronts measured 4.3 % (mps), 8.1 %
- * (dfsph), 9.5 % (wcsph), 16.4 % (pbf, behind) and 5.8 % (mac) off at
- * worst (README: at a/20 they lead by up to 15-25 %, as numerical fronts
- * do against this experiment, whose gate took time to open).
+ * 2 ms so that the front is sampled as finely), native backend. The
+ * front Z = max x / a against T = t sqrt(2 g / a) is compared with the
+ * experiment's table (a = 2 1/4 in, n^2 = 2) at every tabulated T in
+ * [0.8, 3.33]: each solver's front within 20 % at every point. At a
+ * spacing of a/10 the fronts measured 4.3 % (mps), 8.1 % (dfsph), 5.7 %
+ * (wcsph; 9.5 % in the portable build, whose force sums run in another
+ * order), 16.4 % (pbf, behind) and 5.8 % (mac) off at worst (README: at
+ * a/20 they lead by up to 15-25 %, as numerical fronts do against this
+ * experiment, whose gate took time to open).
  * The invariant it guards: each solver's bulk dynamics under gravity, not
  * only its stability.
  */
