@@ -55,8 +55,9 @@ struct fcl_backend {
      * cost a thread switch there; 0 on GPUs: work-group trees. Tests flip
      * it to check both variants on any device. */
     int serial_groups;
-    /* 1: every pass is timed into `timers` (OpenCL: one profiling event a
-     * launch); 0: not, for runs that never show pass times. */
+    /* OpenCL: 1 times every pass into `timers` with one profiling event
+     * a launch; 0 creates none, for runs that never show pass times. The
+     * native backend's wall-clock timers cost nothing and ignore it. */
     int profile;
     fcl_timers timers;
 };
