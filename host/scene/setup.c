@@ -102,9 +102,21 @@ static size_t first_outside(const fcl_frame_data *d, const fcl_params *p)
     return d->n;
 }
 
+/* A float parameter's value in the fewest digits that read back as the
+ * same float (a frame records 0.04 as 0.03999999910593033). */
+static void float_text(double v, char *out, size_t len)
+{
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(out, len, "%.*g", digits, v);
+        if ((float)strtod(out, NULL) == (float)v)
+            return;
+    }
+}
+
 int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, double *time, char *err,
                      size_t errlen)
 {
+    char was[32], is[32];
     fcl_frame_data d;
     if (infile_check(path, infile_limit(p), "frame", err, errlen) != 0 || out_read_frame(path, &d, err, errlen) != 0)
         return FCL_EXIT_INPUT;
@@ -112,9 +124,12 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, dou
     int rc = FCL_EXIT_INPUT;
     if (d.n == 0)
         snprintf(err, errlen, "%s: the frame has no particles", path);
-    else if (d.spacing > 0.0 && fabs(d.spacing - p->particles_spacing) > 1e-6 * p->particles_spacing)
-        snprintf(err, errlen, "%s: the frame was run at particles.spacing=%.9g, the scene has %.9g (pass "
-                 "--param particles.spacing=%.9g)", path, d.spacing, (double)p->particles_spacing, d.spacing);
+    else if (d.spacing > 0.0 && fabs(d.spacing - p->particles_spacing) > 1e-6 * p->particles_spacing) {
+        float_text(d.spacing, was, sizeof was);
+        float_text(p->particles_spacing, is, sizeof is);
+        snprintf(err, errlen, "%s: the frame was run at particles.spacing=%s, the scene has %s (pass "
+                 "--param particles.spacing=%s)", path, was, is, was);
+    }
     else if (bad < d.n)
         snprintf(err, errlen, "%s: particle %zu at (%g, %g, %g) lies outside the scene's domain", path, bad,
                  d.pos[bad].x, d.pos[bad].y, d.pos[bad].z);
