@@ -171,4 +171,24 @@ fl --backend cpu --solver "$S1" --steps 4 --checkpoint-every 2
     ok "--checkpoint-every without --out or --checkpoint: exit 2" ||
     bad "--checkpoint-every without a file" "exit $RC: $ERR"
 
+# A checkpoint at or past the end the run asks for: nothing to run.
+fl --backend cpu --solver "$S1" --steps 10 --every 4 --out "$T/end_out" --resume "$GOODCK"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "is at step 24, and this run ends at step 10: nothing to run" &&
+    [ ! -e "$T/end_out" ] && ok "resuming past the run's end: exit 2 naming both steps, nothing written" ||
+    bad "resume past the end" "exit $RC: $ERR"
+
+# An emitter scene resumed with a longer --time: particles.capacity follows
+# the horizon, so it differs from the checkpoint's, and the run goes on;
+# its frame at step 100 is the bytes of an uninterrupted run's.
+E=(embedded:corridor_flood.json --backend cpu --quiet --param particles.spacing=0.025)
+timeout 120 "$BIN" run "${E[@]}" --time 0.05 --out "$T/em" --checkpoint-every 20 >/dev/null 2>&1
+timeout 120 "$BIN" run "${E[@]}" --time 0.1 --out "$T/em" --resume "$T/em/checkpoint.state" >"$T/em.txt" 2>"$T/err.txt"
+RC=$?
+timeout 120 "$BIN" run "${E[@]}" --time 0.1 --out "$T/em2" >/dev/null 2>&1
+if [ "$RC" -eq 0 ] && grep -q "particles.capacity 288" "$T/em.txt" && cmp -s "$T/em/frame_000100.vtu" "$T/em2/frame_000100.vtu"; then
+    ok "an emitter scene resumed with a longer --time (capacity 160 -> 288): frame 100 identical to an uninterrupted run"
+else
+    bad "emitter resume with a longer horizon" "exit $RC: $(cat "$T/err.txt") $(grep capacity "$T/em.txt")"
+fi
+
 checks_done

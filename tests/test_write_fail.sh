@@ -135,7 +135,8 @@ else
         [ $((sz - size0)) -le 64 ] && [ $((size0 - sz)) -le 64 ] || problems+="$(basename "$f") is $sz bytes; "
     done
     last=$(ls "$R"/frame_*.vtu | tail -1 | sed 's/.*frame_0*\([0-9][0-9]*\).vtu/\1/')
-    timeout 300 "$BIN" "${RUN[@]}" --steps $((last + 4)) --out "$T/ro2" --resume "$R/checkpoint.state" \
+    # The checkpoint (every 4 steps) lies after the last frame (every 100).
+    timeout 300 "$BIN" "${RUN[@]}" --steps $((last + 104)) --out "$T/ro2" --resume "$R/checkpoint.state" \
         >/dev/null 2>&1 || problems+="the last checkpoint does not resume; "
     [ -z "$problems" ] && ok "folder made read-only after frame $last: exit 3, file and reason named, frames whole, no .tmp, the last checkpoint resumes" ||
         bad "read-only folder" "$problems$ERR"

@@ -24,7 +24,7 @@
 #include "atomic.h"
 #include "sim.h"
 
-enum { STATE_VERSION = 3, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
+enum { STATE_VERSION = 4, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
 static const char MAGIC[8] = { 'F', 'C', 'L', 'S', 'T', 'A', 'T', 'E' };
 
 /* A growable byte buffer with a read cursor. */
@@ -89,8 +89,12 @@ static int put_buf(blob *b, fcl_backend *be, fcl_buf *buf, size_t bytes)
  * two runs that differ only in them save the same bytes. */
 static int may_change(const fcl_param_def *d)
 {
+    /* particles.capacity: buffer room, no value depends on it (the load
+     * checks the saved particles fit); by default it follows sim.steps or
+     * sim.duration in scenes with emitters (scene_emitter_capacity). */
     return strcmp(d->group, "output") == 0 || strcmp(d->group, "surface") == 0 ||
            (strcmp(d->group, "sim") == 0 && (strcmp(d->name, "steps") == 0 || strcmp(d->name, "duration") == 0)) ||
+           (strcmp(d->group, "particles") == 0 && strcmp(d->name, "capacity") == 0) ||
            (strcmp(d->group, "boundary") == 0 && strcmp(d->name, "cache_dir") == 0);
 }
 
