@@ -45,6 +45,24 @@ static int positive(const char *opt, const char *val, long *out)
     return 0;
 }
 
+void view_print_options(FILE *f)
+{
+    fputs("view options:\n"
+          "  --frames N                    render N frames, print the frame rate and exit\n"
+          "  --screenshot FILE.png         (with --frames) save the last frame\n"
+          "  --steps-per-frame K           solver steps between frames (default 1)\n"
+          "  --color speed|density|pressure|phase|surface   field the particles are colored by\n"
+          "  --draw spheres|splats|mesh    particles as spheres, surface particles as oriented splats\n"
+          "                                (fast preview), or the marching-cubes surface (surface.*)\n"
+          "  --record DIR                  save every frame as DIR/frame_NNNNN.png\n"
+          "  --size WxH                    window size (default 1280x720)\n"
+          "  --no-panel                    start with the panel hidden (H toggles it)\n"
+          "  --overlay                     draw the solver's own points: fluid control's control particles\n"
+          "                                (pbf with targets; --control says the same) or the mac grid's\n"
+          "                                fluid and solid cells in the middle z slice\n",
+          f);
+}
+
 /* One viewer option at argv[*i]: 1 taken, 0 not a viewer option, -1 bad. */
 static int view_option(view_args *a, int argc, char **argv, int *i)
 {
@@ -59,12 +77,12 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
         strcmp(opt, "--record") && strcmp(opt, "--color") && strcmp(opt, "--size") && strcmp(opt, "--draw"))
         return 0;
     (*i)++;
-    if (strcmp(opt, "--frames") == 0)
-        return positive(opt, val, &a->frames) == 0 ? 1 : -1;
-    if (!val) {
+    if (!val || (val[0] == '-' && val[1] == '-')) {
         cli_error("view: %s needs a value", opt);
         return -1;
     }
+    if (strcmp(opt, "--frames") == 0)
+        return positive(opt, val, &a->frames) == 0 ? 1 : -1;
     if (strcmp(opt, "--steps-per-frame") == 0) {
         if (positive(opt, val, &x) != 0)
             return -1;
@@ -142,7 +160,13 @@ int cmd_view(int argc, char **argv)
     char **rest = calloc((size_t)argc + 1, sizeof *rest), err[2048] = "";
     int nrest = 0, rc = rest ? split_args(&a, argc, argv, rest, &nrest) : FCL_EXIT_DEVICE;
     if (rc == 0)
-        rc = cli_parse(&o, nrest, rest, "view");
+        rc = cli_parse(&o, nrest, rest, FCL_CMD_VIEW);
+    if (rc == 0 && o.help) {
+        cli_help(stdout, FCL_CMD_VIEW);
+        view_print_options(stdout);
+        free(rest);
+        return 0;
+    }
     fcl_view *v = rc == 0 ? calloc(1, sizeof *v) : NULL;
     if (rc == 0 && v && (rc = view_open(v, &o, &a.vo, err, sizeof err)) != 0 && err[0])
         cli_error("%s", err);

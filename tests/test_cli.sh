@@ -308,7 +308,7 @@ else
 fi
 
 # 13 --kernel-dir: kernels load from disk; a syntax error there is reported
-# with the compiler log naming kernels/FILE:LINE, exit 3, and no output.
+# with the compiler log naming DIR/FILE:LINE, exit 3, and no output.
 if [ "$RC" -eq 0 ]; then
     mkdir -p "$T/kdir" && cp "$SRC"/*.cl "$SRC"/*.h "$SRC"/*.def "$T/kdir/"
     fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/kdir"
@@ -319,13 +319,13 @@ if [ "$RC" -eq 0 ]; then
     sed -i "${line}s/    rho\[i\] = d;/    rho[i] = d/" "$T/kdir/wcsph.cl"
     fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/kdir" --out "$T/kframes"
     # The missing ';' is reported at the end of that line or the next.
-    if [ "$RC" -eq 3 ] && grep -qE "kernels/wcsph.cl:($line|$((line + 1))):" "$T/stderr.txt" && [ ! -e "$T/kframes" ]; then
-        ok "13b a kernel syntax error names kernels/wcsph.cl:$line, exit 3, nothing written"
+    if [ "$RC" -eq 3 ] && grep -qE "$T/kdir/wcsph.cl:($line|$((line + 1))):" "$T/stderr.txt" && [ ! -e "$T/kframes" ]; then
+        ok "13b a kernel syntax error names $T/kdir/wcsph.cl:$line, exit 3, nothing written"
     else
-        bad "13b kernel syntax error report" "exit $RC, want 3 and kernels/wcsph.cl:$line: $(errline)"
+        bad "13b kernel syntax error report" "exit $RC, want 3 and $T/kdir/wcsph.cl:$line: $(errline)"
     fi
     fl run "$GOOD" --backend opencl --steps 2 --quiet --kernel-dir "$T/nonexistent"
-    [ "$RC" -eq 3 ] && grep -q "nonexistent" "$T/stderr.txt" && ok "13c a missing --kernel-dir is named" ||
+    [ "$RC" -eq 2 ] && grep -q "nonexistent: no such folder" "$T/stderr.txt" && ok "13c a missing --kernel-dir is named, exit 2" ||
         bad "13c missing --kernel-dir" "exit $RC: $(errline)"
     # 14 --device by index and by name substring; an unknown one exits 2.
     fl run "$GOOD" --backend opencl --device 0 --steps 1 --quiet
@@ -523,5 +523,67 @@ if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "neighbors.capacity: particle
 else
     bad "20 neighbors.capacity too small" "exit $RC: $(errline)"
 fi
+
+# 21. Options are declared once with the commands that read them: another
+# command's option, a fraction or hex where a whole number goes, and an
+# option taken for a missing value exit 2 naming the option, nothing run.
+opt_case() { # WANT-IN-STDERR ARGS...
+    local want=$1; shift
+    fl "$@"
+    if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -qF -- "$want" && [ ! -e "$T/opt_out" ]; then
+        ok "21 '$*' exits 2: $want"
+    else
+        bad "21 '$*'" "exit $RC, want 2 and '$want': $(errline)"
+    fi
+}
+opt_case "--json is a bench option, not a run one" run "$GOOD" --backend cpu --json "$T/j.json"
+opt_case "--out is a run option, not a bench one" bench "$GOOD" --backend cpu --out "$T/opt_out"
+opt_case "--time is a run option, not a bench one" bench "$GOOD" --backend cpu --time 0.01
+opt_case "--steps is a run and bench option, not a view one" view "$GOOD" --steps 3
+opt_case "--steps: expected a whole number" run "$GOOD" --backend cpu --steps 1.5 --out "$T/opt_out"
+opt_case "--steps: expected a whole number" run "$GOOD" --backend cpu --steps 0x10
+opt_case "--every: expected a whole number" run "$GOOD" --backend cpu --steps 2 --every 1.5 --out "$T/opt_out"
+opt_case "--solver needs a value" run "$GOOD" --backend cpu --solver --steps 2
+opt_case "--device 7 selects an OpenCL device; --backend cpu has none" run "$GOOD" --backend cpu --device 7
+opt_case "--kernel-dir $T/none: no such folder" run "$GOOD" --kernel-dir "$T/none"
+opt_case "unexpected argument 'foo'" devices foo
+opt_case "mac.dt_min" run "$GOOD" --backend cpu --solver mac --steps 2 --param mac.dt_min=0.01 --param mac.dt_max=0.001
+# bench --json to a folder that cannot take it: refused before any step.
+fl bench "$GOOD" --backend cpu --steps 2 --json "$T/no/such/dir/b.json"
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--json $T/no/such/dir/b.json: cannot create" &&
+   ! printf '%s' "$OUT$ERR" | grep -q "particles, 2 steps"; then
+    ok "21 bench --json to a missing folder: exit 2 with the reason, before any step"
+else
+    bad "21 bench --json unwritable" "exit $RC: $(errline)"
+fi
+# The output folder's error names where the folder came from.
+fl run "$GOOD" --backend cpu --steps 2 --param output.every=1 --param output.dir=/proc/fluidcl_no
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--param output.dir: cannot create directory" &&
+    ok "21 an unusable output.dir names --param output.dir" || bad "21 output.dir origin" "exit $RC: $(errline)"
+
+# 22. Each command's --help lists exactly its options (from the same
+# declarations the parser reads), exit 0.
+fl run --help; run_help=$OUT; run_rc=$RC
+fl bench --help
+if [ "$run_rc" -eq 0 ] && [ "$RC" -eq 0 ] && printf '%s' "$run_help" | grep -q -- "--checkpoint-every K" &&
+   ! printf '%s' "$run_help" | grep -q -- "--json" && printf '%s' "$OUT" | grep -q -- "--json FILE" &&
+   ! printf '%s' "$OUT" | grep -q -- "--resume"; then
+    ok "22 run --help and bench --help list their own options"
+else
+    bad "22 per-command help" "exit $run_rc/$RC: $(printf '%s' "$run_help" | head -c 200)"
+fi
+
+# 23. The README's parameter table names every parameter 'help params'
+# prints, in its group's row.
+readme=$(cd "$SRC/.." && pwd)/README.md
+fl help params
+table=$(sed -n '/^### Parameters/,/^## Viewer/p' "$readme")
+missing=""
+for k in $(printf '%s\n' "$OUT" | sed -n 's/^  \([a-z_]*\.[a-z_0-9]*\) =.*/\1/p'); do
+    printf '%s\n' "$table" | grep -q "^| \`${k%%.*}\` |.*\`${k#*.}\`" || missing+="$k "
+done
+n=$(printf '%s\n' "$OUT" | grep -c '^  [a-z_]*\.[a-z_0-9]* =')
+[ "$n" -gt 100 ] && [ -z "$missing" ] && ok "23 the README's parameter table names all $n parameters" ||
+    bad "23 README parameter table" "$n parameters; missing: $missing"
 
 checks_done

@@ -50,7 +50,7 @@ static int open_view(fcl_view *v, const char *scene, const char *backend, const 
     fcl_cli o;
     fcl_view_opts vo = { .width = 640, .height = 480, .steps_per_frame = 1, .field = FCL_FIELD_SPEED,
                          .draw = RND_DRAW_SPHERES, .hide_panel = 1 };
-    int rc = cli_parse(&o, argc, argv, "view");
+    int rc = cli_parse(&o, argc, argv, FCL_CMD_VIEW);
     if (rc == 0 && (rc = view_open(v, &o, &vo, err, sizeof err)) != 0)
         printf("view_open(%s): %s\n", backend, err);
     return rc;

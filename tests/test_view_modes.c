@@ -39,7 +39,7 @@ static int open_view(fcl_view *v, const char *scene, const char *backend)
     fcl_cli o;
     fcl_view_opts vo = { .width = 480, .height = 360, .steps_per_frame = 1, .field = FCL_FIELD_SPEED,
                          .draw = RND_DRAW_SPHERES, .hide_panel = 1 };
-    int rc = cli_parse(&o, 3, argv, "view");
+    int rc = cli_parse(&o, 3, argv, FCL_CMD_VIEW);
     if (rc == 0 && (rc = view_open(v, &o, &vo, err, sizeof err)) != 0)
         printf("view_open(%s): %s\n", backend, err);
     v->show_box = v->show_boundary = 0;

@@ -171,8 +171,18 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* The name compiler messages give file i: the file under --kernel-dir
+ * where it was read from (a name #line can quote), else kernels/FILE. */
+static void source_name(const char *kernel_dir, int i, char *out, size_t cap)
+{
+    if (kernel_dir && !strpbrk(kernel_dir, "\"\\\n"))
+        snprintf(out, cap, "%s/%s", kernel_dir, program_files[i]);
+    else
+        snprintf(out, cap, "kernels/%s", program_files[i]);
+}
+
 /* Concatenate the program's files, each behind a #line directive so that
- * compiler messages name kernels/FILE:LINE. first[i] is the line of the
+ * compiler messages name the file (source_name) and its line. first[i] is the line of the
  * whole source where file i's line 1 is, for compilers that ignore #line
  * (NVIDIA's names "<kernel>:LINE", see map_log). */
 static char *program_source(const char *kernel_dir, long first[NFILES], char *err, size_t errlen)
@@ -200,8 +210,9 @@ static char *program_source(const char *kernel_dir, long first[NFILES], char *er
             free(src);
             return NULL;
         }
-        char head[4200];
-        int hl = snprintf(head, sizeof head, "#line 1 \"kernels/%s\"\n", program_files[i]);
+        char head[4200], name[4120];
+        source_name(kernel_dir, i, name, sizeof name);
+        int hl = snprintf(head, sizeof head, "#line 1 \"%s\"\n", name);
         if (total + (size_t)hl + len + 1 > cap) {
             cap = (total + (size_t)hl + len + 1) * 2;
             char *grown = realloc(src, cap);
@@ -230,9 +241,9 @@ static char *program_source(const char *kernel_dir, long first[NFILES], char *er
 }
 
 /* The build log with every "<kernel>:LINE" (a compiler that ignores
- * #line, as NVIDIA's does) rewritten as kernels/FILE:LINE of that file.
- * Unchanged when nothing matches or memory runs out. */
-static void map_log(char **log, const long first[NFILES])
+ * #line, as NVIDIA's does) rewritten as FILE:LINE of that file
+ * (source_name). Unchanged when nothing matches or memory runs out. */
+static void map_log(char **log, const long first[NFILES], const char *kernel_dir)
 {
     static const char tag[] = "<kernel>:";
     const size_t tl = sizeof tag - 1;
@@ -246,8 +257,12 @@ static void map_log(char **log, const long first[NFILES])
         int f = NFILES - 1;
         while (n > 0 && f > 0 && first[f] > n)
             f--;
-        if (n > 0 && n >= first[f] && o + 300 < cap) {
-            o += (size_t)snprintf(out + o, cap - o, "kernels/%s:%ld", program_files[f], n - first[f] + 1);
+        char name[4120];
+        name[0] = '\0';
+        if (n > 0 && n >= first[f])
+            source_name(kernel_dir, f, name, sizeof name);
+        if (name[0] && o + strlen(name) + 32 < cap) {
+            o += (size_t)snprintf(out + o, cap - o, "%s:%ld", name, n - first[f] + 1);
             p = end;
         } else if (o + 2 < cap) {
             out[o++] = *p++;
@@ -291,7 +306,7 @@ cl_program clrt_build(cl_context ctx, cl_device_id dev, const char *kernel_dir, 
         *log = calloc(n + 1, 1);
         if (*log) {
             clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, *log, NULL);
-            map_log(log, first);
+            map_log(log, first, kernel_dir);
         }
         snprintf(err, errlen, "building the OpenCL kernels failed: %s (%d)", clrt_error_name(e), (int)e);
         clReleaseProgram(prog);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic.h"
 #include "cli.h"
 #include "clrt.h"
 #include "mc.h"
@@ -283,7 +284,10 @@ static void print_table(const bench_table *t)
                             cpu_wall > 0 ? cpu_wall / b->wall_ms : 0.0, 1e3 * b->sim_time / st,
                             b->sim_time > 0 ? b->wall_ms * st / b->sim_time : 0.0, b->sum_avg_err / st,
                             b->max_err };
-            printf(r == 2 || r == 5 ? " %12.4g" : " %12.4f", v[r]);
+            if (r >= 6 && t->solver && t->solver->no_density)
+                printf(" %12s", "n/a");
+            else
+                printf(r == 2 || r == 5 ? " %12.4g" : " %12.4f", v[r]);
         }
         printf("\n");
     }
@@ -317,8 +321,13 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
         cJSON_AddNumberToObject(o, "particle_steps_per_s", (double)b->n * 1e3 / b->wall_ms);
         cJSON_AddNumberToObject(o, "mean_dt_s", b->sim_time / (double)b->steps);
         cJSON_AddNumberToObject(o, "ms_per_simulated_s", b->sim_time > 0 ? b->wall_ms * b->steps / b->sim_time : 0);
-        cJSON_AddNumberToObject(o, "avg_density_error_pct", b->sum_avg_err / (double)b->steps);
-        cJSON_AddNumberToObject(o, "max_density_error_pct", b->max_err);
+        if (t->solver && t->solver->no_density) {
+            cJSON_AddNullToObject(o, "avg_density_error_pct");
+            cJSON_AddNullToObject(o, "max_density_error_pct");
+        } else {
+            cJSON_AddNumberToObject(o, "avg_density_error_pct", b->sum_avg_err / (double)b->steps);
+            cJSON_AddNumberToObject(o, "max_density_error_pct", b->max_err);
+        }
         for (int k = 0; t->solver && k < t->solver->nstats; k++)
             cJSON_AddNumberToObject(o, t->solver->stats[k].key, stat_fold_value(&b->solver_fold, t->solver, k));
         if (b->meshed) {
@@ -334,13 +343,15 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
     }
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
-    FILE *f = text ? fopen(path, "w") : NULL;
-    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    ok = (f && fclose(f) == 0) && ok;
+    fcl_atomic a;
+    char err[8600] = "";
+    int ok = text && atomic_open(&a, path, 0, err, sizeof err) == 0;
+    if (ok)
+        ok = atomic_commit(&a, fputs(text, a.fp) >= 0 && fputc('\n', a.fp) != EOF, 0, err, sizeof err) == 0;
     free(text);
     if (!ok)
-        cli_error("--json %s: cannot write the file", path);
-    return ok ? 0 : FCL_EXIT_INPUT;
+        cli_error("--json %s: %s", path, err[0] ? err : "out of memory");
+    return ok ? 0 : FCL_EXIT_DEVICE;
 }
 
 /* The columns to run: the native CPU backend, then each OpenCL device (or
@@ -381,7 +392,14 @@ int cmd_bench(int argc, char **argv)
 {
     fcl_cli o;
     fcl_scene sc;
-    int rc = cli_parse(&o, argc, argv, "bench");
+    int rc = cli_parse(&o, argc, argv, FCL_CMD_BENCH);
+    if (rc == 0 && o.help) {
+        cli_help(stdout, FCL_CMD_BENCH);
+        return 0;
+    }
+    /* The table's file must take a file before any work is done. */
+    if (rc == 0 && o.json)
+        rc = cli_probe_file("--json", o.json);
     if (rc != 0 || (rc = cli_scene(&o, &sc)) != 0)
         return rc;
     long steps = o.steps > 0 ? o.steps : 20;

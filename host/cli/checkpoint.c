@@ -57,20 +57,6 @@ int ckpt_signal(void)
     return (int)received;
 }
 
-/* Proves the checkpoint's folder takes a file: its temporary is created
- * and removed, and nothing else is written. */
-static int probe(const char *path)
-{
-    fcl_atomic a;
-    char err[4400];
-    if (atomic_open(&a, path, 0, err, sizeof err) != 0) {
-        cli_error("--checkpoint %s: %s", path, err);
-        return FCL_EXIT_INPUT;
-    }
-    atomic_commit(&a, 0, 0, err, sizeof err);
-    return 0;
-}
-
 int ckpt_setup(fcl_ckpt *c, const fcl_cli *o, const fcl_params *p)
 {
     char err[1024];
@@ -94,7 +80,7 @@ int ckpt_setup(fcl_ckpt *c, const fcl_cli *o, const fcl_params *p)
         return FCL_EXIT_INPUT;
     }
     /* DIR/checkpoint.state is probed with DIR, after the folder exists. */
-    return o->checkpoint ? probe(c->path) : 0;
+    return o->checkpoint ? cli_probe_file("--checkpoint", c->path) : 0;
 }
 
 int ckpt_write(fcl_ckpt *c, fcl_sim *s, int force)

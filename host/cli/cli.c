@@ -1,12 +1,19 @@
-/* cli.c - option parsing and scene setup shared by the subcommands. */
+/* cli.c - option parsing and scene setup shared by the subcommands.
+ * Invariant: each option is declared once, in `options` below, with the
+ * commands that read it; a command refuses the others (exit 2) rather
+ * than ignore them, and its --help lists exactly its own.
+ */
 #include "cli.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "atomic.h"
 #include "infile.h"
 #include "sim.h"
 
@@ -20,115 +27,210 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
-/* A number in [lo, hi]; hi keeps --steps and --every within a long and
- * within the range of the parameters they set (sim.steps, output.every). */
-static int number(const char *opt, const char *v, double lo, double hi, double *out)
+typedef enum { OPT_FLAG, OPT_TEXT, OPT_COUNT, OPT_SECONDS, OPT_PARAM, OPT_HELP } opt_kind;
+
+/* One option: its names, its value's placeholder, where it goes in
+ * fcl_cli, the commands that read it, and its help (lines after the
+ * first start with a newline). */
+typedef struct cli_opt {
+    const char *name, *alias, *arg;
+    opt_kind kind;
+    size_t off;
+    unsigned cmds;
+    const char *help;
+} cli_opt;
+
+#define AT(field) offsetof(fcl_cli, field)
+enum { RB = FCL_CMD_RUN | FCL_CMD_BENCH, ALL = FCL_CMD_RUN | FCL_CMD_BENCH | FCL_CMD_VIEW };
+static const cli_opt options[] = {
+    { "--backend", NULL, "cpu|opencl", OPT_TEXT, AT(backend), ALL,
+      "native C + OpenMP, or OpenCL (default; bench: all, both)" },
+    { "--device", NULL, "N|NAME", OPT_TEXT, AT(device), ALL,
+      "OpenCL device by index or name substring\n(default: first GPU, else first CPU device)" },
+    { "--solver", NULL, "NAME", OPT_TEXT, AT(solver), ALL, "override the scene's solver (see 'help solvers')" },
+    { "--steps", NULL, "N", OPT_COUNT, AT(steps), RB, "how many steps (bench: timed steps, default 20)" },
+    { "--time", NULL, "T", OPT_SECONDS, AT(time), FCL_CMD_RUN, "how long to simulate, in seconds (not with --steps)" },
+    { "--out", NULL, "DIR", OPT_TEXT, AT(out), FCL_CMD_RUN, "write frames to DIR" },
+    { "--every", NULL, "K", OPT_COUNT, AT(every), FCL_CMD_RUN, "a frame every K steps (default 100)" },
+    { "--stats", NULL, "FILE.csv", OPT_TEXT, AT(stats), FCL_CMD_RUN, "per-step statistics" },
+    { "--param", NULL, "group.name=value", OPT_PARAM, 0, ALL, "set any parameter (repeatable; see 'help params')" },
+    { "--kernel-dir", NULL, "DIR", OPT_TEXT, AT(kernel_dir), ALL,
+      "load the OpenCL kernel sources from DIR instead of the binary" },
+    { "--checkpoint-every", NULL, "K", OPT_COUNT, AT(checkpoint_every), FCL_CMD_RUN,
+      "write the whole state every K steps, at the end and on SIGINT/SIGTERM,\natomically (default file "
+      "DIR/checkpoint.state)" },
+    { "--checkpoint", NULL, "FILE", OPT_TEXT, AT(checkpoint), FCL_CMD_RUN, "where checkpoints go" },
+    { "--resume", NULL, "FILE", OPT_TEXT, AT(resume), FCL_CMD_RUN,
+      "continue the same scene from a checkpoint; frames are\nbit-identical to an uninterrupted run on the same "
+      "device" },
+    { "--from", NULL, "FRAME.vtu|vtk|ply", OPT_TEXT, AT(from), FCL_CMD_BENCH,
+      "start from a frame 'run --out' saved, inside the\nscene's walls and obstacles (same particles.spacing)" },
+    { "--json", NULL, "FILE", OPT_TEXT, AT(json), FCL_CMD_BENCH, "write the table as JSON" },
+    { "--mesh", NULL, NULL, OPT_FLAG, AT(mesh), RB,
+      "run: also reconstruct the surface of every frame\n(DIR/frame_NNNNNN.surface.ply|obj, see surface.* in "
+      "'help params');\nbench: time the surface of each backend's final state" },
+    { "--quiet", "-q", NULL, OPT_FLAG, AT(quiet), RB, "no progress output" },
+    { "--help", "-h", NULL, OPT_HELP, AT(help), ALL, "this list" },
+};
+enum { NOPTIONS = sizeof options / sizeof options[0] };
+
+static const char *cmd_name(unsigned cmd)
+{
+    return cmd == FCL_CMD_RUN ? "run" : (cmd == FCL_CMD_BENCH ? "bench" : "view");
+}
+
+static const cli_opt *find(const char *a)
+{
+    for (int k = 0; k < NOPTIONS; k++)
+        if (strcmp(a, options[k].name) == 0 || (options[k].alias && strcmp(a, options[k].alias) == 0))
+            return &options[k];
+    return NULL;
+}
+
+void cli_print_options(FILE *f, unsigned cmds, int tag)
+{
+    for (int k = 0; k < NOPTIONS; k++) {
+        const cli_opt *o = &options[k];
+        if (!(o->cmds & cmds) || (tag && o->kind == OPT_HELP))
+            continue;
+        char head[64], where[32] = "";
+        snprintf(head, sizeof head, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        if (tag && o->cmds != ALL)
+            snprintf(where, sizeof where, "(%s%s%s) ", o->cmds & FCL_CMD_RUN ? "run" : "",
+                     (o->cmds & RB) == RB ? ", " : "", o->cmds & FCL_CMD_BENCH ? "bench" : "");
+        fprintf(f, "  %-29s %s", head, where);
+        for (const char *line = o->help, *nl; line; line = nl ? nl + 1 : NULL) {
+            nl = strchr(line, '\n');
+            fprintf(f, "%s%.*s", line == o->help ? "" : "\n                                ",
+                    nl ? (int)(nl - line) : (int)strlen(line), line);
+        }
+        fputc('\n', f);
+    }
+}
+
+/* A whole number in [1, 2e9] (--steps, --every, --checkpoint-every: the
+ * parameters they set are integers), decimal digits only. */
+static int count(const char *opt, const char *v, long *out)
 {
     char *end;
-    double d = v ? strtod(v, &end) : 0.0;
-    if (!v || *end || !isfinite(d) || d < lo || d > hi) {
-        cli_error("%s: expected a number in [%g, %g], got '%s'", opt, lo, hi, v ? v : "");
+    long x = strtol(v, &end, 10);
+    if (*v < '0' || *v > '9' || *end || x < 1 || x > 2000000000L) {
+        cli_error("%s: expected a whole number in [1, 2000000000], got '%s'", opt, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int seconds(const char *opt, const char *v, double *out)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || !isfinite(d) || d < 0.0 || d > 1e6) {
+        cli_error("%s: expected a number of seconds in [0, 1e+06], got '%s'", opt, v);
         return -1;
     }
     *out = d;
     return 0;
 }
 
-/* Options that take a value, and where it goes. */
-static const char **text_slot(fcl_cli *o, const char *a)
-{
-    if (strcmp(a, "--backend") == 0) return &o->backend;
-    if (strcmp(a, "--device") == 0) return &o->device;
-    if (strcmp(a, "--solver") == 0) return &o->solver;
-    if (strcmp(a, "--out") == 0) return &o->out;
-    if (strcmp(a, "--stats") == 0) return &o->stats;
-    if (strcmp(a, "--json") == 0) return &o->json;
-    if (strcmp(a, "--kernel-dir") == 0) return &o->kernel_dir;
-    if (strcmp(a, "--from") == 0) return &o->from;
-    if (strcmp(a, "--checkpoint") == 0) return &o->checkpoint;
-    if (strcmp(a, "--resume") == 0) return &o->resume;
-    return NULL;
-}
-
-static int parse_one(fcl_cli *o, int argc, char **argv, int *i)
+/* The option at argv[*i] for command cmd. */
+static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i)
 {
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    const char **slot = text_slot(o, a);
-    double d;
-    if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-        o->quiet = 1;
-        return 0;
-    }
-    if (strcmp(a, "--mesh") == 0) {
-        o->mesh = 1;
-        return 0;
-    }
-    if (!slot && strcmp(a, "--steps") && strcmp(a, "--time") && strcmp(a, "--every") && strcmp(a, "--param") &&
-        strcmp(a, "--checkpoint-every")) {
-        cli_error("unknown option '%s' (see 'fluidcl help')", a);
+    const cli_opt *op = find(a);
+    char *at = (char *)o + (op ? op->off : 0);
+    if (!op) {
+        cli_error("%s: unknown option '%s' (see 'fluidcl %s --help')", cmd_name(cmd), a, cmd_name(cmd));
         return -1;
     }
-    if (!v) {
-        cli_error("%s needs a value", a);
+    if (!(op->cmds & cmd)) {
+        char whose[32] = "";
+        for (unsigned c = FCL_CMD_RUN; c <= FCL_CMD_VIEW; c <<= 1)
+            if (op->cmds & c)
+                snprintf(whose + strlen(whose), sizeof whose - strlen(whose), "%s%s", whose[0] ? " and " : "",
+                         cmd_name(c));
+        cli_error("%s: %s is a %s option, not a %s one (see 'fluidcl %s --help')", cmd_name(cmd), a, whose,
+                  cmd_name(cmd), cmd_name(cmd));
+        return -1;
+    }
+    if (op->kind == OPT_FLAG || op->kind == OPT_HELP) {
+        *(int *)at = 1;
+        return 0;
+    }
+    /* No value, or the next option taken for one (`--solver --steps 2`). */
+    if (!v || (v[0] == '-' && v[1] == '-')) {
+        cli_error("%s needs a value (%s)", a, op->arg);
         return -1;
     }
     (*i)++;
-    if (slot) {
-        *slot = v;
-    } else if (strcmp(a, "--param") == 0) {
+    if (op->kind == OPT_TEXT) {
+        *(const char **)at = v;
+    } else if (op->kind == OPT_PARAM) {
         if (o->noverrides == FCL_MAX_OVERRIDES) {
             cli_error("at most %d --param options", FCL_MAX_OVERRIDES);
             return -1;
         }
         o->overrides[o->noverrides++] = v;
+    } else if (op->kind == OPT_COUNT) {
+        return count(a, v, (long *)at);
     } else {
-        int time = strcmp(a, "--time") == 0;
-        if (number(a, v, time ? 0.0 : 1.0, time ? 1e6 : 2e9, &d) != 0)
-            return -1;
-        if (time) o->time = d;
-        else if (strcmp(a, "--steps") == 0) o->steps = (long)d;
-        else if (strcmp(a, "--checkpoint-every") == 0) o->checkpoint_every = (long)d;
-        else o->every = (long)d;
+        return seconds(a, v, (double *)at);
     }
     return 0;
 }
 
-int cli_parse(fcl_cli *o, int argc, char **argv, const char *cmd)
+/* What the options ask that no device or scene can satisfy. */
+static int check_options(const fcl_cli *o, unsigned cmd)
+{
+    const char *name = cmd_name(cmd);
+    struct stat st;
+    if (!o->scene) {
+        cli_error("%s: which scene? e.g. 'fluidcl %s scenes/dam_break.json'", name, name);
+        return -1;
+    }
+    if (o->steps >= 0 && o->time >= 0) {
+        cli_error("%s: give --steps or --time, not both", name);
+        return -1;
+    }
+    /* (The viewer may switch to OpenCL: there they are for later.) */
+    if (o->device && strcmp(o->backend, "cpu") == 0 && cmd != FCL_CMD_VIEW) {
+        cli_error("%s: --device %s selects an OpenCL device; --backend cpu has none", name, o->device);
+        return -1;
+    }
+    if (o->kernel_dir && (stat(o->kernel_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        cli_error("%s: --kernel-dir %s: no such folder", name, o->kernel_dir);
+        return -1;
+    }
+    if (o->kernel_dir && strcmp(o->backend, "cpu") == 0 && cmd != FCL_CMD_VIEW) {
+        cli_error("%s: --kernel-dir %s: the native backend (--backend cpu) has its kernels compiled in and "
+                  "reads no sources", name, o->kernel_dir);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_parse(fcl_cli *o, int argc, char **argv, unsigned cmd)
 {
     memset(o, 0, sizeof *o);
-    o->backend = strcmp(cmd, "bench") == 0 ? "all" : "opencl";
+    o->backend = cmd == FCL_CMD_BENCH ? "all" : "opencl";
     o->steps = o->every = o->checkpoint_every = -1;
     o->time = -1.0;
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' && argv[i][1]) {
-            if (parse_one(o, argc, argv, &i) != 0)
+            if (parse_one(o, cmd, argc, argv, &i) != 0)
                 return FCL_EXIT_INPUT;
         } else if (!o->scene) {
             o->scene = argv[i];
         } else {
-            cli_error("%s: unexpected argument '%s' (one scene at a time)", cmd, argv[i]);
+            cli_error("%s: unexpected argument '%s' (one scene at a time)", cmd_name(cmd), argv[i]);
             return FCL_EXIT_INPUT;
         }
     }
-    if (!o->scene) {
-        cli_error("%s: which scene? e.g. 'fluidcl %s scenes/dam_break.json'", cmd, cmd);
-        return FCL_EXIT_INPUT;
-    }
-    if (o->from && strcmp(cmd, "bench") != 0) {
-        cli_error("%s: --from FRAME is a bench option (it times the solver on a saved state)", cmd);
-        return FCL_EXIT_INPUT;
-    }
-    if ((o->checkpoint || o->resume || o->checkpoint_every >= 0) && strcmp(cmd, "run") != 0) {
-        cli_error("%s: --checkpoint, --checkpoint-every and --resume are run options", cmd);
-        return FCL_EXIT_INPUT;
-    }
-    if (o->steps >= 0 && o->time >= 0) {
-        cli_error("%s: give --steps or --time, not both", cmd);
-        return FCL_EXIT_INPUT;
-    }
-    return 0;
+    if (o->help)
+        return 0;
+    return check_options(o, cmd) != 0 ? FCL_EXIT_INPUT : 0;
 }
-
 static int apply_flags(const fcl_cli *o, fcl_params *p, char *err, size_t errlen)
 {
     char buf[FCL_STR_MAX + 32];
@@ -200,4 +302,48 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     }
     scene_emitter_capacity(s);
     return 0;
+}
+
+void cli_help(FILE *f, unsigned cmd)
+{
+    static const char *const what[] = { "simulate headless", "time every pass on every backend and device",
+                                        "the interactive viewer" };
+    int k = cmd == FCL_CMD_RUN ? 0 : (cmd == FCL_CMD_BENCH ? 1 : 2);
+    fprintf(f, "usage: fluidcl %s SCENE [options]: %s\nSCENE is a JSON file, or embedded:NAME.json "
+               "('fluidcl help scenes').\n\noptions:\n", cmd_name(cmd), what[k]);
+    cli_print_options(f, cmd, 0);
+}
+
+int cli_probe_file(const char *opt, const char *path)
+{
+    fcl_atomic a;
+    char err[8600];
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("%s %s: is a folder, expected a file name", opt, path);
+        return FCL_EXIT_INPUT;
+    }
+    if (atomic_open(&a, path, 0, err, sizeof err) != 0) {
+        cli_error("%s %s: %s", opt, path, err);
+        return FCL_EXIT_INPUT;
+    }
+    atomic_commit(&a, 0, 0, err, sizeof err);
+    return 0;
+}
+
+const char *cli_origin(const fcl_cli *o, const char *key, const char *flag, char *buf, size_t len)
+{
+    size_t kl = strlen(key);
+    if (flag) {
+        snprintf(buf, len, "%s", flag);
+        return buf;
+    }
+    /* The last --param of the key wins (apply_flags), so look from the end. */
+    for (int i = o->noverrides - 1; i >= 0; i--)
+        if (strncmp(o->overrides[i], key, kl) == 0 && o->overrides[i][kl] == '=') {
+            snprintf(buf, len, "--param %s", key);
+            return buf;
+        }
+    snprintf(buf, len, "%s: %s", o->scene, key);
+    return buf;
 }

@@ -6,10 +6,15 @@
 #ifndef FCL_CLI_H
 #define FCL_CLI_H
 
+#include <stdio.h>
+
 #include "backend.h"
 #include "scene.h"
 
 enum { FCL_MAX_OVERRIDES = 64 };
+/* The commands that share these options (a mask: an option lists those
+ * that read it). */
+enum { FCL_CMD_RUN = 1u, FCL_CMD_BENCH = 2u, FCL_CMD_VIEW = 4u };
 
 typedef struct fcl_cli {
     const char *scene;
@@ -29,15 +34,31 @@ typedef struct fcl_cli {
     long every;               /* -1: not given */
     int quiet;
     int mesh;                 /* run: a surface mesh per output frame */
+    int help;                 /* --help: print the command's options, run nothing */
     const char *overrides[FCL_MAX_OVERRIDES];
     int noverrides;
 } fcl_cli;
 
-/* Parse argv (after the subcommand). Returns 0 or FCL_EXIT_INPUT. */
-int cli_parse(fcl_cli *o, int argc, char **argv, const char *cmd);
+/* Parse argv (after the subcommand) for command cmd (FCL_CMD_*): options
+ * of other commands are refused. Returns 0 or FCL_EXIT_INPUT; with
+ * o->help set, 0 and nothing checked (the caller prints cli_help). */
+int cli_parse(fcl_cli *o, int argc, char **argv, unsigned cmd);
+/* The options of the commands in mask cmds, one per line; tag: say which
+ * command reads each (the general usage), and leave out --help. */
+void cli_print_options(FILE *f, unsigned cmds, int tag);
+/* `fluidcl CMD --help`: the usage line and the command's options. */
+void cli_help(FILE *f, unsigned cmd);
 /* Load o->scene into s and apply o's overrides to s->params; then check.
  * Returns 0 or FCL_EXIT_INPUT (message printed). */
 int cli_scene(const fcl_cli *o, fcl_scene *s);
+/* Whether a file can be written at path (opt names it in the message): its
+ * temporary is created and removed, nothing else written. 0 or
+ * FCL_EXIT_INPUT (message printed). */
+int cli_probe_file(const char *opt, const char *path);
+/* Where parameter key's value came from, for messages: flag when the
+ * option that sets it was given (e.g. "--out"), else "--param KEY" or
+ * "SCENE: KEY". Returns buf. */
+const char *cli_origin(const fcl_cli *o, const char *key, const char *flag, char *buf, size_t len);
 /* Prints "fluidcl: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

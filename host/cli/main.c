@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "clrt.h"
 #include "embedded.h"
 #include "params.h"
@@ -18,6 +19,7 @@ int cmd_surface(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int view_display_available(void);
+void view_print_options(FILE *f);
 
 static const char *default_scene = "embedded:dam_break.json";
 
@@ -39,42 +41,11 @@ static void usage(FILE *f)
         "  fluidcl devices               list OpenCL devices and the OpenGL renderer\n"
         "  fluidcl help [params|solvers|scenes]\n\n"
         "SCENE is a JSON file, or embedded:NAME.json for a scene built into the binary.\n\n"
-        "options:\n"
-        "  --backend cpu|opencl          native C + OpenMP, or OpenCL (default; bench: all)\n"
-        "  --device N|NAME               OpenCL device by index or name substring\n"
-        "                                (default: first GPU, else first CPU device)\n"
-        "  --solver NAME                 override the scene's solver\n"
-        "  --steps N | --time T          how long to simulate (steps or seconds)\n"
-        "  --out DIR  --every K          write frames to DIR every K steps (default 100)\n"
-        "  --stats FILE.csv              per-step statistics\n"
-        "  --param group.name=value      set any parameter (repeatable; see 'help params')\n"
-        "  --kernel-dir DIR              load kernel sources from DIR instead of the binary\n"
-        "  --checkpoint-every K          (run) write the whole state every K steps, at the end and\n"
-        "                                on SIGINT/SIGTERM, atomically (default file DIR/checkpoint.state)\n"
-        "  --checkpoint FILE             (run) where checkpoints go\n"
-        "  --resume FILE                 (run) continue the same scene from a checkpoint; frames are\n"
-        "                                bit-identical to an uninterrupted run on the same device\n"
-        "  --from FRAME.vtu|vtk|ply      (bench) start from a frame 'run --out' saved, inside the\n"
-        "                                scene's walls and obstacles (same particles.spacing)\n"
-        "  --json FILE                   (bench) write the table as JSON\n"
-        "  --mesh                        (run) also reconstruct the surface of every frame:\n"
-        "                                DIR/frame_NNNNNN.surface.ply|obj (see surface.* in 'help params');\n"
-        "                                (bench) time the surface of each backend's final state\n"
-        "  --quiet                       no progress output\n"
-        "view options:\n"
-        "  --frames N                    render N frames, print the frame rate and exit\n"
-        "  --screenshot FILE.png         (with --frames) save the last frame\n"
-        "  --steps-per-frame K           solver steps between frames (default 1)\n"
-        "  --color speed|density|pressure|phase|surface   field the particles are colored by\n"
-        "  --draw spheres|splats|mesh    particles as spheres, surface particles as oriented splats\n"
-        "                                (fast preview), or the marching-cubes surface (surface.*)\n"
-        "  --record DIR                  save every frame as DIR/frame_NNNNN.png\n"
-        "  --size WxH                    window size (default 1280x720)\n"
-        "  --no-panel                    start with the panel hidden (H toggles it)\n"
-        "  --overlay                     draw the solver's own points: fluid control's control particles\n"
-        "                                (pbf with targets; --control says the same) or the mac grid's\n"
-        "                                fluid and solid cells in the middle z slice\n\n"
-        "exit codes: 0 success, 2 bad input, 3 device or runtime failure\n", default_scene);
+        "options:\n", default_scene);
+    cli_print_options(f, FCL_CMD_RUN | FCL_CMD_BENCH | FCL_CMD_VIEW, 1);
+    view_print_options(f);
+    fprintf(f, "\n'fluidcl run --help' (bench, view) lists one command's options.\n"
+        "exit codes: 0 success, 2 bad input, 3 device or runtime failure\n");
 }
 
 static int cmd_devices(void)
@@ -137,9 +108,15 @@ int main(int argc, char **argv)
         return cmd_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "surface") == 0)
         return cmd_surface(argc - 2, argv + 2);
+    int help = strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0;
+    if ((strcmp(cmd, "devices") == 0 && argc > 2) || (help && argc > 3)) {
+        fprintf(stderr, "fluidcl: %s: unexpected argument '%s' (usage: %s)\n", cmd, argv[help ? 3 : 2],
+                help ? "fluidcl help [params|solvers|scenes]" : "fluidcl devices");
+        return FCL_EXIT_INPUT;
+    }
     if (strcmp(cmd, "devices") == 0)
         return cmd_devices();
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+    if (help)
         return cmd_help(argc > 2 ? argv[2] : NULL);
     fprintf(stderr, "fluidcl: unknown command '%s'\n\n", cmd);
     usage(stderr);

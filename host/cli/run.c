@@ -238,8 +238,10 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
     char err[1024];
     struct stat st;
     const fcl_solver *sv = solver_find(p->sim_solver);
+    char from[FCL_STR_MAX + 64];
     if (p->output_grid && sv && !sv->grid_fields) {
-        cli_error("output.grid = 1: the %s solver keeps no grid (mac does)", sv->name);
+        cli_error("%s = 1: the %s solver keeps no grid (mac does)", cli_origin(o, "output.grid", NULL, from,
+                  sizeof from), sv->name);
         return FCL_EXIT_INPUT;
     }
     if (p->output_grid && p->output_every <= 0) {
@@ -276,7 +278,7 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         return FCL_EXIT_INPUT;
     }
     if (out_prepare_dir(p->output_dir, err, sizeof err) != 0) {
-        cli_error("%s", err);
+        cli_error("%s: %s", cli_origin(o, "output.dir", o->out ? "--out" : NULL, from, sizeof from), err);
         out_csv_discard(r->csv);
         r->csv = NULL;
         return FCL_EXIT_INPUT;
@@ -316,6 +318,8 @@ static int record(run_ctx *r)
     stat_fold_add(&r->solver_fold, solver, st->solver);
     double row[NCOMMON + FCL_SOLVER_STATS_MAX + 4] = { (double)st->step, st->time, st->dt, st->max_speed,
                                                        st->avg_density_err, st->max_density_err };
+    if (solver->no_density)
+        row[4] = row[5] = NAN;
     for (int k = 0; k < solver->nstats; k++)
         row[NCOMMON + k] = st->solver[k];
     if (r->sim.nemitters + r->sim.noutflows > 0) {
@@ -388,14 +392,18 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
             progress_end(&bar);
             return report_blowup(s);
         }
-        if ((rc = after_step(r, p)) == 0 && ckpt_signal())
-            rc = interrupted(r, ckpt_signal());
+        if ((rc = after_step(r, p)) != 0)
+            break;
         char extra[96];
         double el = omp_get_wtime() - t0;
         snprintf(extra, sizeof extra, "t=%.4gs  %.3g particle-steps/s", s->time,
                  el > 0 ? (double)s->n * (double)(k + 1 - r->first_step) / el : 0.0);
         finished(s, p, total, k + 1, &done);
         progress_update(&bar, done, extra);
+        if (ckpt_signal()) {
+            progress_end(&bar);   /* its last line before the message */
+            rc = interrupted(r, ckpt_signal());
+        }
     }
     *wall = omp_get_wtime() - t0;
     progress_end(&bar);
@@ -416,7 +424,10 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
         printf("resumed at step  %ld (the averages below are over the %ld steps run since)\n", r->first_step, ran);
     printf("particle-steps/s %.4g\n", wall > 0 ? (double)s->n * (double)ran / wall : 0.0);
     double steps = ran > 0 ? (double)ran : 1.0;
-    printf("density error    average %.4g %%, max %.4g %%\n", r->sum_avg_err / steps, r->max_err);
+    if (s->solver->no_density)
+        printf("density error    n/a (the %s solver keeps no particle density)\n", s->solver->name);
+    else
+        printf("density error    average %.4g %%, max %.4g %%\n", r->sum_avg_err / steps, r->max_err);
     printf("time step        mean %.4g s, min %.4g s\n", r->sum_dt / steps, r->min_dt);
     for (int k = 0; k < s->solver->nstats; k++) {
         const fcl_stat_decl *d = &s->solver->stats[k];
@@ -450,6 +461,21 @@ static void boundary_report(const fcl_initial *in, const fcl_cli *o)
             b->nobstacles, from, in->carved);
 }
 
+/* A checkpoint at or past the end this run asks for: nothing to run. */
+static int past_end(const fcl_sim *s, const fcl_params *p, const char *file)
+{
+    long done;
+    if (!finished(s, p, p->sim_steps, s->step, &done))
+        return 0;
+    if (p->sim_steps > 0)
+        cli_error("--resume %s: the checkpoint is at step %ld, and this run ends at step %ld: nothing to run "
+                  "(give a larger --steps)", file, s->step, p->sim_steps);
+    else
+        cli_error("--resume %s: the checkpoint is at t = %.6g s, and this run ends at %.6g s: nothing to run "
+                  "(give a larger --time)", file, s->time, p->sim_duration);
+    return 1;
+}
+
 /* The simulation from the scene, or from the checkpoint to resume: both
  * are checked in full before any output is prepared, so that a bad or
  * mismatched checkpoint leaves nothing behind. */
@@ -477,6 +503,8 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0)
         r->first_step = r->sim.step;
+    if (rc == 0 && o->resume && past_end(&r->sim, p, o->resume))
+        rc = FCL_EXIT_INPUT;
     if (rc == 0)
         boundary_report(&in, o);
     setup_free(&in);
@@ -534,7 +562,11 @@ int cmd_run(int argc, char **argv)
 {
     fcl_cli o;
     fcl_scene sc;
-    int rc = cli_parse(&o, argc, argv, "run");
+    int rc = cli_parse(&o, argc, argv, FCL_CMD_RUN);
+    if (rc == 0 && o.help) {
+        cli_help(stdout, FCL_CMD_RUN);
+        return 0;
+    }
     if (rc != 0 || (rc = cli_scene(&o, &sc)) != 0)
         return rc;
     run_ctx r;

@@ -115,6 +115,9 @@ typedef struct fcl_solver {
      * refuses to overwrite them. 0: w is uploaded as 0 and the solver
      * computes volumes into it (sim_boundary_volumes). */
     int boundary_tags;
+    /* 1: it keeps no particle density (a grid solver): run's CSV gives
+     * nan for the density errors, its summary and bench say n/a. */
+    int no_density;
     /* The most fluid phases it simulates together (scene "phases";
      * sim_set_phases refuses more); 0 means 1. */
     int max_phases;

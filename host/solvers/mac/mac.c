@@ -553,6 +553,7 @@ const fcl_solver fcl_solver_mac = {
                "from the markers' level set, multigrid-preconditioned conjugate gradients on the device, "
                "marker particles, CFL substeps; FLIP/PIC as an option)",
     .extra_bytes_per_particle = 0,       /* no per-particle buffers: the grid is checked in init */
+    .no_density = 1,                     /* the markers carry the rest density */
     .init = mac_init,
     .prepare = mac_prepare,
     .step = mac_step,
