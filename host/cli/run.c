@@ -252,18 +252,31 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         cli_error("--stats %s: is a folder, expected a file name", o->stats);
         return FCL_EXIT_INPUT;
     }
-    if (o->stats && !(r->csv = out_csv_open(o->stats, csv_columns(r, solver_find(p->sim_solver), r->sim.nemitters + r->sim.noutflows > 0), err,
-                                            sizeof err))) {
-        cli_error("%s", err);
+    /* A resumed run's statistics start with the earlier run's rows up to
+     * the checkpoint, so the file reads as one run's: read before the
+     * open truncates "<stats>.tmp", where a killed run left them. */
+    const char *const *cols = csv_columns(r, sv, r->sim.nemitters + r->sim.noutflows > 0);
+    char used[4200] = "", *rows = NULL;
+    if (o->stats && r->first_step > 0 &&
+        !(rows = out_csv_earlier(o->stats, cols, (double)r->first_step, used, sizeof used, err, sizeof err)) && err[0]) {
+        cli_error("--stats %s", err);
         return FCL_EXIT_INPUT;
     }
-    /* A resumed run's statistics start with the earlier run's rows up to
-     * the checkpoint, so the file reads as one run's. */
-    if (r->csv && r->first_step > 0 && out_csv_carry(r->csv, o->stats, (double)r->first_step, err, sizeof err) != 0) {
-        cli_error("--stats %s", err);
-        out_csv_discard(r->csv);
-        r->csv = NULL;
+    if (rows && strcmp(used, o->stats) != 0 && !o->quiet)
+        fprintf(stderr, "note: --stats: the rows up to step %ld come from %s (the earlier run did not finish)\n",
+                r->first_step, used);
+    if (o->stats && !(r->csv = out_csv_open(o->stats, cols, err, sizeof err))) {
+        cli_error("%s", err);
+        free(rows);
         return FCL_EXIT_INPUT;
+    }
+    int carried = rows ? out_csv_carry(r->csv, rows, err, sizeof err) : 0;
+    free(rows);
+    if (carried != 0) {
+        cli_error("--stats %s", err);
+        out_csv_close_err(r->csv, err, sizeof err);   /* keeps the .tmp: what was written */
+        r->csv = NULL;
+        return FCL_EXIT_DEVICE;
     }
     if (p->output_every <= 0 && o->mesh) {
         cli_error("--mesh writes a surface per output frame: give --out DIR (and --every K)");

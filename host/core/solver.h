@@ -59,6 +59,9 @@ int solver_field_index(const struct fcl_solver *s, const char *name);
 
 /* A solver's table, written with designated initializers: a hook left out
  * is NULL (the solver has none) and a count or flag left out is 0. */
+/* What a save hook returns when it could not save (solver.save). */
+#define FCL_SAVE_FAILED ((size_t)-1)
+
 typedef struct fcl_solver {
     const char *name;
     const char *summary;
@@ -93,8 +96,9 @@ typedef struct fcl_solver {
     int nfields;
     /* Its scalar state for restarts (state.h; per-particle state lives in
      * grid attributes, saved with the others): save writes at most cap
-     * bytes to blob and returns how many; load takes them back, 0 or -1.
-     * NULL when the solver keeps none. */
+     * bytes to blob and returns how many, or FCL_SAVE_FAILED (no room, a
+     * device read failed: no checkpoint is written then); load takes them
+     * back, 0 or -1. NULL when the solver keeps none. */
     size_t (*save)(struct fcl_sim *s, void *blob, size_t cap);
     int (*load)(struct fcl_sim *s, const void *blob, size_t bytes);
     /* Fluid-control targets of the scene (host/scene/targets.h), which

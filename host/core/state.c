@@ -172,7 +172,12 @@ static int encode(fcl_sim *s, blob *b)
     unsigned char *sblob = malloc(room);
     if (!sblob)
         return -1;
-    uint64_t sbytes = s->solver->save ? s->solver->save(s, sblob, room) : 0;
+    size_t saved = s->solver->save ? s->solver->save(s, sblob, room) : 0;
+    if (saved == FCL_SAVE_FAILED || saved > room) {
+        free(sblob);
+        return -1;
+    }
+    uint64_t sbytes = saved;
     put(b, &sbytes, 8);
     put(b, sblob, sbytes);
     free(sblob);

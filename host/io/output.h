@@ -143,12 +143,17 @@ fcl_csv *out_csv_open(const char *path, const char *const *columns,
                       char *err, size_t errlen);
 enum { FCL_CSV_ERR_MAX = 4600 };
 int out_csv_row(fcl_csv *c, const double *values);        /* 0 or -1 */
-/* A resumed run's statistics: the rows of the earlier run's CSV at
- * `earlier` (the same columns) whose first column is at most max_first,
- * copied after the header, so that the file reads as one run's. No file
- * there is not an error (0); other columns or a row that is not ours is
- * (-1, err names the file). */
-int out_csv_carry(fcl_csv *c, const char *earlier, double max_first, char *err, size_t errlen);
+/* A resumed run's statistics, read before out_csv_open truncates
+ * "<path>.tmp": the earlier run's rows are in "<path>.tmp" when it did not
+ * finish (killed, out of memory: at least as new as path, or path absent),
+ * else in path. Returns the rows whose first column is at most max_first
+ * (free them), that file's name in used; NULL with err empty when neither
+ * file exists; NULL with err naming the file when it cannot be read, has
+ * other columns or a row that is not ours. */
+char *out_csv_earlier(const char *path, const char *const *columns, double max_first, char *used, size_t usedlen,
+                      char *err, size_t errlen);
+/* Those rows after the header, so that the file reads as one run's. */
+int out_csv_carry(fcl_csv *c, const char *rows, char *err, size_t errlen);
 const char *out_csv_error(const fcl_csv *c);   /* last error, "" if none */
 int out_csv_close(fcl_csv *c);   /* renames into place; returns 0 or -1 */
 /* As out_csv_close, and fills err on failure. NULL c is a no-op (0). */

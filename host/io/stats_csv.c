@@ -43,6 +43,22 @@ static int check_columns(const char *const *columns, size_t *ncols,
     return 0;
 }
 
+/* "a,b,c\n" of the column names (NULL: out of memory). */
+static char *header_line(const char *const *columns, size_t ncols)
+{
+    size_t len = 2;
+    for (size_t k = 0; k < ncols; k++)
+        len += strlen(columns[k]) + 1;
+    char *h = calloc(1, len);
+    for (size_t k = 0; h && k < ncols; k++) {
+        strcat(h, k ? "," : "");
+        strcat(h, columns[k]);
+    }
+    if (h)
+        strcat(h, "\n");
+    return h;
+}
+
 fcl_csv *out_csv_open(const char *path, const char *const *columns,
                       char *err, size_t errlen)
 {
@@ -61,16 +77,7 @@ fcl_csv *out_csv_open(const char *path, const char *const *columns,
     c->io.err = c->err;     /* later errors go to out_csv_error */
     c->io.errlen = sizeof c->err;
     c->ncols = ncols;
-    size_t len = 2;
-    for (size_t k = 0; k < ncols; k++)
-        len += strlen(columns[k]) + 1;
-    int ok = (c->header = calloc(1, len)) != NULL;
-    for (size_t k = 0; ok && k < ncols; k++) {
-        strcat(c->header, k ? "," : "");
-        strcat(c->header, columns[k]);
-    }
-    if (ok)
-        strcat(c->header, "\n");
+    int ok = (c->header = header_line(columns, ncols)) != NULL;
     if (!ok || fio_wtext(&c->io, c->header) != 0 || fflush(c->io.fp) != 0) {
         fio_fail(&c->io, "cannot write CSV header: %s", strerror(errno));
         fio_plain_fail(err, errlen, "%s", c->err);
@@ -82,43 +89,87 @@ fcl_csv *out_csv_open(const char *path, const char *const *columns,
     return c;
 }
 
-/* One line of an earlier CSV into buf; 0 at its end, -1 when too long. */
-static int next_line(FILE *f, char *buf, size_t len)
+/* The whole of a file (NUL-terminated); NULL with errno set. */
+static char *slurp(const char *path)
 {
-    if (!fgets(buf, (int)len, f))
-        return 0;
-    return strchr(buf, '\n') ? 1 : -1;
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long len = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)len + 1)) != NULL && fread(text, 1, (size_t)len, f) == (size_t)len)
+        text[len] = '\0';
+    else if (text) {
+        free(text);
+        text = NULL;
+        errno = EIO;
+    }
+    if (f)
+        fclose(f);
+    return text;
 }
 
-int out_csv_carry(fcl_csv *c, const char *earlier, double max_first, char *err, size_t errlen)
+/* The rows of an earlier CSV's text under header whose first column is at
+ * most max_first, concatenated (NULL with err set: not our columns or
+ * rows, or no memory). */
+static char *keep_rows(char *text, const char *header, const char *used, double max_first, char *err, size_t errlen)
 {
-    char line[4096];
-    FILE *f = fopen(earlier, "r");
-    if (!f)
-        return errno == ENOENT ? 0 : fio_plain_fail(err, errlen, "%s: %s", earlier, strerror(errno));
-    int rc = next_line(f, line, sizeof line) == 1 && strcmp(line, c->header) == 0 ? 0 : -1;
-    if (rc != 0)
-        fio_plain_fail(err, errlen, "%s: its columns are not this run's (%.*s)", earlier,
-                       (int)strcspn(c->header, "\n"), c->header);
-    int got;
-    while (rc == 0 && (got = next_line(f, line, sizeof line)) != 0) {
-        char *end;
+    size_t hl = strlen(header), n = 0;
+    char *out = malloc(strlen(text) + 1), *line = text + hl;
+    if (!out || strncmp(text, header, hl) != 0) {
+        fio_plain_fail(err, errlen, out ? "%s: its columns are not this run's (%.*s)" : "%s: out of memory", used,
+                       (int)strcspn(header, "\n"), header);
+        free(out);
+        return NULL;
+    }
+    while (*line) {
+        char *nl = strchr(line, '\n'), *end;
         double first = strtod(line, &end);
-        if (got < 0 || end == line || *end != ',') {
-            rc = fio_plain_fail(err, errlen, "%s: a row is not what fluidcl writes", earlier);
-        } else if (first <= max_first && fputs(line, c->io.fp) == EOF) {
-            c->failed = 1;
-            rc = fio_fail(&c->io, "write to '%s' failed: %s", c->io.tmp, strerror(errno));
-            fio_plain_fail(err, errlen, "%s", c->err);
+        if (!nl || end == line || *end != ',') {
+            fio_plain_fail(err, errlen, "%s: a row is not what fluidcl writes", used);
+            free(out);
+            return NULL;
         }
+        if (first <= max_first) {
+            memcpy(out + n, line, (size_t)(nl + 1 - line));
+            n += (size_t)(nl + 1 - line);
+        }
+        line = nl + 1;
     }
-    fclose(f);
-    if (rc == 0 && fflush(c->io.fp) != 0) {
+    out[n] = '\0';
+    return out;
+}
+
+char *out_csv_earlier(const char *path, const char *const *columns, double max_first, char *used, size_t usedlen,
+                      char *err, size_t errlen)
+{
+    struct stat fin, tmp;
+    char tname[4200];
+    size_t ncols = 0;
+    snprintf(tname, sizeof tname, "%s.tmp", path);
+    int have_fin = stat(path, &fin) == 0, have_tmp = stat(tname, &tmp) == 0;
+    err[0] = '\0';
+    if ((!have_fin && !have_tmp) || check_columns(columns, &ncols, err, errlen, path) != 0)
+        return NULL;
+    int from_tmp = have_tmp && (!have_fin || tmp.st_mtime >= fin.st_mtime);
+    snprintf(used, usedlen, "%s", from_tmp ? tname : path);
+    char *text = slurp(used), *header = header_line(columns, ncols), *rows = NULL;
+    if (!text || !header)
+        fio_plain_fail(err, errlen, "%s: %s", used, text ? "out of memory" : strerror(errno));
+    else
+        rows = keep_rows(text, header, used, max_first, err, errlen);
+    free(text);
+    free(header);
+    return rows;
+}
+
+int out_csv_carry(fcl_csv *c, const char *rows, char *err, size_t errlen)
+{
+    if (fputs(rows, c->io.fp) == EOF || fflush(c->io.fp) != 0) {
         c->failed = 1;
-        rc = fio_fail(&c->io, "write to '%s' failed: %s", c->io.tmp, strerror(errno));
-        fio_plain_fail(err, errlen, "%s", c->err);
+        fio_fail(&c->io, "write to '%s' failed: %s", c->io.tmp, strerror(errno));
+        return fio_plain_fail(err, errlen, "%s", c->err);
     }
-    return rc;
+    return 0;
 }
 
 int out_csv_row(fcl_csv *c, const double *values)

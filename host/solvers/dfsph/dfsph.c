@@ -327,7 +327,7 @@ static size_t dfsph_save(fcl_sim *s, void *blob, size_t cap)
     const dfsph *d = s->solver_data;
     dfsph_saved v = { d->dt_prev, d->dt_cap };
     if (cap < sizeof v)
-        return 0;
+        return FCL_SAVE_FAILED;
     memcpy(blob, &v, sizeof v);
     return sizeof v;
 }

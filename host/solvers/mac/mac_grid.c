@@ -14,6 +14,7 @@
 #include "mac.h"
 #include "output.h"
 #include "params.h"
+#include "solver.h"
 
 /* Three velocity fields (float4: current, scratch, FLIP's old), flags,
  * level set, pressure, right-hand side, diagonal, two extrapolation
@@ -251,12 +252,12 @@ size_t mac_state_save(mac *d, fcl_backend *be, void *blob, size_t cap)
     unsigned char *b = blob;
     uint32_t head[2] = { (uint32_t)n, 0 };
     if (cap < need)
-        return 0;
+        return FCL_SAVE_FAILED;
     memcpy(b, head, 8);
     memcpy(b + 8, &d->max_u, 8);
     if (be->ops->buf_read(be, d->vel[d->cur], 0, n * 16, b + 16) != 0 ||
         be->ops->buf_read(be, d->p, 0, n * 4, b + 16 + n * 16) != 0)
-        return 0;
+        return FCL_SAVE_FAILED;
     return need;
 }
 
