@@ -547,6 +547,8 @@ opt_case "--solver needs a value" run "$GOOD" --backend cpu --solver --steps 2
 opt_case "--device 7 selects an OpenCL device; --backend cpu has none" run "$GOOD" --backend cpu --device 7
 opt_case "--kernel-dir $T/none: no such folder" run "$GOOD" --kernel-dir "$T/none"
 opt_case "unexpected argument 'foo'" devices foo
+opt_case "more than the 1.07e9 (2^30)" run "$GOOD" --backend cpu --solver mac --param domain.max=11,11,11 \
+    --param particles.spacing=0.005 --out "$T/opt_out"
 opt_case "mac.dt_min" run "$GOOD" --backend cpu --solver mac --steps 2 --param mac.dt_min=0.01 --param mac.dt_max=0.001
 # bench --json to a folder that cannot take it: refused before any step.
 fl bench "$GOOD" --backend cpu --steps 2 --json "$T/no/such/dir/b.json"

@@ -281,6 +281,22 @@ static void test_files(const mc_mesh *m)
         mc_mesh r;
         CHECK(mesh_read_ply(ply, &r, err, sizeof err) != 0 && strstr(err, ply), "truncated PLY accepted");
     }
+    /* Counts a file cannot hold are refused before they size any array
+     * (3 nt + 1 wraps to 3 entries at this nt). */
+    const char *huge[2] = { "ply\nformat binary_little_endian 1.0\ncomment fluidcl surface mesh\nelement vertex 1\n"
+                            "property float x\nproperty float y\nproperty float z\nproperty float nx\n"
+                            "property float ny\nproperty float nz\nelement face 6148914691236517206\n"
+                            "property list uchar uint vertex_indices\nend_header\n",
+                            "# fluidcl surface mesh: 1 vertices, 6148914691236517206 triangles\nv 0 0 0\n" };
+    for (int k = 0; k < 2; k++) {
+        FILE *h = fopen(k ? obj : ply, "w");
+        int wrote = h && fputs(huge[k], h) >= 0;
+        if (h)
+            fclose(h);
+        mc_mesh r;
+        int rc = k ? mesh_read_obj(obj, &r, err, sizeof err) : mesh_read_ply(ply, &r, err, sizeof err);
+        CHECK(wrote && rc != 0 && strstr(err, "count"), "%s with 6.1e18 faces: rc %d, '%s'", k ? "OBJ" : "PLY", rc, err);
+    }
     ft_remove_tree(dir);
 }
 

@@ -21,10 +21,11 @@
     static inline int pass_##name(fcl_backend *be, size_t items, const char *timer                    \
                                   ARGS(FCL_HPARAM_B, FCL_HPARAM_S, FCL_HPARAM_V))                     \
     {                                                                                                  \
-        uint fcl_items = (uint)items;                                                                  \
+        uint fcl_items = (uint)items;      /* past 32 bits: refused below, never wrapped */              \
         fcl_arg a[] = { FCL_VAL(fcl_items), ARGS(FCL_HARG_B, FCL_HARG_S, FCL_HARG_S) };                \
         fcl_kernel *k = be->ops->kernel(be, #name);                                                    \
-        return k ? be->ops->launch(be, k, items, a, (int)(sizeof a / sizeof a[0]), timer) : -1;        \
+        return k && items == fcl_items ? be->ops->launch(be, k, items, a, (int)(sizeof a / sizeof a[0]), timer) \
+                                       : -1;                                                           \
     }
 #include "../../kernels/passes.def"
 #undef PASS

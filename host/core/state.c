@@ -54,6 +54,18 @@ static void put(blob *b, const void *src, size_t n)
     b->len += n;
 }
 
+/* Step over n bytes, within the blob (a crafted length field must not
+ * move the cursor past its end). */
+static int skip(blob *b, size_t n)
+{
+    if (b->bad || n > b->len - b->at) {
+        b->bad = 1;
+        return -1;
+    }
+    b->at += n;
+    return 0;
+}
+
 static int get(blob *b, void *dst, size_t n)
 {
     if (b->bad || n > b->len - b->at) {
@@ -275,7 +287,7 @@ static int check_params(const fcl_params *p, const char *text, size_t len, const
 static int check_run(fcl_sim *s, blob *b, const char *path, char *err, size_t errlen)
 {
     uint64_t bytes = 0;
-    b->at += 8 + DEVICE_BYTES;    /* next id, device (state.h: sim_state_info) */
+    skip(b, 8 + DEVICE_BYTES);    /* next id, device (state.h: sim_state_info) */
     if (get(b, &bytes, 8) != 0 || bytes > PARAMS_MAX || bytes > b->len - b->at) {
         snprintf(err, errlen, "%s: the parameters' length is damaged", path);
         return -1;
@@ -313,7 +325,7 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
     }
     if (check_run(s, b, path, err, errlen) != 0)
         return -1;
-    b->at += 8 + 8 + sizeof s->stats + sizeof s->emit_acc + 24;
+    skip(b, 8 + 8 + sizeof s->stats + sizeof s->emit_acc + 24);
     if (get(b, &nattr, 4) != 0 || nattr != (uint32_t)s->grid.nattr) {
         snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d", path, nattr, s->grid.nattr);
         return -1;
@@ -371,12 +383,12 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
     int64_t step = 0;
     b->at = sizeof MAGIC + 4 + NAME_BYTES;
     get(b, &n, 8);
-    b->at += 8;
+    skip(b, 8);
     get(b, &next_id, 8);
     uint64_t pbytes = 0;
-    b->at += DEVICE_BYTES;
+    skip(b, DEVICE_BYTES);
     get(b, &pbytes, 8);
-    b->at += (size_t)pbytes;   /* checked by check_run */
+    skip(b, (size_t)pbytes);   /* checked by check_run */
     get(b, &step, 8);
     get(b, &s->time, 8);
     get(b, &s->stats, sizeof s->stats);
@@ -384,7 +396,11 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
     get(b, &s->emitted, 8);
     get(b, &s->refused, 8);
     get(b, &s->removed, 8);
-    b->at += 4;
+    skip(b, 4);
+    if (b->bad) {
+        snprintf(err, errlen, "%s: truncated before the particles", path);
+        return -1;
+    }
     s->n = (size_t)n;
     s->next_id = (uint)next_id;
     s->step = step;

@@ -97,6 +97,17 @@ int mesh_write_obj(const char *path, const mc_mesh *m, char *err, size_t errlen)
     return finish(&a, ok, err, errlen);
 }
 
+/* The open file's size in bytes, or 0 when it cannot be told. */
+static size_t file_size(FILE *f)
+{
+    long at = ftell(f), end = -1;
+    if (at >= 0 && fseek(f, 0, SEEK_END) == 0)
+        end = ftell(f);
+    if (at < 0 || fseek(f, at, SEEK_SET) != 0 || end < 0)
+        return 0;
+    return (size_t)end;
+}
+
 static int alloc_mesh(mc_mesh *m, size_t nv, size_t nt)
 {
     m->nv = nv;
@@ -136,6 +147,11 @@ int mesh_read_ply(const char *path, mc_mesh *m, char *err, size_t errlen)
     snprintf(want, sizeof want, ply_head_fmt, nv, nt);
     if (hlen != strlen(want) || memcmp(head, want, hlen) != 0 || fseek(f, (long)hlen, SEEK_SET) != 0)
         return read_fail(f, m, err, errlen, path, "unexpected PLY header (not written by fluidcl)");
+    /* The counts before any allocation: the records they name must be the
+     * rest of the file (a damaged header must not size the arrays). */
+    size_t size = file_size(f);
+    if (nv > size / 24 || nt > size / 13 || hlen + nv * 24 + nt * 13 != size)
+        return read_fail(f, m, err, errlen, path, "the header's vertex and face counts do not match the file's size");
     if (alloc_mesh(m, nv, nt) != 0)
         return read_fail(f, m, err, errlen, path, "out of memory");
     unsigned char rec[24];
@@ -190,6 +206,10 @@ int mesh_read_obj(const char *path, mc_mesh *m, char *err, size_t errlen)
     if (!fgets(line, sizeof line, f) ||
         sscanf(line, "# fluidcl surface mesh: %zu vertices, %zu triangles", &nv, &nt) != 2)
         return read_fail(f, m, err, errlen, path, "not a fluidcl surface OBJ (first line)");
+    /* A "v" and a "vn" line take at least 8 bytes each, an "f" line 18. */
+    size_t size = file_size(f);
+    if (nv > size / 16 || nt > size / 18)
+        return read_fail(f, m, err, errlen, path, "the first line's counts exceed what the file can hold");
     if (alloc_mesh(m, nv, nt) != 0)
         return read_fail(f, m, err, errlen, path, "out of memory");
     while (fgets(line, sizeof line, f))

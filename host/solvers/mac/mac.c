@@ -172,7 +172,7 @@ static int viscous_buffers(fcl_sim *s, mac *d)
     d->viscous = 1;
     if (!d->vdiag || !d->vrhs || fcl_pcg_init(&d->vcg, be, 4 * n) != 0) {
         snprintf(s->error, sizeof s->error, "mac.viscosity: the device refused the viscosity's buffers (%zu "
-                 "cells, 96 bytes each)", n);
+                 "cells, 128 bytes each)", n);
         return -1;
     }
     return 0;
@@ -547,6 +547,14 @@ static void mac_destroy(fcl_sim *s)
     s->solver_data = NULL;
 }
 
+/* The grid's layout before any device or buffer (the cell count alone
+ * can refuse a scene); its memory is checked in init, on the device. */
+static int mac_check(const fcl_params *p, char *err, size_t errlen)
+{
+    fcl_mac_info m;
+    return mac_layout(p, p->particles_spacing, &m, err, errlen);
+}
+
 const fcl_solver fcl_solver_mac = {
     .name = "mac",
     .summary = "Zou, Qi & Zhao 2013 semi-Lagrangian MAC grid liquid (RK2 backtrace, ghost-fluid free surface "
@@ -570,5 +578,5 @@ const fcl_solver fcl_solver_mac = {
     .grid_fields = mac_grid_out,
     .interact = mac_interact,
     .levelset = mac_levelset_out,
-    .check = NULL,                       /* its checks need the device's memory */
+    .check = mac_check,
 };

@@ -20,7 +20,7 @@
  * level set, pressure, right-hand side, diagonal, two extrapolation
  * masks, speeds, the reseeding's counts, densities and claims, six CG
  * vectors (the start kept for a diverged solve). */
-static const size_t CELL_BYTES = 3 * 16 + 4 * 4 + 2 * 4 + 4 + 3 * 4 + 6 * 4;
+static const size_t CELL_BYTES = 3 * 16 + 5 * 4 + 2 * 4 + 4 + 3 * 4 + 6 * 4;   /* 116 */
 
 static const char *const AXIS = "xyz";
 
@@ -59,9 +59,12 @@ int mac_layout(const fcl_params *p, double spacing, fcl_mac_info *m, char *err, 
         if (axis_cells(p, a, dx, &n[a], err, errlen) != 0)
             return -1;
     double cells = (double)(n[0] + 2) * (double)(n[1] + 2) * (double)(n[2] + 2);
-    if (cells > 4.0e9) {
-        snprintf(err, errlen, "mac.cell_size: a %u x %u x %u grid has %.3g cells, more than a 32-bit index "
-                 "holds: expected a larger cell", n[0], n[1], n[2], cells);
+    /* Four face components a cell: the FLIP copy and the viscosity's
+     * solve launch 4 ncell items, which a pass counts in 32 bits. */
+    if (cells * 4.0 > 4294967295.0) {
+        snprintf(err, errlen, "mac.cell_size: a %u x %u x %u grid has %.4g cells (with its ghost layer), more "
+                 "than the 1.07e9 (2^30) whose face components a 32-bit index holds: expected a larger cell",
+                 n[0], n[1], n[2], cells);
         return -1;
     }
     m->origin = fcl_f4(p->domain_min[0], p->domain_min[1], p->domain_min[2], 0.0f);

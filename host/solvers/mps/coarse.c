@@ -21,10 +21,17 @@ int mps_coarse_init(mps_coarse *k, fcl_sim *s, int walls, char *err, size_t errl
         return 0;
     const fcl_grid_info *g = &s->grid.info;
     fcl_mac_info *m = &k->m;
-    uint agg = (uint)s->prm->mps_coarse_cells;
+    uint agg = (uint)s->prm->mps_coarse_cells, cx = (g->nx + agg - 1u) / agg, cy = (g->ny + agg - 1u) / agg,
+         cz = (g->nz + agg - 1u) / agg;
     k->agg = agg;
-    mac_mg_cells(m, (g->nx + agg - 1u) / agg, (g->ny + agg - 1u) / agg, (g->nz + agg - 1u) / agg,
-                 g->cell_size * (float)agg);
+    /* With its ghost layer in 32 bits (a thin domain at coarse_cells 1
+     * could pass them where the neighbor grid itself does not). */
+    if ((double)(cx + 2u) * (double)(cy + 2u) * (double)(cz + 2u) > 1073741823.0) {
+        snprintf(err, errlen, "mps.coarse_cells = %u: a %u x %u x %u coarse grid is over 2^30 cells: expected a "
+                 "larger value", agg, cx, cy, cz);
+        return -1;
+    }
+    mac_mg_cells(m, cx, cy, cz, g->cell_size * (float)agg);
     mac_mg_layout(&k->mg, m);
     fcl_backend *be = s->be;
     size_t cells = (size_t)m->ncell * 4 + 4;
@@ -36,6 +43,7 @@ int mps_coarse_init(mps_coarse *k, fcl_sim *s, int walls, char *err, size_t errl
     if (!k->flags || !k->diag || !k->b || !k->e || !k->pcell || mac_mg_alloc(&k->mg, be) != 0) {
         snprintf(err, errlen, "mps.preconditioner = grid: the device refused the coarse grid's buffers (%u cells)",
                  m->ncell);
+        mps_coarse_free(k, s);   /* those it did give */
         return -1;
     }
     k->mg.sweeps = 2;
@@ -70,14 +78,13 @@ int mps_coarse_apply(mps_coarse *k, fcl_sim *s, fcl_buf *r, fcl_buf *z, fcl_buf 
                : 0;
 }
 
+/* Every buffer made, also after a failed init (the others are NULL). */
 void mps_coarse_free(mps_coarse *k, fcl_sim *s)
 {
-    if (!k->on)
-        return;
     fcl_backend *be = s->be;
     fcl_buf *b[] = { k->flags, k->diag, k->b, k->e, k->pcell };
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         be->ops->buf_free(be, b[i]);
     mac_mg_free(&k->mg, be);
-    k->on = 0;
+    memset(k, 0, sizeof *k);
 }

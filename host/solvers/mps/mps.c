@@ -292,12 +292,16 @@ static int count_surface(fcl_sim *s, mps *d)
     return 0;
 }
 
+/* The preconditioner asked for, or Jacobi where it cannot run: `grid`
+ * without its coarse level, `poly` with wall unknowns (they offer no
+ * sweep). The scene check refuses both at the start; the viewer's panel
+ * can still choose them live, and the run goes on with Jacobi. */
 static fcl_pcg_opts pcg_opts(const fcl_sim *s)
 {
     const fcl_params *p = s->prm;
     mps *d = s->solver_data;
     fcl_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, fcl_pcg_check_interval(s->be, p->mps_cg_check_every, 4),
-                       strcmp(p->mps_preconditioner, "poly") == 0                  ? FCL_PRECOND_POLY
+                       strcmp(p->mps_preconditioner, "poly") == 0 && !d->walls.on   ? FCL_PRECOND_POLY
                        : strcmp(p->mps_preconditioner, "grid") == 0 && d->coarse.on ? FCL_PRECOND_OP
                                                                                     : FCL_PRECOND_JACOBI,
                        (int)p->mps_poly_degree };
