@@ -588,4 +588,30 @@ n=$(printf '%s\n' "$OUT" | grep -c '^  [a-z_]*\.[a-z_0-9]* =')
 [ "$n" -gt 100 ] && [ -z "$missing" ] && ok "23 the README's parameter table names all $n parameters" ||
     bad "23 README parameter table" "$n parameters; missing: $missing"
 
+# 24. surface: two frames that would take one mesh name, and a frame whose
+# particles span more than a grid holds, are refused (exit 2) before any
+# mesh is written; surface --help lists its options.
+fl surface "$X/frame_000002.vtk" "$X/frame_000002.ply" --out "$T/dup" --backend cpu
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "would both be meshed as $T/dup/frame_000002.surface" &&
+    [ ! -e "$T/dup" ] && ok "24 surface: two frames of one name refused, nothing written" ||
+    bad "24 surface duplicate names" "exit $RC: $(errline)"
+{   # two particles 1 km apart (floats 0 and 1000 = 0x447a0000), spacing 0.025
+    printf 'ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\ncomment fluidcl spacing 0.025\n'
+    printf 'element vertex 2\n'
+    for p in x y z vx vy vz density pressure; do printf 'property float %s\n' "$p"; done
+    printf 'property uint id\nproperty float surface\nend_header\n'
+    head -c 40 /dev/zero
+    for k in 1 2 3; do printf '\000\000\172\104'; done
+    head -c 28 /dev/zero
+} >"$T/far.ply"
+fl surface "$X/frame_000002.ply" "$T/far.ply" --out "$T/far_out" --backend cpu
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "far.ply: the 2 particles lie from (0, 0, 0) to (1000, 1000, 1000)" &&
+   [ ! -e "$T/far_out" ]; then
+    ok "24 surface: a frame too wide for a grid refused before the first frame's mesh is written"
+else
+    bad "24 surface far particle" "exit $RC: $(errline)"
+fi
+fl surface --help
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q -- "--out DIR" && ok "24 surface --help" || bad "24 surface --help" "exit $RC"
+
 checks_done

@@ -35,7 +35,7 @@ static void usage(FILE *f)
         "                                forces with the mouse, screenshots (keys: see README)\n"
         "  fluidcl bench SCENE [options] time every pass on every backend and device\n"
         "  fluidcl surface FRAME... --out DIR [--backend B] [--param group.name=value]\n"
-        "                                surface meshes of saved particle frames (VTK or PLY);\n"
+        "                                surface meshes of saved particle frames (VTU, VTK or PLY);\n"
         "                                the spacing is the frame's unless --param particles.spacing\n"
         "                                gives one; particles.support must match the run\n"
         "  fluidcl devices               list OpenCL devices and the OpenGL renderer\n"

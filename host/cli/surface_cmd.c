@@ -43,7 +43,7 @@ int mc_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const ch
 
 typedef struct surf_opts {
     const char *out, *backend, *device, *kernel_dir;
-    int quiet, nframes;
+    int quiet, nframes, help;
     int spacing_given;       /* --param particles.spacing=... */
     char **frames;
     fcl_params prm;
@@ -61,12 +61,15 @@ static int parse(surf_opts *o, int argc, char **argv)
         const char **slot = strcmp(a, "--out") == 0 ? &o->out : strcmp(a, "--backend") == 0 ? &o->backend
                           : strcmp(a, "--device") == 0 ? &o->device
                           : strcmp(a, "--kernel-dir") == 0 ? &o->kernel_dir : NULL;
-        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            o->help = 1;
+            return 0;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             o->quiet = 1;
         } else if (a[0] == '-' && a[1] && !slot && strcmp(a, "--param") != 0) {
-            cli_error("surface: unknown option '%s' (see 'fluidcl help')", a);
+            cli_error("surface: unknown option '%s' (see 'fluidcl surface --help')", a);
             return FCL_EXIT_INPUT;
-        } else if (a[0] == '-' && a[1] && !v) {
+        } else if (a[0] == '-' && a[1] && (!v || (v[0] == '-' && v[1] == '-'))) {
             cli_error("surface: %s needs a value", a);
             return FCL_EXIT_INPUT;
         } else if (slot) {
@@ -94,6 +97,25 @@ static void base_name(char *out, size_t len, const char *dir, const char *frame)
     const char *slash = strrchr(frame, '/'), *name = slash ? slash + 1 : frame, *dot = strrchr(name, '.');
     int stem = dot ? (int)(dot - name) : (int)strlen(name);
     snprintf(out, len, "%s/%.*s.surface", dir, stem, name);
+}
+
+/* Two frames whose meshes would take one name (frame_000001.vtk and
+ * .ply, or one name in two folders): the second would overwrite the
+ * first. */
+static int check_names(const surf_opts *o)
+{
+    char a[4096], b[4096];
+    for (int i = 0; i < o->nframes; i++)
+        for (int j = 0; j < i; j++) {
+            base_name(a, sizeof a, o->out, o->frames[i]);
+            base_name(b, sizeof b, o->out, o->frames[j]);
+            if (strcmp(a, b) == 0) {
+                cli_error("surface: %s and %s would both be meshed as %s: give one of them (or separate runs "
+                          "with different --out)", o->frames[j], o->frames[i], a);
+                return FCL_EXIT_INPUT;
+            }
+        }
+    return 0;
 }
 
 /* The spacing a frame is meshed with: the user's, else the frame's. */
@@ -130,6 +152,32 @@ static int check_frames(const surf_opts *o)
             fprintf(stderr, "fluidcl: surface: note: using --param particles.spacing=%g, not the spacing %g "
                     "recorded in %s%s\n", o->prm.particles_spacing, sp, o->frames[i],
                     o->nframes > 1 ? " (and in any other frame that differs)" : "");
+    }
+    return 0;
+}
+
+/* What each frame's reconstruction would refuse (a particle far from the
+ * others makes a grid too large), found before anything is written. */
+static int check_inputs(const surf_opts *o, mc_ctx *x)
+{
+    char err[1024];
+    for (int i = 0; i < o->nframes; i++) {
+        fcl_frame_data d;
+        if (out_read_frame(o->frames[i], &d, err, sizeof err) != 0) {
+            cli_error("surface: %s", err);
+            return FCL_EXIT_INPUT;
+        }
+        fcl_params p = o->prm;
+        mc_config c;
+        p.particles_spacing = frame_spacing(o, &d);
+        mc_config_from_params(&c, &p);
+        mc_input in = mc_input_host(d.pos, d.vel, d.n);
+        int rc = mc_check_input(x, &c, &in, err, sizeof err);
+        out_frame_free(&d);
+        if (rc != 0) {
+            cli_error("surface: %s: %s", o->frames[i], err);
+            return rc;
+        }
     }
     return 0;
 }
@@ -178,12 +226,24 @@ int cmd_surface(int argc, char **argv)
     surf_opts o;
     char err[1024] = "";
     int rc = parse(&o, argc, argv);
+    if (rc == 0 && o.help) {
+        printf("usage: fluidcl surface FRAME... --out DIR [options]: surface meshes of saved particle frames\n"
+               "(VTU, VTK or PLY, as 'run --out' writes them), DIR/NAME.surface.ply|obj for FRAME NAME.EXT\n\n"
+               "options:\n"
+               "  --out DIR                     where the meshes go (made if missing)\n"
+               "  --backend cpu|opencl          native C + OpenMP, or OpenCL (default)\n"
+               "  --device N|NAME               OpenCL device by index or name substring\n"
+               "  --kernel-dir DIR              load the OpenCL kernel sources from DIR\n"
+               "  --param group.name=value      surface.* (see 'help params'); particles.spacing overrides\n"
+               "                                the spacing the frames record\n"
+               "  --quiet                       no line per frame\n");
+        free(o.frames);
+        return 0;
+    }
     if (rc == 0)
         rc = check_frames(&o);
-    if (rc == 0 && out_prepare_dir(o.out, err, sizeof err) != 0) {
-        cli_error("surface: %s", err);
-        rc = FCL_EXIT_INPUT;
-    }
+    if (rc == 0)
+        rc = check_names(&o);
     fcl_backend *be = NULL;
     if (rc == 0 && !(be = backend_create(o.backend, o.device, o.kernel_dir, err, sizeof err))) {
         cli_error("%s", err);
@@ -194,7 +254,13 @@ int cmd_surface(int argc, char **argv)
         cli_error("%s", err);
         rc = FCL_EXIT_DEVICE;
     } else if (rc == 0) {
-        rc = reconstruct_all(&o, &x);
+        rc = check_inputs(&o, &x);
+        if (rc == 0 && out_prepare_dir(o.out, err, sizeof err) != 0) {
+            cli_error("surface: --out: %s", err);
+            rc = FCL_EXIT_INPUT;
+        }
+        if (rc == 0)
+            rc = reconstruct_all(&o, &x);
         mc_free(&x);
     }
     backend_destroy(be);

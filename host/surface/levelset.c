@@ -407,3 +407,18 @@ int ls_start_sphere(mc_ctx *x, const mc_config *c, const mc_input *in, const flo
     }
     return 0;
 }
+
+int ls_check(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_t errlen)
+{
+    ls_parts p;
+    ls_field fd;
+    long long o[3];
+    int n[3], rc = particles(x, in, &p, err, errlen);
+    if (rc == 0 && p.n > 0) {
+        ls_field_from_config(&fd, c);
+        ls_field_fit(&fd, p.vel, p.n);
+        rc = plan(x, c, &p, &fd, o, n, err, errlen);
+    }
+    parts_free(&p);
+    return rc;
+}

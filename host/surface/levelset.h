@@ -22,6 +22,10 @@
  * FCL_EXIT_DEVICE. */
 int ls_reconstruct(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh *out, char *err, size_t errlen);
 void ls_free(struct ls_state *s);
+/* What ls_reconstruct would refuse for these particles (non-finite
+ * positions, a grid too large), before any grid is made or changed: 0 or
+ * FCL_EXIT_INPUT with err. */
+int ls_check(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_t errlen);
 
 /* phi at a point (m, trilinear; -(band + 1) cells off the grid), for
  * measurements: a signed distance to the last frame's surface within the

@@ -457,8 +457,14 @@ static int plan(mc_ctx *x, const mc_config *c, const mc_input *in, fcl_grid_info
                       : (bounds_host(in->pos, in->n, lo, hi, err, errlen) ? FCL_EXIT_INPUT : 0);
     if (rc != 0)
         return rc;
-    if (layout(c, lo, hi, in->n, gi, m, err, errlen) != 0)
+    const float lo0[3] = { lo[0], lo[1], lo[2] }, hi0[3] = { hi[0], hi[1], hi[2] };
+    char why[512];
+    if (layout(c, lo, hi, in->n, gi, m, why, sizeof why) != 0) {
+        /* grid_layout speaks of the domain; here it is the particles'. */
+        snprintf(err, errlen, "the %zu particles lie from (%g, %g, %g) to (%g, %g, %g): %s (a particle far from "
+                 "the others?)", in->n, lo0[0], lo0[1], lo0[2], hi0[0], hi0[1], hi0[2], why);
         return FCL_EXIT_INPUT;
+    }
     /* The field's node buffer is the largest; checked before any is made. */
     double field_bytes = 4.0 * m->nx * m->ny * m->nz;
     if (field_bytes > (double)x->be->max_alloc || field_bytes > 0.9 * (double)x->be->mem_bytes) {
@@ -469,6 +475,21 @@ static int plan(mc_ctx *x, const mc_config *c, const mc_input *in, fcl_grid_info
         return FCL_EXIT_INPUT;
     }
     return 0;
+}
+
+int mc_check_input(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_t errlen)
+{
+    fcl_grid_info gi;
+    fcl_mc_info m;
+    if (c->method == MC_METHOD_LEVELSET)
+        return ls_check(x, c, in, err, errlen);
+    if (c->method == MC_METHOD_GRID || in->n == 0)
+        return 0;
+    if (c->field == FCL_MC_ANISO && !(in->dpos ? in->dvel != NULL : in->vel != NULL)) {
+        snprintf(err, errlen, "surface.field anisotropic needs particle velocities, and none were given");
+        return FCL_EXIT_INPUT;
+    }
+    return plan(x, c, in, &gi, &m, err, errlen);
 }
 
 int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh *out, char *err, size_t errlen)

@@ -118,6 +118,11 @@ int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen);
  * out of range; err says which) or FCL_EXIT_DEVICE. */
 int mc_reconstruct(mc_ctx *x, const mc_config *c, const float4 *pos, const float4 *vel, size_t n, mc_mesh *out,
                    char *err, size_t errlen);
+/* What mc_reconstruct_in would refuse for this input before any work
+ * (non-finite positions, missing velocities, a grid too large for the
+ * particles' extent or the device), with nothing made or changed: 0,
+ * FCL_EXIT_INPUT with err, or FCL_EXIT_DEVICE. */
+int mc_check_input(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_t errlen);
 /* The same from either kind of input. */
 int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh *out, char *err, size_t errlen);
 void mc_free(mc_ctx *x);
