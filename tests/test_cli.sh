@@ -587,6 +587,12 @@ done
 n=$(printf '%s\n' "$OUT" | grep -c '^  [a-z_]*\.[a-z_0-9]* =')
 [ "$n" -gt 100 ] && [ -z "$missing" ] && ok "23 the README's parameter table names all $n parameters" ||
     bad "23 README parameter table" "$n parameters; missing: $missing"
+# ... and scenes/README.md every shipped scene and mesh.
+missing=""
+for f in "$SRC"/../scenes/*.json "$SRC"/../scenes/*.obj; do
+    grep -q "^| \`$(basename "$f")\` |" "$SRC/../scenes/README.md" || missing+="$(basename "$f") "
+done
+[ -z "$missing" ] && ok "23 scenes/README.md lists every shipped scene and mesh" || bad "23 scenes/README.md" "missing: $missing"
 
 # 24. surface: two frames that would take one mesh name, and a frame whose
 # particles span more than a grid holds, are refused (exit 2) before any

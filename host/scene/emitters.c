@@ -151,8 +151,12 @@ size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t c
     double u[3], v[3];
     basis(e->dir, u, v);
     double hw = e->disk ? e->size[0] : 0.5 * e->size[0], hh = e->disk ? e->size[0] : 0.5 * e->size[1];
-    long nu = (long)floor(2.0 * hw / spacing + 1e-9), nv = (long)floor(2.0 * hh / spacing + 1e-9);
+    /* The points per side as a block's (scene.c: + 1e-4, so a width of k
+     * spacings gives k points whatever the rounding of size / spacing). */
+    long nu = (long)floor(2.0 * hw / spacing + 1e-4), nv = (long)floor(2.0 * hh / spacing + 1e-4);
     size_t n = 0;
+    if (!out && !e->disk)
+        return (size_t)nu * (size_t)nv;   /* counted without the walk */
     for (long j = 0; j < nv; j++)
         for (long i = 0; i < nu; i++) {
             /* Lattice points half a spacing inside the edges, as blocks. */
@@ -198,6 +202,14 @@ int emitters_check(const fcl_scene *s, const fcl_params *p, char *err, size_t er
                          p->domain_max[0], p->domain_max[1], p->domain_max[2], sp);
                 return fail(err, errlen, s->file, where, msg);
             }
+        /* Before any walk over the layer: its lattice's points. */
+        double side = (e->disk ? 2.0 * e->size[0] : fmax(e->size[0], e->size[1])) / sp;
+        if (side * side > 1e9) {
+            snprintf(where, sizeof where, "emitters[%d].%s", i, e->disk ? "radius" : "size");
+            snprintf(msg, sizeof msg, "a layer of about %.3g particles at particles.spacing %g m: at most 1e9",
+                     side * side, sp);
+            return fail(err, errlen, s->file, where, msg);
+        }
         if (emitter_layer(e, sp, NULL, 0) == 0) {
             snprintf(where, sizeof where, "emitters[%d].%s", i, e->disk ? "radius" : "size");
             snprintf(msg, sizeof msg, "holds no particle at particles.spacing %g m (expected at least a spacing "
