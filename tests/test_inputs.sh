@@ -209,6 +209,8 @@ F=$T/phase_density.json; scene "$F" '"phases": [ { "name": "a", "density": -5, "
 refused "a phase of negative density" "$F" "phases[0].density" "got -5" -- run "$F" --solver mps
 F=$T/phase_wcsph.json; scene "$F" "$PH" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.05, 0.1] }, { "type": "box", "min": [0, 0.05, 0], "max": [0.1, 0.1, 0.1], "phase": "oil" } ]'
 refused "two phases for wcsph" "$F" "phases: the scene has 2 phases (water, oil) but solver wcsph simulates 1" -- run "$F"
+F=$T/phase_one_wcsph.json; scene "$F" '"phases": [ { "name": "w", "density": 500, "viscosity": 0.01 } ]' "$BOX"
+refused "one phase for wcsph (it would be ignored)" "$F" "phases: solver wcsph simulates one fluid from material.*" -- run "$F"
 F=$T/phase_sound.json; scene "$F" '"phases": [ { "name": "a", "density": 1000, "viscosity": 1, "sound_speed": -3 } ]' "$BOX"
 refused "a phase of negative sound speed" "$F" "phases[0].sound_speed" "got -3" -- run "$F" --solver mps
 F=$T/phase_sound_wcsph.json; scene "$F" '"phases": [ { "name": "a", "density": 1.3, "viscosity": 1e-5, "sound_speed": 100 } ]' "$BOX"
@@ -225,6 +227,12 @@ F=$T/emit_end.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.
 refused "an emitter ending before it starts" "$F" "emitters[0].end" "after start (1 s), got 0.5" -- run "$F"
 F=$T/emit_phase.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"phase": "tar"')" >"$F"
 refused "an emitter naming an unknown phase" "$F" "emitters[0].phase" "unknown phase 'tar'" -- run "$F"
+F=$T/emit_radius.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"radius": 0.5')" >"$F"
+refused "a rect emitter given a radius (it would be ignored)" "$F" "emitters[0].radius" "a rect emitter has no radius" -- run "$F"
+F=$T/emit_pnum.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"phase": 3')" >"$F"
+refused "an emitter phase given as a number" "$F" "emitters[0].phase" "got 3" -- run "$F"
+F=$T/emit_huge.json; printf '{ "domain": { "min": [0, 0, 0], "max": [1e4, 1e4, 1e4] }, "particles": { "spacing": 1e-4 }, "fluid": [], "emitters": [ { "shape": "rect", "center": [5e3, 5e3, 5e3], "direction": [1, 0, 0], "size": [9e3, 9e3], "speed": 1 } ] }\n' >"$F"
+refused "an emitter layer of 8e15 particles (refused before any walk over it)" "$F" "emitters[0].size" "at most 1e9" -- run "$F"
 F=$T/outflow_far.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], "outflows": [ { "min": [1, 1, 1], "max": [2, 2, 2] } ] }\n' >"$F"
 refused "an outflow box outside the domain" "$F" "outflows[0]: [1, 1, 1] - [2, 2, 2] lies outside the domain" -- run "$F"
 F=$T/outflow_flat.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], "outflows": [ { "min": [0, 0, 0], "max": [0.1, 0, 0.1] } ] }\n' >"$F"

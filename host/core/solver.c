@@ -36,6 +36,13 @@ int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, c
                      k, sv->name, ph[k].sound_speed);
             return FCL_EXIT_INPUT;
         }
+    /* One phase on a one-fluid solver would be ignored: it reads material.*. */
+    if (n == 1 && sv->max_phases <= 1) {
+        snprintf(err, errlen, "phases: solver %s simulates one fluid from material.* (rest_density, viscosity) and "
+                 "would ignore phases[0] '%s' (density %g, viscosity %g): set material.* instead, or use a solver "
+                 "with phases (mps)", sv->name, ph[0].name, ph[0].density, ph[0].viscosity);
+        return FCL_EXIT_INPUT;
+    }
     if (n <= most)
         return 0;
     snprintf(err, errlen, "phases: the scene has %d phases (%s, %s%s) but solver %s simulates %d (mps takes up to %d)",

@@ -155,8 +155,9 @@ typedef struct fcl_solver {
 const fcl_solver *solver_find(const char *name);
 /* "wcsph, dfsph, ..." for messages and help. */
 void solver_names(char *out, size_t len);
-/* More phases than sv simulates (the scene's n phases): 0, or
- * FCL_EXIT_INPUT with the message. sim_set_phases and the command line
+/* More phases than sv simulates (the scene's n phases), or any phase for
+ * a one-fluid solver (it would be ignored): 0, or FCL_EXIT_INPUT with the
+ * message. sim_set_phases and the command line
  * (before a device is opened) both ask. */
 struct fcl_phase_decl;
 int solver_check_phases(const fcl_solver *sv, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen);

@@ -40,20 +40,32 @@ static int read_shape(fcl_emitter *e, const cJSON *o, const char *where, const c
     char k[64], msg[160];
     snprintf(k, sizeof k, "%s.shape", where);
     double r = 0.0;
-    if (cJSON_IsString(t) && strcmp(t->valuestring, "rect") == 0) {
+    /* The other shape's key would be ignored: refused. */
+    int rect = cJSON_IsString(t) && strcmp(t->valuestring, "rect") == 0;
+    int disk = cJSON_IsString(t) && strcmp(t->valuestring, "disk") == 0;
+    if ((rect && cJSON_GetObjectItemCaseSensitive(o, "radius")) || (disk && cJSON_GetObjectItemCaseSensitive(o, "size"))) {
+        snprintf(k, sizeof k, "%s.%s", where, rect ? "radius" : "size");
+        snprintf(msg, sizeof msg, "a %s emitter has no %s (its own: %s)", rect ? "rect" : "disk",
+                 rect ? "radius" : "size", rect ? "size [width, height]" : "radius");
+        return fail(err, errlen, file, k, msg);
+    }
+    if (rect) {
         e->disk = 0;
         const cJSON *sz = cJSON_GetObjectItemCaseSensitive(o, "size");
         if (!cJSON_IsArray(sz) || cJSON_GetArraySize(sz) != 2 || !cJSON_IsNumber(sz->child) ||
             !cJSON_IsNumber(sz->child->next) || !(sz->child->valuedouble > 0) || !(sz->child->next->valuedouble > 0) ||
             !isfinite(sz->child->valuedouble) || !isfinite(sz->child->next->valuedouble)) {
+            char got[96];
             snprintf(k, sizeof k, "%s.size", where);
-            return fail(err, errlen, file, k, "expected [width, height], two positive numbers in metres");
+            snprintf(msg, sizeof msg, "expected [width, height], two positive numbers in metres, got %s",
+                     scene_json_show(sz, got, sizeof got));
+            return fail(err, errlen, file, k, msg);
         }
         e->size[0] = (float)sz->child->valuedouble;
         e->size[1] = (float)sz->child->next->valuedouble;
         return 0;
     }
-    if (cJSON_IsString(t) && strcmp(t->valuestring, "disk") == 0) {
+    if (disk) {
         e->disk = 1;
         if (read_num(o, "radius", 1e-9, 1e6, 1, &r, where, file, err, errlen) != 0)
             return -1;
@@ -85,10 +97,12 @@ static int read_emitter(fcl_scene *s, fcl_emitter *e, const cJSON *o, int idx, c
         read_num(o, "rate", 1e-6, 1e12, 0, &rate, where, file, err, errlen) != 0)
         return -1;
     double len = sqrt((double)e->dir[0] * e->dir[0] + (double)e->dir[1] * e->dir[1] + (double)e->dir[2] * e->dir[2]);
-    char k[64], msg[200];
+    char k[64], msg[200], got[96];
     if (!(len > 1e-9)) {
         snprintf(k, sizeof k, "%s.direction", where);
-        return fail(err, errlen, file, k, "expected a non-zero vector, got [0, 0, 0]");
+        snprintf(msg, sizeof msg, "expected a vector longer than 1e-9, got %s",
+                 scene_json_show(cJSON_GetObjectItemCaseSensitive(o, "direction"), got, sizeof got));
+        return fail(err, errlen, file, k, msg);
     }
     for (int a = 0; a < 3; a++)
         e->dir[a] = (float)(e->dir[a] / len);
@@ -104,7 +118,8 @@ static int read_emitter(fcl_scene *s, fcl_emitter *e, const cJSON *o, int idx, c
     const cJSON *ph = cJSON_GetObjectItemCaseSensitive(o, "phase");
     if (ph && (!cJSON_IsString(ph) || !ph->valuestring[0] || strlen(ph->valuestring) >= sizeof e->phase)) {
         snprintf(k, sizeof k, "%s.phase", where);
-        return fail(err, errlen, file, k, "expected the name of one of \"phases\"");
+        snprintf(msg, sizeof msg, "expected the name of one of \"phases\", got %s", scene_json_show(ph, got, sizeof got));
+        return fail(err, errlen, file, k, msg);
     }
     if (ph)
         snprintf(e->phase, sizeof e->phase, "%s", ph->valuestring);
@@ -116,8 +131,12 @@ int emitters_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, s
 {
     char msg[160];
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > FCL_EMITTERS_MAX) {
+        char got[96];
         snprintf(msg, sizeof msg, "expected a list of at most %d emitters, got %s", FCL_EMITTERS_MAX,
-                 cJSON_IsArray(arr) ? "more" : scene_json_type(arr));
+                 scene_json_show(arr, got, sizeof got));
+        if (cJSON_IsArray(arr))
+            snprintf(msg, sizeof msg, "expected a list of at most %d emitters, got %d", FCL_EMITTERS_MAX,
+                     cJSON_GetArraySize(arr));
         return fail(err, errlen, file, "emitters", msg);
     }
     int i = 0;
@@ -266,16 +285,24 @@ int outflows_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, s
     static const char *const keys[] = { "min", "max", NULL };
     char msg[160], where[32];
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > FCL_OUTFLOWS_MAX) {
+        char got[96];
         snprintf(msg, sizeof msg, "expected a list of at most %d boxes {\"min\", \"max\"}, got %s", FCL_OUTFLOWS_MAX,
-                 cJSON_IsArray(arr) ? "more" : scene_json_type(arr));
+                 scene_json_show(arr, got, sizeof got));
+        if (cJSON_IsArray(arr))
+            snprintf(msg, sizeof msg, "expected a list of at most %d boxes {\"min\", \"max\"}, got %d",
+                     FCL_OUTFLOWS_MAX, cJSON_GetArraySize(arr));
         return fail(err, errlen, file, "outflows", msg);
     }
     int i = 0;
     for (const cJSON *o = arr->child; o; o = o->next, i++) {
         fcl_outflow *b = &s->outflows[i];
         snprintf(where, sizeof where, "outflows[%d]", i);
-        if (!cJSON_IsObject(o))
-            return fail(err, errlen, file, where, "expected a box {\"min\": [x, y, z], \"max\": [x, y, z]}");
+        if (!cJSON_IsObject(o)) {
+            char got[96];
+            snprintf(msg, sizeof msg, "expected a box {\"min\": [x, y, z], \"max\": [x, y, z]}, got %s",
+                     scene_json_show(o, got, sizeof got));
+            return fail(err, errlen, file, where, msg);
+        }
         if (scene_check_keys(o, keys, where, file, err, errlen) != 0 ||
             scene_read_vec3(o, "min", b->min, 1, where, file, err, errlen) != 0 ||
             scene_read_vec3(o, "max", b->max, 1, where, file, err, errlen) != 0)

@@ -88,8 +88,9 @@ int phases_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, siz
 {
     char msg[160];
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1 || cJSON_GetArraySize(arr) > FCL_PHASES_MAX) {
-        snprintf(msg, sizeof msg, "expected a list of 1 to %d phases, got %s", FCL_PHASES_MAX,
-                 cJSON_IsArray(arr) ? "a list of another length" : scene_json_type(arr));
+        char got[96];
+        snprintf(msg, sizeof msg, "expected a list of 1 to %d phases, got %s %s", FCL_PHASES_MAX,
+                 scene_json_type(arr), scene_json_show(arr, got, sizeof got));
         if (cJSON_IsArray(arr))
             snprintf(msg, sizeof msg, "expected a list of 1 to %d phases, got %d", FCL_PHASES_MAX,
                      cJSON_GetArraySize(arr));

@@ -739,6 +739,11 @@ const char *scene_json_type(const cJSON *v)
     return json_type(v);
 }
 
+const char *scene_json_show(const cJSON *v, char *buf, size_t len)
+{
+    return show(v, buf, len);
+}
+
 int scene_read_number(const cJSON *o, const char *key, double lo, double hi, int required, double *out,
                       const char *where, const char *file, char *err, size_t errlen)
 {
@@ -752,6 +757,7 @@ int scene_read_number(const cJSON *o, const char *key, double lo, double hi, int
     if (cJSON_IsNumber(v))
         return err_at(err, errlen, file, "%s.%s: expected a number in [%g, %g], got %g", where, key, lo, hi,
                       v->valuedouble);
-    return err_at(err, errlen, file, "%s.%s: expected a number in [%g, %g], got %s", where, key, lo, hi,
-                  json_type(v));
+    char got[96];
+    return err_at(err, errlen, file, "%s.%s: expected a number in [%g, %g], got %s %s", where, key, lo, hi,
+                  json_type(v), show(v, got, sizeof got));
 }

@@ -18,6 +18,9 @@ int scene_read_vec3(const cJSON *o, const char *key, float out[3], int required,
 int scene_check_keys(const cJSON *o, const char *const *allowed, const char *where, const char *file, char *err,
                      size_t errlen);
 const char *scene_json_type(const cJSON *v);
+/* v as a message shows it: numbers with %g, strings quoted, arrays element
+ * by element, objects in JSON, about 60 characters at most. Returns buf. */
+const char *scene_json_show(const cJSON *v, char *buf, size_t len);
 /* o[key] as a finite number in [lo, hi] into *out; a missing key is an
  * error when required, else leaves *out. Errors name "where.key". */
 int scene_read_number(const cJSON *o, const char *key, double lo, double hi, int required, double *out,

@@ -37,9 +37,11 @@ static int read_key(fcl_target_key *k, const cJSON *o, const char *where, const 
     if (!cJSON_IsObject(o))
         return fail(err, errlen, file, where, "expected an object {\"t\": ..., \"translate\": ..., \"rotate\": ...}");
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "t");
+    char got[96], at[96];
     if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) || t->valuedouble < 0.0) {
-        snprintf(msg, sizeof msg, "expected a time t >= 0 (s), got %s", scene_json_type(t));
-        return fail(err, errlen, file, where, msg);
+        snprintf(msg, sizeof msg, "expected a time >= 0 (s), got %s", scene_json_show(t, got, sizeof got));
+        snprintf(at, sizeof at, "%s.t", where);
+        return fail(err, errlen, file, at, msg);
     }
     k->t = t->valuedouble;
     if (scene_check_keys(o, keys, where, file, err, errlen) != 0 ||
@@ -57,9 +59,10 @@ static int read_key(fcl_target_key *k, const cJSON *o, const char *where, const 
     }
     double len = ok ? sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) : 0.0;
     if (!ok || !(len > 1e-12)) {
-        snprintf(msg, sizeof msg, "rotate: expected [axis x, y, z, degrees] with a non-zero axis, got %s",
-                 ok ? "a zero axis" : scene_json_type(r));
-        return fail(err, errlen, file, where, msg);
+        snprintf(msg, sizeof msg, "expected [axis x, y, z, degrees] with a non-zero axis, got %s",
+                 scene_json_show(r, got, sizeof got));
+        snprintf(at, sizeof at, "%s.rotate", where);
+        return fail(err, errlen, file, at, msg);
     }
     for (int i = 0; i < 3; i++)
         k->axis[i] = (float)(v[i] / len);

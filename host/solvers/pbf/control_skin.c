@@ -143,8 +143,10 @@ static int read_key(const cJSON *kobj, int k, fcl_skeleton *sk, const char *file
     snprintf(at, sizeof at, "%s.rotate", path);
     if (!cJSON_IsArray(rot) || cJSON_GetArraySize(rot) != sk->nbones)
         return fail(err, errlen, file, at, rot, "an array of %d rotations, one per bone", sk->nbones);
-    if (tr && (!cJSON_IsArray(tr) || cJSON_GetArraySize(tr) != sk->nbones))
-        return fail(err, errlen, file, at, tr, "an array of %d translations, one per bone", sk->nbones);
+    if (tr && (!cJSON_IsArray(tr) || cJSON_GetArraySize(tr) != sk->nbones)) {
+        snprintf(at, sizeof at, "%s.translate", path);
+        return fail(err, errlen, file, at, tr, "an array of %d translations [x, y, z], one per bone", sk->nbones);
+    }
     for (int i = 0; i < sk->nbones; i++) {
         double r[4];
         snprintf(at, sizeof at, "%s.rotate[%d]", path, i);
