@@ -191,7 +191,7 @@ static void test_obj_good(void)
     CHECK(obj_parse(fancy, strlen(fancy), "fancy.obj", &m, err, sizeof err) == 0, "fancy cube: %s", err);
     CHECK(m.nv == 8 && m.ntri == 12 && m.v && m.v[3 * 7 + 1] == 1.0f, "fancy cube: %zu v, %zu t", m.nv, m.ntri);
     obj_free(&m);
-    CHECK(obj_load("embedded:glass.obj", &m, err, sizeof err) == 0, "glass: %s", err);
+    CHECK(obj_load("embedded:glass.obj", (size_t)1 << 30, &m, err, sizeof err) == 0, "glass: %s", err);
     CHECK(m.nv == 194 && m.ntri == 384, "glass: %zu vertices, %zu triangles (expected 194, 384)", m.nv, m.ntri);
     obj_free(&m);
 }
@@ -200,9 +200,9 @@ static void test_obj_bad(void)
 {
     char text[2048], err[1024] = "";
     fcl_mesh m;
-    CHECK(obj_load(path_in("no/such.obj"), &m, err, sizeof err) != 0, "missing file accepted");
+    CHECK(obj_load(path_in("no/such.obj"), (size_t)1 << 30, &m, err, sizeof err) != 0, "missing file accepted");
     CHECK(has(err, path_in("no/such.obj")) && has(err, "No such file"), "missing file: \"%s\"", err);
-    CHECK(obj_load("embedded:nothere.obj", &m, err, sizeof err) != 0 && has(err, "embedded:nothere.obj"),
+    CHECK(obj_load("embedded:nothere.obj", (size_t)1 << 30, &m, err, sizeof err) != 0 && has(err, "embedded:nothere.obj"),
           "missing embedded mesh: \"%s\"", err);
     obj_refused("", "empty.obj", 0, "no faces: expected a closed triangle mesh");
     obj_refused("# only\nv 0 0 0\n\n", "nofaces.obj", 0, "no faces");
@@ -215,6 +215,8 @@ static void test_obj_bad(void)
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n", "bad_f2.obj", 4, "vertex reference");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n", "range.obj", 4, "face index 9 out of range");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", "range2.obj", 4, "face index -4 out of range");
+    obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -9223372036854775808\n", "range3.obj", 4,
+                "face index -9223372036854775808 out of range");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\n# zero\nf 0 1 2\n", "zero.obj", 5, "face index 0");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", "two.obj", 4, "at least 3 vertices");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 2\n", "degen.obj", 4, "degenerate face");
@@ -401,7 +403,7 @@ static void test_mesh_sampling(void)
     check_mesh_sampling(&m, 0.013f, "cube 0.1 m", 0.75);
     check_mesh_sampling(&m, 0.0071f, "cube 0.1 m", 0.75);
     obj_free(&m);
-    if (obj_load("embedded:glass.obj", &m, err, sizeof err) != 0) {
+    if (obj_load("embedded:glass.obj", (size_t)1 << 30, &m, err, sizeof err) != 0) {
         CHECK(0, "glass: %s", err);
         return;
     }

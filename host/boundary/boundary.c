@@ -10,6 +10,7 @@
  */
 #include "boundary.h"
 #include "atomic.h"
+#include "budget.h"
 #include "infile.h"
 
 #include <errno.h>
@@ -250,6 +251,10 @@ int boundary_cache_dir(const fcl_params *p, char *dir, size_t len)
  * unsound file, which the caller then replaces. */
 static int cache_read(const char *path, fcl_boundary *b)
 {
+    /* A regular file only: fopen of a FIFO would block the run. */
+    struct stat pre;
+    if (stat(path, &pre) != 0 || !S_ISREG(pre.st_mode))
+        return -1;
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
@@ -260,7 +265,9 @@ static int cache_read(const char *path, fcl_boundary *b)
              fstat(fileno(f), &st) == 0;
     if (ok) {
         memcpy(&count, head + 8, 8);
-        ok = count < ((uint64_t)1 << 40) && (uint64_t)st.st_size == 16 + 16 * count;
+        /* At most what a sampling may make (BUDGET_INDEX_MAX): the
+         * counts downstream are 32-bit. */
+        ok = (double)count <= BUDGET_INDEX_MAX && (uint64_t)st.st_size == 16 + 16 * count;
     }
     float4 *pos = ok ? malloc((size_t)count * sizeof *pos + sizeof *pos) : NULL;
     ok = pos && fread(pos, sizeof *pos, (size_t)count, f) == count;

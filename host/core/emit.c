@@ -130,13 +130,25 @@ int sim_emit(fcl_sim *s, double t0, double t1)
         return 0;
     long layers[FCL_EMITTERS_MAX];
     double ahead[FCL_EMITTERS_MAX];
-    size_t total = 0;
+    size_t total = 0, room0 = s->cap - s->n, over = 0;
     for (int i = 0; i < s->nemitters; i++) {
         layers[i] = layers_due(s, i, t0, t1, &ahead[i]);
-        total += (size_t)layers[i] * emitter_layer(&s->emitters[i], s->spacing, NULL, 0);
+        size_t m = emitter_layer(&s->emitters[i], s->spacing, NULL, 0);
+        /* Only the layers that could still fit are made (an extreme rate
+         * against a full capacity must not allocate them every step); the
+         * others count as refused. */
+        long fit = m ? (long)((room0 > total ? room0 - total : 0) / m) + 1 : 0;
+        if (layers[i] > fit) {
+            over += (size_t)(layers[i] - fit) * m;
+            layers[i] = fit;
+        }
+        total += (size_t)layers[i] * m;
     }
-    if (total == 0)
+    if (total == 0) {
+        s->stats.refused = (long)over;
+        s->refused += (long)over;
         return 0;
+    }
     float4 *pos = malloc(total * sizeof *pos), *vel = malloc(total * sizeof *vel);
     if (!pos || !vel) {
         free(pos);
@@ -171,12 +183,13 @@ int sim_emit(fcl_sim *s, double t0, double t1)
     if (rc != 0)
         return rc;
     s->stats.emitted = (long)k;
-    s->stats.refused = (long)(n - k + blocked);
+    s->stats.refused = (long)(n - k + blocked + over);
     s->emitted += (long)k;
-    s->refused += (long)(n - k + blocked);
-    if (n > k && !s->emit_warned) {
+    s->refused += (long)(n - k + blocked + over);
+    if (n + over > k && !s->emit_warned) {
         fprintf(stderr, "fluidcl: step %ld: the emitters' %zu particles exceed particles.capacity = %zu (%zu in use); "
-                "%zu were not added (said once; raise particles.capacity)\n", s->step, n, s->cap, s->n - k, n - k);
+                "%zu were not added (said once; raise particles.capacity)\n", s->step, n + over, s->cap, s->n - k,
+                n + over - k);
         s->emit_warned = 1;
     }
     return 0;

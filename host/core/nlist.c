@@ -167,13 +167,19 @@ static int check_overflow(fcl_nlist *l, fcl_backend *be, fcl_buf *ids, const uin
 }
 
 /* One list over its capacity: a larger one (1.25 x the largest count),
- * when allowed and it fits; 0 when grown. */
+ * when allowed and it fits; 0 when grown, -1 when the capacity is fixed,
+ * -3 when a larger list could not be addressed (err says so), -2 when
+ * the device refused it. */
 static int grow(fcl_nlist *l, fcl_backend *be, int boundary, uint count, char *err, size_t errlen)
 {
     fcl_nlist_info *L = boundary ? &l->bl : &l->fl;
     uint cap = round4(1.25 * count);
-    if (!(boundary ? l->bgrow : l->fgrow) || !addressable(l->pcap, cap, err, errlen))
+    if (!(boundary ? l->bgrow : l->fgrow))
         return -1;
+    if (!addressable(l->pcap, cap, err, errlen)) {
+        l->overflowed = 1;   /* an input error, as an overflow: fewer particles help, a capacity does not */
+        return -3;
+    }
     L->cap = cap;
     L->pstride = l->particle_major ? cap : 1u;
     if (alloc_side(be, L, l->pcap, boundary ? &l->bidx : &l->fidx, boundary ? &l->bplanes : &l->fplanes) != 0) {

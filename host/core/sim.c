@@ -157,6 +157,10 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     }
     size_t need = sim_bytes_needed(solver, prm, &info, nb);
     size_t cells = ((size_t)info.ncells + 1) * sizeof(uint), largest = n * 16 > cells ? n * 16 : cells;
+    /* The fluid list's entries are one buffer too (nlist.c), often the
+     * largest: NVIDIA's OpenCL lets one buffer take a quarter of memory. */
+    size_t list = (size_t)n * cap * 4;
+    largest = list > largest ? list : largest;
     /* The native backend shares RAM with the host's staging copies of
      * positions and velocities and the frame buffers (~80 B/particle). */
     if (strcmp(be->kind, "cpu") == 0)

@@ -201,7 +201,7 @@ static int parse_face_ref(parser *ps, const char *tok, unsigned *out)
     if (a == 0)
         return fail(ps, "face index 0 in '%s': OBJ counts vertices from 1", ps->shown);
     long nv = (long)ps->m->nv;
-    if (a > nv || -a > nv)
+    if (a > nv || a < -nv)   /* not -a > nv: strtol may give LONG_MIN */
         return fail(ps, "face index %ld out of range in '%s': %ld vertices defined so far", a, ps->shown, nv);
     *out = (unsigned)(a > 0 ? a - 1 : nv + a);
     return 0;
@@ -380,14 +380,12 @@ int obj_read(const char *path, size_t max_bytes, char **text, size_t *len, char 
     return 0;
 }
 
-int obj_load(const char *path, fcl_mesh *m, char *err, size_t errlen)
+int obj_load(const char *path, size_t max_bytes, fcl_mesh *m, char *err, size_t errlen)
 {
     char *text;
     size_t len;
-    fcl_params p;
     memset(m, 0, sizeof *m);
-    params_defaults(&p);
-    if (obj_read(path, infile_limit(&p), &text, &len, err, errlen) != 0)
+    if (obj_read(path, max_bytes, &text, &len, err, errlen) != 0)
         return -1;
     int rc = obj_parse(text, len, path, m, err, errlen);
     free(text);

@@ -27,8 +27,8 @@ int obj_parse(const char *text, size_t len, const char *file, fcl_mesh *m, char 
  * the NUL. A file is read only if it is a regular file of at most
  * max_bytes (infile.h). Returns 0, or -1 with "PATH: ..." in err. */
 int obj_read(const char *path, size_t max_bytes, char **text, size_t *len, char *err, size_t errlen);
-/* obj_read (limit: the default input.max_file_mb), then obj_parse. */
-int obj_load(const char *path, fcl_mesh *m, char *err, size_t errlen);
+/* obj_read (limit: input.max_file_mb's, infile_limit), then obj_parse. */
+int obj_load(const char *path, size_t max_bytes, fcl_mesh *m, char *err, size_t errlen);
 void obj_free(fcl_mesh *m);
 
 /* The distinct undirected edges of m, each once, in order of first use:

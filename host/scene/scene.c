@@ -622,20 +622,22 @@ static void block_dims(const fcl_block *b, float sp, double n[3])
 /* Lattice points of a block: boxes start half a spacing inside their
  * faces; spheres are centred on a lattice point. Writes pos and vel from
  * index at (if pos is not NULL) and returns the count. The caller has
- * bounded the count (scene_count_bound), so the loops and int indices fit. */
+ * bounded the count (scene_count_bound), so the loops fit. */
 static size_t fill_block(const fcl_block *b, float sp, float4 *pos, float4 *vel, size_t at)
 {
     double dims[3];
     block_dims(b, sp, dims);
-    int n[3] = { (int)dims[0], (int)dims[1], (int)dims[2] }, r = (n[0] - 1) / 2;
+    /* long: a bound of 4e9 points lets one side pass INT_MAX. */
+    long n[3] = { (long)dims[0], (long)dims[1], (long)dims[2] }, r = (n[0] - 1) / 2;
     size_t count = 0;
-    for (int z = 0; z < n[2]; z++)
-        for (int y = 0; y < n[1]; y++)
-            for (int x = 0; x < n[0]; x++) {
+    for (long z = 0; z < n[2]; z++)
+        for (long y = 0; y < n[1]; y++)
+            for (long x = 0; x < n[0]; x++) {
                 float p[3];
-                int idx[3] = { x, y, z };
+                long idx[3] = { x, y, z };
                 for (int k = 0; k < 3; k++)
-                    p[k] = b->kind == FCL_BOX ? b->min[k] + (idx[k] + 0.5f) * sp : b->center[k] + (idx[k] - r) * sp;
+                    p[k] = b->kind == FCL_BOX ? b->min[k] + ((float)idx[k] + 0.5f) * sp
+                                              : b->center[k] + (float)(idx[k] - r) * sp;
                 if (b->kind == FCL_SPHERE) {
                     float dx = p[0] - b->center[0], dy = p[1] - b->center[1], dz = p[2] - b->center[2];
                     if (dx * dx + dy * dy + dz * dz > b->radius * b->radius)

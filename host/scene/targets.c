@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../solvers/pbf/control_skin.h"
+#include "infile.h"
 #include "obj.h"
 #include "scene_read.h"
 
@@ -223,7 +224,7 @@ int targets_check(const fcl_scene *s, char *err, size_t errlen)
         fcl_mesh m = { 0 };
         if (o->kind != FCL_OBST_MESH)
             continue;
-        if (obj_load(o->file, &m, why, sizeof why) != 0) {
+        if (obj_load(o->file, infile_limit(&s->params), &m, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s: targets[%d].shape.file: %s", s->file, g, why);
             return -1;
         }

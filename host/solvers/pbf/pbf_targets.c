@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "boundary.h"
 #include "control.h"
 #include "control_sample.h"
@@ -28,7 +29,8 @@ static int sphere_mesh(const fcl_obstacle *o, double voxel, fcl_mesh *m)
     return ctl_mesh_sphere(o->center, o->radius, k, m);
 }
 
-static int shape_mesh(const fcl_obstacle *o, double voxel, fcl_mesh *m, const char *where, char *err, size_t errlen)
+static int shape_mesh(const fcl_obstacle *o, double voxel, size_t limit, fcl_mesh *m, const char *where, char *err,
+                      size_t errlen)
 {
     int rc;
     if (o->kind == FCL_OBST_BOX)
@@ -37,7 +39,7 @@ static int shape_mesh(const fcl_obstacle *o, double voxel, fcl_mesh *m, const ch
         rc = sphere_mesh(o, voxel, m);
     else {
         char why[768];
-        if (obj_load(o->file, m, why, sizeof why) != 0) {
+        if (obj_load(o->file, limit, m, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s.shape.file: %s", where, why);
             return -1;
         }
@@ -68,14 +70,14 @@ static int bind(const fcl_target *t, const fcl_ctl_points *cp, double alpha, flo
 }
 
 /* Append target g's particles to the growing arrays. */
-static int add_target(const fcl_target *t, int g, double voxel, double skin_alpha, const char *cache, float4 **pts,
-                      int **owner, float **weights, size_t *n, char *err, size_t errlen)
+static int add_target(const fcl_target *t, int g, double voxel, double skin_alpha, const char *cache, size_t limit,
+                      float4 **pts, int **owner, float **weights, size_t *n, char *err, size_t errlen)
 {
     char where[32], why[768];
     snprintf(where, sizeof where, "targets[%d]", g);
     fcl_mesh m = { 0 };
     fcl_ctl_points cp = { 0 };
-    if (shape_mesh(&t->shape, voxel, &m, where, err, errlen) != 0)
+    if (shape_mesh(&t->shape, voxel, limit, &m, where, err, errlen) != 0)
         return -1;
     int rc = ctl_sample_cached(&m, voxel, cache, &cp, NULL, why, sizeof why);
     obj_free(&m);
@@ -123,8 +125,8 @@ int pbf_targets_sample(const fcl_sim *s, const fcl_target *t, int nt, float4 **p
         return -1;
     }
     for (int g = 0; g < nt; g++)
-        if (add_target(&t[g], g, voxel, s->prm->control_skin_alpha, cache, pts, owner, &(*weights)[g], n, err,
-                       errlen) != 0)
+        if (add_target(&t[g], g, voxel, s->prm->control_skin_alpha, cache, infile_limit(s->prm), pts, owner,
+                       &(*weights)[g], n, err, errlen) != 0)
             return -1;
     return 0;
 }
