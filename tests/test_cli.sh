@@ -378,11 +378,11 @@ next; refused "15b an empty OBJ file is named" "$O" "$S" "empty.obj" "no faces" 
 printf 'v 0 0 0\nv 0 0\n' >"$T/bad.obj"
 F=$T/mesh_bad.json
 mesh_scene "$F" bad.obj
-next; refused "15c a malformed OBJ line is named as bad.obj:2" "$O" "$S" "bad.obj:2:" -- "$F"
+next; refused "15c a malformed OBJ line is named as bad.obj:2" "$O" "$S" "mesh_bad.json: obstacles[0].file:" "bad.obj:2:" -- "$F"
 printf '%s\n' "$CUBE" | sed '$d' | sed '$d' >"$T/open.obj"
 F=$T/mesh_open.json
 mesh_scene "$F" open.obj
-next; refused "15d an OBJ mesh that is not closed is named" "$O" "$S" "open.obj:" "not closed" -- "$F"
+next; refused "15d an OBJ mesh that is not closed is named" "$O" "$S" "mesh_open.json: obstacles[0].file:" "open.obj:" "not closed" -- "$F"
 printf '%s\n' "$CUBE" >"$T/cube.obj"
 F=$T/mesh_cube.json
 mesh_scene "$F" cube.obj

@@ -215,6 +215,13 @@ F=$T/phase_sound.json; scene "$F" '"phases": [ { "name": "a", "density": 1000, "
 refused "a phase of negative sound speed" "$F" "phases[0].sound_speed" "got -3" -- run "$F" --solver mps
 F=$T/phase_sound_wcsph.json; scene "$F" '"phases": [ { "name": "a", "density": 1.3, "viscosity": 1e-5, "sound_speed": 100 } ]' "$BOX"
 refused "a sound speed for wcsph" "$F" "phases[0].sound_speed: solver wcsph has no compressible phases" "got 100" -- run "$F"
+# ---- shapes that would hold or keep no particle, or lie outside -----------------------
+F=$T/tiny_box.json; scene "$F" "" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.001] } ]'
+refused "a fluid box thinner than a spacing" "$F" "fluid[0]: holds no particle" -- run "$F"
+F=$T/all_carved.json; scene "$F" "" "$BOX" '[ { "type": "box", "min": [0, 0, 0], "max": [0.15, 0.15, 0.15] } ]'
+refused "a fluid entirely inside an obstacle" "$F" "all 125 fluid particles lie inside the obstacles" -- run "$F" --backend cpu
+F=$T/far_target.json; printf '{ "sim": { "solver": "pbf" }, "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": %s, "targets": [ { "shape": { "type": "sphere", "center": [5, 5, 5], "radius": 0.05 } } ] }\n' "$BOX" >"$F"
+refused "a target outside the domain" "$F" "targets[0].shape: expected a shape overlapping the domain" -- run "$F"
 # ---- emitters --------------------------------------------------------------------------
 EM() { printf '"emitters": [ { "shape": "rect", "center": %s, "direction": %s, "size": [0.04, 0.04], "speed": 1%s } ]' "$1" "$2" "${3:+, $3}"; }
 F=$T/emit_out.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.5, 0.1, 0.1]' '[1, 0, 0]')" >"$F"
@@ -272,7 +279,7 @@ F=$T/poly_line.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], 
 refused "a polygon of zero area" "$F" "obstacles[0].vertices: expected a polygon of non-zero area" "got 0 m^2" \
     -- run "$F"
 F=$T/poly_far.json; scene "$F" "" "$BOX" "$(poly '[[1, 1, 1], [2, 1, 1], [2, 2, 1]]')"
-refused "a polygon outside the domain" "$F" "obstacles[0].vertices: expected an obstacle overlapping the domain" \
+refused "a polygon outside the domain" "$F" "obstacles[0].vertices: expected a shape overlapping the domain" \
     "got [1, 1, 1] - [2, 2, 1]" -- run "$F"
 F=$T/poly_vec.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0], [0, 0.1, 0.1]]')"
 refused "a polygon vertex of two numbers" "$F" "obstacles[0].vertices[1]" "got [0.1, 0]" -- run "$F"

@@ -140,9 +140,13 @@ static int load_obstacles(const fcl_scene *s, const fcl_params *p, fcl_boundary 
             return -1;
         }
         key_obstacle(key, o, text, len);
-        int rc = obj_parse(text, len, o->file, &b->meshes[i], err, errlen);
+        int rc = obj_parse(text, len, o->file, &b->meshes[i], why, sizeof why);
         free(text);
-        if (rc != 0 || place_mesh(s, p, i, &b->meshes[i], err, errlen) != 0)
+        if (rc != 0) {   /* why names FILE:LINE; the scene and key first */
+            snprintf(err, errlen, "%s: obstacles[%d].file: %s", s->file, i, why);
+            return -1;
+        }
+        if (place_mesh(s, p, i, &b->meshes[i], err, errlen) != 0)
             return -1;
     }
     return 0;

@@ -20,6 +20,7 @@
 #include "infile.h"
 #include "polygon.h"
 #include "scene_read.h"
+#include "targets.h"
 
 /* Coordinates, radii, scales and offsets in a scene: the range of the
  * domain parameters, so that every extent and lattice count stays finite
@@ -121,6 +122,10 @@ static int read_param(fcl_params *p, const fcl_param_def *d, const cJSON *v, con
         return 0;
     char got[96];
     const char *what = cJSON_IsNumber(v) || cJSON_IsString(v) || cJSON_IsArray(v) ? "" : json_type(v);
+    /* The text form x,y,z is --param's; a scene file takes an array. */
+    if (d->type == PT_VEC3 && cJSON_IsString(v))
+        return err_at(err, errlen, file, "%s.%s: expected an array [x, y, z] in a scene file (the text 'x,y,z' is "
+                      "--param's form), got the string %s", d->group, d->name, show(v, got, sizeof got));
     return err_at(err, errlen, file, "%s.%s: expected %s, got %s%s%s", d->group, d->name, exp, what,
                   *what ? " " : "", show(v, got, sizeof got));
 }
@@ -176,8 +181,9 @@ static int vec3_value(const cJSON *v, const char *key, float out[3], const char 
         if (ok)
             out[i] = (float)c->valuedouble;
     }
-    return ok ? 0 : err_at(err, errlen, file, "%s.%s: expected three numbers [x, y, z] each in [-%g, %g] m, got %s",
-                           where, key, SCENE_COORD_MAX, SCENE_COORD_MAX, show(v, got, sizeof got));
+    const char *unit = strcmp(key, "velocity") == 0 ? " m/s" : strcmp(key, "direction") == 0 ? "" : " m";
+    return ok ? 0 : err_at(err, errlen, file, "%s.%s: expected three numbers [x, y, z] each in [-%g, %g]%s, got %s",
+                           where, key, SCENE_COORD_MAX, SCENE_COORD_MAX, unit, show(v, got, sizeof got));
 }
 
 static int read_vec3(const cJSON *o, const char *key, float out[3], int required, const char *where,
@@ -544,9 +550,12 @@ static void block_bounds(const fcl_block *b, float lo[3], float hi[3])
 
 /* Boxes and spheres must be solid and reach into the domain; an obstacle
  * entirely outside could never touch the fluid and is surely a typo. */
-static int check_obstacle(const fcl_scene *s, const fcl_params *p, int i, char *err, size_t errlen)
+static void block_dims(const fcl_block *b, float sp, double n[3]);
+
+/* An obstacle's, or a target's, shape against the domain (name: its key). */
+static int check_shape(const fcl_scene *s, const fcl_params *p, const fcl_obstacle *o, const char *name, char *err,
+                       size_t errlen)
 {
-    const fcl_obstacle *o = &s->obstacles[i];
     const float *dl = p->domain_min, *dh = p->domain_max;
     float lo[3], hi[3];
     int solid = 1, overlap = 1;
@@ -564,13 +573,13 @@ static int check_obstacle(const fcl_scene *s, const fcl_params *p, int i, char *
         solid &= flat || hi[k] > lo[k];
         overlap &= flat ? lo[k] <= dh[k] && hi[k] >= dl[k] : lo[k] < dh[k] && hi[k] > dl[k];
     }
-    char a[48], b[400];
-    snprintf(a, sizeof a, "obstacles[%d]%s", i, flat ? ".vertices" : "");
+    char a[64], b[400];
+    snprintf(a, sizeof a, "%s%s", name, flat ? ".vertices" : "");
     if (!solid)
         snprintf(b, sizeof b, "expected max above min in every component, got [%g, %g, %g] - [%g, %g, %g]",
                  lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
     else
-        snprintf(b, sizeof b, "expected an obstacle overlapping the domain [%g, %g, %g] - [%g, %g, %g], got "
+        snprintf(b, sizeof b, "expected a shape overlapping the domain [%g, %g, %g] - [%g, %g, %g], got "
                  "[%g, %g, %g] - [%g, %g, %g]", dl[0], dl[1], dl[2], dh[0], dh[1], dh[2],
                  lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
     return solid && overlap ? 0 : err_at(err, errlen, s->file, "%s: %s", a, b);
@@ -594,6 +603,14 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
         int inside = 1;
         for (int k = 0; k < 3; k++)
             inside &= lo[k] >= dl[k] - tol && hi[k] <= dh[k] + tol && hi[k] > lo[k];
+        double dims[3];
+        block_dims(&s->blocks[i], p->particles_spacing, dims);
+        if (inside && dims[0] * dims[1] * dims[2] < 1.0) {
+            snprintf(a, sizeof a, "fluid[%d]", i);
+            return err_at(err, errlen, s->file, "%s: holds no particle at particles.spacing %g m (expected at least "
+                          "a spacing along every side, got [%g, %g, %g] - [%g, %g, %g])", a, p->particles_spacing,
+                          lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+        }
         if (!inside) {
             snprintf(a, sizeof a, "fluid[%d]", i);
             snprintf(b, sizeof b, "expected a block inside the domain [%g, %g, %g] - [%g, %g, %g], got "
@@ -602,9 +619,16 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
             return err_at(err, errlen, s->file, "%s: %s", a, b);
         }
     }
-    for (int i = 0; i < s->nobstacles; i++)
-        if (check_obstacle(s, p, i, err, errlen) != 0)
+    for (int i = 0; i < s->nobstacles; i++) {
+        snprintf(a, sizeof a, "obstacles[%d]", i);
+        if (check_shape(s, p, &s->obstacles[i], a, err, errlen) != 0)
             return -1;
+    }
+    for (int i = 0; i < s->ntargets; i++) {
+        snprintf(a, sizeof a, "targets[%d].shape", i);
+        if (check_shape(s, p, &s->targets[i].shape, a, err, errlen) != 0)
+            return -1;
+    }
     return emitters_check(s, p, err, errlen) != 0 ? -1 : outflows_check(s, p, err, errlen);
 }
 

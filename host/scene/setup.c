@@ -87,6 +87,12 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     }
     in->carved = in->n - kept;
     in->n = kept;
+    if (kept == 0 && in->carved > 0 && sc->nemitters == 0) {
+        snprintf(err, errlen, "%s: fluid: all %zu fluid particles lie inside the obstacles (carved out), and no "
+                 "emitter adds any: nothing to simulate", sc->file, in->carved);
+        setup_free(in);
+        return FCL_EXIT_INPUT;
+    }
     return 0;
 }
 
