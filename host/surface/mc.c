@@ -496,6 +496,12 @@ int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh
 {
     memset(out, 0, sizeof *out);
     memset(&x->last, 0, sizeof x->last);
+    /* The level set continues the previous frame's phi only when that
+     * frame was meshed by it too: a run of another method in between (the
+     * viewer's panel can switch) left it stale. */
+    if (c->method == MC_METHOD_LEVELSET && x->ls && x->last_method != MC_METHOD_LEVELSET)
+        mc_forget(x);
+    x->last_method = c->method;
     if (c->method == MC_METHOD_LEVELSET)
         return ls_reconstruct(x, c, in, out, err, errlen);
     if (c->method == MC_METHOD_GRID)

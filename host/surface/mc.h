@@ -87,6 +87,7 @@ typedef struct mc_ctx {
     fcl_buf *tables;
     mc_stats last;
     struct ls_state *ls; /* surface.method levelset: phi kept between frames (levelset.c) */
+    unsigned last_method; /* the method of the last reconstruction (MC_METHOD_*) */
 } mc_ctx;
 
 /* The particles a reconstruction reads: host arrays (vel may be NULL
