@@ -156,6 +156,21 @@ static int check_frames(const surf_opts *o)
     return 0;
 }
 
+/* Frame i and the marching-cubes configuration it is meshed with (its
+ * spacing); the message printed on failure. */
+static int load_frame(const surf_opts *o, int i, fcl_frame_data *d, mc_config *c)
+{
+    char err[1024];
+    if (out_read_frame(o->frames[i], d, err, sizeof err) != 0) {
+        cli_error("surface: %s", err);
+        return FCL_EXIT_INPUT;
+    }
+    fcl_params p = o->prm;
+    p.particles_spacing = frame_spacing(o, d);
+    mc_config_from_params(c, &p);
+    return 0;
+}
+
 /* What each frame's reconstruction would refuse (a particle far from the
  * others makes a grid too large), found before anything is written. */
 static int check_inputs(const surf_opts *o, mc_ctx *x)
@@ -163,14 +178,9 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
     char err[1024];
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
-        if (out_read_frame(o->frames[i], &d, err, sizeof err) != 0) {
-            cli_error("surface: %s", err);
-            return FCL_EXIT_INPUT;
-        }
-        fcl_params p = o->prm;
         mc_config c;
-        p.particles_spacing = frame_spacing(o, &d);
-        mc_config_from_params(&c, &p);
+        if (load_frame(o, i, &d, &c) != 0)
+            return FCL_EXIT_INPUT;
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
         int rc = mc_check_input(x, &c, &in, err, sizeof err);
         out_frame_free(&d);
@@ -187,16 +197,11 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
     char err[1024], base[4096];
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
+        mc_config c;
         double ms;
         size_t nt;
-        if (out_read_frame(o->frames[i], &d, err, sizeof err) != 0) {
-            cli_error("surface: %s", err);
+        if (load_frame(o, i, &d, &c) != 0)
             return FCL_EXIT_INPUT;
-        }
-        fcl_params p = o->prm;
-        mc_config c;
-        p.particles_spacing = frame_spacing(o, &d);
-        mc_config_from_params(&c, &p);
         base_name(base, sizeof base, o->out, o->frames[i]);
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
         int rc = mc_write_surface(x, &c, &in, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
