@@ -68,7 +68,12 @@ typedef uint32_t uint;
  * (wcsph.cl) and the MAC markers' move, marking and fields
  * (mac_markers.cl) have a 16-lane twin next to the one
  * source, written with intrinsics: the same per-pair (per-marker)
- * arithmetic, in the same order, 16 at a time. The
+ * arithmetic, 16 at a time. Where a twin sums over a list (WCSPH's
+ * forces, the list build's density, MPS's walks and row products) it
+ * keeps a sum per lane and adds the lanes at the end: another order of
+ * additions, so those agree with OpenCL within tolerance, not to the bit;
+ * the others (grid, statistics, list entries, collisions, markers) give
+ * the scalar source's bits. The
  * host compiler did not vectorize them (a compaction; gathers of float4
  * with a long scalar tail). A portable build runs the scalar source. */
 #ifdef __AVX512F__
