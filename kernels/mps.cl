@@ -455,7 +455,13 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
             g += mps_w(r2, d->re_l, d) * mps_ghost(pb, pi, d->rho, c);
         }
     }
-    diag[i] = pinned ? 1.0f : a + mps_compress(pi, phases, d);
+    /* A row with no neighbor within re_l (possible when re_laplacian <
+     * re_density) would be 0 p_i = b: pinned at p = 0 as a surface row,
+     * rather than a zero diagonal that Jacobi divides by. No other row
+     * holds it (the weights are symmetric). */
+    float dg = a + mps_compress(pi, phases, d);
+    pinned = pinned || !(dg > 0.0f);
+    diag[i] = pinned ? 1.0f : dg;
     rhs[i] = pinned ? 0.0f : d->src_k * (nd[i] - d->n0) / d->n0 + g;
 }
 

@@ -271,9 +271,18 @@ static uint polygon_solids(const fcl_obstacle *o, float grow, float depth, fcl_s
     return (uint)nt;
 }
 
+/* A grown box's face at or past a domain wall moved far out: a particle
+ * (clamped inside the walls first) must never leave the box through it,
+ * which would put it outside the domain. */
+static float face_past_wall(float face, float wall, float side)
+{
+    return side < 0.0f ? (face <= wall ? wall - 1e7f : face) : (face >= wall ? wall + 1e7f : face);
+}
+
 /* Boxes and spheres as fcl_solid, grown by half a spacing, and polygons
  * as their triangles' slabs; meshes skipped. out may be NULL: count only. */
-static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth, fcl_solid *out)
+static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth, const float dmin[3],
+                        const float dmax[3], fcl_solid *out)
 {
     uint k = 0;
     for (int i = 0; i < n; i++) {
@@ -291,8 +300,13 @@ static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth,
         memset(s, 0, sizeof *s);
         if (o->kind == FCL_OBST_BOX) {
             s->kind = FCL_SOLID_BOX;
-            s->a = fcl_f4(o->min[0] - grow, o->min[1] - grow, o->min[2] - grow, 0.0f);
-            s->b = fcl_f4(o->max[0] + grow, o->max[1] + grow, o->max[2] + grow, 0.0f);
+            float lo[3], hi[3];
+            for (int a = 0; a < 3; a++) {
+                lo[a] = face_past_wall(o->min[a] - grow, dmin[a], -1.0f);
+                hi[a] = face_past_wall(o->max[a] + grow, dmax[a], 1.0f);
+            }
+            s->a = fcl_f4(lo[0], lo[1], lo[2], 0.0f);
+            s->b = fcl_f4(hi[0], hi[1], hi[2], 0.0f);
         } else {
             s->kind = FCL_SOLID_SPHERE;
             s->a = fcl_f4(o->center[0], o->center[1], o->center[2], o->radius + grow);
@@ -305,10 +319,11 @@ int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
 {
     fcl_backend *be = s->be;
     float grow = 0.5f * s->spacing, depth = (float)s->prm->boundary_layers * s->spacing;
-    fcl_solid *tmp = malloc(((size_t)solids_from(obs, n, grow, depth, NULL) + 1) * sizeof *tmp);
+    const float *dmin = s->prm->domain_min, *dmax = s->prm->domain_max;
+    fcl_solid *tmp = malloc(((size_t)solids_from(obs, n, grow, depth, dmin, dmax, NULL) + 1) * sizeof *tmp);
     if (!tmp)
         return FCL_EXIT_DEVICE;
-    uint k = solids_from(obs, n, grow, depth, tmp);
+    uint k = solids_from(obs, n, grow, depth, dmin, dmax, tmp);
     fcl_buf *buf = be->ops->buf_new(be, (k ? k : 1) * sizeof(fcl_solid), "obstacles");
     int rc = !buf || (k && be->ops->buf_write(be, buf, 0, k * sizeof(fcl_solid), tmp) != 0) ? FCL_EXIT_DEVICE : 0;
     free(tmp);
