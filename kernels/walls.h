@@ -14,7 +14,11 @@
  * corners alike, exact for fluid mirrored at the wall, and free-slip. An
  * image is never closer than its original, so the grid's neighbors suffice.
  * near_walls_within() returns a 3-bit mask of axes with a wall within h
- * (the query radius), and the plane of that wall per axis. */
+ * (the query radius), and per axis the plane of that wall, or of the
+ * nearer wall where none is within h: a list built at earlier positions
+ * (PBF's and MPS's iterations move the particles under it) may hold
+ * images across a wall the particle has since moved away from, and they
+ * must still be mirrored across that wall, not across 0. */
 FCL_INLINE uint near_walls_within(float4 p, const fcl_sph_consts *c, float h, float4 *plane)
 {
     uint m = 0u;
@@ -23,6 +27,8 @@ FCL_INLINE uint near_walls_within(float4 p, const fcl_sph_consts *c, float h, fl
     /* Walls made of boundary particles need no images. */
     if (!c->mirror_walls)
         return 0u;
+    *plane = fcl_f4(p.x - lo.x <= hi.x - p.x ? lo.x : hi.x, p.y - lo.y <= hi.y - p.y ? lo.y : hi.y,
+                    p.z - lo.z <= hi.z - p.z ? lo.z : hi.z, 0.0f);
     if (p.x - lo.x < h) { m |= 1u; plane->x = lo.x; } else if (hi.x - p.x < h) { m |= 1u; plane->x = hi.x; }
     if (p.y - lo.y < h) { m |= 2u; plane->y = lo.y; } else if (hi.y - p.y < h) { m |= 2u; plane->y = hi.y; }
     if (p.z - lo.z < h) { m |= 4u; plane->z = lo.z; } else if (hi.z - p.z < h) { m |= 4u; plane->z = hi.z; }
