@@ -183,6 +183,11 @@ static int step_frame(fcl_view *v)
             break;
         }
     }
+    char err[512] = "";
+    if (view_interop_follow(v, err, sizeof err) != 0) {
+        fprintf(stderr, "fluidcl: %s\n", err[0] ? err : "view: the vertex buffer could not follow the particle count");
+        return FCL_EXIT_DEVICE;
+    }
     double t1 = glfwGetTime();
     v->step_wall = t1 - t0;
     v->sum_step += v->step_wall;

@@ -56,6 +56,7 @@ typedef struct fcl_view {
     float4 *bpos;               /* boundary samples (for rebuilds, drawing) */
     size_t nb;
     float *phase;               /* per original particle id: its fluid body */
+    size_t phase_ids;           /* the ids phase[] covers */
     fcl_buf *phase_buf;
     int nphases;
     /* The path particles take to the vertex buffer. */
@@ -173,6 +174,10 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
 int view_load_scene(fcl_view *v, char *err, size_t errlen);
 int view_interop_backend(fcl_view *v, char *err, size_t errlen);
 int view_interop_alloc(fcl_view *v, char *err, size_t errlen);
+/* After steps that changed the particle count (emitters, outflows): the
+ * vertex buffer made anew for it (its planes are n apart) and the new
+ * ids' phases; between view_interop_begin and _end. 0 or an exit code. */
+int view_interop_follow(fcl_view *v, char *err, size_t errlen);
 int view_interop_begin(fcl_view *v);
 int view_interop_end(fcl_view *v);
 void view_interop_free(fcl_view *v);

@@ -179,6 +179,60 @@ int view_interop_end(fcl_view *v)
     return (rnd_particles_unmap(v->rnd) != 0 || rc != 0) ? -1 : 0;
 }
 
+/* Phases of the ids added since (emitters): the scene's phase index each
+ * carries in pos.w where the scene has phases, else the first body's. */
+static int follow_phases(fcl_view *v, char *err, size_t errlen)
+{
+    fcl_sim *s = &v->sim;
+    size_t ids = s->next_id, old = v->phase_ids;
+    if (ids <= old)
+        return 0;
+    float *ph = realloc(v->phase, (ids + 1) * sizeof *ph);
+    float4 *pos = v->scene.nphases > 0 ? malloc((s->n + 1) * sizeof *pos) : NULL;
+    uint *id = pos ? malloc((s->n + 1) * sizeof *id) : NULL;
+    if (ph)
+        v->phase = ph;
+    if (!ph || (v->scene.nphases > 0 && (!id || sim_download(s, pos, NULL, NULL, NULL, id) != 0))) {
+        free(pos);
+        free(id);
+        snprintf(err, errlen, "view: cannot follow the %zu particles the emitters added", ids - old);
+        return FCL_EXIT_DEVICE;
+    }
+    for (size_t i = old; i < ids; i++)
+        ph[i] = 0.0f;
+    for (size_t i = 0; pos && i < s->n; i++)
+        if (id[i] >= old && id[i] < ids)
+            ph[id[i]] = pos[i].w;
+    free(pos);
+    free(id);
+    v->phase_ids = ids;
+    fcl_backend *be = v->be;
+    be->ops->buf_free(be, v->phase_buf);
+    v->phase_buf = be->ops->buf_new(be, ids * sizeof(float), "particle phases");
+    if (!v->phase_buf || be->ops->buf_write(be, v->phase_buf, 0, ids * sizeof(float), v->phase) != 0) {
+        snprintf(err, errlen, "view: the phase buffer could not be set up on %s", be->name);
+        return FCL_EXIT_DEVICE;
+    }
+    return 0;
+}
+
+int view_interop_follow(fcl_view *v, char *err, size_t errlen)
+{
+    if (v->sim.n == v->pack_n && v->sim.next_id <= v->phase_ids)
+        return 0;
+    /* The shared buffer is held by OpenCL between begin and end. */
+    if (v->shared && be_opencl_gl_release(v->be, v->pack) != 0)
+        return FCL_EXIT_DEVICE;
+    int rc = follow_phases(v, err, errlen);
+    if (rc == 0 && v->sim.n != v->pack_n) {
+        view_interop_free(v);
+        rc = view_interop_alloc(v, err, errlen);
+    }
+    if (rc == 0 && view_interop_begin(v) != 0)
+        rc = FCL_EXIT_DEVICE;
+    return rc;
+}
+
 void view_interop_free(fcl_view *v)
 {
     if (v->pack)

@@ -167,6 +167,7 @@ int view_load_scene(fcl_view *v, char *err, size_t errlen)
     v->nphases = v->scene.nphases > 0 ? v->scene.nphases : v->scene.nblocks > 0 ? v->scene.nblocks : 1;
     for (size_t i = 0; i < in.n; i++)
         v->phase[i] = v->scene.nphases > 0 ? in.pos[i].w : block_of(&v->scene, &in.pos[i], 0.5f * v->live.particles_spacing);
+    v->phase_ids = in.n;
     rc = view_build(v, in.pos, in.vel, in.n, err, errlen);
     setup_free(&in);
     if (rc == 0)

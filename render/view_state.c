@@ -124,6 +124,7 @@ static int add_in_place(fcl_view *v, const host_state *h, size_t added, char *er
     v->phase = ph;
     for (size_t i = s->next_id; i < ids; i++)
         ph[i] = (float)v->nphases;
+    v->phase_ids = ids;
     int rc = sim_add_particles(s, h->pos + h->n, h->vel + h->n, added, err, errlen);
     if (rc != 0)
         return rc;
@@ -169,6 +170,7 @@ int view_drop_ball(fcl_view *v, const float c[3], float r, char *err, size_t err
     view_release_sim(v);
     free(v->phase);
     v->phase = ph;
+    v->phase_ids = h.n + added;
     v->nphases++;
     /* Room for the next balls, so they go in place. */
     v->live.particles_capacity = v->edit.particles_capacity = (long)(2 * (h.n + added));

@@ -101,4 +101,25 @@ fl view "$T/s.json" --backend cpu --frames 1 --param material.viscosity=-1
 DISP= fl view "$T/s.json" --backend cpu --frames 1
 [ "$RC" -eq 3 ] && grep -q "no display" "$T/err.txt" && ok "no display: exit 3, says so" ||
     bad "no display" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
+# Emitters and an outflow change the particle count while the viewer runs:
+# its vertex buffer and phases follow (it once wrote past them and aborted),
+# on both backends and with the splats' second plane.
+cat >"$T/e.json" <<'JSON'
+{ "name": "view emitters", "sim": { "solver": "wcsph", "dt": 0.0005 },
+  "domain": { "min": [0, 0, 0], "max": [0.3, 0.3, 0.3] }, "particles": { "spacing": 0.02 }, "fluid": [],
+  "emitters": [ { "shape": "rect", "center": [0.15, 0.25, 0.15], "direction": [0, -1, 0], "size": [0.08, 0.08],
+                  "speed": 1.5 } ],
+  "outflows": [ { "min": [0, 0, 0], "max": [0.3, 0.1, 0.3] } ] }
+JSON
+for be in cpu opencl; do
+    fl view "$T/e.json" --backend "$be" --frames 12 --steps-per-frame 20 --size 200x150 --no-panel --draw splats \
+        --color phase --screenshot "$T/e_$be.png"
+    n=$(sed -n 's/.*steps of \([0-9]*\) particles.*/\1/p' "$T/out.txt")
+    if [ "$RC" -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ -s "$T/e_$be.png" ]; then
+        ok "emitters and an outflow under the viewer ($be): 240 steps, $n particles at the end, frames drawn"
+    else
+        bad "emitters under the viewer ($be)" "exit $RC, particles '$n': $(tr '\n' ' ' <"$T/err.txt" | cut -c1-300)"
+    fi
+done
+
 checks_done
