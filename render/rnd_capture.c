@@ -84,10 +84,25 @@ int rnd_record_dir(const char *dir, char *err, size_t errlen)
     }
     struct stat st;
     if (mkdir(path, 0777) != 0 && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
-        snprintf(err, errlen, "record folder %s: cannot create it (%s)", dir, strerror(errno));
+        if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+            snprintf(err, errlen, "record folder %s: a file of that name exists (expected a folder)", dir);
+        else
+            snprintf(err, errlen, "record folder %s: cannot create it (%s)", dir, strerror(errno));
         return -1;
     }
     return 0;
+}
+
+long rnd_record_next(const char *dir)
+{
+    char path[4200];
+    struct stat st;
+    long k = 0;
+    for (;; k++) {
+        snprintf(path, sizeof path, "%s/frame_%05ld.png", dir, k);
+        if (stat(path, &st) != 0)
+            return k;
+    }
 }
 
 int rnd_record_frame(const char *dir, long index, int w, int h, char *err, size_t errlen)

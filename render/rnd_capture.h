@@ -16,6 +16,9 @@ unsigned char *rnd_read_pixels(int w, int h);
 int rnd_screenshot(const char *path, int w, int h, char *err, size_t errlen);
 /* Create dir (and parents) for a recording. 0 or -1 with a message. */
 int rnd_record_dir(const char *dir, char *err, size_t errlen);
+/* The first frame index with no DIR/frame_NNNNN.png yet: a second take
+ * into the same folder continues the numbering instead of overwriting. */
+long rnd_record_next(const char *dir);
 /* dir/frame_NNNNN.png for frame index. */
 int rnd_record_frame(const char *dir, long index, int w, int h, char *err, size_t errlen);
 

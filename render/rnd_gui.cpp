@@ -221,8 +221,11 @@ static void run_controls(fcl_view *v)
         ImGui::EndCombo();
     }
     param_widget(v, params_find("opencl.workgroup"));
-    ImGui::TextDisabled("smoothing kernels: fixed by the solver (wcsph: poly6/spiky/viscosity, dfsph: cubic "
-                        "spline; dfsph.tables picks tables or exact)");
+    /* Wrapped: one line was cut at the panel's edge. */
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("smoothing kernels: fixed by the solver (wcsph: poly6/spiky/viscosity; dfsph: cubic spline, "
+                       "dfsph.tables picks tables or exact; pbf: poly6/spiky; mps: re/r - 1; mac: none, a grid)");
+    ImGui::PopStyleColor();
 }
 
 static void display_controls(fcl_view *v)

@@ -141,6 +141,9 @@ int view_open(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo, char *err,
         v->t_open = v->t_last = glfwGetTime();
         if (vo->record_dir && (rc = view_set_recording(v, vo->record_dir, err, errlen)) != 0)
             rc = FCL_EXIT_INPUT;
+        if (rc == 0 && v->show_overlay && !v->sim.solver->overlay)
+            view_set_status(v, "--overlay: the %s solver draws no overlay (pbf with targets and mac do)",
+                            v->sim.solver->name);
     }
     return rc;
 }
@@ -211,9 +214,11 @@ static size_t upload_overlay(fcl_view *v)
     float *buf = n ? malloc(n * 16) : NULL;
     if (!buf)
         return 0;
+    /* The solver's classes (mac: fluid and solid cells), or one colour. */
+    int classes = v->sim.solver->overlay_classes;
     for (size_t i = 0; i < n; i++) {
         memcpy(buf + 4 * i, pts + 4 * i, 12);
-        buf[4 * i + 3] = 3.0f;
+        buf[4 * i + 3] = classes ? pts[4 * i + 3] : 3.0f;
     }
     rnd_overlay_upload(v->rnd, buf, n);
     free(buf);
@@ -331,13 +336,14 @@ int view_set_recording(fcl_view *v, const char *dir, char *err, size_t errlen)
 {
     if (!dir) {
         v->recording = 0;
-        view_set_status(v, "recording stopped: %ld frames in %s", v->record_index, v->record_dir);
+        view_set_status(v, "recording stopped: frames up to frame_%05ld.png in %s", v->record_index - 1,
+                        v->record_dir);
         return 0;
     }
     if (rnd_record_dir(dir, err, errlen) != 0)
         return -1;
     snprintf(v->record_dir, sizeof v->record_dir, "%s", dir);
-    v->record_index = 0;
+    v->record_index = rnd_record_next(dir);
     v->recording = 1;
     view_set_status(v, "recording frames into %s", dir);
     return 0;

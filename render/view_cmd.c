@@ -33,12 +33,14 @@ static int draw_by_name(const char *name)
     return -1;
 }
 
+/* A whole number in [1, 1e6] (frames, steps per frame: an int on the
+ * viewer's side), decimal digits only. */
 static int positive(const char *opt, const char *val, long *out)
 {
     char *end;
     long x = val ? strtol(val, &end, 10) : 0;
-    if (!val || *end || x < 1) {
-        cli_error("view: %s: expected a whole number >= 1, got '%s'", opt, val ? val : "");
+    if (!val || *val < '0' || *val > '9' || *end || x < 1 || x > 1000000) {
+        cli_error("view: %s: expected a whole number in [1, 1000000], got '%s'", opt, val ? val : "");
         return -1;
     }
     *out = x;
@@ -99,13 +101,19 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
             return -1;
         }
     } else if (strcmp(opt, "--size") == 0) {
-        if (sscanf(val, "%dx%d", &w, &h) != 2 || w < 64 || h < 64 || w > 8192 || h > 8192) {
+        char tail = 0;
+        if (sscanf(val, "%dx%d%c", &w, &h, &tail) != 2 || w < 64 || h < 64 || w > 8192 || h > 8192) {
             cli_error("view: --size '%s': expected WIDTHxHEIGHT, each 64..8192", val);
             return -1;
         }
         a->vo.width = w;
         a->vo.height = h;
     } else if (strcmp(opt, "--screenshot") == 0) {
+        size_t len = strlen(val);
+        if (len < 5 || strcmp(val + len - 4, ".png") != 0) {
+            cli_error("view: --screenshot '%s': expected a file name ending in .png (the picture is a PNG)", val);
+            return -1;
+        }
         a->screenshot = val;
     } else {
         a->vo.record_dir = val;
@@ -131,6 +139,9 @@ static int split_args(view_args *a, int argc, char **argv, char **rest, int *nre
         cli_error("view: --screenshot needs --frames N (the picture is taken after frame N)");
         return FCL_EXIT_INPUT;
     }
+    /* Its folder must take the file before any frame is drawn. */
+    if (a->screenshot && cli_probe_file("view: --screenshot", a->screenshot) != 0)
+        return FCL_EXIT_INPUT;
     a->vo.vsync = a->frames == 0;
     return 0;
 }
@@ -176,6 +187,8 @@ int cmd_view(int argc, char **argv)
         cli_error("%s", err);
         rc = FCL_EXIT_INPUT;
     }
+    if (rc == 0 && v->recording)
+        view_set_recording(v, NULL, err, sizeof err);   /* the status says where the frames went */
     if (rc == 0) {
         closing_report(v);
         if (v->status[0])

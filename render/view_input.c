@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rnd_gui.h"
 #include "view.h"
@@ -51,7 +52,10 @@ static void key_action(fcl_view *v, int key)
             view_set_status(v, "%s", err);
         break;
     case GLFW_KEY_P:
+        /* One name a second, numbered when P comes twice within it. */
         snprintf(path, sizeof path, "fluidcl_%ld.png", (long)time(NULL));
+        for (int k = 2; access(path, F_OK) == 0 && k < 1000; k++)
+            snprintf(path, sizeof path, "fluidcl_%ld_%d.png", (long)time(NULL), k);
         snprintf(v->shot_path, sizeof v->shot_path, "%s", path);
         break;
     case GLFW_KEY_V:

@@ -34,6 +34,8 @@ void view_release_sim(fcl_view *v)
     v->have_sim = 0;
 }
 
+static void solver_field_range(fcl_view *v, int field);
+
 /* Simulation, phase buffer, pack buffer and kernels for this state; the
  * boundary is v->bpos and v->phase already covers the n particles. */
 int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char *err, size_t errlen)
@@ -49,9 +51,12 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
     /* A new state: the level set starts from its F = 0, not the old phi. */
     if (v->mc_ready)
         mc_forget(&v->mc);
-    /* Another solver after a reset may publish other fields. */
+    /* Another solver after a reset may publish other fields; a solver
+     * field kept by index is another quantity now: its range anew. */
     if (v->field >= view_field_count(v))
         v->field = FCL_FIELD_SPEED;
+    else if (v->field >= FCL_FIELD_COUNT)
+        solver_field_range(v, v->field);
     if (sim_set_solids(&v->sim, v->scene.obstacles, v->scene.nobstacles) != 0) {
         snprintf(err, errlen, "the obstacles could not be uploaded to %s", be->name);
         view_release_sim(v);

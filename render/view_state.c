@@ -125,6 +125,7 @@ static int add_in_place(fcl_view *v, const host_state *h, size_t added, char *er
     for (size_t i = s->next_id; i < ids; i++)
         ph[i] = (float)v->nphases;
     v->phase_ids = ids;
+    v->mesh_step = -1;   /* the mesh mode shows the ball at once, paused or not */
     int rc = sim_add_particles(s, h->pos + h->n, h->vel + h->n, added, err, errlen);
     if (rc != 0)
         return rc;

@@ -88,7 +88,9 @@ fl view "$T/m.json" --backend cpu --frames 2 --size 200x150 --no-panel --overlay
 fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --draw splats --screenshot "$T/sp.png"
 [ "$RC" -eq 0 ] && [ "$(png_size "$T/sp.png" 2>/dev/null)" = "200x150" ] && ok "--draw splats renders" ||
     bad "--draw splats" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
-for args in "--frames 0" "--color heat --frames 1" "--draw voxels --frames 1" "--screenshot x.png" "--size 10x10 --frames 1" "--steps-per-frame"; do
+for args in "--frames 0" "--color heat --frames 1" "--draw voxels --frames 1" "--screenshot x.png" "--size 10x10 --frames 1" "--steps-per-frame" \
+    "--steps-per-frame 5000000000 --frames 1" "--size 640x480junk --frames 1" "--screenshot x.jpg --frames 1" \
+    "--screenshot $T/none/x.png --frames 1"; do
     # shellcheck disable=SC2086
     fl view "$T/s.json" --backend cpu $args
     opt=${args%% *}
@@ -121,5 +123,18 @@ for be in cpu opencl; do
         bad "emitters under the viewer ($be)" "exit $RC, particles '$n': $(tr '\n' ' ' <"$T/err.txt" | cut -c1-300)"
     fi
 done
+
+# A second take into one recording folder continues the numbering.
+fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --no-panel --record "$T/takes"
+r0=$RC
+fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --no-panel --record "$T/takes"
+n=$(ls "$T/takes" | grep -c '^frame_0000[0-4].png$')
+[ "$r0$RC" = "00" ] && [ "$n" -eq 5 ] && grep -q "frame_00004.png" "$T/out.txt" &&
+    ok "a second --record take into the same folder continues at frame_00003 (5 frames, none overwritten)" ||
+    bad "second recording take" "exit $r0/$RC, $n frames: $(ls "$T/takes" | tr '\n' ' ')"
+: >"$T/afile"
+fl view "$T/s.json" --backend cpu --frames 1 --record "$T/afile"
+[ "$RC" -eq 2 ] && grep -q "a file of that name exists" "$T/err.txt" && ok "--record onto a file: exit 2, says so" ||
+    bad "--record onto a file" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 
 checks_done

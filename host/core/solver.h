@@ -107,10 +107,13 @@ typedef struct fcl_solver {
     int (*set_targets)(struct fcl_sim *s, const struct fcl_target *t, int n, char *err, size_t errlen);
     /* Points the viewer draws on request beside the fluid (fluid
      * control's control particles at the end of the last step, the mac
-     * grid's cells in a slice; w picks the palette entry): their
-     * count, with *pts pointing at host memory valid until the next step
-     * (float4, w ignored). NULL when the solver has none. */
+     * grid's cells in a slice): their count, with *pts pointing at host
+     * memory valid until the next step (float4; w the palette entry when
+     * overlay_classes is set, else ignored). NULL when it has none. */
     size_t (*overlay)(struct fcl_sim *s, const float **pts);
+    /* 1: the overlay points' w is a palette entry (the mac grid's cell
+     * flags: 1 fluid, 2 solid); 0: one colour for all. */
+    int overlay_classes;
     /* 1: the solver reads boundary-particle layer tags (MPS: wall and
      * dummy particles): sim_create uploads bpos with w = the layer index
      * as a float (0: wall particles on the solid's surface; 1, 2, ...:

@@ -574,6 +574,7 @@ const fcl_solver fcl_solver_mac = {
     .load = mac_load,
     .overlay = mac_overlay,
     .overlay_name = "grid cells (middle z slice)",
+    .overlay_classes = 1,
     .save_bytes = mac_save_bytes,
     .grid_fields = mac_grid_out,
     .interact = mac_interact,
