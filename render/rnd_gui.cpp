@@ -174,17 +174,19 @@ static void legend(fcl_view *v)
     if (v->field == FCL_FIELD_PHASE || v->field == FCL_FIELD_SURFACE) {
         int count = v->field == FCL_FIELD_SURFACE ? 2 : (v->nphases < RND_PALETTE ? v->nphases : RND_PALETTE);
         for (int i = 0; i < count; i++) {
-            const float *c = rnd_palette[i];
+            const float *c = v->field == FCL_FIELD_SURFACE ? rnd_palette[i] : v->palette[i];
             ImVec2 q = ImGui::GetCursorScreenPos();
             dl->AddRectFilled(q, ImVec2(q.x + h, q.y + h), ImGui::GetColorU32(ImVec4(c[0], c[1], c[2], 1.0f)));
             ImGui::Dummy(ImVec2(h, h));
             ImGui::SameLine();
             if (v->field == FCL_FIELD_SURFACE)
                 ImGui::Text("%s", i ? "surface (|n| > material.surface_threshold)" : "interior");
-            else if (i < v->scene.nblocks)
+            else if (i < v->scene.nphases)
+                ImGui::Text("phase %s", v->scene.phases[i].name);
+            else if (v->scene.nphases == 0 && i < v->scene.nblocks)
                 ImGui::Text("fluid block %d of the scene", i);
             else
-                ImGui::Text("dropped ball %d", i - v->scene.nblocks + 1);
+                ImGui::Text("dropped ball %d", i - (v->scene.nphases ? v->scene.nphases : v->scene.nblocks) + 1);
         }
         return;
     }

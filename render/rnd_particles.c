@@ -351,7 +351,8 @@ static void draw_box(rnd_renderer *r, const rnd_frame *f)
     glDrawArrays(GL_LINES, 0, 24);
 }
 
-static void sprite_uniforms(GLuint p, const rnd_frame *f, float radius, int mode, float alpha)
+static void sprite_uniforms(GLuint p, const rnd_frame *f, float radius, int mode, float alpha,
+                            const float (*palette)[3])
 {
     glUseProgram(p);
     set_matrices(p, f);
@@ -363,7 +364,7 @@ static void sprite_uniforms(GLuint p, const rnd_frame *f, float radius, int mode
     glUniform1i(glGetUniformLocation(p, "u_mode"), mode);
     glUniform1f(glGetUniformLocation(p, "u_alpha"), alpha);
     glUniform3fv(glGetUniformLocation(p, "u_stops"), RND_COLORMAP_STOPS, &rnd_colormap_stops[0][0]);
-    glUniform3fv(glGetUniformLocation(p, "u_palette"), RND_PALETTE, &rnd_palette[0][0]);
+    glUniform3fv(glGetUniformLocation(p, "u_palette"), RND_PALETTE, palette ? &palette[0][0] : &rnd_palette[0][0]);
     glUniform3f(glGetUniformLocation(p, "u_color"), 0.62f, 0.64f, 0.68f);
 }
 
@@ -386,11 +387,11 @@ static void draw_fluid(rnd_renderer *r, const rnd_frame *f)
             draw_mesh(r, f);
     } else if (f->draw == RND_DRAW_SPLATS && n > 0) {
         float k = f->splat_scale > 0.0f ? f->splat_scale : 1.0f;
-        sprite_uniforms(r->splat, f, k * f->radius, (int)f->mode, 1.0f);
+        sprite_uniforms(r->splat, f, k * f->radius, (int)f->mode, 1.0f, f->palette);
         glBindVertexArray(r->svao);
         glDrawArrays(GL_POINTS, 0, n);
     } else if (n > 0) {
-        sprite_uniforms(r->sphere, f, f->radius, (int)f->mode, 1.0f);
+        sprite_uniforms(r->sphere, f, f->radius, (int)f->mode, 1.0f, f->palette);
         glBindVertexArray(r->pvao);
         glDrawArrays(GL_POINTS, 0, n);
     }
@@ -413,14 +414,14 @@ void rnd_draw(rnd_renderer *r, const rnd_frame *f)
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glDepthMask(GL_FALSE);
     if (f->show_boundary && r->nb > 0) {
-        sprite_uniforms(r->sphere, f, 0.35f * f->radius, 2, 0.3f);
+        sprite_uniforms(r->sphere, f, 0.35f * f->radius, 2, 0.3f, NULL);
         glBindVertexArray(r->bvao);
         glDrawArrays(GL_POINTS, 0, (GLsizei)r->nb);
     }
     /* Overlay points take their palette entry from w (categorical), and
      * show through the fluid: the mac grid's cells lie inside it. */
     if (f->show_overlay && r->nc > 0) {
-        sprite_uniforms(r->sphere, f, 0.6f * f->radius, 1, 0.55f);
+        sprite_uniforms(r->sphere, f, 0.6f * f->radius, 1, 0.55f, NULL);
         glDisable(GL_DEPTH_TEST);
         glBindVertexArray(r->cvao);
         glDrawArrays(GL_POINTS, 0, (GLsizei)r->nc);

@@ -42,6 +42,7 @@ typedef struct rnd_frame {
     float box_lo[3], box_hi[3];
     int show_box, show_boundary, show_overlay;
     float background[3];
+    const float (*palette)[3];  /* RND_PALETTE colours for the phase field; NULL: rnd_palette */
 } rnd_frame;
 
 /* NULL with the reason in err when a shader does not build. */

@@ -244,6 +244,7 @@ static void render(fcl_view *v)
     f.show_boundary = v->show_boundary;
     f.show_overlay = v->show_overlay && upload_overlay(v) > 0;
     f.draw = (rnd_draw_mode)v->draw;
+    f.palette = (const float (*)[3])v->palette;
     f.splat_scale = v->splat_scale;
     f.background[0] = 0.11f;
     f.background[1] = 0.12f;

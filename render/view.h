@@ -59,6 +59,7 @@ typedef struct fcl_view {
     size_t phase_ids;           /* the ids phase[] covers */
     fcl_buf *phase_buf;
     int nphases;
+    float palette[RND_PALETTE][3];  /* phase colours: the scene's phases' own, else rnd_palette */
     /* The path particles take to the vertex buffer. */
     int shared;                 /* 1: shared CL-GL buffer; 0: copy via host */
     char path_note[256];        /* why sharing is off */

@@ -173,6 +173,11 @@ int view_load_scene(fcl_view *v, char *err, size_t errlen)
     for (size_t i = 0; i < in.n; i++)
         v->phase[i] = v->scene.nphases > 0 ? in.pos[i].w : block_of(&v->scene, &in.pos[i], 0.5f * v->live.particles_spacing);
     v->phase_ids = in.n;
+    /* The scene's phases in their own colours; bodies and balls in the
+     * default palette. */
+    memcpy(v->palette, rnd_palette, sizeof v->palette);
+    for (int k = 0; k < v->scene.nphases && k < RND_PALETTE; k++)
+        memcpy(v->palette[k], v->scene.phases[k].color, sizeof v->palette[k]);
     rc = view_build(v, in.pos, in.vel, in.n, err, errlen);
     setup_free(&in);
     if (rc == 0)

@@ -137,4 +137,44 @@ fl view "$T/s.json" --backend cpu --frames 1 --record "$T/afile"
 [ "$RC" -eq 2 ] && grep -q "a file of that name exists" "$T/err.txt" && ok "--record onto a file: exit 2, says so" ||
     bad "--record onto a file" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 
+# --color phase draws a scene's phases in their own colours: pure red and
+# pure green phases give pixels near those colours (python3's zlib decodes
+# the PNG; skipped without python3).
+cat >"$T/ph.json" <<'JSON'
+{ "name": "view phases", "sim": { "solver": "mps", "dt": 0.0005 }, "domain": { "min": [0, 0, 0], "max": [0.3, 0.3, 0.3] },
+  "particles": { "spacing": 0.03 }, "boundary": { "walls": "mirror" },
+  "phases": [ { "name": "red", "density": 1000, "viscosity": 0.01, "color": [1, 0, 0] },
+              { "name": "green", "density": 1000, "viscosity": 0.01, "color": [0, 1, 0] } ],
+  "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.15, 0.15, 0.3], "phase": "red" },
+             { "type": "box", "min": [0.15, 0, 0], "max": [0.3, 0.15, 0.3], "phase": "green" } ] }
+JSON
+fl view "$T/ph.json" --backend cpu --frames 1 --size 320x240 --no-panel --color phase --screenshot "$T/ph.png"
+if command -v python3 >/dev/null; then
+    counts=$(python3 - "$T/ph.png" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+w, h = struct.unpack('>II', d[16:24]); raw = b''; i = 8
+while i < len(d):
+    n, t = struct.unpack('>I4s', d[i:i + 8]); raw += d[i + 8:i + 8 + n] if t == b'IDAT' else b''; i += 12 + n
+raw = zlib.decompress(raw); bpp = 3 if d[25] == 2 else 4; stride = w * bpp; prev = bytearray(stride); red = green = 0
+for y in range(h):
+    f = raw[y * (stride + 1)]; line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
+        p = a + b - c; pr = a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else (b if abs(p - b) <= abs(p - c) else c)
+        line[x] = (line[x] + [0, a, b, (a + b) // 2, pr][f]) & 255
+    for x in range(0, stride, bpp):
+        r, g, bl = line[x:x + 3]; red += r > 2 * g + 40 and r > 2 * bl + 40; green += g > 2 * r + 40 and g > 2 * bl + 40
+    prev = line
+print(red, green)
+PY
+)
+    set -- $counts
+    [ "$RC" -eq 0 ] && [ "${1:-0}" -gt 200 ] && [ "${2:-0}" -gt 200 ] &&
+        ok "--color phase: the scene's phase colours drawn ($1 red, $2 green pixels)" ||
+        bad "--color phase with the scene's colours" "exit $RC, red/green pixels: $counts"
+else
+    echo "SKIP phase colours: no python3"
+fi
+
 checks_done
