@@ -103,7 +103,10 @@ static void defaults(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo)
     v->cli = *o;
     v->steps_per_frame = vo->steps_per_frame > 0 ? vo->steps_per_frame : 1;
     v->field = vo->field >= 0 && vo->field < FCL_FIELD_COUNT ? vo->field : FCL_FIELD_SPEED;
-    v->show_panel = !vo->hide_panel;
+    /* A window too narrow for the panel beside the scene starts without
+     * it (H shows it): it would cover the fluid. */
+    int narrow = vo->width > 0 && vo->width <= 2 * RND_GUI_WIDTH;
+    v->show_panel = !vo->hide_panel && !narrow;
     v->show_overlay = vo->show_overlay;
     v->show_box = v->show_boundary = 1;
     v->draw = vo->draw >= 0 && vo->draw < RND_DRAW_COUNT ? vo->draw : RND_DRAW_SPHERES;
@@ -141,6 +144,9 @@ int view_open(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo, char *err,
         v->t_open = v->t_last = glfwGetTime();
         if (vo->record_dir && (rc = view_set_recording(v, vo->record_dir, err, errlen)) != 0)
             rc = FCL_EXIT_INPUT;
+        if (rc == 0 && !vo->hide_panel && !v->show_panel)
+            view_set_status(v, "the panel starts hidden in a window under %d pixels wide: H shows it",
+                            2 * RND_GUI_WIDTH + 1);
         if (rc == 0 && v->show_overlay && !v->sim.solver->overlay)
             view_set_status(v, "--overlay: the %s solver draws no overlay (pbf with targets and mac do)",
                             v->sim.solver->name);
