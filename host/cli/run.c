@@ -233,31 +233,22 @@ static int write_frame(run_ctx *r, const fcl_params *p)
 /* Everything that can be checked before simulating: the statistics file
  * (first, so that a bad one leaves no folder behind), the output folder,
  * host buffers for frames. */
-static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
+/* The statistics file (--stats): opened, and for a resumed run the earlier
+ * run's rows up to the checkpoint carried over, so the file reads as one
+ * run's; they are read before the open truncates "<stats>.tmp", where a
+ * killed run left them. */
+static int prepare_stats(run_ctx *r, const fcl_cli *o, const fcl_solver *sv)
 {
-    char err[1024];
+    char err[1024], used[4200] = "", *rows = NULL;
     struct stat st;
-    const fcl_solver *sv = solver_find(p->sim_solver);
-    char from[FCL_STR_MAX + 64];
-    if (p->output_grid && sv && !sv->grid_fields) {
-        cli_error("%s = 1: the %s solver keeps no grid (mac does)", cli_origin(o, "output.grid", NULL, from,
-                  sizeof from), sv->name);
-        return FCL_EXIT_INPUT;
-    }
-    if (p->output_grid && p->output_every <= 0) {
-        cli_error("output.grid = 1 writes the grid with every frame: give --out DIR (and --every K)");
-        return FCL_EXIT_INPUT;
-    }
-    if (o->stats && stat(o->stats, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (!o->stats)
+        return 0;
+    if (stat(o->stats, &st) == 0 && S_ISDIR(st.st_mode)) {
         cli_error("--stats %s: is a folder, expected a file name", o->stats);
         return FCL_EXIT_INPUT;
     }
-    /* A resumed run's statistics start with the earlier run's rows up to
-     * the checkpoint, so the file reads as one run's: read before the
-     * open truncates "<stats>.tmp", where a killed run left them. */
     const char *const *cols = csv_columns(r, sv, r->sim.nemitters + r->sim.noutflows > 0);
-    char used[4200] = "", *rows = NULL;
-    if (o->stats && r->first_step > 0 &&
+    if (r->first_step > 0 &&
         !(rows = out_csv_earlier(o->stats, cols, (double)r->first_step, used, sizeof used, err, sizeof err)) && err[0]) {
         cli_error("--stats %s", err);
         return FCL_EXIT_INPUT;
@@ -265,7 +256,7 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
     if (rows && strcmp(used, o->stats) != 0 && !o->quiet)
         fprintf(stderr, "note: --stats: the rows up to step %ld come from %s (the earlier run did not finish)\n",
                 r->first_step, used);
-    if (o->stats && !(r->csv = out_csv_open(o->stats, cols, err, sizeof err))) {
+    if (!(r->csv = out_csv_open(o->stats, cols, err, sizeof err))) {
         cli_error("%s", err);
         free(rows);
         return FCL_EXIT_INPUT;
@@ -278,6 +269,25 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         r->csv = NULL;
         return FCL_EXIT_DEVICE;
     }
+    return 0;
+}
+
+static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
+{
+    char err[1024], from[FCL_STR_MAX + 64];
+    const fcl_solver *sv = solver_find(p->sim_solver);
+    if (p->output_grid && sv && !sv->grid_fields) {
+        cli_error("%s = 1: the %s solver keeps no grid (mac does)", cli_origin(o, "output.grid", NULL, from,
+                  sizeof from), sv->name);
+        return FCL_EXIT_INPUT;
+    }
+    if (p->output_grid && p->output_every <= 0) {
+        cli_error("output.grid = 1 writes the grid with every frame: give --out DIR (and --every K)");
+        return FCL_EXIT_INPUT;
+    }
+    int rc = prepare_stats(r, o, sv);
+    if (rc != 0)
+        return rc;
     if (p->output_every <= 0 && o->mesh) {
         cli_error("--mesh writes a surface per output frame: give --out DIR (and --every K)");
         out_csv_discard(r->csv);

@@ -123,6 +123,25 @@ static long make_room(fcl_sim *s, float4 *pos, float4 *vel, size_t n)
     return ok ? (long)kept : -1;
 }
 
+/* Each emitter's layers due over [t0, t1], only those that could still
+ * fit (an extreme rate against a full capacity must not allocate them
+ * every step): the points to make; *over, the others, count as refused. */
+static size_t plan_layers(fcl_sim *s, double t0, double t1, long *layers, double *ahead, size_t *over)
+{
+    size_t total = 0, room = s->cap - s->n;
+    for (int i = 0; i < s->nemitters; i++) {
+        layers[i] = layers_due(s, i, t0, t1, &ahead[i]);
+        size_t m = emitter_layer(&s->emitters[i], s->spacing, NULL, 0);
+        long fit = m ? (long)((room > total ? room - total : 0) / m) + 1 : 0;
+        if (layers[i] > fit) {
+            *over += (size_t)(layers[i] - fit) * m;
+            layers[i] = fit;
+        }
+        total += (size_t)layers[i] * m;
+    }
+    return total;
+}
+
 int sim_emit(fcl_sim *s, double t0, double t1)
 {
     s->stats.emitted = s->stats.refused = 0;
@@ -130,20 +149,7 @@ int sim_emit(fcl_sim *s, double t0, double t1)
         return 0;
     long layers[FCL_EMITTERS_MAX];
     double ahead[FCL_EMITTERS_MAX];
-    size_t total = 0, room0 = s->cap - s->n, over = 0;
-    for (int i = 0; i < s->nemitters; i++) {
-        layers[i] = layers_due(s, i, t0, t1, &ahead[i]);
-        size_t m = emitter_layer(&s->emitters[i], s->spacing, NULL, 0);
-        /* Only the layers that could still fit are made (an extreme rate
-         * against a full capacity must not allocate them every step); the
-         * others count as refused. */
-        long fit = m ? (long)((room0 > total ? room0 - total : 0) / m) + 1 : 0;
-        if (layers[i] > fit) {
-            over += (size_t)(layers[i] - fit) * m;
-            layers[i] = fit;
-        }
-        total += (size_t)layers[i] * m;
-    }
+    size_t over = 0, total = plan_layers(s, t0, t1, layers, ahead, &over);
     if (total == 0) {
         s->stats.refused = (long)over;
         s->refused += (long)over;
