@@ -343,14 +343,17 @@ int view_set_recording(fcl_view *v, const char *dir, char *err, size_t errlen)
 {
     if (!dir) {
         v->recording = 0;
-        view_set_status(v, "recording stopped: frames up to frame_%05ld.png in %s", v->record_index - 1,
-                        v->record_dir);
+        if (v->record_index > v->record_first)
+            view_set_status(v, "recording stopped: frame_%05ld.png to frame_%05ld.png in %s", v->record_first,
+                            v->record_index - 1, v->record_dir);
+        else
+            view_set_status(v, "recording stopped before any frame (%s)", v->record_dir);
         return 0;
     }
     if (rnd_record_dir(dir, err, errlen) != 0)
         return -1;
     snprintf(v->record_dir, sizeof v->record_dir, "%s", dir);
-    v->record_index = rnd_record_next(dir);
+    v->record_index = v->record_first = rnd_record_next(dir);
     v->recording = 1;
     view_set_status(v, "recording frames into %s", dir);
     return 0;

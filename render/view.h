@@ -115,7 +115,7 @@ typedef struct fcl_view {
     /* Capture. */
     int recording;
     char record_dir[1024];
-    long record_index;
+    long record_index, record_first;   /* the next frame's number, and this take's first */
     char shot_path[1024];       /* screenshot requested for the next frame */
 } fcl_view;
 
