@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "frame_io.h"
+#include "infile.h"
 
 /* ---- statistics CSV */
 
@@ -89,25 +90,6 @@ fcl_csv *out_csv_open(const char *path, const char *const *columns,
     return c;
 }
 
-/* The whole of a file (NUL-terminated); NULL with errno set. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long len = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)len + 1)) != NULL && fread(text, 1, (size_t)len, f) == (size_t)len)
-        text[len] = '\0';
-    else if (text) {
-        free(text);
-        text = NULL;
-        errno = EIO;
-    }
-    if (f)
-        fclose(f);
-    return text;
-}
-
 /* The rows of an earlier CSV's text under header whose first column is at
  * most max_first, concatenated (NULL with err set: not our columns or
  * rows, or no memory). */
@@ -152,9 +134,13 @@ char *out_csv_earlier(const char *path, const char *const *columns, double max_f
         return NULL;
     int from_tmp = have_tmp && (!have_fin || tmp.st_mtime >= fin.st_mtime);
     snprintf(used, usedlen, "%s", from_tmp ? tname : path);
-    char *text = slurp(used), *header = header_line(columns, ncols), *rows = NULL;
-    if (!text || !header)
-        fio_plain_fail(err, errlen, "%s: %s", used, text ? "out of memory" : strerror(errno));
+    /* A regular file only (infile.h): a FIFO at that name must not block. */
+    char *text = NULL, *header = header_line(columns, ncols), *rows = NULL;
+    size_t len = 0;
+    if (infile_read(used, (size_t)1 << 40, "statistics file", &text, &len, err, errlen) != 0)
+        text = NULL;
+    else if (!header)
+        fio_plain_fail(err, errlen, "%s: out of memory", used);
     else
         rows = keep_rows(text, header, used, max_first, err, errlen);
     free(text);

@@ -477,6 +477,15 @@ static int plan(mc_ctx *x, const mc_config *c, const mc_input *in, fcl_grid_info
     return 0;
 }
 
+/* The anisotropic field reads velocities: -1 with err when there are none. */
+static int check_velocities(const mc_config *c, const mc_input *in, char *err, size_t errlen)
+{
+    if (c->field != FCL_MC_ANISO || (in->dpos ? in->dvel != NULL : in->vel != NULL))
+        return 0;
+    snprintf(err, errlen, "surface.field anisotropic needs particle velocities, and none were given");
+    return -1;
+}
+
 int mc_check_input(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_t errlen)
 {
     fcl_grid_info gi;
@@ -485,11 +494,7 @@ int mc_check_input(mc_ctx *x, const mc_config *c, const mc_input *in, char *err,
         return ls_check(x, c, in, err, errlen);
     if (c->method == MC_METHOD_GRID || in->n == 0)
         return 0;
-    if (c->field == FCL_MC_ANISO && !(in->dpos ? in->dvel != NULL : in->vel != NULL)) {
-        snprintf(err, errlen, "surface.field anisotropic needs particle velocities, and none were given");
-        return FCL_EXIT_INPUT;
-    }
-    return plan(x, c, in, &gi, &m, err, errlen);
+    return check_velocities(c, in, err, errlen) != 0 ? FCL_EXIT_INPUT : plan(x, c, in, &gi, &m, err, errlen);
 }
 
 int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh *out, char *err, size_t errlen)
@@ -508,10 +513,8 @@ int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh
         return mc_grid_mesh(x, c, in->sim, out, err, errlen);
     if (in->n == 0)
         return 0;
-    if (c->field == FCL_MC_ANISO && !(in->dpos ? in->dvel != NULL : in->vel != NULL)) {
-        snprintf(err, errlen, "surface.field anisotropic needs particle velocities, and none were given");
+    if (check_velocities(c, in, err, errlen) != 0)
         return FCL_EXIT_INPUT;
-    }
     mc_run r;
     memset(&r, 0, sizeof r);
     fcl_grid_info gi;
