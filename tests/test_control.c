@@ -15,6 +15,7 @@
 
 #include "../host/solvers/pbf/control_sample.h"
 #include "../host/solvers/pbf/control_skin.h"
+#include "../host/scene/targets.h"
 
 static int parse(const char *json, fcl_skeleton *sk, char *err, size_t errlen);
 
@@ -545,6 +546,59 @@ static void test_rigid(void)
     ctl_skeleton_free(&sk);
 }
 
+/* The rotation angle between two rotation matrices, degrees, from
+ * |A - B|_F = 2 sqrt(2) sin(angle / 2) (accurate for small angles, where
+ * the trace's acos is not). */
+static double angle_between(const float a[9], const float b[9])
+{
+    double f = 0.0;
+    for (int i = 0; i < 9; i++)
+        f += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+    return 2.0 * asin(fmin(1.0, sqrt(f) / (2.0 * sqrt(2.0)))) * 180.0 / M_PI;
+}
+
+/* A rigid path's rotations: each key's own at its time (keys about the z,
+ * x and y axes; the pose at a key once took the next key's axis, a jump),
+ * continuous through the keys, the geodesic half-way between keys about
+ * different axes, and a spin of two turns about one axis kept. */
+static void test_paths(void)
+{
+    fcl_target_key keys[4] = { { 0.0, { 0 }, { 0, 0, 1 }, 90 }, { 1.0, { 0 }, { 1, 0, 0 }, 90 },
+                               { 2.0, { 0 }, { 0, 1, 0 }, 90 }, { 3.0, { 0 }, { 0, 1, 0 }, 810 } };
+    fcl_target g = { .keys = keys, .nkeys = 4 };
+    float r[9], own[9], before[9], tr[3], mid[9], ra[9], rb[9];
+    double worst = 0.0, jump = 0.0;
+    for (int k = 0; k < 3; k++) {
+        fcl_target_key one = keys[k];
+        fcl_target alone = { .keys = &one, .nkeys = 1 };
+        target_pose(&alone, 0.0, own, tr);
+        target_pose(&g, keys[k].t, r, tr);
+        worst = fmax(worst, angle_between(r, own));
+        if (k > 0) {
+            target_pose(&g, keys[k].t - 1e-6, before, tr);
+            jump = fmax(jump, angle_between(before, r));
+        }
+    }
+    target_pose(&g, 0.0, ra, tr);
+    target_pose(&g, 0.5, mid, tr);
+    target_pose(&g, 1.0, rb, tr);
+    double half_a = angle_between(ra, mid), half_b = angle_between(mid, rb), whole = angle_between(ra, rb);
+    target_pose(&g, 2.0 + 0.25, r, tr);    /* 90 + 720 / 4 = 270 degrees about y */
+    fcl_target_key y270 = { 0.0, { 0 }, { 0, 1, 0 }, 270 };
+    fcl_target spin = { .keys = &y270, .nkeys = 1 };
+    target_pose(&spin, 0.0, own, tr);
+    double turn = angle_between(r, own);
+    printf("rigid path: at the keys within %.2e degrees of their own rotations, %.2e degrees across a key in 1e-6 s; "
+           "half-way between z 90 and x 90: %.4f + %.4f of %.4f degrees; a two-turn spin at a quarter %.2e degrees off\n",
+           worst, jump, half_a, half_b, whole, turn);
+    CHECK(worst < 1e-3, "a path's pose at its keys: %g degrees from the keys' rotations (limit 1e-3)", worst);
+    CHECK(jump < 1e-2, "a path's pose jumps by %g degrees at a key (limit 1e-2 in 1e-6 s)", jump);
+    CHECK(fabs(half_a - half_b) < 1e-3 && fabs(half_a + half_b - whole) < 1e-3,
+          "half-way between keys about different axes: %g + %g degrees of %g, expected halves of the geodesic", half_a,
+          half_b, whole);
+    CHECK(turn < 1e-3, "a spin about one axis at a quarter of two turns: %g degrees from 270 (limit 1e-3)", turn);
+}
+
 /* Two bones along a sphere's x axis: weights sum to 1 and favor the
  * nearer bone. */
 static void test_two_bones(void)
@@ -684,6 +738,7 @@ int main(void)
     test_limits();
     test_cache();
     test_rigid();
+    test_paths();
     test_two_bones();
     test_geodesic();
     test_bad_skeletons();

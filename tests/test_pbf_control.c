@@ -278,16 +278,34 @@ static const char *const CHASE =
     "\"targets\": [ {\"shape\": {\"type\": \"sphere\", \"center\": [0.1,0.15,0.15], \"radius\": 0.05},"
     "  \"path\": [ {\"t\": 0, \"translate\": [0,0,0]}, {\"t\": 0.05, \"translate\": [0.1,0,0]} ] } ] }";
 
-static int chase_sim(fcl_backend *be, fcl_scene *sc, fcl_initial *in, fcl_sim *s, char *err, size_t errlen)
+/* A sphere target until S, then a box around it from S. */
+static void switch_text(char *out, size_t len, double S)
 {
-    return scene_parse(sc, CHASE, "chase", err, errlen) == 0 && setup_initial(sc, &sc->params, be, in, err, errlen) == 0 &&
+    snprintf(out, len,
+             "{ \"sim\": {\"solver\": \"pbf\"}, \"domain\": {\"min\": [0,0,0], \"max\": [0.4,0.3,0.3]},"
+             "\"particles\": {\"spacing\": 0.015}, \"boundary\": {\"cache_dir\": \"off\"},"
+             "\"material\": {\"tension_model\": \"none\"},"
+             "\"fluid\": [ {\"type\": \"sphere\", \"center\": [0.1,0.15,0.15], \"radius\": 0.05} ],"
+             "\"targets\": [ {\"shape\": {\"type\": \"sphere\", \"center\": [0.1,0.15,0.15], \"radius\": 0.05},"
+             "                \"end\": %.17g},"
+             "               {\"shape\": {\"type\": \"box\", \"min\": [0.04,0.1,0.1], \"max\": [0.2,0.2,0.2]},"
+             "                \"start\": %.17g} ] }", S, S);
+}
+
+static int text_sim(fcl_backend *be, const char *text, fcl_scene *sc, fcl_initial *in, fcl_sim *s, char *err,
+                    size_t errlen)
+{
+    return scene_parse(sc, text, "restart", err, errlen) == 0 && setup_initial(sc, &sc->params, be, in, err, errlen) == 0 &&
                    sim_create(s, be, &sc->params, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, errlen) == 0 &&
                    sim_set_targets(s, sc->targets, sc->ntargets, err, errlen) == 0
                ? 0
                : -1;
 }
 
-static void test_restart(fcl_backend *be)
+/* Saved after 8 steps of text, the state loaded into a fresh simulation
+ * of the same scene runs 8 more steps to the same bits; loaded into one
+ * of other (when given), it is refused. */
+static void restart_case(fcl_backend *be, const char *text, const char *other, const char *what)
 {
     char err[1024] = "", path[] = "/tmp/fcl_ctl_state_XXXXXX";
     int fd = mkstemp(path);
@@ -296,33 +314,115 @@ static void test_restart(fcl_backend *be)
     fcl_scene sa, sb;
     fcl_initial ia, ib;
     fcl_sim a, b;
-    int ok = chase_sim(be, &sa, &ia, &a, err, sizeof err) == 0;
+    int ok = text_sim(be, text, &sa, &ia, &a, err, sizeof err) == 0;
     for (int k = 0; ok && k < 8; k++)
         ok = sim_step(&a) == 0;
     ok = ok && sim_state_save(&a, path, err, sizeof err) == 0;
     for (int k = 0; ok && k < 8; k++)
         ok = sim_step(&a) == 0;
-    ok = ok && chase_sim(be, &sb, &ib, &b, err, sizeof err) == 0 && sim_state_load(&b, path, err, sizeof err) == 0;
+    ok = ok && text_sim(be, text, &sb, &ib, &b, err, sizeof err) == 0 && sim_state_load(&b, path, err, sizeof err) == 0;
     for (int k = 0; ok && k < 8; k++)
         ok = sim_step(&b) == 0;
-    CHECK(ok, "%s: restart with a target: %s", be->kind, err);
+    CHECK(ok, "%s: restart %s: %s", be->kind, what, err);
     if (ok) {
         size_t n = a.n;
         float4 *pa = malloc(n * 16), *pb = malloc(n * 16);
         sim_download(&a, pa, NULL, NULL, NULL, NULL);
         sim_download(&b, pb, NULL, NULL, NULL, NULL);
         CHECK(a.n == b.n && memcmp(pa, pb, n * 16) == 0 && a.time == b.time,
-              "%s: the run restarted at step 8 differs from running on", be->kind);
+              "%s: the run %s restarted at step 8 differs from running on", be->kind, what);
         free(pa);
         free(pb);
     }
+    sim_destroy(&b);
+    setup_free(&ib);
+    scene_free(&sb);
+    if (ok && other) {
+        char oerr[1024] = "";
+        int created = text_sim(be, other, &sb, &ib, &b, oerr, sizeof oerr) == 0,
+            refused = created && sim_state_load(&b, path, oerr, sizeof oerr) != 0;
+        CHECK(refused && strstr(oerr, "control targets"),
+              "%s: a checkpoint of the run %s loaded into a scene with other targets: expected a refusal naming the "
+              "control targets, got \"%s\"", be->kind, what, oerr);
+        sim_destroy(&b);
+        setup_free(&ib);
+        scene_free(&sb);
+    }
     unlink(path);
     sim_destroy(&a);
-    sim_destroy(&b);
     setup_free(&ia);
-    setup_free(&ib);
     scene_free(&sa);
-    scene_free(&sb);
+}
+
+/* The time after steps 8 and 9 of text (the restart's first step runs
+ * from the one to the other); -1 when a step failed. */
+static void step_times(fcl_backend *be, const char *text, double *t8, double *t9)
+{
+    char err[1024] = "";
+    fcl_scene sc;
+    fcl_initial in;
+    fcl_sim s;
+    int ok = text_sim(be, text, &sc, &in, &s, err, sizeof err) == 0;
+    for (int k = 0; ok && k < 9; k++) {
+        ok = sim_step(&s) == 0;
+        *t8 = k == 7 ? s.time : *t8;
+    }
+    *t9 = ok ? s.time : -1.0;
+    sim_destroy(&s);
+    setup_free(&in);
+    scene_free(&sc);
+}
+
+/* A moving target; and a switch from one target to another during the
+ * first step after the restart: that step must drop the springs the
+ * checkpoint holds, as running on does (it once kept them: references to
+ * the old set, read out of bounds). */
+static void test_restart(fcl_backend *be)
+{
+    char late[2048], text[2048];
+    double t8 = -1.0, t9 = -1.0;
+    restart_case(be, CHASE, NULL, "with a moving target");
+    switch_text(late, sizeof late, 10.0);   /* no switch within the steps: their times */
+    step_times(be, late, &t8, &t9);
+    CHECK(t8 > 0.0 && t9 > t8, "%s: the switching scene's first 9 steps failed", be->kind);
+    if (!(t8 > 0.0 && t9 > t8))
+        return;
+    switch_text(text, sizeof text, 0.5 * (t8 + t9));
+    restart_case(be, text, CHASE, "whose targets switch in its first step");
+}
+
+/* Springs reach half a sampling interval d = control.spacing H (seed
+ * 001): with control.spacing 4, a particle 1.5 H from the only control
+ * particle (a tiny sphere target at x = 0.3 m; H = h = 0.02 m) must be
+ * pulled toward it. It once was not: the springs searched the list within
+ * H only. Only the spring acts (alpha = gamma = 0, no gravity, no XSPH). */
+static void test_spring_reach(fcl_backend *be)
+{
+    const char *text =
+        "{ \"sim\": {\"solver\": \"pbf\", \"gravity\": [0, 0, 0]}, \"domain\": {\"min\": [0,0,0], \"max\": [0.6,0.4,0.3]},"
+        "\"particles\": {\"spacing\": 0.01}, \"boundary\": {\"cache_dir\": \"off\"},"
+        "\"material\": {\"tension_model\": \"none\"}, \"pbf\": {\"xsph\": 0},"
+        "\"control\": {\"spacing\": 4, \"alpha\": 0, \"gamma\": 0, \"beta\": 1},"
+        "\"fluid\": [ {\"type\": \"box\", \"min\": [0.325,0.195,0.145], \"max\": [0.335,0.205,0.155]} ],"
+        "\"targets\": [ {\"shape\": {\"type\": \"sphere\", \"center\": [0.3,0.2,0.15], \"radius\": 0.004}} ] }";
+    char err[1024] = "";
+    fcl_scene sc;
+    fcl_initial in;
+    fcl_sim s;
+    int ok = text_sim(be, text, &sc, &in, &s, err, sizeof err) == 0 && s.n == 1;
+    float4 p0 = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f), p = p0;
+    ok = ok && sim_download(&s, &p0, NULL, NULL, NULL, NULL) == 0;
+    for (int k = 0; ok && k < 3; k++)
+        ok = sim_step(&s) == 0;
+    ok = ok && sim_download(&s, &p, NULL, NULL, NULL, NULL) == 0;
+    CHECK(ok, "%s: spring reach: %s (%zu particles)", be->kind, err, s.n);
+    printf("%s: a particle 1.5 H from a control particle, control.spacing 4: moved %+.4f m along x in 3 steps\n",
+           be->kind, (double)(p.x - p0.x));
+    CHECK(ok && p.x - p0.x < -0.005f, "%s: a particle within d / 2 = 2 H of a control particle moved %+g m toward it "
+          "in 3 steps (expected at least 5 mm)", be->kind, (double)(p0.x - p.x));
+    sim_destroy(&s);
+    setup_free(&in);
+    scene_free(&sc);
 }
 
 /* A target that switches shape: a sphere until 0.4 s, then a flat box
@@ -361,6 +461,7 @@ int main(void)
         test_fig5(be);
         test_identity(be);
         test_restart(be);
+        test_spring_reach(be);
         if (b == 0) {   /* physical checks: native only (test_solvers compares the backends) */
             test_fill(be);
             test_recapture(be);

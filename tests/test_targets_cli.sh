@@ -82,6 +82,10 @@ refused "an open target mesh names the file and the key" open.json "targets[0].s
 scene flipped.json pbf "[ { \"shape\": $(printf "$MESH" flipped.obj) } ]"
 refused "a flipped target mesh (normals inward) is refused with its volume" flipped.json "targets[0].shape.file" \
     "inward" "volume of -1"
+FAR='{ "type": "mesh", "file": "cube.obj", "scale": 0.1, "translate": [5, 5, 5] }'
+scene far.json pbf "[ { \"shape\": $FAR } ]"
+refused "a target mesh placed outside the domain names the key and where it lies" far.json "targets[0].shape" \
+    "cube.obj placed at [5, 5, 5] - [5.1, 5.1, 5.1]"
 scene bone.json pbf "[ { \"shape\": $SPHERE, \"skeleton\": $SKEL_BAD } ]"
 refused "a bone that references no joint names the bone and the index" bone.json "targets[0].skeleton.bones[0][1]" "got 2"
 scene skeys.json pbf "[ { \"shape\": $SPHERE, \"skeleton\": $SKEL_ORDER } ]"

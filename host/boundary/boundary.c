@@ -26,6 +26,7 @@
 
 #include "boundary_layers.h"
 #include "output.h"
+#include "state.h"
 #include "surface.h"
 
 /* Raise when the sampler or the file layout changes: old caches then miss. */
@@ -36,9 +37,7 @@ static const char cache_magic[8] = { 'F', 'C', 'L', 'B', 'N', 'D', '1', '\0' };
 
 static void fnv(uint64_t *h, const void *data, size_t len)
 {
-    const unsigned char *c = data;
-    for (size_t i = 0; i < len; i++)
-        *h = (*h ^ c[i]) * 0x100000001b3ull;
+    *h = fcl_fnv1a(*h, data, len);
 }
 
 /* Numbers go in as %a (hexadecimal, exact), so equal inputs give equal
@@ -57,7 +56,7 @@ static void fnv_text(uint64_t *h, const char *fmt, ...)
 static void key_begin(uint64_t *h, const fcl_params *p)
 {
     const float *lo = p->domain_min, *hi = p->domain_max;
-    *h = 0xcbf29ce484222325ull;
+    *h = FCL_FNV1A_BASIS;
     fnv_text(h, "fluidcl boundary %d\nspacing %a\nwalls %s\nlayers %ld\ndomain %a %a %a %a %a %a\n", BOUNDARY_FORMAT,
              p->particles_spacing, p->boundary_walls, (long)p->boundary_layers, lo[0], lo[1], lo[2], hi[0], hi[1],
              hi[2]);
@@ -92,24 +91,9 @@ static int place_mesh(const fcl_scene *s, const fcl_params *p, int i, fcl_mesh *
             lo[k] = fminf(lo[k], x);
             hi[k] = fmaxf(hi[k], x);
         }
-    const float *dl = p->domain_min, *dh = p->domain_max;
-    int overlap = 1, finite = 1;
-    for (int k = 0; k < 3; k++) {
-        overlap &= lo[k] < dh[k] && hi[k] > dl[k];
-        finite &= isfinite(lo[k]) && isfinite(hi[k]);
-    }
-    if (!finite) {
-        snprintf(err, errlen, "%s: obstacles[%d].scale: %g places %s at [%g, %g, %g] - [%g, %g, %g], beyond float "
-                 "range: expected a smaller scale or mesh", s->file, i, (double)o->scale, o->file, lo[0], lo[1], lo[2],
-                 hi[0], hi[1], hi[2]);
-        return -1;
-    }
-    if (overlap)
-        return 0;
-    snprintf(err, errlen, "%s: obstacles[%d]: expected a mesh overlapping the domain [%g, %g, %g] - [%g, %g, %g], "
-             "got %s placed at [%g, %g, %g] - [%g, %g, %g]", s->file, i, dl[0], dl[1], dl[2], dh[0], dh[1], dh[2],
-             o->file, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
-    return -1;
+    char key[32];
+    snprintf(key, sizeof key, "obstacles[%d]", i);
+    return scene_check_mesh_bounds(s, p, key, o->file, o->scale, lo, hi, err, errlen);
 }
 
 /* Copies the obstacles, loads the meshes and computes the cache key, which

@@ -77,12 +77,18 @@ static int get(blob *b, void *dst, size_t n)
     return 0;
 }
 
+uint64_t fcl_fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The checksum's start: a digit short of FNV's basis, as files have it. */
 static uint64_t fnv1a(const unsigned char *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    return fcl_fnv1a(1469598103934665603ull, p, n);
 }
 
 /* A device buffer's first bytes appended to b. */
@@ -423,7 +429,8 @@ static int finish_load(fcl_sim *s, blob *b, const char *path, char *err, size_t 
     b->at += s->n * 8;
     if (get(b, &sbytes, 8) != 0 || sbytes != b->len - b->at ||
         (s->solver->load && s->solver->load(s, b->p + b->at, (size_t)sbytes) != 0)) {
-        snprintf(err, errlen, "%s: the %s solver's state does not match", path, s->solver->name);
+        snprintf(err, errlen, "%s: the %s solver's state does not match this run's (a checkpoint resumes into the "
+                 "scene that wrote it: for pbf, the same control targets)", path, s->solver->name);
         return -1;
     }
     if (s->solver->prepare(s) != 0 || s->be->ops->buf_write(s->be, s->rho, 0, s->n * 4, dens) != 0 ||

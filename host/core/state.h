@@ -13,6 +13,7 @@
 #define FCL_STATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct fcl_sim;
 
@@ -38,5 +39,12 @@ typedef struct fcl_state_info {
     size_t n;
 } fcl_state_info;
 int sim_state_info(const char *path, fcl_state_info *info, char *err, size_t errlen);
+
+/* 64-bit FNV-1a of n bytes continuing from h (FCL_FNV1A_BASIS to begin):
+ * the boundary cache's key and the control targets' fingerprint. (The
+ * state file's checksum starts from its own constant, kept so that
+ * saved files still read.) */
+#define FCL_FNV1A_BASIS 14695981039346656037ull
+uint64_t fcl_fnv1a(uint64_t h, const void *p, size_t n);
 
 #endif

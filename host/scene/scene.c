@@ -585,6 +585,28 @@ static int check_shape(const fcl_scene *s, const fcl_params *p, const fcl_obstac
     return solid && overlap ? 0 : err_at(err, errlen, s->file, "%s: %s", a, b);
 }
 
+int scene_check_mesh_bounds(const fcl_scene *s, const fcl_params *p, const char *key, const char *mesh, double scale,
+                            const float lo[3], const float hi[3], char *err, size_t errlen)
+{
+    const float *dl = p->domain_min, *dh = p->domain_max;
+    int overlap = 1, finite = 1;
+    for (int k = 0; k < 3; k++) {
+        overlap &= lo[k] < dh[k] && hi[k] > dl[k];
+        finite &= isfinite(lo[k]) && isfinite(hi[k]);
+    }
+    if (!finite) {
+        snprintf(err, errlen, "%s: %s.scale: %g places %s at [%g, %g, %g] - [%g, %g, %g], beyond float range: expected "
+                 "a smaller scale or mesh", s->file, key, scale, mesh, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+        return -1;
+    }
+    if (overlap)
+        return 0;
+    snprintf(err, errlen, "%s: %s: expected a mesh overlapping the domain [%g, %g, %g] - [%g, %g, %g], got %s placed "
+             "at [%g, %g, %g] - [%g, %g, %g]", s->file, key, dl[0], dl[1], dl[2], dh[0], dh[1], dh[2], mesh, lo[0], lo[1],
+             lo[2], hi[0], hi[1], hi[2]);
+    return -1;
+}
+
 int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
 {
     const float *dl = p->domain_min, *dh = p->domain_max;

@@ -124,6 +124,11 @@ int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, siz
  * scene's own, possibly overridden from the command line). Mesh files are
  * not read here: boundary_build checks their extent once it loads them. */
 int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
+/* A mesh placed at scale (its vertices' bounds lo - hi after placement)
+ * against p's domain: finite, and overlapping it. key names the object
+ * in messages ("obstacles[2]", "targets[0].shape"). 0, or -1 with err. */
+int scene_check_mesh_bounds(const fcl_scene *s, const fcl_params *p, const char *key, const char *mesh, double scale,
+                            const float lo[3], const float hi[3], char *err, size_t errlen);
 /* Lattice points scene_particles walks, at most (every block's whole
  * lattice; a sphere keeps about 52 % of its cube). */
 #define SCENE_WALK_MAX 4.0e9

@@ -184,6 +184,34 @@ static void rotation(const float a[3], double deg, float r[9])
         r[i] = (float)m[i];
 }
 
+/* The rotation a fraction f of the way from key a's to key b's, each
+ * key's own at its time. About one axis (or where either angle is 0, so
+ * that its axis is moot) the angle interpolates linearly, so that keys
+ * may be more than half a turn apart and a path can spin; about two axes
+ * the quaternions are slerped (the shorter way round). */
+static void key_rotation(const fcl_target_key *a, const fcl_target_key *b, double f, float r[9])
+{
+    double dot = (double)a->axis[0] * b->axis[0] + (double)a->axis[1] * b->axis[1] + (double)a->axis[2] * b->axis[2];
+    if (a->angle == 0.0f || dot >= 1.0 - 1e-9 || dot <= -1.0 + 1e-9) {
+        const float *axis = a->angle == 0.0f ? b->axis : a->axis;
+        double to = dot < 0.0 && a->angle != 0.0f ? -(double)b->angle : b->angle;   /* rotation(-n, x) = rotation(n, -x) */
+        rotation(axis, a->angle + f * (to - a->angle), r);
+        return;
+    }
+    if (b->angle == 0.0f) {
+        rotation(a->axis, (1.0 - f) * a->angle, r);
+        return;
+    }
+    double qa[4], qb[4], q[4], m[9], ra[4] = { a->axis[0], a->axis[1], a->axis[2], a->angle },
+                                       rb[4] = { b->axis[0], b->axis[1], b->axis[2], b->angle };
+    ctl_quat_of(ra, qa);
+    ctl_quat_of(rb, qb);
+    ctl_slerp(qa, qb, f, q);
+    ctl_quat_matrix(q, m);
+    for (int i = 0; i < 9; i++)
+        r[i] = (float)m[i];
+}
+
 void target_pose(const fcl_target *g, double t, float r[9], float tr[3])
 {
     static const float up[3] = { 0.0f, 1.0f, 0.0f };
@@ -198,7 +226,7 @@ void target_pose(const fcl_target *g, double t, float r[9], float tr[3])
     const fcl_target_key *a = &g->keys[k], *b = k + 1 < g->nkeys ? &g->keys[k + 1] : a;
     double f = b->t > a->t ? (t - a->t) / (b->t - a->t) : 0.0;
     f = f < 0.0 ? 0.0 : (f > 1.0 ? 1.0 : f);
-    rotation(b->axis, a->angle + f * (b->angle - a->angle), r);
+    key_rotation(a, b, f, r);
     for (int i = 0; i < 3; i++)
         tr[i] = (float)(a->translate[i] + f * (b->translate[i] - a->translate[i]));
 }
@@ -229,7 +257,19 @@ int targets_check(const fcl_scene *s, char *err, size_t errlen)
             return -1;
         }
         double v6 = signed_volume6(&m);
+        /* placed as pbf_targets_sample places it */
+        float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        for (size_t i = 0; i < m.nv; i++)
+            for (int a = 0; a < 3; a++) {
+                float x = o->scale * m.v[3 * i + a] + o->translate[a];
+                lo[a] = fminf(lo[a], x);
+                hi[a] = fmaxf(hi[a], x);
+            }
         obj_free(&m);
+        char key[48];
+        snprintf(key, sizeof key, "targets[%d].shape", g);
+        if (scene_check_mesh_bounds(s, &s->params, key, o->file, o->scale, lo, hi, err, errlen) != 0)
+            return -1;
         if (!(v6 > 0.0)) {
             snprintf(err, errlen, "%s: targets[%d].shape.file: %s encloses a volume of %g (in its own units): its normals point "
                      "inward (expected a closed mesh wound counter-clockwise seen from outside)", s->file, g, o->file,

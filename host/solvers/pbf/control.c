@@ -16,6 +16,7 @@
 #include "passes.h"
 #include "control_skin.h"
 #include "smoothing.h"
+#include "state.h"
 #include "targets.h"
 
 double control_lattice_d0(double h, double sp, double volume)
@@ -105,6 +106,11 @@ static int device_init(pbf_control *k, fcl_sim *s, char *err, size_t errlen)
     return rc ? -1 : 0;
 }
 
+double control_interval(const fcl_sim *s)
+{
+    return s->prm->control_spacing * s->prm->control_radius * s->h;
+}
+
 int control_create(pbf_control **out, fcl_sim *s, const float4 *pts, const int *owner, size_t n,
                    const struct fcl_target *targets, int ntargets, char *err, size_t errlen)
 {
@@ -113,6 +119,7 @@ int control_create(pbf_control **out, fcl_sim *s, const float4 *pts, const int *
     if (!k)
         return -1;
     k->total = n;
+    k->interval = control_interval(s);
     k->targets = targets;
     k->ntargets = targets ? ntargets : 0;
     k->rest = malloc((n + 1) * sizeof *k->rest);
@@ -190,13 +197,33 @@ void control_derive(pbf_control *k, const fcl_sim *s, double dt)
     c->inv_unit = 2.0f / s->spacing;
     c->gamma = p->control_gamma;
     c->dt = (float)dt;
-    double half = 0.5 * p->control_spacing * H;
+    double half = 0.5 * k->interval;
     c->spring_r2 = (float)(half * half);
     c->life_min = p->control_life_min;
     c->life_max = fmaxf(p->control_life_max, p->control_life_min);
     c->step = (uint)s->step;
     c->n = (uint)k->n;
     c->alpha = p->control_alpha;
+}
+
+uint64_t control_fingerprint(const pbf_control *k)
+{
+    uint64_t h = fcl_fnv1a(FCL_FNV1A_BASIS, &k->total, sizeof k->total);
+    h = fcl_fnv1a(h, k->rest, k->total * sizeof *k->rest);
+    h = fcl_fnv1a(h, k->owner, k->total * sizeof *k->owner);
+    for (int g = 0; g < k->ntargets; g++) {
+        const fcl_target *tg = &k->targets[g];
+        h = fcl_fnv1a(h, &tg->start, sizeof tg->start);
+        h = fcl_fnv1a(h, &tg->end, sizeof tg->end);
+        for (int i = 0; i < tg->nkeys; i++) {    /* field by field: the struct has padding */
+            const fcl_target_key *key = &tg->keys[i];
+            h = fcl_fnv1a(h, &key->t, sizeof key->t);
+            h = fcl_fnv1a(h, key->translate, sizeof key->translate);
+            h = fcl_fnv1a(h, key->axis, sizeof key->axis);
+            h = fcl_fnv1a(h, &key->angle, sizeof key->angle);
+        }
+    }
+    return h;
 }
 
 /* Where particle i of the control set is at time t (its target's rigid
@@ -273,7 +300,13 @@ static int upload(pbf_control *k, fcl_sim *s, int changed)
 
 int control_move(pbf_control *k, fcl_sim *s, double t, double dt)
 {
-    int moving, changed = activity(k, t + dt, &moving);
+    int moving;
+    /* The first move of a run (or of a resumed one) starts from the set
+     * active at t: the springs restored with the particles name its ids,
+     * and must be dropped if this step changes it, as running on does. */
+    if (!k->uploaded)
+        activity(k, t, &moving);
+    int changed = activity(k, t + dt, &moving);
     if (k->uploaded && !changed && !moving)
         return 0;
     size_t n = 0;
@@ -290,7 +323,7 @@ int control_move(pbf_control *k, fcl_sim *s, double t, double dt)
     }
     k->n = n;
     k->k.n = (uint)n;
-    int rc = upload(k, s, changed && k->uploaded);
+    int rc = upload(k, s, changed);
     k->uploaded = rc == 0;
     return rc;
 }
@@ -302,13 +335,15 @@ int control_steer(pbf_control *k, fcl_sim *s, fcl_buf *xold)
     if (k->n == 0)
         return 0;
     /* control.radius is live: the lists take this step's H (their
-     * capacities grow when it brings more neighbors). */
-    float cell = s->grid.info.cell_size;
+     * capacities grow when it brings more neighbors); the fluid's list
+     * reaches the springs' d / 2 too where that is farther (control.spacing
+     * over 2; the other sums stop at H). */
+    float cell = s->grid.info.cell_size, r[2] = { fmaxf(k->k.H, sqrtf(k->k.spring_r2)), k->k.H };
     fcl_nlist_info *L[2] = { &k->fc.L, &k->cf.L };
     for (int i = 0; i < 2; i++) {
-        L[i]->r = k->k.H;
-        L[i]->r2 = k->k.H2;
-        L[i]->reach = (uint)ceilf(k->k.H / cell - 1e-6f);
+        L[i]->r = r[i];
+        L[i]->r2 = r[i] * r[i];
+        L[i]->reach = (uint)ceilf(r[i] / cell - 1e-6f);
     }
     if (nlist_one_build(&k->fc, be, pos, s->n, cpos, &k->grid, &s->c, s->error, sizeof s->error) != 0 ||
         nlist_one_build(&k->cf, be, cpos, k->n, pos, &s->grid, &s->c, s->error, sizeof s->error) != 0)

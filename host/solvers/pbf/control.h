@@ -8,6 +8,8 @@
 #ifndef FCL_PBF_CONTROL_H
 #define FCL_PBF_CONTROL_H
 
+#include <stdint.h>
+
 #include "nlist.h"
 #include "sim.h"
 
@@ -32,6 +34,7 @@ typedef struct pbf_control {
     fcl_nlist_one fc, cf;                /* fluid -> control, control -> fluid */
     int a_ref, a_life;                   /* fluid grid attributes: the springs */
     int uploaded;                        /* the device set is current */
+    double interval;                     /* d, the sampling interval (control_interval at creation) */
     fcl_control_consts k;
 } pbf_control;
 
@@ -45,6 +48,15 @@ void control_destroy(pbf_control *k, fcl_sim *s);
  * pointers, NULL where a target has no skeleton; particles x bones, for
  * ctl_skin_apply): taken over, freed with k. */
 void control_bind(pbf_control *k, float **weights);
+/* The targets' sampling interval d = control.spacing control.radius h
+ * when they are sampled: springs reach d / 2 from then on, while H
+ * (control.radius) stays live. */
+double control_interval(const fcl_sim *s);
+/* The control set's fingerprint (its particles at rest, their targets,
+ * the targets' times and paths; skeleton motion is not in it): a
+ * resumed run must have the checkpoint's, as the springs saved with the
+ * fluid particles name control particles by index. */
+uint64_t control_fingerprint(const pbf_control *k);
 /* Constants from the control.* parameters (before every step). */
 void control_derive(pbf_control *k, const fcl_sim *s, double dt);
 /* The active set at the end of the step that starts at t (targets

@@ -112,8 +112,7 @@ static int check_keys(const cJSON *kobj, const char *allowed, const char *file, 
     return 0;
 }
 
-/* Axis and angle in degrees -> unit quaternion (w, x, y, z). */
-static void quat_of(const double r[4], double q[4])
+void ctl_quat_of(const double r[4], double q[4])
 {
     double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), h = 0.5 * r[3] * M_PI / 180.0;
     q[0] = cos(h);
@@ -152,7 +151,7 @@ static int read_key(const cJSON *kobj, int k, fcl_skeleton *sk, const char *file
         snprintf(at, sizeof at, "%s.rotate[%d]", path, i);
         if (read_vec(cJSON_GetArrayItem(rot, i), 4, r, file, at, err, errlen) != 0)
             return -1;
-        quat_of(r, sk->key_q + 4 * ((size_t)k * sk->nbones + i));
+        ctl_quat_of(r, sk->key_q + 4 * ((size_t)k * sk->nbones + i));
         snprintf(at, sizeof at, "%s.translate[%d]", path, i);
         double *x = sk->key_tr + 3 * ((size_t)k * sk->nbones + i);
         if (tr && read_vec(cJSON_GetArrayItem(tr, i), 3, x, file, at, err, errlen) != 0)
@@ -208,8 +207,7 @@ void ctl_skeleton_free(fcl_skeleton *sk)
 
 /* ---- poses */
 
-/* Shortest-arc slerp of unit quaternions a, b at u in [0, 1]. */
-static void slerp(const double *a, const double *b, double u, double *q)
+void ctl_slerp(const double *a, const double *b, double u, double *q)
 {
     double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3], s = 1.0;
     if (d < 0.0)   /* q and -q are the same rotation: take the nearer */
@@ -229,7 +227,7 @@ static void slerp(const double *a, const double *b, double u, double *q)
         q[k] /= sqrt(n);
 }
 
-static void quat_matrix(const double *q, double R[9])
+void ctl_quat_matrix(const double *q, double R[9])
 {
     double w = q[0], x = q[1], y = q[2], z = q[3];
     double m[9] = { 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
@@ -253,8 +251,8 @@ void ctl_skin_pose(const fcl_skeleton *sk, double t, double *xf)
     for (int i = 0; i < sk->nbones; i++) {
         size_t a = (size_t)k * sk->nbones + i, b = (size_t)k1 * sk->nbones + i;
         double q[4], R[9], tr[3];
-        slerp(sk->key_q + 4 * a, sk->key_q + 4 * b, u, q);
-        quat_matrix(q, R);
+        ctl_slerp(sk->key_q + 4 * a, sk->key_q + 4 * b, u, q);
+        ctl_quat_matrix(q, R);
         const double *J = sk->joints + 3 * sk->bones[2 * i];
         for (int r = 0; r < 3; r++) {
             tr[r] = (1.0 - u) * sk->key_tr[3 * a + r] + u * sk->key_tr[3 * b + r];

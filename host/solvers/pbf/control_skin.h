@@ -56,6 +56,14 @@ int ctl_skeleton_parse(const cJSON *node, const char *file, const char *key, fcl
                        size_t errlen);
 void ctl_skeleton_free(fcl_skeleton *sk);
 
+/* Rotations as unit quaternions (w, x, y, z), shared with the rigid
+ * paths of targets (target_pose): axis (any length > 0) and angle in
+ * degrees -> q; the shortest-arc slerp of a and b at u in [0, 1]; q as a
+ * row-major 3 x 3 matrix. */
+void ctl_quat_of(const double axis_deg[4], double q[4]);
+void ctl_slerp(const double *a, const double *b, double u, double *q);
+void ctl_quat_matrix(const double *q, double R[9]);
+
 /* Bone transforms at time t: per bone a row-major 3 x 4 matrix [R | c],
  * x -> R x + c, in xf[12 i .. 12 i + 12). */
 void ctl_skin_pose(const fcl_skeleton *sk, double t, double *xf);

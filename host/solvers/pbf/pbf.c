@@ -288,6 +288,28 @@ static const fcl_field_decl pbf_fields[NFIELDS] = {
     { "lambda", "PBF lambda (m^2)", 0.0f, 0.0f, field_lambda },
 };
 
+/* Restarts: the springs are grid attributes, saved with the particles;
+ * with control, the blob is the control set's fingerprint, so that a
+ * checkpoint resumes only into a scene with the same targets. */
+static size_t pbf_save(fcl_sim *s, void *blob, size_t cap)
+{
+    const pbf *d = s->solver_data;
+    if (!d->ctl)
+        return 0;
+    uint64_t f = control_fingerprint(d->ctl);
+    if (cap < sizeof f)
+        return FCL_SAVE_FAILED;
+    memcpy(blob, &f, sizeof f);
+    return sizeof f;
+}
+
+static int pbf_load(fcl_sim *s, const void *blob, size_t bytes)
+{
+    const pbf *d = s->solver_data;
+    uint64_t f = d->ctl ? control_fingerprint(d->ctl) : 0;
+    return bytes == (d->ctl ? sizeof f : 0) && (!d->ctl || memcmp(blob, &f, sizeof f) == 0) ? 0 : -1;
+}
+
 static void pbf_destroy(fcl_sim *s)
 {
     pbf *d = s->solver_data;
@@ -310,6 +332,8 @@ const fcl_solver fcl_solver_pbf = {
     .prepare = pbf_prepare,
     .step = pbf_step,
     .destroy = pbf_destroy,
+    .save = pbf_save,
+    .load = pbf_load,
     .derive = pbf_derive,
     .list_radius = pbf_list_radius,
     .list_entry_bytes = 8,               /* gradient factor and W per fluid

@@ -114,7 +114,7 @@ int pbf_targets_sample(const fcl_sim *s, const fcl_target *t, int nt, float4 **p
                        size_t *n, char *err, size_t errlen)
 {
     char dir[1024];
-    double voxel = s->prm->control_spacing * s->prm->control_radius * s->h;
+    double voxel = control_interval(s);
     const char *cache = boundary_cache_dir(s->prm, dir, sizeof dir) == 0 ? dir : NULL;
     *pts = NULL;
     *owner = NULL;
