@@ -178,6 +178,13 @@ mkdir -p "$T/statsdir"
 next; refused "8c --stats naming an existing folder refused before simulating" "$O" \
     "$T/statsdir" "$T/statsdir" -- "$GOOD"
 rm -f "$T/statsdir.tmp"
+# Two outputs named alike would overwrite each other after the whole run.
+next; refused "8d --stats naming the --out folder refused before simulating" "$O" "$O/" \
+    "--stats names the output folder" -- "$GOOD"
+next; refused "8e --stats and --checkpoint naming one file refused before simulating" "$O" "$S" \
+    "--stats and --checkpoint name one file" -- "$GOOD" --checkpoint "$S"
+next; refused "8f --checkpoint naming the --out folder refused before simulating" "$O" "$S" \
+    "--checkpoint names the output folder" -- "$GOOD" --checkpoint "$O"
 
 # ---- runs -------------------------------------------------------------------
 
@@ -557,6 +564,29 @@ if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--json $T/no/such/dir/b.j
     ok "21 bench --json to a missing folder: exit 2 with the reason, before any step"
 else
     bad "21 bench --json unwritable" "exit $RC: $(errline)"
+fi
+# bench under the default --backend all: a --device that names nothing is
+# refused before any step; a device that fails (its kernels do not build)
+# gives exit 3, the columns that ran, and no --json file.
+fl bench "$GOOD" --steps 2 --device no-such-device --json "$T/dn.json"
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--device 'no-such-device': no OpenCL device matches" &&
+   ! printf '%s' "$OUT$ERR" | grep -q "particles, 2 steps" && [ ! -e "$T/dn.json" ]; then
+    ok "21 bench --device naming no device: exit 2 before any step"
+else
+    bad "21 bench --device no-such-device" "exit $RC: $(errline)"
+fi
+if "$BIN" devices 2>/dev/null | grep -q '^\[0\]'; then
+    K=$(cd "$(dirname "$0")/../kernels" && pwd)
+    mkdir -p "$T/kbad" && cp "$K"/*.cl "$K"/*.h "$K"/*.def "$T/kbad/" &&
+        echo 'this is not C;' >>"$T/kbad/wcsph.cl"
+    fl bench "$GOOD" --steps 2 --kernel-dir "$T/kbad" --json "$T/kb.json"
+    if [ "$RC" -eq 3 ] && printf '%s' "$OUT" | grep -q "incomplete" && [ ! -e "$T/kb.json" ]; then
+        ok "21 bench with an OpenCL device that fails: exit 3, the table incomplete, no --json"
+    else
+        bad "21 bench with a failing device" "exit $RC, json $( [ -e "$T/kb.json" ] && echo written || echo absent): $(errline)"
+    fi
+else
+    echo "SKIP bench with a failing OpenCL device: no OpenCL device"
 fi
 # The output folder's error names where the folder came from.
 fl run "$GOOD" --backend cpu --steps 2 --param output.every=1 --param output.dir=/proc/fluidcl_no

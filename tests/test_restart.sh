@@ -206,6 +206,15 @@ done
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 ck=$(ls "$K"/frame_*.vtu | tail -1 | sed 's/.*frame_0*\([0-9][0-9]*\).vtu/\1/')
+# A resume refused for bad input (--mesh without --out) first: it must not
+# touch the .tmp that holds the killed run's rows.
+before=$(cksum <"$K.csv.tmp" 2>/dev/null)
+fl --backend cpu --solver "$S1" --steps $((ck + 8)) --stats "$K.csv" --resume "$K/checkpoint.state" --mesh
+if [ "$RC" -eq 2 ] && [ -n "$before" ] && [ "$(cksum <"$K.csv.tmp" 2>/dev/null)" = "$before" ]; then
+    ok "a resume refused for bad input leaves the killed run's rows in the .tmp as they were"
+else
+    bad "refused resume and the .tmp" "exit $RC (expected 2), .tmp $( [ -e "$K.csv.tmp" ] && echo changed || echo gone): $ERR"
+fi
 fl --backend cpu --solver "$S1" --steps $((ck + 8)) --every 4 --out "$K" --stats "$K.csv" --resume "$K/checkpoint.state"
 fl2_rc=$RC fl2_err=$ERR
 fl --backend cpu --solver "$S1" --steps $((ck + 8)) --every 4 --out "$E9" --stats "$E9.csv"

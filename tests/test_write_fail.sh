@@ -95,6 +95,29 @@ head -1 "$T/stats.csv.tmp" 2>/dev/null | grep -q '^step,' || problems+="rows not
 [ -z "$problems" ] && ok "ulimit -f 2 KB: the statistics fail part-way: exit 3, file named, no final CSV, rows in stats.csv.tmp" ||
     bad "statistics over the size limit" "$problems$ERR"
 
+# 3b. The same with checkpoints, on 8 particles (a checkpoint fits in 8 KB,
+# the statistics outgrow it and end in a torn row): the last checkpoint
+# resumes with the rows up to it, the torn one dropped, and the file equals
+# an uninterrupted run's.
+cat >"$T/tiny.json" <<'EOF'
+{ "sim": { "dt": 0.0005 }, "domain": { "min": [0, 0, 0], "max": [0.3, 0.3, 0.2] },
+  "particles": { "spacing": 0.0125 }, "boundary": { "cache_dir": "off" },
+  "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.025, 0.025, 0.025] } ] }
+EOF
+RUN=(run "$T/tiny.json" --quiet --backend cpu --steps 200 --checkpoint-every 20 --checkpoint "$T/c3.state")
+limited 8 --stats "$T/s3.csv"
+problems=""
+[ "$RC" -eq 3 ] || problems+="exit $RC, expected 3; "
+[ -s "$T/s3.csv.tmp" ] && [ -n "$(tail -c 1 "$T/s3.csv.tmp" | tr -d '\n')" ] ||
+    problems+="no torn last row to drop (the test needs one); "
+timeout 300 "$BIN" "${RUN[@]}" --stats "$T/s3.csv" --resume "$T/c3.state" >/dev/null 2>"$T/err.txt" ||
+    problems+="the resume failed: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-300); "
+timeout 300 "$BIN" run "$T/tiny.json" --quiet --backend cpu --steps 200 --stats "$T/s3full.csv" >/dev/null 2>&1
+cmp -s "$T/s3.csv" "$T/s3full.csv" || problems+="the resumed statistics differ from an uninterrupted run's; "
+[ -z "$problems" ] && ok "ulimit -f 8 KB on the statistics of 8 particles: exit 3; the checkpoint resumes, the torn row dropped, statistics as an uninterrupted run's" ||
+    bad "statistics torn, then resumed" "$problems$ERR"
+RUN=(run "$SCENE" --quiet --backend cpu)
+
 # 4. The output folder made read-only while the run writes into it. Root
 # ignores permissions, so then the run is made as nobody (setpriv).
 AS=()

@@ -249,7 +249,7 @@ static void print_solver_rows(const bench_table *t)
         snprintf(row, sizeof row, "%s%s%s", d->label, d->unit[0] ? " " : "", d->unit);
         printf("%-18s", row);
         for (int c = 0; c < t->ncols; c++)
-            printf(" %12.4f", stat_fold_value(&t->col[c].solver_fold, t->solver, k));
+            printf(" %12.4g", stat_fold_value(&t->col[c].solver_fold, t->solver, k));
         printf("\n");
     }
 }
@@ -355,7 +355,8 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
 }
 
 /* The columns to run: the native CPU backend, then each OpenCL device (or
- * the one --device names). */
+ * those --device names: one that names none is refused before any work).
+ * Returns the first failure's code (the columns that ran stay in t). */
 static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_table *t)
 {
     int want_cpu = strcmp(o->backend, "cpu") == 0 || strcmp(o->backend, "all") == 0;
@@ -364,28 +365,34 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
         cli_error("--backend '%s': expected cpu, opencl or all", o->backend);
         return FCL_EXIT_INPUT;
     }
-    int rc = want_cpu ? bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols++]) : 0;
-    if (rc != 0)
-        return rc;
     clrt_device *devs = NULL;
-    int count = want_cl ? clrt_devices(&devs) : 0;
-    for (int d = 0; d < count && t->ncols < MAX_COLS; d++) {
-        char idx[16];
-        snprintf(idx, sizeof idx, "%d", d);
-        if (o->device && strcmp(o->device, idx) != 0 && !strstr(devs[d].name, o->device))
+    int count = want_cl ? clrt_devices(&devs) : 0, matched = 0, rc = 0;
+    char (*idx)[16] = calloc((size_t)count + 1, sizeof *idx);
+    for (int d = 0; d < count && idx; d++) {
+        snprintf(idx[d], sizeof idx[d], "%d", d);
+        matched += !o->device || strcmp(o->device, idx[d]) == 0 || strstr(devs[d].name, o->device);
+    }
+    if (!idx || (want_cl && o->device && matched == 0)) {
+        if (idx)
+            cli_error("--device '%s': no OpenCL device matches (see 'fluidcl devices')", o->device);
+        free(devs);
+        free(idx);
+        return idx ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
+    }
+    if (want_cpu)
+        rc = bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols++]);
+    for (int d = 0; rc == 0 && d < count && t->ncols < MAX_COLS; d++) {
+        if (o->device && strcmp(o->device, idx[d]) != 0 && !strstr(devs[d].name, o->device))
             continue;
-        rc = bench_one(sc, "opencl", idx, o, steps, &t->col[t->ncols]);
-        if (rc == 0)
-            t->ncols++;
+        int one = bench_one(sc, "opencl", idx[d], o, steps, &t->col[t->ncols]);
+        t->ncols += one == 0;
+        rc = rc ? rc : one;
     }
     free(devs);
+    free(idx);
     for (int c = 0; c < t->ncols; c++)
         add_labels(t, &t->col[c].timers);
-    if (t->ncols == 0 && want_cl && o->device && rc == 0) {
-        cli_error("--device '%s': no OpenCL device matches (see 'fluidcl devices')", o->device);
-        return FCL_EXIT_INPUT;
-    }
-    return t->ncols ? 0 : (rc ? rc : FCL_EXIT_DEVICE);
+    return rc ? rc : t->ncols ? 0 : FCL_EXIT_DEVICE;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -414,12 +421,15 @@ int cmd_bench(int argc, char **argv)
         return FCL_EXIT_DEVICE;
     t->solver = solver_find(sc.params.sim_solver);
     rc = bench_all(&sc, &o, steps, t);
-    if (rc == 0) {
-        printf("fluidcl bench: %s, solver %s\n", sc.file, sc.params.sim_solver);
+    if (t->ncols > 0) {   /* after a failure, the columns that ran, and no --json file */
+        printf("fluidcl bench: %s, solver %s%s\n", sc.file, sc.params.sim_solver,
+               rc ? " (incomplete: a backend failed, see above)" : "");
         print_table(t);
-        if (o.json)
-            rc = write_json(t, &sc, o.json);
     }
+    if (rc == 0 && o.json)
+        rc = write_json(t, &sc, o.json);
+    else if (rc != 0 && o.json && t->ncols > 0)
+        cli_error("--json %s not written: not every backend ran", o.json);
     free(t);
     scene_free(&sc);
     return rc;

@@ -272,6 +272,54 @@ static int prepare_stats(run_ctx *r, const fcl_cli *o, const fcl_solver *sv)
     return 0;
 }
 
+/* Nothing was simulated: a fresh run leaves no statistics file; a
+ * resumed one keeps "<stats>.tmp", which holds the earlier run's rows
+ * (carried into it) for the next try. */
+static void drop_stats(run_ctx *r)
+{
+    char err[1024];
+    if (r->csv && r->first_step > 0)
+        out_csv_close_err(r->csv, err, sizeof err);
+    else
+        out_csv_discard(r->csv);
+    r->csv = NULL;
+}
+
+/* Two of the paths a run writes (its statistics file, its checkpoint,
+ * its output folder) named alike, without "./" or trailing slashes: one
+ * would overwrite the other after the whole run. */
+static int same_path(const char *a, const char *b)
+{
+    while (a[0] == '.' && a[1] == '/')
+        a += 2;
+    while (b[0] == '.' && b[1] == '/')
+        b += 2;
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (lb > 1 && b[lb - 1] == '/')
+        lb--;
+    return la == lb && strncmp(a, b, la) == 0;
+}
+
+static int check_output_paths(const fcl_cli *o, const fcl_params *p)
+{
+    const char *dir = p->output_every > 0 ? p->output_dir : "", *ck = o->checkpoint ? o->checkpoint : "";
+    const char *clash = o->stats && dir[0] && same_path(o->stats, dir)  ? "--stats names the output folder"
+                        : o->stats && ck[0] && same_path(o->stats, ck) ? "--stats and --checkpoint name one file"
+                        : ck[0] && dir[0] && same_path(ck, dir)        ? "--checkpoint names the output folder"
+                                                                       : NULL;
+    if (!clash)
+        return 0;
+    cli_error("%s (%s): expected different paths for the statistics, the checkpoint and the frames", clash,
+              o->stats && (same_path(o->stats, dir) || same_path(o->stats, ck)) ? o->stats : ck);
+    return FCL_EXIT_INPUT;
+}
+
+/* Every check that touches no file first (a failure then loses nothing:
+ * opening the statistics file truncates "<stats>.tmp", where a killed
+ * run's rows wait); then the statistics file, so that a bad one leaves no
+ * folder behind; then the output folder. */
 static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
 {
     char err[1024], from[FCL_STR_MAX + 64];
@@ -285,25 +333,24 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         cli_error("output.grid = 1 writes the grid with every frame: give --out DIR (and --every K)");
         return FCL_EXIT_INPUT;
     }
-    int rc = prepare_stats(r, o, sv);
-    if (rc != 0)
-        return rc;
     if (p->output_every <= 0 && o->mesh) {
         cli_error("--mesh writes a surface per output frame: give --out DIR (and --every K)");
-        out_csv_discard(r->csv);
-        r->csv = NULL;
         return FCL_EXIT_INPUT;
     }
-    if (p->output_every <= 0)
-        return 0;
-    if (!p->output_dir[0]) {
+    if (p->output_every > 0 && !p->output_dir[0]) {
         cli_error("output.every is %ld but output.dir is empty: give --out DIR", p->output_every);
         return FCL_EXIT_INPUT;
     }
+    int rc = check_output_paths(o, p);
+    if (rc != 0)
+        return rc;
+    if (o->stats && (rc = prepare_stats(r, o, sv)) != 0)
+        return rc;
+    if (p->output_every <= 0)
+        return 0;
     if (out_prepare_dir(p->output_dir, err, sizeof err) != 0) {
         cli_error("%s: %s", cli_origin(o, "output.dir", o->out ? "--out" : NULL, from, sizeof from), err);
-        out_csv_discard(r->csv);
-        r->csv = NULL;
+        drop_stats(r);
         return FCL_EXIT_INPUT;
     }
     r->pos = malloc(n * sizeof *r->pos + 16);
@@ -565,8 +612,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     }
     double wall = 0.0;
     if (rc != 0) {
-        out_csv_discard(r->csv);   /* nothing was simulated: leave nothing */
-        r->csv = NULL;
+        drop_stats(r);
     } else if ((rc = simulate(r, o, p, p->sim_steps, &wall)) == 0) {
         summary(r, sc, wall);
     }

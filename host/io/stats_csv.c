@@ -103,18 +103,21 @@ static char *keep_rows(char *text, const char *header, const char *used, double 
         free(out);
         return NULL;
     }
-    while (*line) {
+    for (long row = 2; *line; row++) {
         char *nl = strchr(line, '\n'), *end;
+        if (!nl)   /* a last row cut short (a write failed, or the run was killed in it): not kept */
+            break;
         double first = strtod(line, &end);
-        if (!nl || end == line || *end != ',') {
-            fio_plain_fail(err, errlen, "%s: a row is not what fluidcl writes", used);
+        if (end == line || *end != ',') {
+            fio_plain_fail(err, errlen, "%s: line %ld is not a row fluidcl writes: %.*s", used, row,
+                           (int)(nl - line < 80 ? nl - line : 80), line);
             free(out);
             return NULL;
         }
-        if (first <= max_first) {
-            memcpy(out + n, line, (size_t)(nl + 1 - line));
-            n += (size_t)(nl + 1 - line);
-        }
+        if (first > max_first)   /* past the checkpoint: this and later rows are not kept */
+            break;
+        memcpy(out + n, line, (size_t)(nl + 1 - line));
+        n += (size_t)(nl + 1 - line);
         line = nl + 1;
     }
     out[n] = '\0';
