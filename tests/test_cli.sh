@@ -557,6 +557,21 @@ opt_case "unexpected argument 'foo'" devices foo
 opt_case "more than the 1.07e9 (2^30)" run "$GOOD" --backend cpu --solver mac --param domain.max=11,11,11 \
     --param particles.spacing=0.005 --out "$T/opt_out"
 opt_case "mac.dt_min" run "$GOOD" --backend cpu --solver mac --steps 2 --param mac.dt_min=0.01 --param mac.dt_max=0.001
+# mac with an inflow at 2.5 m/s, past a support radius (2 cm) per 0.01 s
+# step: the blow-up bound mac widens to what its substeps let a face carry
+# must hold after the emitter adds markers (it once fell back to
+# sim.max_step_ratio there: exit 3 at step 1).
+cat >"$T/mac_inflow.json" <<'EOF'
+{ "sim": { "solver": "mac", "dt": 0.01 }, "domain": { "min": [0, 0, 0], "max": [0.32, 0.32, 0.32] },
+  "particles": { "spacing": 0.01 }, "boundary": { "cache_dir": "off" },
+  "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.32, 0.06, 0.32] } ],
+  "emitters": [ { "shape": "disk", "center": [0.16, 0.28, 0.16], "direction": [0, -1, 0], "radius": 0.03,
+                  "speed": 2.5, "end": 0.3 } ] }
+EOF
+fl run "$T/mac_inflow.json" --backend cpu --steps 30
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "2400 particles added" &&
+    ok "21 mac with a 2.5 m/s inflow at dt 0.01 s runs (the widened blow-up bound kept after emission)" ||
+    bad "21 mac inflow" "exit $RC: $(errline)"
 # bench --json to a folder that cannot take it: refused before any step.
 fl bench "$GOOD" --backend cpu --steps 2 --json "$T/no/such/dir/b.json"
 if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--json $T/no/such/dir/b.json: cannot create" &&

@@ -41,7 +41,9 @@
 #include "fcl_test.h"
 #include "mesh_checks.h"
 #include "../host/solvers/mac/mac.h"
+#include "output.h"
 #include "params.h"
+#include "scene.h"
 #include "sim.h"
 
 static void mac_params(fcl_params *p, double size, double spacing)
@@ -259,6 +261,39 @@ static int pool(fcl_backend *be, const fcl_params *p, fcl_sim *s, size_t *n, cha
     free(pos);
     free(vel);
     return rc;
+}
+
+/* Frame 0's grid (before any step) with a box obstacle set after the
+ * simulation was made, as the command line does: its 4 x 4 x 4 cells are
+ * solid in the output (they once read air until the first step). */
+static void test_first_grid(fcl_backend *be)
+{
+    fcl_params p;
+    mac_params(&p, 0.64, 0.02);
+    fcl_sim s;
+    size_t n;
+    char err[1024] = "";
+    int rc = pool(be, &p, &s, &n, err, sizeof err);
+    CHECK(rc == 0, "first grid on %s: %s", be->kind, err);
+    if (rc != 0)
+        return;
+    static const fcl_obstacle box = { .kind = FCL_OBST_BOX, .min = { 0.2f, 0.4f, 0.2f }, .max = { 0.36f, 0.56f, 0.36f } };
+    grid_view g = { 0 };
+    read_grid(&s, &g);
+    size_t before = 0, after = 0;
+    for (size_t c = 0; c < mac_of(&s)->m.ncell; c++)
+        before += g.flags[c] == 2u;
+    fcl_grid_frame gf;
+    rc = sim_set_solids(&s, &box, 1) != 0 || s.solver->grid_fields(&s, &gf) != 0;
+    read_grid(&s, &g);
+    for (size_t c = 0; c < mac_of(&s)->m.ncell; c++)
+        after += g.flags[c] == 2u;
+    printf("first grid on %s: %zu solid cells more with a box obstacle before any step (expected 64)\n", be->kind,
+           after - before);
+    CHECK(rc == 0 && after - before == 64, "first grid on %s: %zu more solid cells with a 4 x 4 x 4-cell box, "
+          "expected 64", be->kind, after - before);
+    free(g.v); free(g.flags); free(g.p);
+    sim_destroy(&s);
 }
 
 static void test_pool(fcl_backend *be)
@@ -518,6 +553,9 @@ static void test_bad_input(fcl_backend *be)
     p.particles_support = 4.0f;
     p.mac_particles_per_cell = 1.0f;
     refused(be, &p, "a grid too large", "mac.cell_size");
+    mac_params(&p, 0.64, 0.02);
+    p.domain_max[0] = 0.63f;   /* 15.75 cells of 4 cm: a wall would move */
+    refused(be, &p, "a domain of no whole number of cells", "domain.max");
     int rc = params_assign(&p, "mac.particles_per_cell=0.5", err, sizeof err);
     printf("particles per cell 0.5: %d '%s'\n", rc, err);
     CHECK(rc != 0 && strstr(err, "mac.particles_per_cell"), "particles per cell 0.5 gave %d: '%s'", rc, err);
@@ -536,6 +574,7 @@ int main(void)
     if (ocl)
         test_preconditioners(ocl);
     test_pool(cpu);
+    test_first_grid(cpu);
     double vc = 0.0, vo = 0.0;
     size_t tc = 0, to = 0;
     test_grid_mesh(cpu, &vc, &tc);

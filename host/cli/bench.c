@@ -379,8 +379,10 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
         free(idx);
         return idx ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
     }
-    if (want_cpu)
-        rc = bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols++]);
+    if (want_cpu) {
+        rc = bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols]);
+        t->ncols += rc == 0;
+    }
     for (int d = 0; rc == 0 && d < count && t->ncols < MAX_COLS; d++) {
         if (o->device && strcmp(o->device, idx[d]) != 0 && !strstr(devs[d].name, o->device))
             continue;

@@ -68,6 +68,16 @@ static int mac_init(fcl_sim *s, char *err, size_t errlen)
     return 0;
 }
 
+/* The blow-up test (sim.max_step_ratio support radii per step) reads per
+ * substep here, at least twice what the CFL bound lets a face carry: a
+ * step of sim.dt may move a marker many cells. Set with the constants, so
+ * that a rebuild of them within a step (emitters) keeps it. */
+static float blowup_ratio(const fcl_sim *s, const mac *d)
+{
+    double cfl_h = 2.0 * s->prm->mac_cfl * d->m.dx / s->h;
+    return (float)(fmax(s->prm->sim_max_step_ratio, cfl_h) * (d->substeps > 1 ? d->substeps : 1));
+}
+
 /* The particle mass rho0 d^3 (markers carry no mass in the method; frames
  * and the conservation checks read it) and the grid's live constants. */
 static void mac_derive(fcl_sim *s)
@@ -78,6 +88,7 @@ static void mac_derive(fcl_sim *s)
     s->c.mass = (float)(p->material_rest_density * l0 * l0 * l0);
     if (!d)
         return;
+    s->c.max_step_ratio = blowup_ratio(s, d);
     d->m.rho = (float)p->material_rest_density;
     d->m.theta_min = (float)p->mac_theta_min;
     d->m.iso = 0.5f;
@@ -455,11 +466,7 @@ static int mac_step(fcl_sim *s)
         return -1;
     d->fresh = 1;
     s->dt_used = s->c.dt;
-    /* The blow-up test (sim.max_step_ratio support radii per step) reads
-     * per substep here, at least twice what the CFL bound lets a face
-     * carry: a step of sim.dt may move a marker many cells. */
-    double cfl_h = 2.0 * s->prm->mac_cfl * d->m.dx / s->h;
-    s->c.max_step_ratio = (float)(fmax(s->prm->sim_max_step_ratio, cfl_h) * d->substeps);
+    s->c.max_step_ratio = blowup_ratio(s, d);
     s->stats.solver[STAT_SUBSTEPS] = d->substeps;
     s->stats.solver[STAT_ITERS] = (double)d->iters;
     s->stats.solver[STAT_RESID] = d->resid;
@@ -509,19 +516,27 @@ static int mac_load(fcl_sim *s, const void *blob, size_t bytes)
     return mac_state_load(s->solver_data, s->be, blob, bytes);
 }
 
+/* Flags, level set and fields for the outputs where no step has made
+ * them since prepare(): obstacles are set after it (sim_set_solids), so
+ * frame 0's grid once showed them as air. The step flags for itself. */
+static int current(fcl_sim *s, mac *d)
+{
+    return d->fresh || (launch_flags(s, d) == 0 && launch_levelset(s, d) == 0 && launch_fields(s, d) == 0) ? 0 : -1;
+}
+
 static int mac_grid_out(fcl_sim *s, struct fcl_grid_frame *g)
 {
-    return mac_grid_fields(s->solver_data, s->be, g);
+    return current(s, s->solver_data) != 0 ? -1 : mac_grid_fields(s->solver_data, s->be, g);
 }
 
 static int mac_levelset_out(fcl_sim *s, struct fcl_grid_frame *g)
 {
-    return mac_grid_levelset(s->solver_data, s->be, g);
+    return current(s, s->solver_data) != 0 ? -1 : mac_grid_levelset(s->solver_data, s->be, g);
 }
 
 static size_t mac_overlay(fcl_sim *s, const float **pts)
 {
-    return mac_grid_slice(s->solver_data, s->be, pts);
+    return current(s, s->solver_data) != 0 ? 0 : mac_grid_slice(s->solver_data, s->be, pts);
 }
 
 /* The viewer's force: on the markers with FLIP (their velocities are the

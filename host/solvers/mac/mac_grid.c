@@ -24,11 +24,20 @@ static const size_t CELL_BYTES = 3 * 16 + 5 * 4 + 2 * 4 + 4 + 3 * 4 + 6 * 4;   /
 
 static const char *const AXIS = "xyz";
 
-/* Cells along one axis: the domain's extent in cells, rounded; the grid
- * box (from domain.min) is within half a cell of the domain. */
+/* Cells along one axis: the domain's extent in whole cells (to a
+ * thousandth of a cell, float rounding): the grid's walls are the
+ * domain's. (A rounded count once moved a wall by up to half a cell:
+ * markers left the domain, and a pool in such a box sloshed.) */
 static int axis_cells(const fcl_params *p, int a, double dx, uint *n, char *err, size_t errlen)
 {
     double len = (double)p->domain_max[a] - (double)p->domain_min[a], c = floor(len / dx + 0.5);
+    if (c >= 2.0 && fabs(len / dx - c) > 1e-3) {
+        snprintf(err, errlen, "domain.max: the domain's %g m along %c is %.4g cells of %g m (mac.cell_size, or "
+                 "cbrt(mac.particles_per_cell) particles.spacing): expected a whole number of cells, such as %g m "
+                 "(%.0f cells) or %g m (%.0f)", len, AXIS[a], len / dx, dx, floor(len / dx) * dx, floor(len / dx),
+                 ceil(len / dx) * dx, ceil(len / dx));
+        return -1;
+    }
     if (c < 2.0) {
         snprintf(err, errlen, "mac.cell_size: a cell of %g m leaves fewer than 2 cells along %c of the domain "
                  "(%g m): expected a smaller cell (mac.cell_size, or particles.spacing)", dx, AXIS[a], len);
