@@ -466,8 +466,14 @@ static double dam_volume(fcl_backend *be, const char *transfer, char **assign, i
             CHECK(0, "dam break: %s", perr);
             return 1.0;
         }
-    /* 0.01 unless --volume sets particles.spacing (0.005: 1 cm cells) */
-    const double sp = p.particles_spacing;
+    /* 0.01 unless --volume sets particles.spacing (0.005: 1 cm cells),
+     * read as a double: the lattice is laid in doubles, and the float
+     * parameter's rounding alone moves the worst change by tenths of a
+     * point (see host/solvers/mac/README.md, Volume) */
+    double sp = 0.01;
+    for (int a = 0; a < nassign; a++)
+        if (strncmp(assign[a], "particles.spacing=", 18) == 0)
+            sp = strtod(assign[a] + 18, NULL);
     size_t cap = (size_t)((ceil(0.16 / sp) + 1) * (ceil(0.24 / sp) + 1) * (ceil(0.16 / sp) + 1));
     float4 *pos = malloc(cap * 16), *vel = calloc(cap, 16);
     size_t n = 0;
