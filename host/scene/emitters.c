@@ -204,6 +204,41 @@ static void bounds(const fcl_emitter *e, double lo[3], double hi[3])
     }
 }
 
+/* The first obstacle (box or sphere, grown by half a spacing) holding a
+ * point of emitter e's layer, or -1; *at is that point. A layer of more
+ * points than the cap is tested at its center only. */
+static int inside_obstacle(const fcl_scene *s, const fcl_emitter *e, double sp, float at[3])
+{
+    enum { CAP = 1 << 16 };
+    float4 *pt = malloc(CAP * sizeof *pt);
+    size_t n = pt ? emitter_layer(e, sp, pt, CAP) : 0;
+    if (!pt || n > CAP) {
+        n = 1;
+        if (pt)
+            pt[0] = fcl_f4((float)e->center[0], (float)e->center[1], (float)e->center[2], 0.0f);
+    }
+    int hit = -1;
+    for (size_t q = 0; pt && q < n && hit < 0; q++) {
+        float x[3] = { pt[q].x, pt[q].y, pt[q].z };
+        for (int j = 0; j < s->nobstacles && hit < 0; j++) {
+            const fcl_obstacle *o = &s->obstacles[j];
+            double g = 0.5 * sp, d2 = 0.0;
+            int in = o->kind == FCL_OBST_BOX;
+            for (int k = 0; k < 3; k++) {
+                in &= x[k] > o->min[k] - g && x[k] < o->max[k] + g;
+                d2 += (x[k] - o->center[k]) * (double)(x[k] - o->center[k]);
+            }
+            in |= o->kind == FCL_OBST_SPHERE && d2 < (o->radius + g) * (o->radius + g);
+            if (in) {
+                hit = j;
+                memcpy(at, x, sizeof x);
+            }
+        }
+    }
+    free(pt);
+    return hit;
+}
+
 int emitters_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
 {
     double sp = p->particles_spacing;
@@ -233,6 +268,15 @@ int emitters_check(const fcl_scene *s, const fcl_params *p, char *err, size_t er
             snprintf(where, sizeof where, "emitters[%d].%s", i, e->disk ? "radius" : "size");
             snprintf(msg, sizeof msg, "holds no particle at particles.spacing %g m (expected at least a spacing "
                      "across)", sp);
+            return fail(err, errlen, s->file, where, msg);
+        }
+        float at[3];
+        int j = inside_obstacle(s, e, sp, at);
+        if (j >= 0) {
+            snprintf(where, sizeof where, "emitters[%d]", i);
+            snprintf(msg, sizeof msg, "releases particles at [%g, %g, %g], inside obstacles[%d] (a %s) or within half "
+                     "a spacing of it: expected the emitter clear of every obstacle", at[0], at[1], at[2], j,
+                     s->obstacles[j].kind == FCL_OBST_BOX ? "box" : "sphere");
             return fail(err, errlen, s->file, where, msg);
         }
     }
