@@ -662,6 +662,41 @@ if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "far.ply: the 2 particles lie
 else
     bad "24 surface far particle" "exit $RC: $(errline)"
 fi
+# plyframe FILE SPACING X VX: a one-particle fluidcl PLY frame at (X, X, X)
+# moving at (VX, 0, 0); X and VX as printf escapes of little-endian floats.
+plyframe() {
+    {
+        printf 'ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\ncomment fluidcl spacing %s\n' "$2"
+        printf 'element vertex 1\n'
+        for p in x y z vx vy vz density pressure; do printf 'property float %s\n' "$p"; done
+        printf 'property uint id\nproperty float surface\nend_header\n'
+        printf "$3$3$3$4"
+        head -c 24 /dev/zero
+    } >"$1"
+}
+plyframe "$T/offset.ply" 0.025 '\000\120\303\107' '\000\000\000\000'   # at 1e5 m
+fl surface "$T/offset.ply" --out "$T/offset_out" --backend cpu
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "lie up to 100000 m from the origin" && [ ! -e "$T/offset_out" ] &&
+    ok "24 surface: particles 1e5 m from the origin (float steps past a quarter cell) refused, nothing written" ||
+    bad "24 surface far from the origin" "exit $RC: $(errline)"
+printf '<?xml version="1.0"?>\n<VTKFile type="UnstructuredGrid" version="0.1"><UnstructuredGrid><Piece NumberOfPoints="1" NumberOfCells="0"><Points><DataArray type="Float32" NumberOfComponents="3" format="ascii">0.1 0.1 0.1</DataArray></Points></Piece></UnstructuredGrid></VTKFile>\n' >"$T/other.vtu"
+fl surface "$T/other.vtu" --out "$T/other_out" --backend cpu
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "other.vtu: not a fluidcl .vtu frame: no raw appended data" &&
+    ok "24 surface: another writer's complete .vtu is named as such, not as truncated" ||
+    bad "24 surface other writer's vtu" "exit $RC: $(errline)"
+fl surface "$X/frame_000002.ply" --out "$T/kd_out" --backend cpu --kernel-dir "$T"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "native backend" && [ ! -e "$T/kd_out" ] &&
+    ok "24 surface: --kernel-dir with --backend cpu refused as for run" || bad "24 surface --kernel-dir cpu" "exit $RC: $(errline)"
+fl surface "$X/frame_000002.ply" --out "$T/kd_out" --backend opencl --kernel-dir "$T/no_such_dir"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--kernel-dir $T/no_such_dir: no such folder" &&
+    ok "24 surface: a missing --kernel-dir exits 2 as for run" || bad "24 surface missing --kernel-dir" "exit $RC: $(errline)"
+# bench --from a frame with a velocity that is not a number: exit 2 before
+# any step, the file and the particle named.
+plyframe "$T/nanvel.ply" 0.02 '\315\314\314\075' '\000\000\300\177'   # at 0.1 m, vx NaN
+fl bench "$GOOD" --backend cpu --steps 2 --from "$T/nanvel.ply"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "nanvel.ply: particle 0 has the velocity (nan, 0, 0)" &&
+    ! printf '%s' "$OUT" | grep -q "2 steps" && ok "24 bench --from a frame with a NaN velocity refused before any step" ||
+    bad "24 bench --from NaN velocity" "exit $RC: $(errline)"
 fl surface --help
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q -- "--out DIR" && ok "24 surface --help" || bad "24 surface --help" "exit $RC"
 

@@ -118,6 +118,19 @@ cmp -s "$T/s3.csv" "$T/s3full.csv" || problems+="the resumed statistics differ f
     bad "statistics torn, then resumed" "$problems$ERR"
 RUN=(run "$SCENE" --quiet --backend cpu)
 
+# 3c. `surface` under a limit below its mesh: exit 3 naming the file, no
+# .tmp left (it was killed by SIGXFSZ before: exit 153 and a partial .tmp).
+timeout 300 "$BIN" run "$SCENE" --quiet --backend cpu --steps 1 --every 1 --out "$T/sf" >/dev/null 2>&1
+(ulimit -f 16 && exec timeout 300 "$BIN" surface "$T/sf/frame_000001.vtu" --out "$T/sf_mesh" --backend cpu --quiet) \
+    >/dev/null 2>"$T/err.txt"
+RC=$? ERR=$(tr '\n' ' ' <"$T/err.txt" | cut -c1-300)
+if [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "frame_000001.surface.ply.tmp' failed: File too large" &&
+   [ -z "$(ls "$T/sf_mesh" 2>/dev/null)" ]; then
+    ok "ulimit -f 16 KB on surface: exit 3, file and reason named, nothing left in the folder"
+else
+    bad "surface over the size limit" "exit $RC, left: $(ls "$T/sf_mesh" 2>/dev/null | tr '\n' ' '): $ERR"
+fi
+
 # 4. The output folder made read-only while the run writes into it. Root
 # ignores permissions, so then the run is made as nobody (setpriv).
 AS=()

@@ -9,6 +9,7 @@
  */
 #include <cJSON.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -406,6 +407,7 @@ int cmd_bench(int argc, char **argv)
         cli_help(stdout, FCL_CMD_BENCH);
         return 0;
     }
+    signal(SIGXFSZ, SIG_IGN);   /* a file-size limit is a write error (exit 3), as for run */
     /* The table's file must take a file before any work is done. */
     if (rc == 0 && o.json)
         rc = cli_probe_file("--json", o.json);

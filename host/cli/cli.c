@@ -184,7 +184,6 @@ static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i)
 static int check_options(const fcl_cli *o, unsigned cmd)
 {
     const char *name = cmd_name(cmd);
-    struct stat st;
     if (!o->scene) {
         cli_error("%s: which scene? e.g. 'fluidcl %s scenes/dam_break.json'", name, name);
         return -1;
@@ -194,17 +193,24 @@ static int check_options(const fcl_cli *o, unsigned cmd)
         return -1;
     }
     /* (The viewer may switch to OpenCL: there they are for later.) */
-    if (o->device && strcmp(o->backend, "cpu") == 0 && cmd != FCL_CMD_VIEW) {
-        cli_error("%s: --device %s selects an OpenCL device; --backend cpu has none", name, o->device);
+    return cli_check_device_options(name, o->backend, o->device, o->kernel_dir, cmd == FCL_CMD_VIEW);
+}
+
+int cli_check_device_options(const char *name, const char *backend, const char *device, const char *kernel_dir,
+                             int later)
+{
+    struct stat st;
+    if (device && strcmp(backend, "cpu") == 0 && !later) {
+        cli_error("%s: --device %s selects an OpenCL device; --backend cpu has none", name, device);
         return -1;
     }
-    if (o->kernel_dir && (stat(o->kernel_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-        cli_error("%s: --kernel-dir %s: no such folder", name, o->kernel_dir);
+    if (kernel_dir && (stat(kernel_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        cli_error("%s: --kernel-dir %s: no such folder", name, kernel_dir);
         return -1;
     }
-    if (o->kernel_dir && strcmp(o->backend, "cpu") == 0 && cmd != FCL_CMD_VIEW) {
+    if (kernel_dir && strcmp(backend, "cpu") == 0 && !later) {
         cli_error("%s: --kernel-dir %s: the native backend (--backend cpu) has its kernels compiled in and "
-                  "reads no sources", name, o->kernel_dir);
+                  "reads no sources", name, kernel_dir);
         return -1;
     }
     return 0;

@@ -55,6 +55,11 @@ int cli_scene(const fcl_cli *o, fcl_scene *s);
  * temporary is created and removed, nothing else written. 0 or
  * FCL_EXIT_INPUT (message printed). */
 int cli_probe_file(const char *opt, const char *path);
+/* --device and --kernel-dir against --backend for command name: a
+ * missing kernel folder, and either option with the native backend
+ * (unless later: the viewer may switch to OpenCL), print and return -1. */
+int cli_check_device_options(const char *name, const char *backend, const char *device, const char *kernel_dir,
+                             int later);
 /* Where parameter key's value came from, for messages: flag when the
  * option that sets it was given (e.g. "--out"), else "--param KEY" or
  * "SCENE: KEY". Returns buf. */

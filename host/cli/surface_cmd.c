@@ -8,6 +8,7 @@
  * atomically (mesh_io.c).
  */
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,11 @@ int cmd_surface(int argc, char **argv)
         free(o.frames);
         return 0;
     }
+    if (rc == 0 && cli_check_device_options("surface", o.backend, o.device, o.kernel_dir, 0) != 0)
+        rc = FCL_EXIT_INPUT;
+    /* A file-size limit is a write error (exit 3, the temporary removed),
+     * not a kill, as for run. */
+    signal(SIGXFSZ, SIG_IGN);
     if (rc == 0)
         rc = check_frames(&o);
     if (rc == 0)

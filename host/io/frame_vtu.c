@@ -288,8 +288,10 @@ static int read_header(struct io *io, char *buf, size_t len)
     size_t k = 0, want = strlen(VTU_APPENDED);
     for (;;) {
         int c = getc(io->fp);
-        if (c == EOF)
-            return fio_fail(io, "truncated: file ends inside the XML header");
+        if (c == EOF)   /* a complete XML file from another writer ends too, without raw appended data */
+            return strstr(buf, "</VTKFile>") ? fio_fail(io, "not a fluidcl .vtu frame: no raw appended data (another "
+                                                        "writer's file? fluidcl reads the frames it writes)")
+                                             : fio_fail(io, "truncated: file ends inside the XML header");
         if (k + 1 >= len || c == '\0')
             return fio_fail(io, "not a fluidcl .vtu frame: no appended data within %zu bytes", len);
         buf[k++] = (char)c;

@@ -126,7 +126,9 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, dou
     fcl_frame_data d;
     if (infile_check(path, infile_limit(p), "frame", err, errlen) != 0 || out_read_frame(path, &d, err, errlen) != 0)
         return FCL_EXIT_INPUT;
-    size_t bad = first_outside(&d, p);
+    size_t bad = first_outside(&d, p), nan_v = d.n;
+    for (size_t i = 0; i < d.n && nan_v == d.n; i++)
+        nan_v = isfinite(d.vel[i].x) && isfinite(d.vel[i].y) && isfinite(d.vel[i].z) ? d.n : i;
     int rc = FCL_EXIT_INPUT;
     if (d.n == 0)
         snprintf(err, errlen, "%s: the frame has no particles", path);
@@ -139,6 +141,9 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, dou
     else if (bad < d.n)
         snprintf(err, errlen, "%s: particle %zu at (%g, %g, %g) lies outside the scene's domain", path, bad,
                  d.pos[bad].x, d.pos[bad].y, d.pos[bad].z);
+    else if (nan_v < d.n)
+        snprintf(err, errlen, "%s: particle %zu has the velocity (%g, %g, %g): expected finite numbers", path, nan_v,
+                 d.vel[nan_v].x, d.vel[nan_v].y, d.vel[nan_v].z);
     else
         rc = 0;
     if (rc != 0) {

@@ -17,6 +17,7 @@
 #include "mesh_post.h"
 #include "passes.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,6 +464,18 @@ static int plan(mc_ctx *x, const mc_config *c, const mc_input *in, fcl_grid_info
         /* grid_layout speaks of the domain; here it is the particles'. */
         snprintf(err, errlen, "the %zu particles lie from (%g, %g, %g) to (%g, %g, %g): %s (a particle far from "
                  "the others?)", in->n, lo0[0], lo0[1], lo0[2], hi0[0], hi0[1], hi0[2], why);
+        return FCL_EXIT_INPUT;
+    }
+    /* Float coordinates: where their step nears the node cell, the field
+     * and the cells' labels disagree (an open mesh was measured at 1e6 m
+     * with a 1 cm cell), and before that vertices are off by the step. */
+    double far = 0.0;
+    for (int a = 0; a < 3; a++)
+        far = fmax(far, fmax(fabs(lo0[a]), fabs(hi0[a])));
+    if (far * FLT_EPSILON > 0.25 * m->cell) {
+        snprintf(err, errlen, "the particles lie up to %g m from the origin, where float coordinates step by up to "
+                 "%g m, more than a quarter of the surface cell (%g m): expected the scene nearer the origin, or a "
+                 "larger surface.cell", far, far * FLT_EPSILON, (double)m->cell);
         return FCL_EXIT_INPUT;
     }
     /* The field's node buffer is the largest; checked before any is made. */
