@@ -30,7 +30,8 @@ typedef struct bench_col {
     fcl_timers timers;       /* summed over the measured steps */
     double wall_ms;          /* per step */
     long steps;
-    size_t n;
+    size_t n;                /* at the start */
+    double psteps;           /* particles summed over the timed steps (emitters change the count) */
     /* Solver figures summed over the measured steps (the stats of each). */
     double sim_time, sum_avg_err, max_err;
     fcl_stat_fold solver_fold;      /* the solver's declared statistics */
@@ -104,6 +105,20 @@ static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
     return 0;
 }
 
+/* A step that blew up (a non-finite value, or a particle past
+ * sim.max_step_ratio support radii): timings of it would mislead, so bench
+ * stops as run does (exit 3). */
+static int blown_up(const fcl_sim *s)
+{
+    if (s->stats.bad_id < 0)
+        return 0;
+    cli_error("bench on %s: numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "
+              "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s)", s->be->name,
+              s->stats.step, s->stats.time, s->stats.bad_id, s->prm->sim_max_step_ratio, s->stats.max_speed,
+              s->stats.dt);
+    return FCL_EXIT_DEVICE;
+}
+
 /* The timed steps (their wall time and simulated time into col), with a
  * progress line on stderr unless --quiet: a slow device's bench of a
  * large scene runs for minutes. */
@@ -114,7 +129,9 @@ static int timed_steps(fcl_sim *sim, bench_col *col, long steps, int quiet)
     int rc = 0;
     double t0 = omp_get_wtime(), sim_t0 = sim->time;
     for (long k = 0; k < steps && rc == 0; k++) {
+        col->psteps += (double)sim->n;
         rc = sim_step(sim);
+        rc = rc ? rc : blown_up(sim);
         accumulate(col, sim->solver, &sim->stats);
         progress_update(&bar, k + 1, NULL);
     }
@@ -161,7 +178,8 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
         fprintf(stderr, "bench: from %s (t = %.4g s)\n", o->from, t_frame);
     fprintf(stderr, "bench: %s, %zu particles, %ld steps ...\n", be->name, n, steps);
     for (int k = 0; k < WARMUP && rc == 0; k++)
-        rc = sim_step(&sim);
+        if ((rc = sim_step(&sim)) == 0)
+            rc = blown_up(&sim);
     timers_reset(&be->timers);
     if (rc == 0)
         rc = timed_steps(&sim, col, steps, o->quiet);
@@ -281,7 +299,7 @@ static void print_table(const bench_table *t)
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
             double st = (double)b->steps;
-            double v[8] = { timers_total(&b->timers) / st, b->wall_ms, (double)b->n * 1e3 / b->wall_ms,
+            double v[8] = { timers_total(&b->timers) / st, b->wall_ms, b->psteps * 1e3 / (b->wall_ms * (double)b->steps),
                             cpu_wall > 0 ? cpu_wall / b->wall_ms : 0.0, 1e3 * b->sim_time / st,
                             b->sim_time > 0 ? b->wall_ms * st / b->sim_time : 0.0, b->sum_avg_err / st,
                             b->max_err };
@@ -319,7 +337,7 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
         cJSON_AddItemToObject(o, "ms_per_step", passes);
         cJSON_AddNumberToObject(o, "sum_of_passes_ms", timers_total(&b->timers) / (double)b->steps);
         cJSON_AddNumberToObject(o, "wall_ms_per_step", b->wall_ms);
-        cJSON_AddNumberToObject(o, "particle_steps_per_s", (double)b->n * 1e3 / b->wall_ms);
+        cJSON_AddNumberToObject(o, "particle_steps_per_s", b->psteps * 1e3 / (b->wall_ms * (double)b->steps));
         cJSON_AddNumberToObject(o, "mean_dt_s", b->sim_time / (double)b->steps);
         cJSON_AddNumberToObject(o, "ms_per_simulated_s", b->sim_time > 0 ? b->wall_ms * b->steps / b->sim_time : 0);
         if (t->solver && t->solver->no_density) {

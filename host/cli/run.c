@@ -46,6 +46,7 @@ typedef struct run_ctx {
     size_t npvd, pvd_cap;
     fcl_ckpt ck;
     long first_step;                /* > 0 when resumed */
+    double psteps;                  /* particles summed over the steps run */
 } run_ctx;
 
 /* The CSV's columns: these for every solver, then the solver's own
@@ -456,6 +457,7 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
     bar.per_mille = total <= 0;     /* a run for a simulated time */
     double t0 = omp_get_wtime();
     for (long k = r->first_step; rc == 0 && !finished(s, p, total, k, &done); k++) {
+        r->psteps += (double)s->n;   /* the step's own count (emitters change it) */
         if ((rc = sim_step(s)) != 0)
             break;
         if (s->stats.bad_id >= 0) {
@@ -467,7 +469,7 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
         char extra[96];
         double el = omp_get_wtime() - t0;
         snprintf(extra, sizeof extra, "t=%.4gs  %.3g particle-steps/s", s->time,
-                 el > 0 ? (double)s->n * (double)(k + 1 - r->first_step) / el : 0.0);
+                 el > 0 ? r->psteps / el : 0.0);
         finished(s, p, total, k + 1, &done);
         progress_update(&bar, done, extra);
         if (ckpt_signal()) {
@@ -492,7 +494,7 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     long ran = s->step - r->first_step;
     if (r->first_step > 0)
         printf("resumed at step  %ld (the averages below are over the %ld steps run since)\n", r->first_step, ran);
-    printf("particle-steps/s %.4g\n", wall > 0 ? (double)s->n * (double)ran / wall : 0.0);
+    printf("particle-steps/s %.4g\n", wall > 0 ? r->psteps / wall : 0.0);
     double steps = ran > 0 ? (double)ran : 1.0;
     if (s->solver->no_density)
         printf("density error    n/a (the %s solver keeps no particle density)\n", s->solver->name);

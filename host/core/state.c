@@ -24,7 +24,7 @@
 #include "atomic.h"
 #include "sim.h"
 
-enum { STATE_VERSION = 4, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
+enum { STATE_VERSION = 5, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
 static const char MAGIC[8] = { 'F', 'C', 'L', 'S', 'T', 'A', 'T', 'E' };
 
 /* A growable byte buffer with a read cursor. */
@@ -113,7 +113,8 @@ static int may_change(const fcl_param_def *d)
     return strcmp(d->group, "output") == 0 || strcmp(d->group, "surface") == 0 ||
            (strcmp(d->group, "sim") == 0 && (strcmp(d->name, "steps") == 0 || strcmp(d->name, "duration") == 0)) ||
            (strcmp(d->group, "particles") == 0 && strcmp(d->name, "capacity") == 0) ||
-           (strcmp(d->group, "boundary") == 0 && strcmp(d->name, "cache_dir") == 0);
+           (strcmp(d->group, "boundary") == 0 && strcmp(d->name, "cache_dir") == 0) ||
+           (strcmp(d->group, "input") == 0 && strcmp(d->name, "max_file_mb") == 0);
 }
 
 /* Parameter d as "group.name=value"; floats with 9 digits, so that two
