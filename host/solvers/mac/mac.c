@@ -32,12 +32,19 @@ mac *mac_of(fcl_sim *s)
     return s->solver && strcmp(s->solver->name, "mac") == 0 ? s->solver_data : NULL;
 }
 
+/* Viscosity's bytes a cell: a diagonal and a right-hand side per face
+ * (float4 each) and the CG's six vectors over 4 rows a cell. */
+enum { VISC_CELL_BYTES = 2 * 16 + 6 * 4 * 4 };
+
 /* The grid must fit beside the particles (exit 2 naming the key). */
 static int check_fits(fcl_sim *s, const mac *d, char *err, size_t errlen)
 {
     fcl_backend *be = s->be;
     const fcl_mac_info *m = &d->m;
     double need = (double)(mac_grid_bytes(m) + mac_mg_bytes(&d->mg)), largest = (double)m->ncell * 16.0;
+    /* Viscosity's buffers (viscous_buffers) when it is on from the start;
+     * switched on later (it is live), they are checked when made. */
+    need += s->prm->mac_viscosity > 0.0 ? (double)m->ncell * VISC_CELL_BYTES : 0.0;
     double parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
     if (need + parts <= 0.9 * (double)be->mem_bytes && largest <= (double)be->max_alloc)
         return 0;
@@ -170,8 +177,8 @@ static int launch_forces(fcl_sim *s, mac *d)
     return pass_mac_forces(s->be, d->m.ncell, "forces", d->vel[d->cur], d->flags, d->m, s->c);
 }
 
-/* Viscosity's buffers, on first use (mac.viscosity > 0): 96 bytes a
- * cell beyond the grid's own. */
+/* Viscosity's buffers, on first use (mac.viscosity > 0): VISC_CELL_BYTES
+ * (128) a cell beyond the grid's own. */
 static int viscous_buffers(fcl_sim *s, mac *d)
 {
     fcl_backend *be = s->be;
@@ -183,7 +190,7 @@ static int viscous_buffers(fcl_sim *s, mac *d)
     d->viscous = 1;
     if (!d->vdiag || !d->vrhs || fcl_pcg_init(&d->vcg, be, 4 * n) != 0) {
         snprintf(s->error, sizeof s->error, "mac.viscosity: the device refused the viscosity's buffers (%zu "
-                 "cells, 128 bytes each)", n);
+                 "cells, %d bytes each)", n, (int)VISC_CELL_BYTES);
         return -1;
     }
     return 0;
@@ -280,16 +287,19 @@ static int launch_project(fcl_sim *s, mac *d)
     return pass_mac_project(s->be, d->m.ncell, "project", d->vel[d->cur], d->flags, d->phi, d->p, d->m);
 }
 
-/* Faces next to fluid are known; mac.extrapolate layers outward. The
- * final mask ends in mask[0]'s place when the layer count is even, so the
- * speed pass is told which. */
+/* Faces next to fluid are known; mac.extrapolate layers outward, and at
+ * least ceil(k_CFL) + 1, so that a backtrace of k_CFL cells reads
+ * extrapolated values, not the zeros beyond (both are live). The final
+ * mask ends in mask[0]'s place when the layer count is even, so the speed
+ * pass is told which. */
 static int extrapolate(fcl_sim *s, mac *d, fcl_buf **mask)
 {
     fcl_backend *be = s->be;
     int mk = 0;
+    long layers = (long)fmax((double)s->prm->mac_extrapolate, ceil(s->prm->mac_cfl) + 1.0);
     if (pass_mac_extrap_init(be, d->m.ncell, "extrapolate", d->vel[d->cur], d->flags, d->mask[0], d->m) != 0)
         return -1;
-    for (long k = 0; k < s->prm->mac_extrapolate; k++) {
+    for (long k = 0; k < layers; k++) {
         if (pass_mac_extrap_layer(be, d->m.ncell, "extrapolate", d->vel[d->cur], d->vel[!d->cur], d->mask[mk],
                                   d->mask[!mk], d->m) != 0)
             return -1;
