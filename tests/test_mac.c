@@ -263,18 +263,26 @@ static int pool(fcl_backend *be, const fcl_params *p, fcl_sim *s, size_t *n, cha
     return rc;
 }
 
+/* The pool with the default parameters in *p (which the simulation keeps
+ * a pointer to); 0, or the failure checked under what. */
+static int pool_ready(fcl_backend *be, fcl_params *p, fcl_sim *s, const char *what)
+{
+    size_t n;
+    char err[1024] = "";
+    mac_params(p, 0.64, 0.02);
+    int rc = pool(be, p, s, &n, err, sizeof err);
+    CHECK(rc == 0, "%s on %s: %s", what, be->kind, err);
+    return rc;
+}
+
 /* Frame 0's grid (before any step) with a box obstacle set after the
  * simulation was made, as the command line does: its 4 x 4 x 4 cells are
  * solid in the output (they once read air until the first step). */
 static void test_first_grid(fcl_backend *be)
 {
     fcl_params p;
-    mac_params(&p, 0.64, 0.02);
     fcl_sim s;
-    size_t n;
-    char err[1024] = "";
-    int rc = pool(be, &p, &s, &n, err, sizeof err);
-    CHECK(rc == 0, "first grid on %s: %s", be->kind, err);
+    int rc = pool_ready(be, &p, &s, "first grid");
     if (rc != 0)
         return;
     static const fcl_obstacle box = { .kind = FCL_OBST_BOX, .min = { 0.2f, 0.4f, 0.2f }, .max = { 0.36f, 0.56f, 0.36f } };
@@ -299,12 +307,8 @@ static void test_first_grid(fcl_backend *be)
 static void test_pool(fcl_backend *be)
 {
     fcl_params p;
-    mac_params(&p, 0.64, 0.02);
     fcl_sim s;
-    size_t n;
-    char err[1024] = "";
-    int rc = pool(be, &p, &s, &n, err, sizeof err);
-    CHECK(rc == 0, "pool on %s: %s", be->kind, err);
+    int rc = pool_ready(be, &p, &s, "pool");
     if (rc != 0)
         return;
     double vmax = 0.0, fmax_ = 0.0;
