@@ -453,6 +453,19 @@ static double level_volume(const float4 *pos, size_t n, const double box[3], dou
     return inside * sp * sp * sp;
 }
 
+/* The column's lattice spacing: 0.01 unless --volume sets
+ * particles.spacing (0.005: 1 cm cells), read as a double: the lattice is
+ * laid in doubles, and the float parameter's rounding alone moves the
+ * worst change by tenths of a point (host/solvers/mac/README.md, Volume). */
+static double lattice_spacing(char **assign, int nassign)
+{
+    double sp = 0.01;
+    for (int a = 0; a < nassign; a++)
+        if (strncmp(assign[a], "particles.spacing=", 18) == 0)
+            sp = strtod(assign[a] + 18, NULL);
+    return sp;
+}
+
 /* The largest change of the level-set volume (a fraction) over 2 s with
  * these parameter assignments; 1 when the run fails. */
 static double dam_volume(fcl_backend *be, const char *transfer, char **assign, int nassign)
@@ -466,14 +479,7 @@ static double dam_volume(fcl_backend *be, const char *transfer, char **assign, i
             CHECK(0, "dam break: %s", perr);
             return 1.0;
         }
-    /* 0.01 unless --volume sets particles.spacing (0.005: 1 cm cells),
-     * read as a double: the lattice is laid in doubles, and the float
-     * parameter's rounding alone moves the worst change by tenths of a
-     * point (see host/solvers/mac/README.md, Volume) */
-    double sp = 0.01;
-    for (int a = 0; a < nassign; a++)
-        if (strncmp(assign[a], "particles.spacing=", 18) == 0)
-            sp = strtod(assign[a] + 18, NULL);
+    const double sp = lattice_spacing(assign, nassign);
     size_t cap = (size_t)((ceil(0.16 / sp) + 1) * (ceil(0.24 / sp) + 1) * (ceil(0.16 / sp) + 1));
     float4 *pos = malloc(cap * 16), *vel = calloc(cap, 16);
     size_t n = 0;

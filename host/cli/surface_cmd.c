@@ -227,22 +227,27 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
     return 0;
 }
 
+static void surface_help(void)
+{
+    printf("usage: fluidcl surface FRAME... --out DIR [options]: surface meshes of saved particle frames\n"
+           "(VTU, VTK or PLY, as 'run --out' writes them), DIR/NAME.surface.ply|obj for FRAME NAME.EXT\n\n"
+           "options:\n"
+           "  --out DIR                     where the meshes go (made if missing)\n"
+           "  --backend cpu|opencl          native C + OpenMP, or OpenCL (default)\n"
+           "  --device N|NAME               OpenCL device by index or name substring\n"
+           "  --kernel-dir DIR              load the OpenCL kernel sources from DIR\n"
+           "  --param group.name=value      surface.* (see 'help params'); particles.spacing overrides\n"
+           "                                the spacing the frames record\n"
+           "  --quiet                       no line per frame\n");
+}
+
 int cmd_surface(int argc, char **argv)
 {
     surf_opts o;
     char err[1024] = "";
     int rc = parse(&o, argc, argv);
     if (rc == 0 && o.help) {
-        printf("usage: fluidcl surface FRAME... --out DIR [options]: surface meshes of saved particle frames\n"
-               "(VTU, VTK or PLY, as 'run --out' writes them), DIR/NAME.surface.ply|obj for FRAME NAME.EXT\n\n"
-               "options:\n"
-               "  --out DIR                     where the meshes go (made if missing)\n"
-               "  --backend cpu|opencl          native C + OpenMP, or OpenCL (default)\n"
-               "  --device N|NAME               OpenCL device by index or name substring\n"
-               "  --kernel-dir DIR              load the OpenCL kernel sources from DIR\n"
-               "  --param group.name=value      surface.* (see 'help params'); particles.spacing overrides\n"
-               "                                the spacing the frames record\n"
-               "  --quiet                       no line per frame\n");
+        surface_help();
         free(o.frames);
         return 0;
     }
