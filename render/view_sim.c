@@ -57,18 +57,7 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
         v->field = FCL_FIELD_SPEED;
     else if (v->field >= FCL_FIELD_COUNT)
         solver_field_range(v, v->field);
-    if (sim_set_solids(&v->sim, v->scene.obstacles, v->scene.nobstacles) != 0) {
-        snprintf(err, errlen, "the obstacles could not be uploaded to %s", be->name);
-        view_release_sim(v);
-        return FCL_EXIT_DEVICE;
-    }
-    int trc = sim_set_phases(&v->sim, v->scene.phases, v->scene.nphases, err, errlen);
-    if (trc == 0)
-        trc = sim_set_emitters(&v->sim, v->scene.emitters, v->scene.nemitters, err, errlen);
-    if (trc == 0)
-        trc = sim_set_outflows(&v->sim, v->scene.outflows, v->scene.noutflows);
-    if (trc == 0)
-        trc = sim_set_targets(&v->sim, v->scene.targets, v->scene.ntargets, err, errlen);
+    int trc = setup_sim_scene(&v->sim, &v->scene, err, errlen);
     if (trc != 0) {
         view_release_sim(v);
         return trc;

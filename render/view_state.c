@@ -216,15 +216,7 @@ int view_compare_backends(fcl_view *v)
     fcl_sim s;
     int rc = be ? sim_create(&s, be, &v->live, h.pos, h.vel, h.n, v->bpos, v->nb, err, sizeof err) : FCL_EXIT_DEVICE;
     if (rc == 0)
-        rc = sim_set_solids(&s, v->scene.obstacles, v->scene.nobstacles);
-    if (rc == 0)
-        rc = sim_set_phases(&s, v->scene.phases, v->scene.nphases, err, sizeof err);
-    if (rc == 0)
-        rc = sim_set_emitters(&s, v->scene.emitters, v->scene.nemitters, err, sizeof err);
-    if (rc == 0)
-        rc = sim_set_outflows(&s, v->scene.outflows, v->scene.noutflows);
-    if (rc == 0)
-        rc = sim_set_targets(&s, v->scene.targets, v->scene.ntargets, err, sizeof err);
+        rc = setup_sim_scene(&s, &v->scene, err, sizeof err);
     if (rc == 0) {
         timers_reset(&be->timers);
         rc = sim_step(&s);

@@ -156,16 +156,8 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
         rc = setup_from_frame(&in, o->from, &sc->params, &t_frame, err, sizeof err);
     if (rc == 0)
         rc = sim_create(&sim, be, &sc->params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
-    if (rc == 0 && (rc = sim_set_solids(&sim, sc->obstacles, sc->nobstacles)) != 0)
-        snprintf(err, sizeof err, "the obstacles could not be uploaded");
     if (rc == 0)
-        rc = sim_set_phases(&sim, sc->phases, sc->nphases, err, sizeof err);
-    if (rc == 0)
-        rc = sim_set_emitters(&sim, sc->emitters, sc->nemitters, err, sizeof err);
-    if (rc == 0)
-        rc = sim_set_outflows(&sim, sc->outflows, sc->noutflows);
-    if (rc == 0)
-        rc = sim_set_targets(&sim, sc->targets, sc->ntargets, err, sizeof err);
+        rc = setup_sim_scene(&sim, sc, err, sizeof err);
     size_t n = in.n;
     setup_free(&in);
     if (rc != 0) {

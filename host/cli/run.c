@@ -563,15 +563,7 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     }
     if ((rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
-    if (rc == 0 && (rc = sim_set_solids(&r->sim, sc->obstacles, sc->nobstacles)) != 0)
-        cli_error("%s: the obstacles could not be uploaded to %s", sc->file, be->name);
-    if (rc == 0 && (rc = sim_set_phases(&r->sim, sc->phases, sc->nphases, err, sizeof err)) != 0)
-        cli_error("%s: %s", sc->file, err);
-    if (rc == 0 && (rc = sim_set_emitters(&r->sim, sc->emitters, sc->nemitters, err, sizeof err)) != 0)
-        cli_error("%s: %s", sc->file, err);
-    if (rc == 0)
-        sim_set_outflows(&r->sim, sc->outflows, sc->noutflows);
-    if (rc == 0 && (rc = sim_set_targets(&r->sim, sc->targets, sc->ntargets, err, sizeof err)) != 0)
+    if (rc == 0 && (rc = setup_sim_scene(&r->sim, sc, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0)
         r->first_step = r->sim.step;

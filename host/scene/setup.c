@@ -162,6 +162,20 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, dou
     return 0;
 }
 
+int setup_sim_scene(fcl_sim *s, const fcl_scene *sc, char *err, size_t errlen)
+{
+    int rc;
+    if (sim_set_solids(s, sc->obstacles, sc->nobstacles) != 0) {
+        snprintf(err, errlen, "the obstacles could not be uploaded to %s", s->be->name);
+        return FCL_EXIT_DEVICE;
+    }
+    if ((rc = sim_set_phases(s, sc->phases, sc->nphases, err, errlen)) != 0 ||
+        (rc = sim_set_emitters(s, sc->emitters, sc->nemitters, err, errlen)) != 0 ||
+        (rc = sim_set_outflows(s, sc->outflows, sc->noutflows)) != 0)
+        return rc;
+    return sim_set_targets(s, sc->targets, sc->ntargets, err, errlen);
+}
+
 void setup_free(fcl_initial *in)
 {
     free(in->pos);

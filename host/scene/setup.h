@@ -13,6 +13,8 @@
 #include "boundary.h"
 #include "scene.h"
 
+struct fcl_sim;
+
 /* Fluid closer than this many spacings to a boundary sample is removed:
  * obstacle samples sit on the surface, and a fluid particle nearer than
  * this would start compressed (walls' samples are exactly 1 away). */
@@ -37,5 +39,10 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
 int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, double *time, char *err,
                      size_t errlen);
 void setup_free(fcl_initial *in);
+/* The scene's parts beyond the particles, onto a made simulation, in the
+ * order every command uses: obstacles, phases, emitters, outflows,
+ * fluid-control targets (after which a checkpoint may be loaded). 0, or
+ * FCL_EXIT_INPUT / FCL_EXIT_DEVICE with err (not naming the file). */
+int setup_sim_scene(struct fcl_sim *s, const fcl_scene *sc, char *err, size_t errlen);
 
 #endif
