@@ -136,6 +136,7 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
     }
     if (check(g, be, A, bb, o, res, err, errlen) != 0 || res->converged)
         return res->converged ? 0 : -1;
+    double start_resid = res->rel_resid;   /* the start's: what a discarded solve leaves */
     int cur = 0;
     while (res->iters < o->max_iter) {
         if (iterate(g, be, A, x, o, cur) != 0) {
@@ -153,6 +154,7 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
     }
     if (!res->converged && res->rel_resid > 1.0) {
         res->discarded = 1;
+        res->rel_resid = start_resid;
         return pass_cg_axpby(be, n, A->timer, g->x0, x, 1.0f, 0.0f);
     }
     return 0;

@@ -30,7 +30,7 @@ typedef struct fcl_pcg_opts {
 
 typedef struct fcl_pcg_result {
     long iters;
-    double rel_resid;      /* |r| / |b| at the last check (0 when b = 0) */
+    double rel_resid;      /* |r| / |b| at the last check (0 when b = 0); when discarded, the start's */
     int converged;
     long reads;            /* scalars read back by the host */
     int discarded;         /* not converged and |r| above |b|: x put back to its start */
