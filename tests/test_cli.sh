@@ -572,6 +572,15 @@ fl run "$T/mac_inflow.json" --backend cpu --steps 30
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "2400 particles added" &&
     ok "21 mac with a 2.5 m/s inflow at dt 0.01 s runs (the widened blow-up bound kept after emission)" ||
     bad "21 mac inflow" "exit $RC: $(errline)"
+# A pressure solve cut at 2 iterations whose residual grew past |b| puts
+# the start back: the cg_residual column reports the start's (1 from a
+# zero pressure), not the discarded solution's (it read 1.03-1.45 here).
+fl run embedded:dam_break.json --backend cpu --solver mps --steps 6 --param particles.spacing=0.025 \
+    --param mps.cg_max_iter=2 --stats "$T/cg.csv"
+worst=$(awk -F, 'NR > 1 { if ($8 > w) w = $8 } END { print w + 0 }' "$T/cg.csv" 2>/dev/null)
+[ "$RC" -eq 0 ] && [ "$(head -1 "$T/cg.csv" | cut -d, -f8)" = cg_residual ] && awk -v w="$worst" 'BEGIN { exit !(w <= 1) }' &&
+    ok "21 a discarded MPS solve reports the kept pressure's residual (largest $worst)" ||
+    bad "21 discarded solve's residual" "exit $RC, largest cg_residual $worst: $(errline)"
 # bench --json to a folder that cannot take it: refused before any step.
 fl bench "$GOOD" --backend cpu --steps 2 --json "$T/no/such/dir/b.json"
 if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--json $T/no/such/dir/b.json: cannot create" &&
