@@ -715,6 +715,8 @@ static void test_bad_skeletons(void)
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]], \"s\": 1}]}",
           "target.skeleton.keys[0].s", "no such key" },
         { "[1, 2]", "target.skeleton", "an object" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]],"
+          "\"translate\": [[0,1e39,0]]}]}", "target.skeleton.keys[0].translate[0][1]", "within +-1e6, got 1e+39" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fcl_skeleton sk;

@@ -49,8 +49,10 @@ static int read_vec(const cJSON *a, int n, double *out, const char *file, const 
     for (int k = 0; k < n; k++) {
         const cJSON *c = cJSON_GetArrayItem(a, k);
         snprintf(at, sizeof at, "%s[%d]", path, k);
-        if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble))
-            return fail(err, errlen, file, at, c, "a finite number");
+        /* within +-1e6, as every coordinate of a scene (scene.c): a
+         * float of 1e39 would be infinite */
+        if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble) || fabs(c->valuedouble) > 1e6)
+            return fail(err, errlen, file, at, c, "a finite number within +-1e6");
         out[k] = c->valuedouble;
     }
     if (n == 4 && out[0] == 0.0 && out[1] == 0.0 && out[2] == 0.0)
