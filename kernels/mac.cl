@@ -237,23 +237,35 @@ FCL_INLINE float mac_reflect(float x, float o, uint n, const fcl_mac_info *m, fl
  * beside an obstacle); a partial sum at least `stop` once it reaches
  * that (MAC_ALL: never). */
 #define MAC_ALL 3.0e38f
-FCL_INLINE float mac_density_in(uint c, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
-                                const fcl_mac_info *m, const fcl_sph_consts *cs, float share, float stop)
+
+/* Cell c's center and its mirror images across the grid walls within h
+ * (as the markers are mirrored), in a fixed order, into y; their count. */
+FCL_INLINE uint mac_images(uint c, const fcl_mac_info *m, const fcl_sph_consts *cs, float4 y[8])
 {
-    uint i, j, k;
+    uint i, j, k, n = 0u;
     mac_coords(c, m, &i, &j, &k);
     float4 x = mac_center(i, j, k, m);
     int hx, hy, hz;
     float rx = mac_reflect(x.x, m->origin.x, m->nx, m, cs->h, &hx);
     float ry = mac_reflect(x.y, m->origin.y, m->ny, m, cs->h, &hy);
     float rz = mac_reflect(x.z, m->origin.z, m->nz, m, cs->h, &hz);
-    float inv = m->inv_lattice / share, sum = 0.0f;
     for (uint r = 0u; r < 8u; r++) {
         int ax = (int)(r & 1u), ay = (int)((r >> 1) & 1u), az = (int)((r >> 2) & 1u);
         if ((ax && !hx) || (ay && !hy) || (az && !hz))
             continue;
-        sum += mac_wsum(fcl_f4(ax ? rx : x.x, ay ? ry : x.y, az ? rz : x.z, 0.0f), pos, start, g, cs, sum, inv, stop);
+        y[n++] = fcl_f4(ax ? rx : x.x, ay ? ry : x.y, az ? rz : x.z, 0.0f);
     }
+    return n;
+}
+
+FCL_INLINE float mac_density_in(uint c, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
+                                const fcl_mac_info *m, const fcl_sph_consts *cs, float share, float stop)
+{
+    float4 y[8];
+    uint n = mac_images(c, m, cs, y);
+    float inv = m->inv_lattice / share, sum = 0.0f;
+    for (uint q = 0u; q < n; q++)
+        sum += mac_wsum(y[q], pos, start, g, cs, sum, inv, stop);
     return sum * inv;
 }
 
@@ -270,20 +282,12 @@ FCL_INLINE float mac_density(uint c, GLOBAL const float4 *pos, GLOBAL const uint
  * those in the box and in a solid cell blocked; at least 1/4. */
 FCL_INLINE float mac_open_share(uint c, GLOBAL const uint *flags, const fcl_mac_info *m, const fcl_sph_consts *cs)
 {
-    uint i, j, k;
-    mac_coords(c, m, &i, &j, &k);
-    float4 x = mac_center(i, j, k, m);
-    int hx, hy, hz;
-    float rx = mac_reflect(x.x, m->origin.x, m->nx, m, cs->h, &hx);
-    float ry = mac_reflect(x.y, m->origin.y, m->ny, m, cs->h, &hy);
-    float rz = mac_reflect(x.z, m->origin.z, m->nz, m, cs->h, &hz);
+    float4 img[8];
+    uint nimg = mac_images(c, m, cs, img);
     float st = 0.5f * cs->h, ex = (float)m->nx * m->dx, ey = (float)m->ny * m->dx, ez = (float)m->nz * m->dx;
     float all = 0.0f, blocked = 0.0f;
-    for (uint v = 0u; v < 8u; v++) {
-        int ax = (int)(v & 1u), ay = (int)((v >> 1) & 1u), az = (int)((v >> 2) & 1u);
-        if ((ax && !hx) || (ay && !hy) || (az && !hz))
-            continue;
-        float4 y = fcl_f4(ax ? rx : x.x, ay ? ry : x.y, az ? rz : x.z, 0.0f);
+    for (uint v = 0u; v < nimg; v++) {
+        float4 y = img[v];
         for (int a = -2; a < 2; a++)
             for (int b = -2; b < 2; b++)
                 for (int e = -2; e < 2; e++) {
