@@ -178,6 +178,14 @@ mkdir -p "$T/statsdir"
 next; refused "8c --stats naming an existing folder refused before simulating" "$O" \
     "$T/statsdir" "$T/statsdir" -- "$GOOD"
 rm -f "$T/statsdir.tmp"
+# A path that is not a regular file: the finished temporary renamed over
+# it would replace it (as root, /dev/null itself).
+next; refused "8g --stats /dev/null (a device) refused before simulating" "$O" /dev/null \
+    "not a regular file (a device)" -- "$GOOD"
+[ -c /dev/null ] && ok "8g /dev/null is still a character device" || bad "8g /dev/null" "it was replaced"
+: >"$T/target.csv" && ln -sf "$T/target.csv" "$T/link.csv"
+next; refused "8h --stats naming a link refused before simulating (the link would be replaced)" "$O" "$T/link.csv" \
+    "not a regular file (a link)" -- "$GOOD"
 # Two outputs named alike would overwrite each other after the whole run.
 next; refused "8d --stats naming the --out folder refused before simulating" "$O" "$O/" \
     "--stats names the output folder" -- "$GOOD"

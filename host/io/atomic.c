@@ -2,16 +2,34 @@
 #include "atomic.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What a->path names, if it exists, must be a regular file: renaming the
+ * temporary over anything else would replace it (a device such as
+ * /dev/null, as root a node in /dev; a link, such as /dev/stdout, whose
+ * target may be a file another process writes). */
+static int check_target(const fcl_atomic *a, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(a->path, &st) != 0 || S_ISREG(st.st_mode))
+        return 0;
+    snprintf(err, errlen, "not a regular file (%s): fluidcl writes a file by renaming a finished temporary over it, "
+             "which would replace it; expected a plain file name",
+             S_ISLNK(st.st_mode) ? "a link" : S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device");
+    return -1;
+}
+
 int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     snprintf(a->path, sizeof a->path, "%s", path ? path : "");
+    if (check_target(a, err, errlen) != 0)
+        return -1;
     if (!unique) {
         snprintf(a->tmp, sizeof a->tmp, "%s.tmp", a->path);
         a->fp = fopen(a->tmp, "wb");

@@ -18,7 +18,9 @@ typedef struct fcl_atomic {
     char tmp[4200];         /* the temporary: "<path>.tmp" or a private one */
 } fcl_atomic;
 
-/* Open the temporary for path: "<path>.tmp", or with unique a private
+/* Open the temporary for path (an existing path that is not a regular
+ * file, such as a device or a link, is refused): "<path>.tmp", or with
+ * unique a private
  * "<folder>/.tmp-XXXXXX" (mode 0644) for writers that may race (two runs
  * filling one cache). 0, or -1 with err "cannot create 'TMP': why". */
 int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t errlen);
