@@ -259,13 +259,9 @@ static int in_obstacle(const fcl_boundary *b, const solids *S, const float4 *p)
 {
     for (int i = 0; i < b->nobstacles; i++) {
         const fcl_obstacle *o = &b->obstacles[i];
-        if (o->kind == FCL_OBST_BOX) {
-            if (p->x > o->min[0] && p->x < o->max[0] && p->y > o->min[1] && p->y < o->max[1] &&
-                p->z > o->min[2] && p->z < o->max[2])
-                return 1;
-        } else if (o->kind == FCL_OBST_SPHERE) {
-            double x = (double)p->x - o->center[0], y = (double)p->y - o->center[1], z = (double)p->z - o->center[2];
-            if (x * x + y * y + z * z < (double)o->radius * o->radius)
+        const float x[3] = { p->x, p->y, p->z };
+        if (o->kind == FCL_OBST_BOX || o->kind == FCL_OBST_SPHERE) {
+            if (scene_in_shape(o, x, 0.0))
                 return 1;
         } else if (o->kind == FCL_OBST_POLYGON) {
             if (polygon_inside(&S->F[i], S->front, S->depth[i], p))

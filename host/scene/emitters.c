@@ -221,20 +221,11 @@ static int inside_obstacle(const fcl_scene *s, const fcl_emitter *e, double sp, 
     int hit = -1;
     for (size_t q = 0; pt && q < n && hit < 0; q++) {
         float x[3] = { pt[q].x, pt[q].y, pt[q].z };
-        for (int j = 0; j < s->nobstacles && hit < 0; j++) {
-            const fcl_obstacle *o = &s->obstacles[j];
-            double g = 0.5 * sp, d2 = 0.0;
-            int in = o->kind == FCL_OBST_BOX;
-            for (int k = 0; k < 3; k++) {
-                in &= x[k] > o->min[k] - g && x[k] < o->max[k] + g;
-                d2 += (x[k] - o->center[k]) * (double)(x[k] - o->center[k]);
-            }
-            in |= o->kind == FCL_OBST_SPHERE && d2 < (o->radius + g) * (o->radius + g);
-            if (in) {
+        for (int j = 0; j < s->nobstacles && hit < 0; j++)
+            if (scene_in_shape(&s->obstacles[j], x, 0.5 * sp)) {
                 hit = j;
                 memcpy(at, x, sizeof x);
             }
-        }
     }
     free(pt);
     return hit;

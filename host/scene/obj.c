@@ -398,3 +398,10 @@ void obj_free(fcl_mesh *m)
     free(m->tri);
     memset(m, 0, sizeof *m);
 }
+
+void obj_place(fcl_mesh *m, float scale, const float translate[3])
+{
+    for (size_t i = 0; i < m->nv; i++)
+        for (int a = 0; a < 3; a++)
+            m->v[3 * i + a] = scale * m->v[3 * i + a] + translate[a];
+}

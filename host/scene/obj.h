@@ -30,6 +30,9 @@ int obj_read(const char *path, size_t max_bytes, char **text, size_t *len, char 
 /* obj_read (limit: input.max_file_mb's, infile_limit), then obj_parse. */
 int obj_load(const char *path, size_t max_bytes, fcl_mesh *m, char *err, size_t errlen);
 void obj_free(fcl_mesh *m);
+/* x <- scale x + translate for every vertex, in float (a target's
+ * placement; obstacles place theirs in double, boundary.c). */
+void obj_place(fcl_mesh *m, float scale, const float translate[3]);
 
 /* The distinct undirected edges of m, each once, in order of first use:
  * *edges is a malloc'd array of 2 vertex indices per edge (lower first).

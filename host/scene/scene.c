@@ -585,6 +585,18 @@ static int check_shape(const fcl_scene *s, const fcl_params *p, const fcl_obstac
     return solid && overlap ? 0 : err_at(err, errlen, s->file, "%s: %s", a, b);
 }
 
+int scene_in_shape(const fcl_obstacle *o, const float p[3], double grow)
+{
+    if (o->kind == FCL_OBST_BOX)
+        return p[0] > o->min[0] - grow && p[0] < o->max[0] + grow && p[1] > o->min[1] - grow &&
+               p[1] < o->max[1] + grow && p[2] > o->min[2] - grow && p[2] < o->max[2] + grow;
+    if (o->kind != FCL_OBST_SPHERE)
+        return 0;
+    double x = (double)p[0] - o->center[0], y = (double)p[1] - o->center[1], z = (double)p[2] - o->center[2],
+           r = (double)o->radius + grow;
+    return x * x + y * y + z * z < r * r;
+}
+
 int scene_check_mesh_bounds(const fcl_scene *s, const fcl_params *p, const char *key, const char *mesh, double scale,
                             const float lo[3], const float hi[3], char *err, size_t errlen)
 {

@@ -124,6 +124,10 @@ int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, siz
  * scene's own, possibly overridden from the command line). Mesh files are
  * not read here: boundary_build checks their extent once it loads them. */
 int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
+/* Whether p lies inside box or sphere obstacle o grown by `grow` m
+ * (strictly; the sphere in double). 0 for polygons and meshes, which need
+ * their frames or locators (boundary_carve). */
+int scene_in_shape(const fcl_obstacle *o, const float p[3], double grow);
 /* A mesh placed at scale (its vertices' bounds lo - hi after placement)
  * against p's domain: finite, and overlapping it. key names the object
  * in messages ("obstacles[2]", "targets[0].shape"). 0, or -1 with err. */

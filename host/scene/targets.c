@@ -259,12 +259,11 @@ int targets_check(const fcl_scene *s, char *err, size_t errlen)
         double v6 = signed_volume6(&m);
         /* placed as pbf_targets_sample places it */
         float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-        for (size_t i = 0; i < m.nv; i++)
-            for (int a = 0; a < 3; a++) {
-                float x = o->scale * m.v[3 * i + a] + o->translate[a];
-                lo[a] = fminf(lo[a], x);
-                hi[a] = fmaxf(hi[a], x);
-            }
+        obj_place(&m, o->scale, o->translate);
+        for (size_t i = 0; i < 3 * m.nv; i++) {
+            lo[i % 3] = fminf(lo[i % 3], m.v[i]);
+            hi[i % 3] = fmaxf(hi[i % 3], m.v[i]);
+        }
         obj_free(&m);
         char key[48];
         snprintf(key, sizeof key, "targets[%d].shape", g);

@@ -43,9 +43,7 @@ static int shape_mesh(const fcl_obstacle *o, double voxel, size_t limit, fcl_mes
             snprintf(err, errlen, "%s.shape.file: %s", where, why);
             return -1;
         }
-        for (size_t i = 0; i < m->nv; i++)
-            for (int a = 0; a < 3; a++)
-                m->v[3 * i + a] = o->scale * m->v[3 * i + a] + o->translate[a];
+        obj_place(m, o->scale, o->translate);
         return 0;
     }
     if (rc != 0)
