@@ -365,6 +365,14 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
     return ok ? 0 : FCL_EXIT_DEVICE;
 }
 
+/* Whether OpenCL device d (of that name) is one --device asks for. */
+static int device_wanted(const fcl_cli *o, int d, const char *name)
+{
+    char idx[16];
+    snprintf(idx, sizeof idx, "%d", d);
+    return !o->device || strcmp(o->device, idx) == 0 || strstr(name, o->device);
+}
+
 /* The columns to run: the native CPU backend, then each OpenCL device (or
  * those --device names: one that names none is refused before any work).
  * Returns the first failure's code (the columns that ran stay in t). */
@@ -378,31 +386,24 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
     }
     clrt_device *devs = NULL;
     int count = want_cl ? clrt_devices(&devs) : 0, matched = 0, rc = 0;
-    char (*idx)[16] = calloc((size_t)count + 1, sizeof *idx);
-    for (int d = 0; d < count && idx; d++) {
-        snprintf(idx[d], sizeof idx[d], "%d", d);
-        matched += !o->device || strcmp(o->device, idx[d]) == 0 || strstr(devs[d].name, o->device);
-    }
-    if (!idx || (want_cl && o->device && matched == 0)) {
-        if (idx)
-            cli_error("--device '%s': no OpenCL device matches (see 'fluidcl devices')", o->device);
+    for (int d = 0; d < count; d++)
+        matched += device_wanted(o, d, devs[d].name);
+    if (want_cl && o->device && matched == 0) {
+        cli_error("--device '%s': no OpenCL device matches (see 'fluidcl devices')", o->device);
         free(devs);
-        free(idx);
-        return idx ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
+        return FCL_EXIT_INPUT;
     }
     if (want_cpu) {
         rc = bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols]);
         t->ncols += rc == 0;
     }
     for (int d = 0; rc == 0 && d < count && t->ncols < MAX_COLS; d++) {
-        if (o->device && strcmp(o->device, idx[d]) != 0 && !strstr(devs[d].name, o->device))
-            continue;
-        int one = bench_one(sc, "opencl", idx[d], o, steps, &t->col[t->ncols]);
-        t->ncols += one == 0;
-        rc = rc ? rc : one;
+        char idx[16];
+        snprintf(idx, sizeof idx, "%d", d);
+        if (device_wanted(o, d, devs[d].name) && (rc = bench_one(sc, "opencl", idx, o, steps, &t->col[t->ncols])) == 0)
+            t->ncols++;
     }
     free(devs);
-    free(idx);
     for (int c = 0; c < t->ncols; c++)
         add_labels(t, &t->col[c].timers);
     return rc ? rc : t->ncols ? 0 : FCL_EXIT_DEVICE;

@@ -306,14 +306,16 @@ static int same_path(const char *a, const char *b)
 static int check_output_paths(const fcl_cli *o, const fcl_params *p)
 {
     const char *dir = p->output_every > 0 ? p->output_dir : "", *ck = o->checkpoint ? o->checkpoint : "";
-    const char *clash = o->stats && dir[0] && same_path(o->stats, dir)  ? "--stats names the output folder"
-                        : o->stats && ck[0] && same_path(o->stats, ck) ? "--stats and --checkpoint name one file"
-                        : ck[0] && dir[0] && same_path(ck, dir)        ? "--checkpoint names the output folder"
-                                                                       : NULL;
+    const char *st = o->stats ? o->stats : "", *clash = NULL, *path = NULL;
+    if (st[0] && dir[0] && same_path(st, dir))
+        clash = "--stats names the output folder", path = st;
+    else if (st[0] && ck[0] && same_path(st, ck))
+        clash = "--stats and --checkpoint name one file", path = st;
+    else if (ck[0] && dir[0] && same_path(ck, dir))
+        clash = "--checkpoint names the output folder", path = ck;
     if (!clash)
         return 0;
-    cli_error("%s (%s): expected different paths for the statistics, the checkpoint and the frames", clash,
-              o->stats && (same_path(o->stats, dir) || same_path(o->stats, ck)) ? o->stats : ck);
+    cli_error("%s (%s): expected different paths for the statistics, the checkpoint and the frames", clash, path);
     return FCL_EXIT_INPUT;
 }
 
