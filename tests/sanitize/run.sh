@@ -33,7 +33,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$B"
 views='^(test_view|test_view_cli|test_view_modes)$'
 status=0
-ctest --output-on-failure -j"$(nproc)" --timeout 900 -E "^(test_dfsph|test_pbf|test_pbf_control|test_mps|test_mac_pool|test_package)\$|$views" ||
+ctest --output-on-failure -j"$(nproc)" --timeout 900 -E "^(test_dfsph|test_pbf|test_pbf_control|test_mps|test_mac_pool|test_mac_volume_1cm|test_package)\$|$views" ||
     status=1
 ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j"$(nproc)" --timeout 900 -R "$views" || status=1
 exit $status

@@ -228,10 +228,18 @@ static int launch_viscosity(fcl_sim *s, mac *d)
     return 0;
 }
 
-static int launch_divergence(fcl_sim *s, mac *d)
+/* The density correction's targets (kappa = mac.density_correction; 0:
+ * none, as the pressure-only entry point wants), then the equation. */
+static int launch_divergence(fcl_sim *s, mac *d, float kappa)
 {
-    return pass_mac_divergence(s->be, d->m.ncell, "divergence", d->vel[d->cur], d->flags, d->phi, d->rhs, d->diag,
-                               d->p, d->m);
+    return (kappa > 0.0f && pass_mac_full(s->be, d->m.ncell, "divergence", d->flags, d->full, d->m) != 0) ||
+                   pass_mac_density_target(s->be, d->m.ncell, "divergence", d->flags, d->full, sim_attr(s, s->a_pos),
+                                           s->grid.start, d->tgt, s->grid.info, d->m, s->c, kappa,
+                                           (float)s->prm->mac_density_band) != 0 ||
+                   pass_mac_divergence(s->be, d->m.ncell, "divergence", d->vel[d->cur], d->flags, d->phi, d->tgt,
+                                       d->rhs, d->diag, d->p, d->m) != 0
+               ? -1
+               : 0;
 }
 
 /* The matrix-free 7-point operator over the cells (rows of non-fluid
@@ -366,9 +374,9 @@ static int rebuild(fcl_sim *s)
 }
 
 /* Divergence, solve and gradient over the flags and level set of now. */
-static int pressure(fcl_sim *s, mac *d)
+static int pressure(fcl_sim *s, mac *d, float kappa)
 {
-    return launch_divergence(s, d) != 0 || solve(s, d) != 0 || launch_project(s, d) != 0 ? -1 : 0;
+    return launch_divergence(s, d, kappa) != 0 || solve(s, d) != 0 || launch_project(s, d) != 0 ? -1 : 0;
 }
 
 /* The seed's semi-Lagrangian advection of the field, or FLIP/PIC's
@@ -392,8 +400,9 @@ static int substep(fcl_sim *s, mac *d, double dt, int first, int last)
 {
     fcl_buf *mask;
     d->m.dt = (float)dt;
+    float kappa = (float)s->prm->mac_density_correction;
     if (surface(s, d, first) != 0 || velocity(s, d) != 0 || launch_forces(s, d) != 0 ||
-        launch_viscosity(s, d) != 0 || pressure(s, d) != 0 || extrapolate(s, d, &mask) != 0 ||
+        launch_viscosity(s, d) != 0 || pressure(s, d, kappa) != 0 || extrapolate(s, d, &mask) != 0 ||
         (flip_on(s) && launch_g2p(s, d) != 0) || launch_reseed(s, d) != 0 || launch_particles(s, d, last) != 0 ||
         measure_speed(s, d, mask) != 0)
         return -1;
@@ -505,7 +514,7 @@ int mac_project_only(fcl_sim *s, double dt)
     d->m.dt = (float)dt;
     d->iters = 0;
     d->resid = 0.0;
-    return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || pressure(s, d) != 0 ||
+    return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || pressure(s, d, 0.0f) != 0 ||
                    extrapolate(s, d, &mask) != 0 || measure_speed(s, d, mask) != 0
                ? -1
                : 0;

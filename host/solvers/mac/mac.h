@@ -53,6 +53,8 @@ typedef struct mac {
     fcl_buf *count, *req;  /* reseeding: markers per cell, each taker's donor */
     fcl_buf *dens;         /* reseeding: the density of candidate cells */
     fcl_buf *moved;        /* reseeding: markers moved this step (one uint) */
+    fcl_buf *tgt;          /* density correction: each fluid cell's divergence target (mac_density_target) */
+    fcl_buf *full;         /* density correction: 1 where a cell and its 26 neighbors are fluid (mac_full) */
     long reseeded;         /* reseeding: markers moved last step */
     fcl_reduction umax;
     fcl_pcg cg;

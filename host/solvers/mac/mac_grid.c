@@ -18,9 +18,10 @@
 
 /* Three velocity fields (float4: current, scratch, FLIP's old), flags,
  * level set, pressure, right-hand side, diagonal, two extrapolation
- * masks, speeds, the reseeding's counts, densities and claims, six CG
- * vectors (the start kept for a diverged solve). */
-static const size_t CELL_BYTES = 3 * 16 + 5 * 4 + 2 * 4 + 4 + 3 * 4 + 6 * 4;   /* 116 */
+ * masks, speeds, the reseeding's counts, densities and claims, the
+ * density correction's targets and deep test, six CG vectors (the start
+ * kept for a diverged solve). */
+static const size_t CELL_BYTES = 3 * 16 + 5 * 4 + 2 * 4 + 4 + 3 * 4 + 2 * 4 + 6 * 4;   /* 124 */
 
 static const char *const AXIS = "xyz";
 
@@ -111,8 +112,10 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
     d->req = be->ops->buf_new(be, n * 4, "MAC reseeding claims");
     d->dens = be->ops->buf_new(be, n * 4, "MAC reseeding densities");
     d->moved = be->ops->buf_new(be, 4, "MAC reseeded markers");
+    d->tgt = be->ops->buf_new(be, n * 4, "MAC density-correction targets");
+    d->full = be->ops->buf_new(be, n * 4, "MAC density correction: cells among fluid");
     if (!d->vel[0] || !d->vel[1] || !d->old || !d->flags || !d->phi || !d->p || !d->rhs || !d->diag || !d->mask[0] ||
-        !d->mask[1] || !d->speed || !d->count || !d->req || !d->dens || !d->moved)
+        !d->mask[1] || !d->speed || !d->count || !d->req || !d->dens || !d->moved || !d->tgt || !d->full)
         return -1;
     /* Zeros: the pressure is the first warm start, the field the first
      * sample outside the markers. */
@@ -130,7 +133,7 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
 void mac_grid_free(mac *d, fcl_backend *be)
 {
     fcl_buf *b[] = { d->vel[0], d->vel[1], d->old, d->flags, d->phi, d->p, d->rhs, d->diag,
-                     d->mask[0], d->mask[1], d->speed, d->count, d->req, d->dens, d->moved };
+                     d->mask[0], d->mask[1], d->speed, d->count, d->req, d->dens, d->moved, d->tgt, d->full };
     for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
         if (b[k])
             be->ops->buf_free(be, b[k]);
