@@ -505,7 +505,7 @@ int mac_viscosity_only(fcl_sim *s, double dt)
     return launch_flags(s, d) != 0 || launch_viscosity(s, d) != 0 ? -1 : 0;
 }
 
-int mac_project_only(fcl_sim *s, double dt)
+int mac_project_only(fcl_sim *s, double dt, double kappa)
 {
     mac *d = mac_of(s);
     fcl_buf *mask;
@@ -514,7 +514,7 @@ int mac_project_only(fcl_sim *s, double dt)
     d->m.dt = (float)dt;
     d->iters = 0;
     d->resid = 0.0;
-    return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || pressure(s, d, 0.0f) != 0 ||
+    return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || pressure(s, d, (float)kappa) != 0 ||
                    extrapolate(s, d, &mask) != 0 || measure_speed(s, d, mask) != 0
                ? -1
                : 0;

@@ -110,8 +110,9 @@ int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes);
  * otherwise). */
 mac *mac_of(struct fcl_sim *s);
 /* One projection of the current field (flags and level set of the current
- * markers, no advection or gravity), with dt the substep: for tests. */
-int mac_project_only(struct fcl_sim *s, double dt);
+ * markers, no advection or gravity), with dt the substep and kappa the
+ * density correction's (0: none): for tests. */
+int mac_project_only(struct fcl_sim *s, double dt, double kappa);
 /* One implicit viscosity step of the current field with dt the substep
  * (flags of the current markers): for tests. */
 int mac_viscosity_only(struct fcl_sim *s, double dt);
