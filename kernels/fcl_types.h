@@ -167,6 +167,10 @@ typedef struct fcl_mps_consts {
                            (mps.wall_pressure = solve, kernels/mps_walls.cl) */
     float comp_k;       /* src_k without mps.relaxation: a compressible
                            phase's diagonal is comp_k / (rho c^2) */
+    uint grad;          /* mps.gradient: 0 ko (phat), 1 gc (corrected, no phat) */
+    float ds_k;         /* mps.stabilization: close pairs' restoring factor (0: off) */
+    float ds_r2;        /* its reach: l0^2 (m^2) */
+    float l0;           /* particles.spacing (m) */
 } fcl_mps_consts;
 
 /* The MAC grid of the mac solver (kernels/mac.cl; seed 003, SEED-NOTES

@@ -14,9 +14,11 @@
  *             the weights, off-diagonal -w_l per entry), SPD once a free
  *             surface pins it; surface rows are p_i = 0.
  * (conjugate gradients on A p = b: host/solvers/mps/pcg.c)
- * correct:    (grad p / rho)_i = (d / n0) sum_j (p_j - phat_i) r_ij / |r_ij|^2 w_n
- *             2 / (rho_i + rho_j), phat_i the least pressure around i
- *             (K&O: keeps every pair repulsive), u = u* - dt (grad p / rho),
+ * correct:    mps.gradient = ko: (grad p / rho)_i = (d / n0) sum_j (p_j - phat_i)
+ *             r_ij / |r_ij|^2 w_n 2 / (rho_i + rho_j), phat_i the least pressure
+ *             around i (K&O: keeps every pair repulsive); gc: C_i sum_j
+ *             (p_j - p_i) ..., C_i the inverse moment matrix (mps_correct_gc),
+ *             with mps.stabilization's close-pair term; u = u* - dt (grad p / rho),
  *             x = x* + dt (u - u*)
  *
  * Ghosts: a wall image of j stands for pressure p_j + rho g . (x_g - x_j)
@@ -608,6 +610,145 @@ FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, fl
 }
 #endif
 
+/* The corrected gradient (mps.gradient = gc; Khayyer & Gotoh 2011, J.
+ * Comput. Phys. 230: 3093) and the dynamic stabilization
+ * (mps.stabilization; after Tsuruta, Khayyer & Gotoh 2013, Comput. Fluids
+ * 82: 158):
+ *   grad p_i / rho = C_i sum_j (p_j - p_i) w r_ij / r^2 2 / (rho_i + rho_j),
+ *   C_i = (sum_j w r_ij r_ij^T / r^2)^-1,
+ * exact for a linear field whatever the arrangement and without phat, so
+ * without the pair repulsion (p_i - phat) w r / r^2 whose stiffness is
+ * negative across a pair: at rest a checkerboard of columns sliding
+ * vertically, invisible to n*, grew from it (README, Gradient). Where C_i
+ * is near singular (det below a tenth of the lattice's) the lattice's
+ * d / n0 stands in.
+ * The stabilization: each pair closer than l0 gives i the velocity
+ * -ds_k (l0 - r) / (2 dt) r_ij / r, its half of the separation speed
+ * that restores l0 in one step (a boundary particle, fixed, all of it).
+ * s[0..2]: the gradient's sum, s[3..8]: the moment matrix (xx xy xz yy yz
+ * zz), s[9..11]: the stabilization's velocity. */
+FCL_INLINE void mps_gc_pair(float4 r, float r2, float f, float wr, float ds, const fcl_mps_consts *d, float s[12])
+{
+    s[0] += f * r.x; s[1] += f * r.y; s[2] += f * r.z;
+    s[3] += wr * r.x * r.x; s[4] += wr * r.x * r.y; s[5] += wr * r.x * r.z;
+    s[6] += wr * r.y * r.y; s[7] += wr * r.y * r.z; s[8] += wr * r.z * r.z;
+    if (r2 < d->ds_r2) {
+        float rr = FCL_SQRT(r2 > d->rmin2 ? r2 : d->rmin2), h = ds * (d->l0 - rr) / rr;
+        s[9] += h * r.x; s[10] += h * r.y; s[11] += h * r.z;
+    }
+}
+
+#ifdef FCL_AVX512
+/* mps_correct_gc's fluid entries 16 at a time, each pair
+ * as the scalar walk forms it, the lanes added at the end. */
+FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, float4 plane, float own, float rho_i, GLOBAL const float4 *pos,
+                               GLOBAL const float *prs, GLOBAL const float *rhob, const uint *ent, uint n,
+                               const fcl_sph_consts *c, const fcl_mps_consts *d, float s[12])
+{
+    const __m512 zero = _mm512_setzero_ps(), vown = _mm512_set1_ps(own);
+    const __m512 ds = _mm512_set1_ps(-0.5f * d->ds_k / d->dt), l0 = _mm512_set1_ps(d->l0);
+    __m512 acc[12];
+    for (int k = 0; k < 12; ++k)
+        acc[k] = zero;
+    for (uint k = 0u; k < n; k += 16u) {
+        nl_lanes16 L;
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
+        nl_v16 r = L.r;
+        __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L.j, rhob, 4);
+        __m512 p = _mm512_mask_i32gather_ps(zero, in, L.j, prs, 4);
+        if (d->clamp)
+            p = _mm512_max_ps(p, zero);
+        p = _mm512_mask_add_ps(p, _mm512_test_epi32_mask(L.m, L.m), p, mps_ghost16(&L, rho_j, c));
+        __m512 rm = _mm512_max_ps(L.r2, _mm512_set1_ps(d->rmin2));
+        __m512 wr = _mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm);
+        __m512 f = _mm512_div_ps(_mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(p, vown), wr), _mm512_set1_ps(2.0f)),
+                                 _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
+        acc[0] = _mm512_mask_add_ps(acc[0], in, acc[0], _mm512_mul_ps(f, r.x));
+        acc[1] = _mm512_mask_add_ps(acc[1], in, acc[1], _mm512_mul_ps(f, r.y));
+        acc[2] = _mm512_mask_add_ps(acc[2], in, acc[2], _mm512_mul_ps(f, r.z));
+        __m512 wx = _mm512_mul_ps(wr, r.x), wy = _mm512_mul_ps(wr, r.y);
+        acc[3] = _mm512_mask_add_ps(acc[3], in, acc[3], _mm512_mul_ps(wx, r.x));
+        acc[4] = _mm512_mask_add_ps(acc[4], in, acc[4], _mm512_mul_ps(wx, r.y));
+        acc[5] = _mm512_mask_add_ps(acc[5], in, acc[5], _mm512_mul_ps(wx, r.z));
+        acc[6] = _mm512_mask_add_ps(acc[6], in, acc[6], _mm512_mul_ps(wy, r.y));
+        acc[7] = _mm512_mask_add_ps(acc[7], in, acc[7], _mm512_mul_ps(wy, r.z));
+        acc[8] = _mm512_mask_add_ps(acc[8], in, acc[8], _mm512_mul_ps(_mm512_mul_ps(wr, r.z), r.z));
+        __mmask16 near = _mm512_mask_cmp_ps_mask(in, L.r2, _mm512_set1_ps(d->ds_r2), _CMP_LT_OQ);
+        if (near) {
+            __m512 rr = _mm512_sqrt_ps(rm);
+            __m512 h = _mm512_div_ps(_mm512_mul_ps(ds, _mm512_sub_ps(l0, rr)), rr);
+            acc[9] = _mm512_mask_add_ps(acc[9], near, acc[9], _mm512_mul_ps(h, r.x));
+            acc[10] = _mm512_mask_add_ps(acc[10], near, acc[10], _mm512_mul_ps(h, r.y));
+            acc[11] = _mm512_mask_add_ps(acc[11], near, acc[11], _mm512_mul_ps(h, r.z));
+        }
+    }
+    for (int k = 0; k < 12; ++k)
+        s[k] = _mm512_reduce_add_ps(acc[k]);
+}
+#endif
+
+FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                               GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                               GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                               GLOBAL const float *prs, GLOBAL const float4 *vel, GLOBAL float4 *vev,
+                               GLOBAL float4 *dx, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
+                               const fcl_sph_consts *c, const fcl_mps_consts *d, float4 pi, float4 plane)
+{
+    float rho_i = rhob[i], own = mps_pressure(prs[i], d);
+    float ds = -0.5f * d->ds_k / d->dt;
+    float s[12];
+    for (int k = 0; k < 12; ++k)
+        s[k] = 0.0f;
+#ifdef FCL_AVX512
+    if (fl->kstride == 1u)
+        mps_gc_fluid16(i, pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride, nl_len(fcount, i, fl), c, d,
+                       s);
+    else
+#endif
+    {
+        MPS_FLUID(i, j, m, e) {
+            float4 pj = mirror(pos[j], m, plane);
+            float4 r = fcl_f4(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z, 0.0f);
+            float r2 = pbf_r2(r);
+            if (r2 >= d->re_n2 || (j == i && m == 0u))
+                continue;
+            float rho_j = j == i ? rho_i : rhob[j];
+            float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], rho_j, c) : 0.0f);
+            float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+            mps_gc_pair(r, r2, (q - own) * wr * 2.0f / (rho_i + rho_j), wr, ds, d, s);
+        }
+    }
+    MPS_BOUNDARY(i, b, mb, e) {
+        float4 pb = bpos[b];
+        float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
+        (void)mb;
+        float r2 = pbf_r2(r);
+        if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
+            continue;
+        float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+        float f = d->walls ? (mps_pressure(xw[off + b], d) - own) * wr * 2.0f / (rho_i + d->rho)
+                           : mps_ghost(pb, pi, rho_i, c) * wr / rho_i;
+        mps_gc_pair(r, r2, f, wr, 2.0f * ds, d, s);
+    }
+    float gx = s[0], gy = s[1], gz = s[2], ux, uy, uz;
+    float axx = s[3], axy = s[4], axz = s[5], ayy = s[6], ayz = s[7], azz = s[8];
+    float cxx = ayy * azz - ayz * ayz, cxy = axz * ayz - axy * azz, cxz = axy * ayz - axz * ayy;
+    float cyy = axx * azz - axz * axz, cyz = axy * axz - axx * ayz, czz = axx * ayy - axy * axy;
+    float det = axx * cxx + axy * cxy + axz * cxz;
+    if (det * d->grad_k * d->grad_k * d->grad_k > 0.1f) {
+        float inv = 1.0f / det;
+        ux = inv * (cxx * gx + cxy * gy + cxz * gz);
+        uy = inv * (cxy * gx + cyy * gy + cyz * gz);
+        uz = inv * (cxz * gx + cyz * gy + czz * gz);
+    } else {
+        ux = d->grad_k * gx; uy = d->grad_k * gy; uz = d->grad_k * gz;
+    }
+    float4 u = vel[i];
+    float4 du = fcl_f4(-d->dt * ux + s[9], -d->dt * uy + s[10], -d->dt * uz + s[11], 0.0f);
+    vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
+    dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);
+}
+
 /* The pressure gradient with phat, the final velocity into vev and the
  * position change into dx (applied by mps_apply once every particle has
  * read the positions). */
@@ -621,6 +762,11 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
     float4 pi = pos[i], plane;
     near_walls_within(pi, c, fl->r, &plane);
     float k = d->grad_k * d->dt;             /* dt d / n0; the 1 / rho is per pair */
+    if (d->grad) {
+        mps_correct_gc(i, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, prs, vel, vev, dx, rhob, xw, off, c, d, pi,
+                       plane);
+        return;
+    }
     float4 u = vel[i];
 #ifdef FCL_AVX512
     if (fl->kstride == 1u) {

@@ -19,7 +19,7 @@ _Static_assert(sizeof(fcl_stats_partial) == 16, "fcl_stats_partial layout change
 _Static_assert(sizeof(fcl_dfsph_consts) == 48, "fcl_dfsph_consts layout changed");
 _Static_assert(sizeof(fcl_pbf_consts) == 48, "fcl_pbf_consts layout changed");
 _Static_assert(sizeof(fcl_control_consts) == 80, "fcl_control_consts layout changed");
-_Static_assert(sizeof(fcl_mps_consts) == 84, "fcl_mps_consts layout changed");
+_Static_assert(sizeof(fcl_mps_consts) == 100, "fcl_mps_consts layout changed");
 _Static_assert(sizeof(fcl_mac_info) == 80 && offsetof(fcl_mac_info, nx) == 48, "fcl_mac_info layout changed");
 _Static_assert(sizeof(fcl_phase) == 16, "fcl_phase layout changed");
 _Static_assert(sizeof(fcl_nlist_info) == 32, "fcl_nlist_info layout changed");

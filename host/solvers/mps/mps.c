@@ -158,6 +158,10 @@ static void mps_derive(fcl_sim *s)
     d->d.smooth = smoothing(s) ? 1u : 0u;
     d->d.self_w = (float)(p->mps_re_density - 1.0);   /* re_n / l0 - 1 */
     d->d.walls = d->walls.on ? 1u : 0u;
+    d->d.grad = strcmp(p->mps_gradient, "gc") == 0 ? 1u : 0u;
+    d->d.ds_k = (float)p->mps_stabilization;
+    d->d.ds_r2 = (float)(l0 * l0);
+    d->d.l0 = (float)l0;
 }
 
 /* Courant (mps.cfl) on last step's largest speed plus what gravity adds
