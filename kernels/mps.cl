@@ -518,6 +518,23 @@ FCL_INLINE float mps_pressure(float p, const fcl_mps_consts *d)
     return d->clamp && p < 0.0f ? 0.0f : p;
 }
 
+/* A fluid entry of i's list as the gradients read it: r = x_j - x_i (j's
+ * image), r2, rho_j and q_j, the neighbor's pressure (an image's with its
+ * ghost's hydrostatic share); 0 for an entry beyond re_n or i itself. */
+FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, GLOBAL const float4 *pos,
+                              GLOBAL const float *prs, GLOBAL const float *rhob, float rho_i, const fcl_sph_consts *c,
+                              const fcl_mps_consts *d, float4 *r, float *r2, float *rho_j, float *q)
+{
+    float4 pj = mirror(pos[j], m, plane);
+    *r = fcl_f4(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z, 0.0f);
+    *r2 = pbf_r2(*r);
+    if (*r2 >= d->re_n2 || (j == i && m == 0u))
+        return 0;
+    *rho_j = j == i ? rho_i : rhob[j];
+    *q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], *rho_j, c) : 0.0f);
+    return 1;
+}
+
 /* The least pressure among i, its fluid neighbors and its ghosts within
  * re_n (K&O's phat). */
 FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
@@ -707,13 +724,10 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
 #endif
     {
         MPS_FLUID(i, j, m, e) {
-            float4 pj = mirror(pos[j], m, plane);
-            float4 r = fcl_f4(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z, 0.0f);
-            float r2 = pbf_r2(r);
-            if (r2 >= d->re_n2 || (j == i && m == 0u))
+            float4 r;
+            float r2, rho_j, q;
+            if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q))
                 continue;
-            float rho_j = j == i ? rho_i : rhob[j];
-            float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], rho_j, c) : 0.0f);
             float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
             mps_gc_pair(r, r2, (q - own) * wr * 2.0f / (rho_i + rho_j), wr, ds, d, s);
         }
@@ -785,13 +799,10 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
     float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
     MPS_FLUID(i, j, m, e) {
-        float4 pj = mirror(pos[j], m, plane);
-        float4 r = fcl_f4(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z, 0.0f);
-        float r2 = pbf_r2(r);
-        if (r2 >= d->re_n2 || (j == i && m == 0u))
+        float4 r;
+        float r2, rho_j, q;
+        if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q))
             continue;
-        float rho_j = j == i ? rho_i : rhob[j];
-        float q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], rho_j, c) : 0.0f);
         /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
          * weights (else a light particle under a heavy one is thrown). */
         float f = (q - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + rho_j);

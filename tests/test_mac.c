@@ -131,13 +131,20 @@ static void random_field(fcl_sim *s, unsigned seed)
     free(rnd);
 }
 
+/* The projection tests' parameters: a 0.64 m box of 4 cm cells, no
+ * gravity, a tight solve. */
+static void projection_params(fcl_params *p)
+{
+    mac_params(p, 0.64, 0.02);
+    p->sim_gravity[1] = 0.0f;
+    p->mac_cg_tolerance = 1e-7f;
+    p->mac_cg_max_iter = 400;
+}
+
 static void test_projection(fcl_backend *be)
 {
     fcl_params p;
-    mac_params(&p, 0.64, 0.02);
-    p.sim_gravity[1] = 0.0f;
-    p.mac_cg_tolerance = 1e-7f;
-    p.mac_cg_max_iter = 400;
+    projection_params(&p);
     float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.64f, 0.64f };
     float4 *pos = malloc(32 * 32 * 32 * 16), *vel = calloc(32 * 32 * 32, 16);
     size_t n = lattice(pos, 0, lo, hi, 0.02);
@@ -186,10 +193,7 @@ static void test_projection(fcl_backend *be)
 static void test_density_target(fcl_backend *be)
 {
     fcl_params p;
-    mac_params(&p, 0.64, 0.02);
-    p.sim_gravity[1] = 0.0f;
-    p.mac_cg_tolerance = 1e-7f;
-    p.mac_cg_max_iter = 400;
+    projection_params(&p);
     float lo[3] = { 0, 0, 0 }, hi[3] = { 0.64f, 0.32f, 0.64f };
     float4 *pos = malloc((16 * 8 * 16 * 8 + 8) * 16), *vel = calloc(16 * 8 * 16 * 8 + 8, 16);
     size_t n = lattice(pos, 0, lo, hi, 0.02);
