@@ -564,6 +564,20 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
 }
 
 #ifdef FCL_AVX512
+/* mps_grad_entry's rho_j and q_j for the live lanes `in`: the neighbors'
+ * pressures (negatives as 0 with the clamp), an image's with its ghost's
+ * share. */
+FCL_INLINE __m512 mps_q16(const nl_lanes16 *L, __mmask16 in, GLOBAL const float *prs, GLOBAL const float *rhob,
+                          const fcl_sph_consts *c, const fcl_mps_consts *d, __m512 *rho_j)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    *rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L->j, rhob, 4);
+    __m512 p = _mm512_mask_i32gather_ps(zero, in, L->j, prs, 4);
+    if (d->clamp)
+        p = _mm512_max_ps(p, zero);
+    return _mm512_mask_add_ps(p, _mm512_test_epi32_mask(L->m, L->m), p, mps_ghost16(L, *rho_j, c));
+}
+
 /* phat and the gradient's sums in one walk (the native backend on an
  * AVX-512 host, lists of kstride 1): with k_ij a pair's factor and phat
  * not known until the end, sum (q_j - phat) k_ij r_ij is
@@ -581,11 +595,7 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
         nl_lanes16 L;
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
         nl_v16 r = L.r;
-        __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L.j, rhob, 4);
-        __m512 p = _mm512_mask_i32gather_ps(zero, in, L.j, prs, 4);
-        if (d->clamp)
-            p = _mm512_max_ps(p, zero);   /* mps_pressure: negatives count as 0 */
-        p = _mm512_mask_add_ps(p, _mm512_test_epi32_mask(L.m, L.m), p, mps_ghost16(&L, rho_j, c));   /* images */
+        __m512 rho_j, p = mps_q16(&L, in, prs, rhob, c, d, &rho_j);
         __m512 rm = _mm512_max_ps(L.r2, _mm512_set1_ps(d->rmin2));
         __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm), _mm512_set1_ps(2.0f)),
                                   _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
@@ -671,11 +681,7 @@ FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, float4 plane, float own, float
         nl_lanes16 L;
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
         nl_v16 r = L.r;
-        __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L.j, rhob, 4);
-        __m512 p = _mm512_mask_i32gather_ps(zero, in, L.j, prs, 4);
-        if (d->clamp)
-            p = _mm512_max_ps(p, zero);
-        p = _mm512_mask_add_ps(p, _mm512_test_epi32_mask(L.m, L.m), p, mps_ghost16(&L, rho_j, c));
+        __m512 rho_j, p = mps_q16(&L, in, prs, rhob, c, d, &rho_j);
         __m512 rm = _mm512_max_ps(L.r2, _mm512_set1_ps(d->rmin2));
         __m512 wr = _mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm);
         __m512 f = _mm512_div_ps(_mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(p, vown), wr), _mm512_set1_ps(2.0f)),
