@@ -535,6 +535,26 @@ FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, G
     return 1;
 }
 
+/* A boundary entry b of i's list as the gradients read it: r = x_b - x_i,
+ * q the pressure it stands for (a wall unknown's, or i's ghost p_i + rho_i
+ * g . (x_b - x_i)) and k the pair's factor w / r^2 over the pair's density
+ * (2 / (rho_i + rho0) with a wall unknown, 1 / rho_i for a ghost); 0 for an
+ * entry beyond re_n or a dummy wall layer. */
+FCL_INLINE int mps_grad_bentry(uint b, float4 pi, float own, float rho_i, GLOBAL const float4 *bpos,
+                               GLOBAL const float *xw, uint off, const fcl_sph_consts *c, const fcl_mps_consts *d,
+                               float4 *r, float *q, float *k)
+{
+    float4 pb = bpos[b];
+    *r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
+    float r2 = pbf_r2(*r);
+    if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
+        return 0;
+    float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+    *q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
+    *k = d->walls ? wr * 2.0f / (rho_i + d->rho) : wr / rho_i;
+    return 1;
+}
+
 /* The least pressure among i, its fluid neighbors and its ghosts within
  * re_n (K&O's phat). */
 FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
@@ -620,15 +640,11 @@ FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, fl
                                    const fcl_mps_consts *d, float s[6])
 {
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b];
-        float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
+        float4 r;
+        float q, k;
         (void)mb;
-        float r2 = pbf_r2(r);
-        if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
+        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &q, &k))
             continue;
-        float q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
-        float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
-        float k = d->walls ? wr * 2.0f / (rho_i + d->rho) : wr / rho_i;
         lo = q < lo ? q : lo;
         s[0] += (q - own) * k * r.x; s[1] += (q - own) * k * r.y; s[2] += (q - own) * k * r.z;
         s[3] += k * r.x; s[4] += k * r.y; s[5] += k * r.z;
@@ -739,16 +755,13 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
         }
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b];
-        float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
+        float4 r;
+        float q, k;
         (void)mb;
-        float r2 = pbf_r2(r);
-        if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
+        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &q, &k))
             continue;
-        float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
-        float f = d->walls ? (mps_pressure(xw[off + b], d) - own) * wr * 2.0f / (rho_i + d->rho)
-                           : mps_ghost(pb, pi, rho_i, c) * wr / rho_i;
-        mps_gc_pair(r, r2, f, wr, 2.0f * ds, d, s);
+        float r2 = pbf_r2(r);
+        mps_gc_pair(r, r2, (q - own) * k, mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2), 2.0f * ds, d, s);
     }
     float gx = s[0], gy = s[1], gz = s[2], ux, uy, uz;
     float axx = s[3], axy = s[4], axz = s[5], ayy = s[6], ayz = s[7], azz = s[8];
@@ -815,21 +828,14 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
         gx += f * r.x; gy += f * r.y; gz += f * r.z;
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b];
-        float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
+        float4 r;
+        float q, k;
         (void)mb;           /* boundary entries carry no image */
-        float r2 = pbf_r2(r);
-        if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
+        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &q, &k))
             continue;
-        if (d->walls) {
-            /* A wall unknown's pressure, its pair's density as the equation's. */
-            float f = (mps_pressure(xw[off + b], d) - lo) * mps_w(r2, d->re_n, d) /
-                      (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + d->rho);
-            gx += f * r.x; gy += f * r.y; gz += f * r.z;
-            continue;
-        }
-        float f = (own + mps_ghost(pb, pi, rho_i, c) - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
-        gx += f * r.x / rho_i; gy += f * r.y / rho_i; gz += f * r.z / rho_i;
+        /* A wall unknown's pair density is the equation's (mps_grad_bentry). */
+        float f = (q - lo) * k;
+        gx += f * r.x; gy += f * r.y; gz += f * r.z;
     }
     float4 du = fcl_f4(-k * gx, -k * gy, -k * gz, 0.0f);
     vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
