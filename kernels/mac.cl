@@ -15,7 +15,10 @@
  *             not the seed's eq. 7), each component sampled trilinearly at
  *             its own face positions (seed eq. 12 with the half-cell offsets)
  * forces:     u += dt g on every face that is not a solid face
- * divergence: b_i = -(rho dx / dt) sum_faces u.n over fluid cells, and the
+ * density correction (mac.density_correction > 0): deep fluid cells whose
+ *             markers' density leaves 1 +- band get a target growth e_i
+ *             (mac_full, mac_density_target)
+ * divergence: b_i = -(rho dx / dt) (sum_faces u.n - e_i dx / dt) over fluid cells, and the
  *             diagonal of the 7-point operator: 1 per fluid neighbor, 1 /
  *             theta per air neighbor (ghost fluid: the air side's pressure
  *             is -(1 - theta) / theta p_i, theta = phi_i / (phi_i - phi_a)
