@@ -761,7 +761,12 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
         if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &q, &k))
             continue;
         float r2 = pbf_r2(r);
-        mps_gc_pair(r, r2, (q - own) * k, mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2), 2.0f * ds, d, s);
+        mps_gc_pair(r, r2, (q - own) * k, mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2), 0.0f, d, s);
+        /* two-sided at a wall: a fixed neighbor within 1.05 l0 holds i at l0 */
+        if (r2 < 1.1025f * d->ds_r2) {
+            float rr = FCL_SQRT(r2 > d->rmin2 ? r2 : d->rmin2), h = 2.0f * ds * (d->l0 - rr) / rr;
+            s[9] += h * r.x; s[10] += h * r.y; s[11] += h * r.z;
+        }
     }
     float gx = s[0], gy = s[1], gz = s[2], ux, uy, uz;
     float axx = s[3], axy = s[4], axz = s[5], ayy = s[6], ayz = s[7], azz = s[8];
