@@ -536,22 +536,22 @@ FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, G
 }
 
 /* A boundary entry b of i's list as the gradients read it: r = x_b - x_i,
- * q the pressure it stands for (a wall unknown's, or i's ghost p_i + rho_i
- * g . (x_b - x_i)) and k the pair's factor w / r^2 over the pair's density
- * (2 / (rho_i + rho0) with a wall unknown, 1 / rho_i for a ghost); 0 for an
- * entry beyond re_n or a dummy wall layer. */
+ * r2, wr = w / r^2, q the pressure it stands for (a wall unknown's, or i's
+ * ghost p_i + rho_i g . (x_b - x_i)) and k the pair's factor wr over the
+ * pair's density (2 / (rho_i + rho0) with a wall unknown, 1 / rho_i for a
+ * ghost); 0 for an entry beyond re_n or a dummy wall layer. */
 FCL_INLINE int mps_grad_bentry(uint b, float4 pi, float own, float rho_i, GLOBAL const float4 *bpos,
                                GLOBAL const float *xw, uint off, const fcl_sph_consts *c, const fcl_mps_consts *d,
-                               float4 *r, float *q, float *k)
+                               float4 *r, float *r2, float *wr, float *q, float *k)
 {
     float4 pb = bpos[b];
     *r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
-    float r2 = pbf_r2(*r);
-    if (r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
+    *r2 = pbf_r2(*r);
+    if (*r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
         return 0;
-    float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
+    *wr = mps_w(*r2, d->re_n, d) / (*r2 > d->rmin2 ? *r2 : d->rmin2);
     *q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
-    *k = d->walls ? wr * 2.0f / (rho_i + d->rho) : wr / rho_i;
+    *k = d->walls ? *wr * 2.0f / (rho_i + d->rho) : *wr / rho_i;
     return 1;
 }
 
@@ -641,9 +641,9 @@ FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, fl
 {
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
-        float q, k;
+        float r2, wr, q, k;
         (void)mb;
-        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &q, &k))
+        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
             continue;
         lo = q < lo ? q : lo;
         s[0] += (q - own) * k * r.x; s[1] += (q - own) * k * r.y; s[2] += (q - own) * k * r.z;
@@ -665,17 +665,19 @@ FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, fl
  * vertically, invisible to n*, grew from it (README, Gradient). Where C_i
  * is near singular (det below a tenth of the lattice's) the lattice's
  * d / n0 stands in.
- * The stabilization: each pair closer than l0 gives i the velocity
+ * The stabilization: each fluid pair closer than l0 gives i the velocity
  * -ds_k (l0 - r) / (2 dt) r_ij / r, its half of the separation speed
- * that restores l0 in one step (a boundary particle, fixed, all of it).
+ * that restores l0 in one step; a boundary particle, fixed, gives all of
+ * it and within 1.05 l0, so that it also pulls back (mps_correct_gc).
  * s[0..2]: the gradient's sum, s[3..8]: the moment matrix (xx xy xz yy yz
  * zz), s[9..11]: the stabilization's velocity. */
-FCL_INLINE void mps_gc_pair(float4 r, float r2, float f, float wr, float ds, const fcl_mps_consts *d, float s[12])
+FCL_INLINE void mps_gc_pair(float4 r, float r2, float f, float wr, float ds, float reach2, const fcl_mps_consts *d,
+                            float s[12])
 {
     s[0] += f * r.x; s[1] += f * r.y; s[2] += f * r.z;
     s[3] += wr * r.x * r.x; s[4] += wr * r.x * r.y; s[5] += wr * r.x * r.z;
     s[6] += wr * r.y * r.y; s[7] += wr * r.y * r.z; s[8] += wr * r.z * r.z;
-    if (r2 < d->ds_r2) {
+    if (r2 < reach2) {
         float rr = FCL_SQRT(r2 > d->rmin2 ? r2 : d->rmin2), h = ds * (d->l0 - rr) / rr;
         s[9] += h * r.x; s[10] += h * r.y; s[11] += h * r.z;
     }
@@ -751,17 +753,15 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
             if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q))
                 continue;
             float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
-            mps_gc_pair(r, r2, (q - own) * wr * 2.0f / (rho_i + rho_j), wr, ds, d, s);
+            mps_gc_pair(r, r2, (q - own) * wr * 2.0f / (rho_i + rho_j), wr, ds, d->ds_r2, d, s);
         }
     }
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
-        float q, k;
+        float r2, wr, q, k;
         (void)mb;
-        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &q, &k))
+        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
             continue;
-        float r2 = pbf_r2(r);
-        mps_gc_pair(r, r2, (q - own) * k, mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2), 0.0f, d, s);
         /* Two-sided at a wall: a fixed neighbor within 1.05 l0 holds i at l0.
          * A fluid-wall pair rests at l0 while fluid pairs rest a little
          * under it, so a push-only term let the compressed fluid press the
@@ -769,10 +769,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
          * solved wall particles at 0.01 Pa s moved from 1.2 s (0.36 m/s at
          * 2 s; now 0.0026). The pull, s (r - l0) / dt at most, is 0.01 m/s
          * at 1 cm and 1 ms: no grip on a splash. */
-        if (r2 < 1.1025f * d->ds_r2) {
-            float rr = FCL_SQRT(r2 > d->rmin2 ? r2 : d->rmin2), h = 2.0f * ds * (d->l0 - rr) / rr;
-            s[9] += h * r.x; s[10] += h * r.y; s[11] += h * r.z;
-        }
+        mps_gc_pair(r, r2, (q - own) * k, wr, 2.0f * ds, 1.1025f * d->ds_r2, d, s);
     }
     float gx = s[0], gy = s[1], gz = s[2], ux, uy, uz;
     float axx = s[3], axy = s[4], axz = s[5], ayy = s[6], ayz = s[7], azz = s[8];
@@ -840,12 +837,12 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
     }
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
-        float q, k;
+        float r2, wr, q, kb;
         (void)mb;           /* boundary entries carry no image */
-        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &q, &k))
+        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &kb))
             continue;
         /* A wall unknown's pair density is the equation's (mps_grad_bentry). */
-        float f = (q - lo) * k;
+        float f = (q - lo) * kb;
         gx += f * r.x; gy += f * r.y; gz += f * r.z;
     }
     float4 du = fcl_f4(-k * gx, -k * gy, -k * gz, 0.0f);
