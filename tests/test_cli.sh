@@ -636,6 +636,17 @@ if [ "$run_rc" -eq 0 ] && [ "$RC" -eq 0 ] && printf '%s' "$run_help" | grep -q -
 else
     bad "22 per-command help" "exit $run_rc/$RC: $(printf '%s' "$run_help" | head -c 200)"
 fi
+# ... and only its own part of a shared option's help (run's once showed
+# bench's "timed steps" and "time the surface", bench "both").
+bench_help=$OUT
+fl view --help; view_help=$OUT
+if ! printf '%s\n%s' "$run_help" "$view_help" | grep -q -e "timed" -e "time the surface" -e "bench" &&
+   ! printf '%s' "$bench_help" | grep -q -e "reconstruct the surface of every frame" -e "all, both" -e "run:" &&
+   printf '%s' "$bench_help" | grep -q "or all: both (the default)"; then
+    ok "22 a shared option's help shows each command its own part"
+else
+    bad "22 per-command sections of shared help" "$(printf '%s' "$run_help" | grep -e timed -e bench | head -2)"
+fi
 
 # 23. The README's parameter table names every parameter 'help params'
 # prints, in its group's row.
@@ -716,5 +727,27 @@ fl bench "$GOOD" --backend cpu --steps 2 --from "$T/nanvel.ply"
     bad "24 bench --from NaN velocity" "exit $RC: $(errline)"
 fl surface --help
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q -- "--out DIR" && ok "24 surface --help" || bad "24 surface --help" "exit $RC"
+
+# 25. --time counts float steps: sim.dt 0.0002 is 5e-12 s short in float,
+# and --time 0.001 once ran a sixth step (0.0012 s).
+fl run "$GOOD" --backend cpu --quiet --param sim.dt=0.0002 --time 0.001
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^steps  *5 " && ok "25 --time 0.001 at dt 0.0002 runs 5 steps" ||
+    bad "25 --time with float steps" "exit $RC: $(printf '%s' "$OUT" | grep '^steps')"
+# --kernel-dir is checked for the sources before any work: an empty folder
+# exited 3 after the scene was set up, and a file was called missing.
+mkdir -p "$T/emptyk"
+fl run "$GOOD" --backend opencl --steps 1 --kernel-dir "$T/emptyk"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--kernel-dir $T/emptyk: $T/emptyk/fcl_common.h is missing" &&
+    ok "25 --kernel-dir without the sources exits 2 naming the first missing file" ||
+    bad "25 --kernel-dir empty folder" "exit $RC: $(errline)"
+fl run "$GOOD" --backend opencl --steps 1 --kernel-dir "$GOOD"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--kernel-dir $GOOD: not a folder" &&
+    ok "25 --kernel-dir naming a file: not a folder" || bad "25 --kernel-dir file" "exit $RC: $(errline)"
+# --stats in a missing folder is refused before the scene is set up (a
+# million-particle scene sampled its walls for seconds first).
+fl run "$GOOD" --backend cpu --steps 1 --stats "$T/no_dir/s.csv" --out "$T/stats_early"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "s.csv.tmp': no such folder" && [ ! -e "$T/stats_early" ] &&
+    [ -z "$OUT" ] && ok "25 --stats in a missing folder refused before any work" ||
+    bad "25 --stats missing folder" "exit $RC: $(errline)"
 
 checks_done

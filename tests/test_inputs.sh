@@ -199,6 +199,20 @@ refused "--param sim.dt=nan" "sim.dt" "got 'nan'" -- run "$T/empty_fluid.json" -
 refused "--param sim.dt=inf" "sim.dt" "got 'inf'" -- run "$T/empty_fluid.json" --param sim.dt=inf
 refused "--param sim.gravity with two components" "sim.gravity" "got '0,-9.81'" -- \
     run "$T/empty_fluid.json" --param sim.gravity=0,-9.81
+# --param reads decimal notation only, as --steps does: strtod alone also
+# took hex (sim.steps=0x10 ran 16 steps) and exponents for integers.
+refused "--param sim.steps=0x10 (hex)" "sim.steps: expected an integer" "got '0x10'" -- \
+    run "$T/empty_fluid.json" --param sim.steps=0x10
+refused "--param sim.steps=1e3 (an exponent for an integer)" "sim.steps" "got '1e3'" -- \
+    run "$T/empty_fluid.json" --param sim.steps=1e3
+refused "--param sim.dt=0x1p-12 (a hex float)" "sim.dt" "got '0x1p-12'" -- run "$T/empty_fluid.json" --param sim.dt=0x1p-12
+# A scene value of the wrong kind is named by its kind (it once read
+# "got null null" and "got '1'" for a string).
+F=$T/visc_null.json; scene "$F" '"material": { "viscosity": null }' "$BOX"
+refused "material.viscosity null" "$F" "material.viscosity: expected a number in [0, 100000] Pa s, got null" -- run "$F"
+grep -q "got null null" "$T/stderr.txt" && bad "material.viscosity null named twice" "$(cat "$T/stderr.txt")"
+F=$T/visc_text.json; scene "$F" '"material": { "viscosity": "1" }' "$BOX"
+refused "material.viscosity given as text" "$F" "material.viscosity" "got the string '1'" -- run "$F"
 # ---- fluid phases (several fluids, solver mps) ---------------------------------------
 PH='"phases": [ { "name": "water", "density": 1000, "viscosity": 1 }, { "name": "oil", "density": 800, "viscosity": 5 } ]'
 F=$T/phase_unknown.json; scene "$F" "$PH" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.1], "phase": "tar" } ]'

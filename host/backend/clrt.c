@@ -150,6 +150,19 @@ static const char *const program_files[] = {
 };
 enum { NFILES = sizeof program_files / sizeof program_files[0] };
 
+const char *clrt_missing_source(const char *kernel_dir)
+{
+    for (int i = 0; i < NFILES; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", kernel_dir, program_files[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return program_files[i];
+        fclose(f);
+    }
+    return NULL;
+}
+
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "atomic.h"
+#include "clrt.h"
 #include "infile.h"
 #include "sim.h"
 
@@ -31,7 +32,10 @@ typedef enum { OPT_FLAG, OPT_TEXT, OPT_COUNT, OPT_SECONDS, OPT_PARAM, OPT_HELP }
 
 /* One option: its names, its value's placeholder, where it goes in
  * fcl_cli, the commands that read it, and its help (lines after the
- * first start with a newline). */
+ * first start with a newline). Help shared by several commands may end in
+ * sections, each from a line "run: ", "bench: " or "view: " to the next:
+ * a command's --help shows the common lines and its own section, without
+ * the prefix; 'fluidcl help' shows them all. */
 typedef struct cli_opt {
     const char *name, *alias, *arg;
     opt_kind kind;
@@ -44,11 +48,12 @@ typedef struct cli_opt {
 enum { RB = FCL_CMD_RUN | FCL_CMD_BENCH, ALL = FCL_CMD_RUN | FCL_CMD_BENCH | FCL_CMD_VIEW };
 static const cli_opt options[] = {
     { "--backend", NULL, "cpu|opencl", OPT_TEXT, AT(backend), ALL,
-      "native C + OpenMP, or OpenCL (default; bench: all, both)" },
+      "cpu: native C + OpenMP; opencl: OpenCL\nrun: (default opencl)\nbench: or all: both (the default)\n"
+      "view: (default opencl)" },
     { "--device", NULL, "N|NAME", OPT_TEXT, AT(device), ALL,
       "OpenCL device by index or name substring\n(default: first GPU, else first CPU device)" },
     { "--solver", NULL, "NAME", OPT_TEXT, AT(solver), ALL, "override the scene's solver (see 'help solvers')" },
-    { "--steps", NULL, "N", OPT_COUNT, AT(steps), RB, "how many steps (bench: timed steps, default 20)" },
+    { "--steps", NULL, "N", OPT_COUNT, AT(steps), RB, "how many steps\nbench: (timed; default 20)" },
     { "--time", NULL, "T", OPT_SECONDS, AT(time), FCL_CMD_RUN, "how long to simulate, in seconds (not with --steps)" },
     { "--out", NULL, "DIR", OPT_TEXT, AT(out), FCL_CMD_RUN, "write frames to DIR" },
     { "--every", NULL, "K", OPT_COUNT, AT(every), FCL_CMD_RUN, "a frame every K steps (default 100)" },
@@ -68,7 +73,7 @@ static const cli_opt options[] = {
     { "--json", NULL, "FILE", OPT_TEXT, AT(json), FCL_CMD_BENCH, "write the table as JSON" },
     { "--mesh", NULL, NULL, OPT_FLAG, AT(mesh), RB,
       "run: also reconstruct the surface of every frame\n(DIR/frame_NNNNNN.surface.ply|obj, see surface.* in "
-      "'help params');\nbench: time the surface of each backend's final state" },
+      "'help params')\nbench: time the surface of each backend's final state" },
     { "--quiet", "-q", NULL, OPT_FLAG, AT(quiet), RB, "no progress output" },
     { "--help", "-h", NULL, OPT_HELP, AT(help), ALL, "this list" },
 };
@@ -87,6 +92,38 @@ static const cli_opt *find(const char *a)
     return NULL;
 }
 
+/* The command a help line's "run: " (or bench, view) prefix names, 0 for
+ * none; *skip is the prefix's length. */
+static unsigned help_section(const char *line, size_t *skip)
+{
+    static const struct { const char *tag; unsigned cmd; } sec[] = {
+        { "run: ", FCL_CMD_RUN }, { "bench: ", FCL_CMD_BENCH }, { "view: ", FCL_CMD_VIEW } };
+    for (size_t k = 0; k < sizeof sec / sizeof sec[0]; k++)
+        if (strncmp(line, sec[k].tag, strlen(sec[k].tag)) == 0)
+            return *skip = strlen(sec[k].tag), sec[k].cmd;
+    return *skip = 0, 0u;
+}
+
+/* An option's help, its lines aligned; for one command (cmd != 0) only the
+ * common lines and that command's section, unprefixed. */
+static void print_help(FILE *f, const char *help, unsigned cmd)
+{
+    unsigned in = 0u;
+    int first = 1;
+    for (const char *line = help, *nl; line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        size_t skip, len = nl ? (size_t)(nl - line) : strlen(line);
+        unsigned sec = help_section(line, &skip);
+        in = sec ? sec : in;
+        if (cmd && in && in != cmd)
+            continue;
+        if (!cmd)
+            skip = 0;
+        fprintf(f, "%s%.*s", first ? "" : "\n                                ", (int)(len - skip), line + skip);
+        first = 0;
+    }
+}
+
 void cli_print_options(FILE *f, unsigned cmds, int tag)
 {
     for (int k = 0; k < NOPTIONS; k++) {
@@ -99,11 +136,7 @@ void cli_print_options(FILE *f, unsigned cmds, int tag)
             snprintf(where, sizeof where, "(%s%s%s) ", o->cmds & FCL_CMD_RUN ? "run" : "",
                      (o->cmds & RB) == RB ? ", " : "", o->cmds & FCL_CMD_BENCH ? "bench" : "");
         fprintf(f, "  %-29s %s", head, where);
-        for (const char *line = o->help, *nl; line; line = nl ? nl + 1 : NULL) {
-            nl = strchr(line, '\n');
-            fprintf(f, "%s%.*s", line == o->help ? "" : "\n                                ",
-                    nl ? (int)(nl - line) : (int)strlen(line), line);
-        }
+        print_help(f, o->help, tag ? 0u : cmds);
         fputc('\n', f);
     }
 }
@@ -204,13 +237,24 @@ int cli_check_device_options(const char *name, const char *backend, const char *
         cli_error("%s: --device %s selects an OpenCL device; --backend cpu has none", name, device);
         return -1;
     }
-    if (kernel_dir && (stat(kernel_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    if (kernel_dir && stat(kernel_dir, &st) != 0) {
         cli_error("%s: --kernel-dir %s: no such folder", name, kernel_dir);
+        return -1;
+    }
+    if (kernel_dir && !S_ISDIR(st.st_mode)) {
+        cli_error("%s: --kernel-dir %s: not a folder (expected the folder of the kernel sources, such as the "
+                  "source tree's kernels/)", name, kernel_dir);
         return -1;
     }
     if (kernel_dir && strcmp(backend, "cpu") == 0 && !later) {
         cli_error("%s: --kernel-dir %s: the native backend (--backend cpu) has its kernels compiled in and "
                   "reads no sources", name, kernel_dir);
+        return -1;
+    }
+    const char *missing = kernel_dir ? clrt_missing_source(kernel_dir) : NULL;
+    if (missing) {
+        cli_error("%s: --kernel-dir %s: %s/%s is missing or unreadable (expected the folder of the kernel sources, "
+                  "such as the source tree's kernels/)", name, kernel_dir, kernel_dir, missing);
         return -1;
     }
     return 0;

@@ -130,14 +130,34 @@ static int choice_ok(const char *choices, const char *v)
     return 0;
 }
 
+/* Whether s starts with a number in decimal notation: digits, for an
+ * integer, or digits with a point and an exponent; strtod alone would also
+ * take hex (0x10), inf and nan, and --steps' whole numbers refuse those. */
+static int decimal(const char *s, int integer)
+{
+    s += strspn(s, " ");
+    s += *s == '+' || *s == '-';
+    size_t digits = strspn(s, "0123456789");
+    if (integer)
+        return digits > 0 && (s[digits] == '\0' || s[digits] == ',' || s[digits] == ' ');
+    s += digits;
+    if (*s == 'x' || *s == 'X')
+        return 0;
+    if (*s == '.')
+        digits += strspn(s + 1, "0123456789");
+    return digits > 0;
+}
+
 /* Parse up to `count` comma-separated numbers into a temporary, so that a
  * bad component leaves the parameter as it was. */
-static int parse_numbers(const char *text, double *v, int count)
+static int parse_numbers(const char *text, double *v, int count, int integer)
 {
     const char *s = text;
     for (int k = 0; k < count; k++) {
         char *end;
         errno = 0;
+        if (!decimal(s, integer))
+            return -1;
         v[k] = strtod(s, &end);
         if (end == s || errno)
             return -1;
@@ -165,7 +185,7 @@ int params_set_text(fcl_params *p, const fcl_param_def *d, const char *text, cha
     }
     int count = d->type == PT_VEC3 ? 3 : 1;
     double v[3];
-    if (parse_numbers(text, v, count) != 0)
+    if (parse_numbers(text, v, count, d->type == PT_INT) != 0)
         return fail(d, text, err, errlen);
     fcl_params saved = *p;
     for (int k = 0; k < count; k++) {

@@ -24,6 +24,25 @@ static int check_target(const fcl_atomic *a, char *err, size_t errlen)
     return -1;
 }
 
+int atomic_check(const char *path, char *err, size_t errlen)
+{
+    fcl_atomic a;
+    snprintf(a.path, sizeof a.path, "%s", path);
+    if (check_target(&a, err, errlen) != 0)
+        return -1;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "cannot create '%s.tmp': %s", path,
+                 stat(dir, &st) != 0 ? "no such folder" : (!S_ISDIR(st.st_mode) ? "not a folder" :
+                 "the folder is not writable"));
+        return -1;
+    }
+    return 0;
+}
+
 int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);

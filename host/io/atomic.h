@@ -24,6 +24,10 @@ typedef struct fcl_atomic {
  * "<folder>/.tmp-XXXXXX" (mode 0644) for writers that may race (two runs
  * filling one cache). 0, or -1 with err "cannot create 'TMP': why". */
 int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t errlen);
+/* What atomic_open would refuse, checked without creating anything (a
+ * temporary left by a killed run stays): path not a regular file, or its
+ * folder missing or not writable. 0, or -1 with err. */
+int atomic_check(const char *path, char *err, size_t errlen);
 /* ok: flush, sync, close, rename into place and sync the folder (best
  * effort: some file systems refuse it, and the data is safe already).
  * Not ok, or any of that failing: close and remove the temporary, unless

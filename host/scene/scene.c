@@ -121,7 +121,11 @@ static int read_param(fcl_params *p, const fcl_param_def *d, const cJSON *v, con
     if (ok)
         return 0;
     char got[96];
-    const char *what = cJSON_IsNumber(v) || cJSON_IsString(v) || cJSON_IsArray(v) ? "" : json_type(v);
+    /* The value's kind where it is not the one expected (a string '1' for
+     * a number); null and a value of the right kind show as themselves. */
+    int text = d->type == PT_STRING || d->type == PT_CHOICE;
+    int kind_ok = text ? cJSON_IsString(v) : (d->type == PT_VEC3 ? cJSON_IsArray(v) : cJSON_IsNumber(v));
+    const char *what = kind_ok || cJSON_IsNull(v) ? "" : (cJSON_IsString(v) ? "the string" : json_type(v));
     /* The text form x,y,z is --param's; a scene file takes an array. */
     if (d->type == PT_VEC3 && cJSON_IsString(v))
         return err_at(err, errlen, file, "%s.%s: expected an array [x, y, z] in a scene file (the text 'x,y,z' is "
