@@ -466,12 +466,22 @@ FCL_INLINE int mac_all_within(uint i, uint j, uint k, int r, GLOBAL const uint *
 
 /* full = 1 where the cell and every interior cell beside it (along and
  * across the axes) is fluid: the first half of mac_density_target's
- * test, so that it reads 2 x 27 cells instead of 125. */
-FCL_INLINE void mac_full_item(uint c, GLOBAL const uint *flags, GLOBAL uint *full, const fcl_mac_info *m)
+ * test (at a reach of 1, the default support's, it reads 2 x 27 cells
+ * instead of 125). And air[0] = gen, this substep's number, once any
+ * cell is air: without air the pressure equation has no free surface to
+ * take up the targets' net volume, its right-hand side no longer sums to
+ * zero, and the solve fails (a box filled with moving liquid blew up at
+ * step 57). The test before the atomic keeps the cells from queueing on
+ * one address once it is set. */
+FCL_INLINE void mac_full_item(uint c, GLOBAL const uint *flags, GLOBAL uint *full, GLOBAL uint *air,
+                              const fcl_mac_info *m, uint gen)
 {
     uint i, j, k;
     mac_coords(c, m, &i, &j, &k);
-    full[c] = flags[c] == MAC_FLUID && mac_all_within(i, j, k, 1, flags, MAC_FLUID, m) ? 1u : 0u;
+    uint f = flags[c];
+    full[c] = f == MAC_FLUID && mac_all_within(i, j, k, 1, flags, MAC_FLUID, m) ? 1u : 0u;
+    if (f == MAC_AIR && air[0] != gen)
+        FCL_ATOMIC_MAX(air, gen);
 }
 
 /* The density correction (beyond the seed; after the divergence targets of
@@ -488,9 +498,9 @@ FCL_INLINE void mac_full_item(uint c, GLOBAL const uint *flags, GLOBAL uint *ful
  * apart there moved the sloshing period (-1.9 to -4.8 %), so those cells
  * keep 0, as every cell does when kappa is 0 (the seed's scheme). */
 FCL_INLINE void mac_density_target_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *full,
-                                        GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *tgt,
-                                        const fcl_grid_info *g, const fcl_mac_info *m, const fcl_sph_consts *cs,
-                                        float kappa, float band)
+                                        GLOBAL const uint *air, GLOBAL const float4 *pos, GLOBAL const uint *start,
+                                        GLOBAL float *tgt, const fcl_grid_info *g, const fcl_mac_info *m,
+                                        const fcl_sph_consts *cs, float kappa, float band, uint gen)
 {
     uint i, j, k;
     mac_coords(c, m, &i, &j, &k);
@@ -499,7 +509,7 @@ FCL_INLINE void mac_density_target_item(uint c, GLOBAL const uint *flags, GLOBAL
      * measures the markers' spacing alone (the ghost layer does not
      * count: the density mirrors the markers across it). */
     int reach = (int)ceil(cs->h * m->inv_dx - 1.0e-3f);
-    if (flags[c] != MAC_FLUID || !(kappa > 0.0f) || !mac_all_within(i, j, k, reach, full, 1u, m)) {
+    if (flags[c] != MAC_FLUID || !(kappa > 0.0f) || air[0] != gen || !mac_all_within(i, j, k, reach, full, 1u, m)) {
         tgt[c] = 0.0f;
         return;
     }

@@ -232,10 +232,15 @@ static int launch_viscosity(fcl_sim *s, mac *d)
  * none, as the pressure-only entry point wants), then the equation. */
 static int launch_divergence(fcl_sim *s, mac *d, float kappa)
 {
-    return (kappa > 0.0f && pass_mac_full(s->be, d->m.ncell, "divergence", d->flags, d->full, d->m) != 0) ||
-                   pass_mac_density_target(s->be, d->m.ncell, "divergence", d->flags, d->full, sim_attr(s, s->a_pos),
-                                           s->grid.start, d->tgt, s->grid.info, d->m, s->c, kappa,
-                                           (float)s->prm->mac_density_band) != 0 ||
+    /* With kappa 0 the target pass only writes zeros (kappa is live: a
+     * viewer that turns it off leaves no stale targets). A new number
+     * for this substep's air test; 0 is never one. */
+    d->air_gen = d->air_gen + 1u ? d->air_gen + 1u : 1u;
+    return (kappa > 0.0f && pass_mac_full(s->be, d->m.ncell, "divergence", d->flags, d->full, d->air, d->m,
+                                          d->air_gen) != 0) ||
+                   pass_mac_density_target(s->be, d->m.ncell, "divergence", d->flags, d->full, d->air,
+                                           sim_attr(s, s->a_pos), s->grid.start, d->tgt, s->grid.info, d->m, s->c,
+                                           kappa, (float)s->prm->mac_density_band, d->air_gen) != 0 ||
                    pass_mac_divergence(s->be, d->m.ncell, "divergence", d->vel[d->cur], d->flags, d->phi, d->tgt,
                                        d->rhs, d->diag, d->p, d->m) != 0
                ? -1

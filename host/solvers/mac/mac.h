@@ -55,6 +55,8 @@ typedef struct mac {
     fcl_buf *moved;        /* reseeding: markers moved this step (one uint) */
     fcl_buf *tgt;          /* density correction: each fluid cell's divergence target (mac_density_target) */
     fcl_buf *full;         /* density correction: 1 where a cell and its 26 neighbors are fluid (mac_full) */
+    fcl_buf *air;          /* density correction: one uint, air_gen once a cell is air this substep */
+    unsigned air_gen;      /* this substep's number for air (counts up; the buffer starts at 0) */
     long reseeded;         /* reseeding: markers moved last step */
     fcl_reduction umax;
     fcl_pcg cg;

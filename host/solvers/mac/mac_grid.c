@@ -114,15 +114,17 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
     d->moved = be->ops->buf_new(be, 4, "MAC reseeded markers");
     d->tgt = be->ops->buf_new(be, n * 4, "MAC density-correction targets");
     d->full = be->ops->buf_new(be, n * 4, "MAC density correction: cells among fluid");
+    d->air = be->ops->buf_new(be, 4, "MAC density correction: the grid has air");
     if (!d->vel[0] || !d->vel[1] || !d->old || !d->flags || !d->phi || !d->p || !d->rhs || !d->diag || !d->mask[0] ||
-        !d->mask[1] || !d->speed || !d->count || !d->req || !d->dens || !d->moved || !d->tgt || !d->full)
+        !d->mask[1] || !d->speed || !d->count || !d->req || !d->dens || !d->moved || !d->tgt || !d->full || !d->air)
         return -1;
+    d->air_gen = 0;
     /* Zeros: the pressure is the first warm start, the field the first
      * sample outside the markers. */
     float4 *zero = calloc(n, 16);
     int rc = !zero || be->ops->buf_write(be, d->vel[0], 0, n * 16, zero) != 0 ||
              be->ops->buf_write(be, d->vel[1], 0, n * 16, zero) != 0 ||
-             be->ops->buf_write(be, d->p, 0, n * 4, zero) != 0;
+             be->ops->buf_write(be, d->p, 0, n * 4, zero) != 0 || be->ops->buf_write(be, d->air, 0, 4, zero) != 0;
     free(zero);
     return rc || reduction_init(&d->umax, be, n) != 0 || fcl_pcg_init(&d->cg, be, n) != 0 ||
                    mac_mg_alloc(&d->mg, be) != 0
@@ -133,7 +135,7 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
 void mac_grid_free(mac *d, fcl_backend *be)
 {
     fcl_buf *b[] = { d->vel[0], d->vel[1], d->old, d->flags, d->phi, d->p, d->rhs, d->diag,
-                     d->mask[0], d->mask[1], d->speed, d->count, d->req, d->dens, d->moved, d->tgt, d->full };
+                     d->mask[0], d->mask[1], d->speed, d->count, d->req, d->dens, d->moved, d->tgt, d->full, d->air };
     for (size_t k = 0; k < sizeof b / sizeof b[0]; k++)
         if (b[k])
             be->ops->buf_free(be, b[k]);
