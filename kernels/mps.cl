@@ -728,6 +728,24 @@ FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, float4 plane, float own, float
 }
 #endif
 
+/* C_i times the gradient's sum (s[0..2]): the moment matrix s[3..8]
+ * inverted by its cofactors, or the lattice's d / n0 where its
+ * determinant is under a tenth of the lattice's (too few neighbors, or
+ * all in a plane). */
+FCL_INLINE float4 mps_gc_solve(const float s[12], const fcl_mps_consts *d)
+{
+    float gx = s[0], gy = s[1], gz = s[2];
+    float axx = s[3], axy = s[4], axz = s[5], ayy = s[6], ayz = s[7], azz = s[8];
+    float cxx = ayy * azz - ayz * ayz, cxy = axz * ayz - axy * azz, cxz = axy * ayz - axz * ayy;
+    float cyy = axx * azz - axz * axz, cyz = axy * axz - axx * ayz, czz = axx * ayy - axy * axy;
+    float det = axx * cxx + axy * cxy + axz * cxz;
+    if (!(det * d->grad_k * d->grad_k * d->grad_k > 0.1f))
+        return fcl_f4(d->grad_k * gx, d->grad_k * gy, d->grad_k * gz, 0.0f);
+    float inv = 1.0f / det;
+    return fcl_f4(inv * (cxx * gx + cxy * gy + cxz * gz), inv * (cxy * gx + cyy * gy + cyz * gz),
+                  inv * (cxz * gx + cyz * gy + czz * gz), 0.0f);
+}
+
 FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
@@ -771,28 +789,15 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
          * at 1 cm and 1 ms: no grip on a splash. */
         mps_gc_pair(r, r2, (q - own) * k, wr, 2.0f * ds, 1.1025f * d->ds_r2, d, s);
     }
-    float gx = s[0], gy = s[1], gz = s[2], ux, uy, uz;
-    float axx = s[3], axy = s[4], axz = s[5], ayy = s[6], ayz = s[7], azz = s[8];
-    float cxx = ayy * azz - ayz * ayz, cxy = axz * ayz - axy * azz, cxz = axy * ayz - axz * ayy;
-    float cyy = axx * azz - axz * axz, cyz = axy * axz - axx * ayz, czz = axx * ayy - axy * axy;
-    float det = axx * cxx + axy * cxy + axz * cxz;
-    if (det * d->grad_k * d->grad_k * d->grad_k > 0.1f) {
-        float inv = 1.0f / det;
-        ux = inv * (cxx * gx + cxy * gy + cxz * gz);
-        uy = inv * (cxy * gx + cyy * gy + cyz * gz);
-        uz = inv * (cxz * gx + cyz * gy + czz * gz);
-    } else {
-        ux = d->grad_k * gx; uy = d->grad_k * gy; uz = d->grad_k * gz;
-    }
-    float4 u = vel[i];
-    float4 du = fcl_f4(-d->dt * ux + s[9], -d->dt * uy + s[10], -d->dt * uz + s[11], 0.0f);
+    float4 g = mps_gc_solve(s, d), u = vel[i];
+    float4 du = fcl_f4(-d->dt * g.x + s[9], -d->dt * g.y + s[10], -d->dt * g.z + s[11], 0.0f);
     vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
     dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);
 }
 
-/* The pressure gradient with phat, the final velocity into vev and the
- * position change into dx (applied by mps_apply once every particle has
- * read the positions). */
+/* The pressure gradient (ko: with phat; gc: mps_correct_gc), the final
+ * velocity into vev and the position change into dx (applied by
+ * mps_apply once every particle has read the positions). */
 FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                  GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
