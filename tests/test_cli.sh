@@ -749,5 +749,17 @@ fl run "$GOOD" --backend cpu --steps 1 --stats "$T/no_dir/s.csv" --out "$T/stats
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "s.csv.tmp': no such folder" && [ ! -e "$T/stats_early" ] &&
     [ -z "$OUT" ] && ok "25 --stats in a missing folder refused before any work" ||
     bad "25 --stats missing folder" "exit $RC: $(errline)"
+# --version gives CMake's project version; help COMMAND is that command's
+# --help; devices --help answers (it once exited 2).
+want=$(sed -n 's/^project(fluidcl VERSION \([0-9.]*\).*/\1/p' "$SRC/../CMakeLists.txt")
+fl --version
+[ "$RC" -eq 0 ] && [ -n "$want" ] && [ "$OUT" = "fluidcl $want" ] && ok "25 --version: $OUT" ||
+    bad "25 --version" "exit $RC: '$OUT', expected 'fluidcl $want'"
+fl run --help; run_help=$OUT
+fl help run
+[ "$RC" -eq 0 ] && [ "$OUT" = "$run_help" ] && ok "25 help run is run --help" || bad "25 help run" "exit $RC"
+fl devices --help
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "usage: fluidcl devices" && ok "25 devices --help" ||
+    bad "25 devices --help" "exit $RC: $(errline)"
 
 checks_done

@@ -39,7 +39,8 @@ static void usage(FILE *f)
         "                                the spacing is the frame's unless --param particles.spacing\n"
         "                                gives one; particles.support must match the run\n"
         "  fluidcl devices               list OpenCL devices and the OpenGL renderer\n"
-        "  fluidcl help [params|solvers|scenes]\n\n"
+        "  fluidcl help [params|solvers|scenes|COMMAND]\n"
+        "  fluidcl --version\n\n"
         "SCENE is a JSON file, or embedded:NAME.json for a scene built into the binary.\n\n"
         "options:\n", default_scene);
     cli_print_options(f, FCL_CMD_RUN | FCL_CMD_BENCH | FCL_CMD_VIEW, 1);
@@ -86,8 +87,19 @@ static int cmd_help(const char *topic)
             if (len > 5 && strcmp(name + len - 5, ".json") == 0)
                 printf("embedded:%s\n", name);
         }
+    } else if (strcmp(topic, "devices") == 0) {
+        printf("usage: fluidcl devices: list OpenCL devices (index, name, platform, memory) and the OpenGL "
+               "renderer;\n--device N|NAME of run, bench and view picks one by index or name substring\n");
     } else {
-        fprintf(stderr, "fluidcl: help '%s': expected params, solvers or scenes\n", topic);
+        /* help COMMAND: that command's --help. */
+        static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+            { "run", cmd_run }, { "bench", cmd_bench }, { "view", cmd_view }, { "surface", cmd_surface } };
+        char *args[] = { (char *)"--help" };
+        for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
+            if (strcmp(topic, cmds[k].name) == 0)
+                return cmds[k].fn(1, args);
+        fprintf(stderr, "fluidcl: help '%s': expected params, solvers, scenes, run, bench, view, surface or "
+                "devices\n", topic);
         return FCL_EXIT_INPUT;
     }
     return 0;
@@ -97,9 +109,21 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         char *args[] = { (char *)default_scene };
-        return view_display_available() ? cmd_view(1, args) : cmd_run(1, args);
+        if (view_display_available())
+            return cmd_view(1, args);
+        fprintf(stderr, "fluidcl: no display: running %s headless, without output (fluidcl run SCENE --out DIR "
+                "writes frames; 'fluidcl help' lists the commands)\n", default_scene);
+        return cmd_run(1, args);
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        if (argc > 2) {
+            fprintf(stderr, "fluidcl: %s: unexpected argument '%s'\n", cmd, argv[2]);
+            return FCL_EXIT_INPUT;
+        }
+        printf("fluidcl %s\n", FCL_VERSION);
+        return 0;
+    }
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "view") == 0)
@@ -109,9 +133,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "surface") == 0)
         return cmd_surface(argc - 2, argv + 2);
     int help = strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0;
+    if (strcmp(cmd, "devices") == 0 && argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
+        return cmd_help("devices");
     if ((strcmp(cmd, "devices") == 0 && argc > 2) || (help && argc > 3)) {
         fprintf(stderr, "fluidcl: %s: unexpected argument '%s' (usage: %s)\n", cmd, argv[help ? 3 : 2],
-                help ? "fluidcl help [params|solvers|scenes]" : "fluidcl devices");
+                help ? "fluidcl help [params|solvers|scenes|COMMAND]" : "fluidcl devices");
         return FCL_EXIT_INPUT;
     }
     if (strcmp(cmd, "devices") == 0)
