@@ -36,14 +36,14 @@ const char *clrt_type_name(cl_device_type t);
  * case-insensitive name substring. -1 with a message when none matches. */
 int clrt_choose(const clrt_device *devs, int count, const char *want, char *err, size_t errlen);
 
-/* Build the engine program for ctx/dev from the embedded kernel sources,
- * or from kernel_dir when it is set. On a build error, fills log (malloc'd,
- * caller frees) with the compiler's output, whose lines carry
- * kernels/FILE:LINE thanks to #line directives. */
 /* The first program file (kernels/families.def) that kernel_dir lacks or
  * cannot open, NULL when it has them all: --kernel-dir is checked with
  * this before any work, as bad input. */
 const char *clrt_missing_source(const char *kernel_dir);
+/* Build the engine program for ctx/dev from the embedded kernel sources,
+ * or from kernel_dir when it is set. On a build error, fills log (malloc'd,
+ * caller frees) with the compiler's output, whose lines carry
+ * kernels/FILE:LINE thanks to #line directives. */
 cl_program clrt_build(cl_context ctx, cl_device_id dev, const char *kernel_dir, char **log,
                       char *err, size_t errlen);
 

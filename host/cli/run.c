@@ -582,8 +582,10 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
         cli_error("%s: %s", sc->file, err);
         return FCL_EXIT_INPUT;
     }
-    /* The statistics file as far as it can be checked before any work
-     * (prepare_stats opens it once the run's columns are known). */
+    /* The output paths before any work: named apart, and the statistics
+     * file as far as it can be checked without opening it (prepare_stats
+     * opens it once the run's columns are known; opening truncates
+     * FILE.tmp, where a killed run's rows wait for a resume). */
     struct stat st;
     int rc = check_output_paths(o, p);
     if (rc != 0)
