@@ -762,4 +762,43 @@ fl devices --help
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "usage: fluidcl devices" && ok "25 devices --help" ||
     bad "25 devices --help" "exit $RC: $(errline)"
 
+# 26. Overlapping fluid blocks fill their union once: two equal boxes held
+# 1,000 coincident pairs (wcsph ran on at 101 % density error); two boxes
+# sharing a face keep every point.
+F=$T/overlap.json
+scene "$F" "" "" "" "" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] },
+  { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] } ]'
+fl run "$F" --backend cpu --steps 2 --quiet
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^particles  *125$" &&
+    printf '%s' "$ERR" | grep -q "fluid\[1\] overlaps an earlier block: 125 of its points" &&
+    ok "26 two equal boxes: 125 particles, the second's 125 left out with a note" ||
+    bad "26 overlapping boxes" "exit $RC: $(printf '%s' "$OUT" | grep '^particles') $(errline)"
+scene "$F" "" "" "" "" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] },
+  { "type": "box", "min": [0.1, 0, 0], "max": [0.2, 0.1, 0.1] } ]'
+fl run "$F" --backend cpu --steps 2 --quiet
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^particles  *250$" && ! printf '%s' "$ERR" | grep -q overlaps &&
+    ok "26 two boxes sharing a face keep all 250 points" ||
+    bad "26 boxes sharing a face" "exit $RC: $(printf '%s' "$OUT" | grep '^particles') $(errline)"
+# An adaptive solver whose Courant step falls below its floor stops as a
+# blow-up (a runaway pbf ran on to 3e15 m/s with exit 0, its step
+# shrinking with the speed); here the floor is raised above the falling
+# block's step: pbf.cfl 0.01 at 2 cm is 2e-4 s at 1 m/s.
+fl run "$GOOD" --backend cpu --solver pbf --steps 400 --quiet --param pbf.cfl=0.01 --param pbf.dt_min=0.001
+[ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "the Courant step .* fell below pbf.dt_min = 0.001 s" &&
+    printf '%s' "$ERR" | grep -q "lower pbf.dt_max or pbf.cfl" && ok "26 pbf's Courant step under pbf.dt_min: exit 3" ||
+    bad "26 pbf step floor" "exit $RC: $(errline)"
+# Supports a solver cannot run are refused naming the key: dfsph blew up
+# beside walls from 2.5 spacings, pbf from 2.7.
+fl run "$GOOD" --backend cpu --solver dfsph --steps 1 --param particles.support=2.5
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "particles.support = 2.5: dfsph runs up to 2.4 spacings" &&
+    ok "26 dfsph at support 2.5 refused" || bad "26 dfsph support" "exit $RC: $(errline)"
+fl run "$GOOD" --backend cpu --solver pbf --steps 1 --param particles.support=3
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "particles.support = 3: pbf runs up to 2.5 spacings" &&
+    ok "26 pbf at support 3 refused" || bad "26 pbf support" "exit $RC: $(errline)"
+# The blow-up message names the step parameters of the solver that blew up
+# (dfsph's step is its own, not sim.dt).
+fl run "$GOOD" --backend cpu --solver dfsph --steps 50 --quiet --param sim.max_step_ratio=0.01
+[ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "numerical blow-up.*lower dfsph.dt_max or dfsph.cfl" &&
+    ok "26 dfsph's blow-up message names dfsph.dt_max" || bad "26 dfsph blow-up advice" "exit $RC: $(errline)"
+
 checks_done

@@ -368,8 +368,9 @@ static int report_blowup(const fcl_sim *s)
     const fcl_step_stats *st = &s->stats;
     cli_error("numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "
               "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s); "
-              "reduce sim.dt or raise material.viscosity. Frames written so far are intact.",
-              st->step, st->time, st->bad_id, s->prm->sim_max_step_ratio, st->max_speed, st->dt);
+              "%s. Frames written so far are intact.",
+              st->step, st->time, st->bad_id, s->prm->sim_max_step_ratio, st->max_speed, st->dt,
+              s->solver->blowup_advice ? s->solver->blowup_advice : "reduce sim.dt or raise material.viscosity");
     return FCL_EXIT_DEVICE;
 }
 

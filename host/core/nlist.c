@@ -180,6 +180,18 @@ static int grow(fcl_nlist *l, fcl_backend *be, int boundary, uint count, char *e
         l->overflowed = 1;   /* an input error, as an overflow: fewer particles help, a capacity does not */
         return -3;
     }
+    /* Within half the device's memory: particles piled onto each other (a
+     * blow-up clamped into a corner) once asked 49 GB of a 23 GB host. */
+    const fcl_nlist_planes *pl = boundary ? &l->bplanes : &l->fplanes;
+    double need = ((double)l->pcap * cap * 4.0 + 4.0) * (1 + pl->n);
+    if (be->mem_bytes > 0 && need > 0.5 * (double)be->mem_bytes) {
+        snprintf(err, errlen, "%s: growing the %s neighbor lists to %u entries for %zu particles would take %.0f "
+                 "MiB, more than half of %s's %.0f MiB: a particle had %u neighbors (particles piled onto each "
+                 "other: a numerical blow-up, or a scene whose blocks overlap)",
+                 boundary ? "neighbors.boundary_capacity" : "neighbors.capacity", boundary ? "boundary" : "fluid",
+                 cap, l->pcap, need / 1048576.0, be->name, (double)be->mem_bytes / 1048576.0, count);
+        return -2;
+    }
     L->cap = cap;
     L->pstride = l->particle_major ? cap : 1u;
     if (alloc_side(be, L, l->pcap, boundary ? &l->bidx : &l->fidx, boundary ? &l->bplanes : &l->fplanes) != 0) {

@@ -77,6 +77,17 @@ double sim_stat(const fcl_sim *s, const char *key)
     return k < 0 ? 0.0 : s->stats.solver[k];
 }
 
+int sim_step_floor(fcl_sim *s, double dt, double dt_min, const char *group)
+{
+    if (dt >= dt_min)
+        return 0;
+    snprintf(s->error, sizeof s->error,
+             "numerical blow-up: the Courant step %.3g s fell below %s.dt_min = %.3g s (largest speed %.4g m/s); "
+             "lower %s.dt_max or %s.cfl, or lower %s.dt_min if such speeds are real", dt, group, dt_min,
+             s->stats.max_speed, group, group, group);
+    return -1;
+}
+
 int sim_neighbors(fcl_sim *s)
 {
     if (nlist_build(&s->nl, s->be, s->grid.attr[s->a_pos].cur, &s->grid, sim_bpos(s), &s->bgrid, &s->c,

@@ -226,6 +226,11 @@ int sim_download_field(fcl_sim *s, int k, float *out);
 /* This step's value of the solver statistic named key (0 when the
  * solver declares none of that name). */
 double sim_stat(const fcl_sim *s, const char *key);
+/* An adaptive solver's Courant step dt against its floor GROUP.dt_min: 0,
+ * or -1 with s->error saying the step fell below it (a numerical
+ * blow-up: speed x dt stays under the blow-up test's bound however fast
+ * the particles run, so the step is the one thing that shows it). */
+int sim_step_floor(fcl_sim *s, double dt, double dt_min, const char *group);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 

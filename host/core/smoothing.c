@@ -126,5 +126,10 @@ double smoothing_wall_gamma(unsigned kind, float h, float d)
                 half += k >= 0 ? w : 0.0;
             }
         }
+    /* A layer one spacing off weighs nothing when h is at most d (a
+     * lattice with no neighbors): 0 / 0, which once made every wall
+     * particle's volume NaN. */
+    if (!(layer_at > 0.0))
+        return 1.0;
     return (1.0 - half / full) / (layer_at / layer_self);
 }

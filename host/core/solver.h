@@ -65,6 +65,9 @@ int solver_field_index(const struct fcl_solver *s, const char *name);
 typedef struct fcl_solver {
     const char *name;
     const char *summary;
+    /* What to change after a numerical blow-up, naming the parameters
+     * that set this solver's step (NULL: sim.dt's fixed step). */
+    const char *blowup_advice;
     /* Extra bytes per particle the solver allocates beyond the common set
      * (used for the memory check before anything is allocated). */
     size_t extra_bytes_per_particle;

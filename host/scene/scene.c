@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "overlap.h"
 #include "infile.h"
 #include "polygon.h"
 #include "scene_read.h"
@@ -762,10 +763,26 @@ int scene_particles(const fcl_scene *s, const fcl_params *p, float4 **pos, float
         *pos = *vel = NULL;
         return err_at(err, errlen, s->file, "particles.spacing: not enough host memory for %zu particles", total);
     }
-    size_t at = 0;
-    for (int i = 0; i < s->nblocks; i++)
-        at += fill_block(&s->blocks[i], p->particles_spacing, *pos, *vel, at);
-    *n = at;
+    size_t at = 0, *ends = malloc(sizeof(size_t) * (size_t)(s->nblocks + 1)),
+           *dropped = malloc(sizeof(size_t) * (size_t)(s->nblocks + 1));
+    for (int i = 0; ends && i < s->nblocks; i++)
+        ends[i] = at += fill_block(&s->blocks[i], p->particles_spacing, *pos, *vel, at);
+    /* Overlapping blocks are their union (overlap.c). */
+    int rc = ends && dropped ? overlap_merge(*pos, *vel, ends, s->nblocks, p->particles_spacing, dropped) : -1;
+    for (int i = 0; rc == 0 && i < s->nblocks; i++)
+        if (dropped[i])
+            fprintf(stderr, "fluidcl: note: %s: fluid[%d] overlaps an earlier block: %zu of its points there are left "
+                    "out (the blocks' union is filled once)\n", s->file, i, dropped[i]);
+    *n = rc == 0 && s->nblocks > 0 ? ends[s->nblocks - 1] : 0;
+    free(ends);
+    free(dropped);
+    if (rc != 0) {
+        free(*pos);
+        free(*vel);
+        *pos = *vel = NULL;
+        return err_at(err, errlen, s->file, "fluid: not enough host memory to merge overlapping blocks of %zu "
+                      "particles", total);
+    }
     return 0;
 }
 

@@ -167,7 +167,7 @@ static void mps_derive(fcl_sim *s)
 /* Courant (mps.cfl) on last step's largest speed plus what gravity adds
  * in one step, the viscous bound 0.2 l0^2 / nu (the largest phase's), at most mps.dt_max; the
  * source constant depends on dt. */
-static void choose_dt(fcl_sim *s, mps *d)
+static int choose_dt(fcl_sim *s, mps *d)
 {
     const fcl_params *p = s->prm;
     const float *gv = p->sim_gravity;
@@ -179,6 +179,8 @@ static void choose_dt(fcl_sim *s, mps *d)
         nu = fmax(nu, s->phase_table[k].viscosity / s->phase_table[k].density);
     if (v > 1e-9)
         dt = fmin(dt, p->mps_cfl * l0 / v);
+    if (sim_step_floor(s, dt, p->mps_dt_min, "mps") != 0)
+        return -1;
     if (nu > 0.0)
         dt = fmin(dt, 0.2 * l0 * l0 / nu);
     d->d.dt = (float)dt;
@@ -186,6 +188,7 @@ static void choose_dt(fcl_sim *s, mps *d)
     d->d.comp_k = (float)(d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
     s->c.dt = (float)dt;
     s->dt_used = (float)dt;
+    return 0;
 }
 
 /* One thin launcher per pass (kernels/mps.cl, kernels/passes.def). */
@@ -391,8 +394,7 @@ static int solve(fcl_sim *s, mps *d)
 static int mps_prepare(fcl_sim *s)
 {
     mps *d = s->solver_data;
-    choose_dt(s, d);
-    return rebuild(s) != 0 || launch_finish(s, d) != 0 ? -1 : 0;
+    return choose_dt(s, d) != 0 || rebuild(s) != 0 || launch_finish(s, d) != 0 ? -1 : 0;
 }
 
 enum { STAT_ITERS, STAT_RESID, STAT_SURFACE, NSTATS };
@@ -405,8 +407,7 @@ static const fcl_stat_decl mps_stats[NSTATS] = {
 static int mps_step(fcl_sim *s)
 {
     mps *d = s->solver_data;
-    choose_dt(s, d);
-    if (launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 || collide(s, d) != 0 ||
+    if (choose_dt(s, d) != 0 || launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 || collide(s, d) != 0 ||
         launch_density(s, d) != 0 ||
         count_surface(s, d) != 0 || launch_assemble(s, d) != 0 || solve(s, d) != 0 || launch_correct(s, d) != 0 ||
         launch_apply(s, d) != 0 || rebuild(s) != 0 || launch_finish(s, d) != 0)
@@ -491,6 +492,7 @@ static void mps_destroy(fcl_sim *s)
 
 const fcl_solver fcl_solver_mps = {
     .name = "mps",
+    .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity",
     .summary = "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation "
                "by preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
     .extra_bytes_per_particle = 16 + 4 + 6 * 4 + 16 + 6 * 4 + 4, /* ... + the coarse level's cell per particle */
