@@ -787,6 +787,14 @@ fl run "$GOOD" --backend cpu --solver pbf --steps 400 --quiet --param pbf.cfl=0.
 [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "the Courant step .* fell below pbf.dt_min = 0.001 s" &&
     printf '%s' "$ERR" | grep -q "lower pbf.dt_max or pbf.cfl" && ok "26 pbf's Courant step under pbf.dt_min: exit 3" ||
     bad "26 pbf step floor" "exit $RC: $(errline)"
+# The adaptive steps keep under the capillary bound with Mueller's
+# tension: a 1 mm cube at 0.1 mm spacing blew up dfsph's first step.
+F=$T/tiny.json
+scene "$F" '{ "solver": "dfsph", "steps": 30 }' '{ "min": [0, 0, 0], "max": [0.002, 0.002, 0.002] }' \
+    '{ "spacing": 0.0001 }' '{ "rest_density": 1000 }' '[ { "type": "box", "min": [0, 0, 0], "max": [0.001, 0.001, 0.001] } ]'
+fl run "$F" --backend cpu --quiet
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^steps  *30 " && ok "26 dfsph at 0.1 mm spacing with tension runs" ||
+    bad "26 dfsph capillary bound" "exit $RC: $(errline)"
 # Supports a solver cannot run are refused naming the key: dfsph blew up
 # beside walls from 2.5 spacings, pbf from 2.7.
 fl run "$GOOD" --backend cpu --solver dfsph --steps 1 --param particles.support=2.5

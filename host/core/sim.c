@@ -77,6 +77,15 @@ double sim_stat(const fcl_sim *s, const char *key)
     return k < 0 ? 0.0 : s->stats.solver[k];
 }
 
+double sim_capillary_dt(const fcl_sim *s)
+{
+    const fcl_params *p = s->prm;
+    double sigma = p->material_surface_tension, d = s->spacing;
+    if (strcmp(p->material_tension_model, "mueller") != 0 || !(sigma > 0.0))
+        return INFINITY;
+    return sqrt(p->material_rest_density * d * d * d / (2.0 * M_PI * sigma));
+}
+
 int sim_step_floor(fcl_sim *s, double dt, double dt_min, const char *group)
 {
     if (dt >= dt_min)

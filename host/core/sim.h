@@ -231,6 +231,10 @@ double sim_stat(const fcl_sim *s, const char *key);
  * blow-up: speed x dt stays under the blow-up test's bound however fast
  * the particles run, so the step is the one thing that shows it). */
 int sim_step_floor(fcl_sim *s, double dt, double dt_min, const char *group);
+/* The capillary step bound sqrt(rho0 d^3 / (2 pi sigma)) (Brackbill et
+ * al. 1992) with Mueller's tension on, for the adaptive solvers; infinity
+ * without it. */
+double sim_capillary_dt(const fcl_sim *s);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 

@@ -179,6 +179,7 @@ static int choose_dt(fcl_sim *s, mps *d)
         nu = fmax(nu, s->phase_table[k].viscosity / s->phase_table[k].density);
     if (v > 1e-9)
         dt = fmin(dt, p->mps_cfl * l0 / v);
+    dt = fmin(dt, sim_capillary_dt(s));   /* as dfsph's (dfsph.c) */
     if (sim_step_floor(s, dt, p->mps_dt_min, "mps") != 0)
         return -1;
     if (nu > 0.0)

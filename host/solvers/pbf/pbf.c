@@ -7,8 +7,8 @@
  *   -> density at the final x* (stats, frames) -> velocity (x* - x) / dt
  *   -> vorticity confinement (if on) -> XSPH. [ ]: only with targets.
  * Passes in kernels/pbf.cl; walls and obstacles are boundary particles
- * with poly6 volumes, or mirror images, plus the wall clamp and the box
- * and sphere projection after every position update.
+ * with poly6 volumes, or mirror images, plus the wall clamp and the box,
+ * sphere and polygon-slab projection after every position update.
  * Units: densities relative to rho0 with V = 1 / (poly6 lattice sum), so
  * a particle inside a resting lattice has C = 0 exactly; the relaxation
  * eps and s_corr's k are given in units of D0 = sum_k |grad_k C|^2 of
@@ -105,6 +105,7 @@ static int choose_dt(fcl_sim *s, pbf *d)
     double v = s->stats.max_speed + g * p->pbf_dt_max, dt = p->pbf_dt_max;
     if (v > 1e-9)
         dt = fmin(dt, p->pbf_cfl * s->spacing / v);
+    dt = fmin(dt, sim_capillary_dt(s));   /* as dfsph's (dfsph.c) */
     if (sim_step_floor(s, dt, p->pbf_dt_min, "pbf") != 0)
         return -1;
     d->d.dt = (float)dt;
