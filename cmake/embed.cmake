@@ -1,6 +1,7 @@
 # embed.cmake - writes OUT, a C file holding the given kernel sources and
-# scenes as NUL-terminated byte arrays (see host/embedded.h). Run in script
-# mode: cmake -DOUT=file.c -DKERNELS="a|b" -DSCENES="c|d" -P embed.cmake
+# scenes as NUL-terminated byte arrays (see host/backend/embedded.h).
+# Run in script mode:
+#   cmake -DOUT=file.c -DKERNELS="a|b" -DSCENES="c|d" -P embed.cmake
 # Byte arrays rather than string literals: no escaping, no length limits.
 function(embed_list var files)
   set(body "")

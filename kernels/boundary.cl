@@ -1,8 +1,9 @@
 /* boundary.cl - static boundary particles (Akinci et al. 2012).
  *
- * Walls and obstacles are sampled into one layer of particles (host
- * boundary.c), sorted once into their own cell starts `bstart` on the
- * fluid grid's layout. Each boundary particle b carries a volume
+ * Walls and obstacles are sampled into boundary.layers layers of
+ * particles (one by default; host boundary.c), sorted once into their own
+ * cell starts `bstart` on the fluid grid's layout. Each boundary
+ * particle b carries a volume
  * V_b = gamma / sum_k W_bk over its boundary neighbors k (itself included)
  * in bpos[b].w: densely sampled regions get small volumes, so the fluid
  * sees the same wall whatever the sampling. gamma (host

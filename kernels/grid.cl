@@ -3,13 +3,15 @@
  *
  * One rebuild is: clear counts -> count (cell id and atomic rank per
  * particle) -> exclusive scan of counts into cell starts -> scatter particle
- * indices to their slots -> sort each cell's slots by previous index (this
- * makes the order deterministic whatever order the atomics ran in) ->
- * gather every particle attribute into the new order.
+ * indices to their slots -> sort each cell's slots by particle id (by
+ * previous index for a grid without ids; this makes the order
+ * deterministic whatever order the atomics ran in) -> gather every
+ * particle attribute into the new order.
  * Invariants: after a rebuild, particles of cell c occupy sorted indices
- * start[c] .. start[c+1]-1 in increasing previous index; start has
- * ncells+1 entries and start[ncells] = n. Positions outside the domain are
- * clamped into border cells, so no index is ever out of range.
+ * start[c] .. start[c+1]-1 in increasing id (previous index without
+ * ids); start has ncells+1 entries and start[ncells] = n. Positions
+ * outside the domain are clamped into border cells, so no index is ever
+ * out of range.
  * The *_item functions are shared with the CPU backend; the __kernel
  * wrappers and the work-group scan are OpenCL only.
  */

@@ -4,8 +4,9 @@
  * particles that say where the liquid is. One substep (host/solvers/mac):
  *
  * flags:      ghost layer and cells whose center lies in a box, sphere or
- *             polygon obstacle are solid, cells holding a marker fluid
- *             (mac_markers.cl), the rest air
+ *             polygon obstacle are solid, and the cells of mesh obstacles'
+ *             boundary particles (mac_flag_boundary); cells holding a
+ *             marker fluid (mac_markers.cl), the rest air
  * levelset:   phi = iso - sum_p W_poly6 / (lattice sum), at the cells on
  *             either side of the surface only (the Zou field of seed 003
  *             eq. 17 with every marker's rest volume): a half-space of a

@@ -13,7 +13,7 @@
  *             -lambda n0_l / (2d), an M-matrix A (diagonal d_i = sum of
  *             the weights, off-diagonal -w_l per entry), SPD once a free
  *             surface pins it; surface rows are p_i = 0.
- * (conjugate gradients on A p = b: host/solvers/mps/pcg.c)
+ * (conjugate gradients on A p = b: host/core/pcg.c)
  * correct:    mps.gradient = ko: (grad p / rho)_i = (d / n0) sum_j (p_j - phat_i)
  *             r_ij / |r_ij|^2 w_n 2 / (rho_i + rho_j), phat_i the least pressure
  *             around i (K&O: keeps every pair repulsive); gc: C_i sum_j

@@ -7,7 +7,7 @@
  * work-group, on GPUs) folds the partials into out[0] on the device, so
  * an iterative solver (a conjugate gradient) can use the value in its
  * next pass without a read-back; the host reads it only
- * when it must decide (host/core/reduce.c).
+ * when it must decide (host/core/reduction.c).
  * Invariant: the fold order is fixed (groups in index order, each group
  * in a fixed order), so a result is the same from run to run.
  */

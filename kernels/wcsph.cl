@@ -12,7 +12,7 @@
  *            the fluid the walls hide (free-slip); integrate keeps
  *            particles half a spacing inside and reflects their velocity
  * integrate: leapfrog, then box walls with restitution, then out of box
- *            and sphere obstacles (boundary.cl)
+ *            and sphere obstacles and polygons' slabs (boundary.cl)
  * stats:     per-particle speed, density error and blow-up flag, reduced
  * Invariant: every pass reads only sorted arrays and the cell starts of the
  * current grid; the *_item functions are shared with the CPU backend.

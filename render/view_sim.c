@@ -1,6 +1,6 @@
 /* view_sim.c - the viewer's simulation: building it from the scene or
  * from a live state (reset, fluid balls), the panel's parameter edits,
- * the user force, and the same step timed on the other backend.
+ * the user force.
  * Invariant: v->phase has one entry per particle id of the running
  * simulation, and v->phase_buf holds the same values on the device.
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_passes.sh - the typed launchers generated from kernels/passes.def
-# (host/passes.h) let the C compiler catch a wrong launch: three snippets
-# are compiled with -fsyntax-only -Werror, one correct call (must
+# (host/backend/passes.h) let the C compiler catch a wrong launch: three
+# snippets are compiled with -fsyntax-only -Werror, one correct call (must
 # compile), one with an argument missing and one passing a fcl_grid_info
 # where fcl_sph_consts belongs (both must fail, naming the launcher).
 # usage: test_passes.sh CC SOURCE_DIR

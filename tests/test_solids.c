@@ -10,7 +10,7 @@
  *    velocity reversed and scaled by domain.restitution (relative error
  *    below 1e-4), its tangential velocity unchanged (below 1e-4 m/s);
  *  - a mesh obstacle is not projected (its boundary particles hold the
- *    fluid): sim_set_solids lists boxes and spheres only;
+ *    fluid): sim_set_solids lists boxes, spheres and polygons only;
  *  - the native CPU and OpenCL backends give the same positions within
  *    1e-6 m;
  *  - a polygon (an L, ear-clipped into 4 triangle slabs) bounces a shot

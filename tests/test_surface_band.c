@@ -5,8 +5,8 @@
  *   off, on a ball, jittered blocks with bubbles inside (whose surfaces
  *   the band must find), random clouds and the anisotropic field;
  * - the nodes that get phi grow with the surface, not the volume: a cube
- *   of fluid twice as wide evaluates 4x the nodes (3.2 to 4.8), and no
- *   node deeper than 3 h inside it;
+ *   of fluid twice as wide evaluates 4x the nodes (3.2 to 4.8), and at
+ *   least as many nodes are skipped as lie deeper than 3 h inside it;
  * - band meshes are closed, consistently wound 2-manifolds, and with
  *   surface flags forced off (holes the flags miss) they still are;
  * - device input (a simulation's buffers read in place) gives the host

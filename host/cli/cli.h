@@ -1,5 +1,5 @@
-/* cli.h - command-line options shared by `run` and `bench`, and the setup
- * both do: load the scene, apply overrides, check it, pick a backend.
+/* cli.h - command-line options shared by `run`, `bench` and `view`, and the
+ * setup they do: load the scene, apply overrides, check it, pick a backend.
  * Invariant: every failure here is reported once, on stderr, and mapped to
  * the exit codes of sim.h (2 bad input, 3 device or runtime failure).
  */

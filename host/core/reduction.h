@@ -2,8 +2,7 @@
  * sum or maximum of a float array, or the dot product of two, left in a
  * device scalar that the next pass can read, and read back to the host
  * only when asked. Solvers share one implementation: DFSPH's convergence
- * averages now, the conjugate gradients of the coming MPS and MAC solvers
- * next.
+ * averages, and the conjugate gradients of MPS and MAC (pcg.c).
  * Invariant: a result depends only on the input values (fixed fold
  * order), not on thread timing.
  */

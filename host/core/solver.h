@@ -1,6 +1,6 @@
 /* solver.h - the solver interface and registry. A solver is a small struct
  * of function pointers registered by name; scenes pick one with
- * sim.solver. Each solver lives in host/solvers/NAME.c with its passes in
+ * sim.solver. Each solver lives in host/solvers/NAME/NAME.c with its passes in
  * kernels/NAME.cl, and uses the shared grid, attributes and backend.
  * Invariant: step() advances the state by exactly one time step, leaves
  * the grid attributes in a consistent order, and sets sim->dt_used.

@@ -3,8 +3,9 @@
  * own, such as DFSPH's warm-start values) in the current order, density
  * and pressure, step, time, the last step's statistics and the solver's
  * scalar state (its save/load hooks). The file names the format version,
- * the solver, the particle counts, the device that wrote it and every
- * parameter, and ends with a checksum.
+ * the solver, the particle counts, the device that wrote it and the
+ * parameters that enter the state (state.c's may_change skips those a
+ * resumed run may change), and ends with a checksum.
  * Invariant: sim_state_load into a simulation created from the same scene
  * leaves it so that its next steps are bit-identical to those of the
  * simulation that saved (tests/test_solvers.c checks every solver).

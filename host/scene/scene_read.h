@@ -1,6 +1,6 @@
 /* scene_read.h - the JSON readers of scene.c that other scene readers
- * (targets.c) share, so every part of a scene reports errors the same
- * way: "FILE: KEY: what was expected, got what".
+ * (targets.c, phases.c, emitters.c) share, so every part of a scene
+ * reports errors the same way: "FILE: KEY: what was expected, got what".
  */
 #ifndef FCL_SCENE_READ_H
 #define FCL_SCENE_READ_H

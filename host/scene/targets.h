@@ -10,9 +10,11 @@
  *
  * A path moves the target rigidly: P(t) = c + R(t) (P0 - c) + T(t), with c
  * the centroid of its control particles at rest, R the rotation about the
- * axis by the angle (degrees), both interpolated linearly between keys
- * (the axis is the later key's; the angle and translation lerp), held
- * before the first and after the last key.
+ * axis by the angle (degrees), held before the first and after the last
+ * key. Between keys T lerps; about one axis (or where either key's angle
+ * is 0) the angle lerps, so a path may spin more than half a turn between
+ * keys; about two axes the rotations are slerped (the shorter way round;
+ * targets.c, key_rotation).
  * A target may instead carry a skeleton (host/solvers/pbf/control_skin.h:
  * joints, bones and keyframed bone transforms): its control particles are
  * bound to the bones and move by linear blend skinning (seed 001 eqs. 1-2).

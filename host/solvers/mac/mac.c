@@ -5,14 +5,20 @@
  * force-aware), clamped to [mac.dt_min, mac.dt_max], evenly. Each substep:
  *   particle grid (sorted markers) -> flags (solid, fluid, air) -> level
  *   set at the surface band -> RK2 semi-Lagrangian advection of the face
- *   velocities -> gravity -> divergence and diagonal (ghost fluid) ->
- *   conjugate gradients on the device (host/core/pcg.c), preconditioned
- *   by a multigrid V-cycle (mac_mg.c) or Jacobi ->
- *   pressure gradient -> extrapolation into air (BFS layers) -> markers
- *   through the field (RK2) -> max |u| for the next substep's dt.
+ *   velocities (or, with mac.transfer = flip, the markers' velocities onto
+ *   the faces) -> gravity, then implicit viscosity (mac.viscosity > 0) ->
+ *   density correction targets (mac.density_correction > 0), divergence
+ *   and diagonal (ghost fluid) -> conjugate gradients on the device
+ *   (host/core/pcg.c), preconditioned by a multigrid V-cycle (mac_mg.c)
+ *   or Jacobi -> pressure gradient -> extrapolation into air (BFS
+ *   layers) -> with flip, the faces onto the markers -> reseeding
+ *   (mac.reseed > 0) -> markers through the field (RK2) -> max |u| for
+ *   the next substep's dt (README, Step).
  * After the last substep the markers are sorted again and their pressure
  * and density (rest) written for frames. Passes in kernels/mac.cl (the
- * grid) and kernels/mac_markers.cl (the markers).
+ * grid), kernels/mac_markers.cl (the markers), kernels/mac_mg.cl (the
+ * multigrid), kernels/mac_visc.cl (viscosity) and kernels/mac_reseed.cl
+ * (reseeding).
  * Invariant: between steps the markers are in the particle grid's order
  * of their positions, vel[cur] holds the extrapolated field of the last
  * substep, p its pressure (the next warm start) and max_u its largest

@@ -1,6 +1,8 @@
 /* mac_grid.c - the mac solver's grid: its layout from the parameters
- * (with the checks that refuse a bad cell size), its device buffers, and
- * its state for restarts (mac.h).
+ * (with the checks that refuse a bad cell size), its device buffers, its
+ * state for restarts, its fields for output.grid (flags, pressure,
+ * velocity, level set), its level set for surface.method grid and the
+ * viewer's overlay slice (mac.h).
  * Invariant: every buffer holds (nx + 2)(ny + 2)(nz + 2) cells, the
  * padded layout of fcl_mac_info; a saved state loads only into a grid of
  * the same cell count.
