@@ -112,7 +112,9 @@ int overlap_merge(float4 *pos, float4 *vel, size_t *ends, int nblocks, float sp,
 {
     float r = (float)OVERLAP_REACH * sp;
     memset(dropped, 0, sizeof *dropped * (size_t)(nblocks > 0 ? nblocks : 0));
-    int *meets = malloc(sizeof(int) * (size_t)(nblocks > 0 ? nblocks : 1));
+    if (nblocks < 2)
+        return 0;
+    int *meets = malloc(sizeof(int) * (size_t)nblocks);
     int any = meets ? blocks_meeting(pos, ends, nblocks, r, meets) : -1;
     if (any <= 0) {   /* no block near another (the usual scene): nothing to hash */
         free(meets);
