@@ -179,9 +179,9 @@ static int choose_dt(fcl_sim *s, mps *d)
         nu = fmax(nu, s->phase_table[k].viscosity / s->phase_table[k].density);
     if (v > 1e-9)
         dt = fmin(dt, p->mps_cfl * l0 / v);
-    dt = fmin(dt, sim_capillary_dt(s));   /* as dfsph's (dfsph.c) */
     if (sim_step_floor(s, dt, p->mps_dt_min, "mps") != 0)
         return -1;
+    dt = fmin(dt, sim_capillary_dt(s));   /* as dfsph's (dfsph.c); after the floor, which is the speed's */
     if (nu > 0.0)
         dt = fmin(dt, 0.2 * l0 * l0 / nu);
     d->d.dt = (float)dt;
