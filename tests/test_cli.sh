@@ -727,6 +727,11 @@ fl bench "$GOOD" --backend cpu --steps 2 --from "$T/nanvel.ply"
     bad "24 bench --from NaN velocity" "exit $RC: $(errline)"
 fl surface --help
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q -- "--out DIR" && ok "24 surface --help" || bad "24 surface --help" "exit $RC"
+# surface's --param takes what a saved frame's surface reads (sim.dt was
+# accepted and ignored).
+fl surface "$X/frame_000002.ply" --out "$T/sd_out" --backend cpu --param sim.dt=0.001
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--param sim.dt=0.001: saved frames take surface" && [ ! -e "$T/sd_out" ] &&
+    ok "24 surface --param sim.dt refused, nothing written" || bad "24 surface --param sim.dt" "exit $RC: $(errline)"
 
 # 25. --time counts float steps: sim.dt 0.0002 is 5e-12 s short in float,
 # and --time 0.001 once ran a sixth step (0.0012 s).

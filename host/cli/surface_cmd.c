@@ -50,6 +50,17 @@ typedef struct surf_opts {
     fcl_params prm;
 } surf_opts;
 
+/* The keys surface's --param takes: what reconstructing a saved frame
+ * reads (sim.dt and the like were accepted and ignored). */
+static int surface_key(const char *kv)
+{
+    static const char *const ok[] = { "surface.", "particles.spacing=", "particles.support=", "input." };
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
+        if (strncmp(kv, ok[k], strlen(ok[k])) == 0)
+            return 1;
+    return 0;
+}
+
 static int parse(surf_opts *o, int argc, char **argv)
 {
     char err[512];
@@ -76,6 +87,11 @@ static int parse(surf_opts *o, int argc, char **argv)
         } else if (slot) {
             *slot = argv[++i];
         } else if (strcmp(a, "--param") == 0) {
+            if (!surface_key(argv[i + 1])) {
+                cli_error("surface: --param %s: saved frames take surface.*, particles.spacing, particles.support and "
+                          "input.* (the others belong to a simulation)", argv[i + 1]);
+                return FCL_EXIT_INPUT;
+            }
             if (params_assign(&o->prm, argv[++i], err, sizeof err) != 0) {
                 cli_error("surface: %s", err);
                 return FCL_EXIT_INPUT;
