@@ -115,7 +115,7 @@ static int blown_up(const fcl_sim *s)
     cli_error("bench on %s: numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "
               "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s); %s", s->be->name,
               s->stats.step, s->stats.time, s->stats.bad_id, s->prm->sim_max_step_ratio, s->stats.max_speed,
-              s->stats.dt, s->solver->blowup_advice ? s->solver->blowup_advice : "reduce sim.dt or raise material.viscosity");
+              s->stats.dt, solver_blowup_advice(s->solver));
     return FCL_EXIT_DEVICE;
 }
 

@@ -345,7 +345,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     }
     /* What the solver refuses whatever the device, before one is opened. */
     if (solver_check_phases(sv, s->phases, s->nphases, err, sizeof err) != 0 ||
-        (sv->check && sv->check(&s->params, err, sizeof err) != 0)) {
+        solver_check_support(sv, &s->params, err, sizeof err) != 0 || (sv->check && sv->check(&s->params, err, sizeof err) != 0)) {
         cli_error("%s: %s", s->file, err);
         scene_free(s);
         return FCL_EXIT_INPUT;
@@ -364,15 +364,27 @@ void cli_help(FILE *f, unsigned cmd)
     cli_print_options(f, cmd, 0);
 }
 
-int cli_probe_file(const char *opt, const char *path)
+int cli_check_file(const char *opt, const char *path)
 {
-    fcl_atomic a;
     char err[8600];
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         cli_error("%s %s: is a folder, expected a file name", opt, path);
         return FCL_EXIT_INPUT;
     }
+    if (atomic_check(path, err, sizeof err) != 0) {
+        cli_error("%s %s: %s", opt, path, err);
+        return FCL_EXIT_INPUT;
+    }
+    return 0;
+}
+
+int cli_probe_file(const char *opt, const char *path)
+{
+    fcl_atomic a;
+    char err[8600];
+    if (cli_check_file(opt, path) != 0)
+        return FCL_EXIT_INPUT;
     if (atomic_open(&a, path, 0, err, sizeof err) != 0) {
         cli_error("%s %s: %s", opt, path, err);
         return FCL_EXIT_INPUT;

@@ -55,6 +55,11 @@ int cli_scene(const fcl_cli *o, fcl_scene *s);
  * temporary is created and removed, nothing else written. 0 or
  * FCL_EXIT_INPUT (message printed). */
 int cli_probe_file(const char *opt, const char *path);
+/* What cli_probe_file refuses that can be told without creating anything
+ * (a folder, a path that is not a regular file, a missing or read-only
+ * folder): for files whose temporary must not be touched yet, such as the
+ * statistics a killed run left in FILE.tmp. 0 or FCL_EXIT_INPUT. */
+int cli_check_file(const char *opt, const char *path);
 /* --device and --kernel-dir against --backend for command name: a
  * missing kernel folder, and either option with the native backend
  * (unless later: the viewer may switch to OpenCL), print and return -1. */

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "atomic.h"
 #include "checkpoint.h"
 #include "cli.h"
 #include "mc.h"
@@ -370,7 +369,7 @@ static int report_blowup(const fcl_sim *s)
               "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s); "
               "%s. Frames written so far are intact.",
               st->step, st->time, st->bad_id, s->prm->sim_max_step_ratio, st->max_speed, st->dt,
-              s->solver->blowup_advice ? s->solver->blowup_advice : "reduce sim.dt or raise material.viscosity");
+              solver_blowup_advice(s->solver));
     return FCL_EXIT_DEVICE;
 }
 
@@ -587,19 +586,9 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
      * file as far as it can be checked without opening it (prepare_stats
      * opens it once the run's columns are known; opening truncates
      * FILE.tmp, where a killed run's rows wait for a resume). */
-    struct stat st;
     int rc = check_output_paths(o, p);
-    if (rc != 0)
-        return rc;
-    if (o->stats && stat(o->stats, &st) == 0 && S_ISDIR(st.st_mode)) {
-        cli_error("--stats %s: is a folder, expected a file name", o->stats);
-        return FCL_EXIT_INPUT;
-    }
-    if (o->stats && atomic_check(o->stats, err, sizeof err) != 0) {
-        cli_error("--stats %s: %s", o->stats, err);
-        return FCL_EXIT_INPUT;
-    }
-    if ((rc = ckpt_setup(&r->ck, o, p)) != 0)
+    if (rc != 0 || (o->stats && (rc = cli_check_file("--stats", o->stats)) != 0) ||
+        (rc = ckpt_setup(&r->ck, o, p)) != 0)
         return rc;
     fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
     if (!be) {

@@ -498,7 +498,7 @@ int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, con
     s->lattice_sum = smoothing_lattice_sum(s->h, s->spacing);
     s->solver = solver;
     fcl_grid_info info;
-    if (sim_check_fits(be, prm, s->cap, nb, err, errlen) != 0 ||
+    if (solver_check_support(solver, prm, err, errlen) != 0 || sim_check_fits(be, prm, s->cap, nb, err, errlen) != 0 ||
         grid_layout(&info, prm->domain_min, prm->domain_max, sim_cell_size(prm), n, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     sim_update_consts(s);

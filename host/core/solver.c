@@ -50,6 +50,20 @@ int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, c
     return FCL_EXIT_INPUT;
 }
 
+int solver_check_support(const fcl_solver *sv, const fcl_params *p, char *err, size_t errlen)
+{
+    if (!(sv->max_support > 0.0) || p->particles_support <= sv->max_support + 1e-6)
+        return 0;
+    snprintf(err, errlen, "particles.support = %g: %s runs up to %g spacings (beyond, it blew up beside walls: "
+             "README, Notes on the physics)", p->particles_support, sv->name, sv->max_support);
+    return FCL_EXIT_INPUT;
+}
+
+const char *solver_blowup_advice(const fcl_solver *sv)
+{
+    return sv->blowup_advice ? sv->blowup_advice : "reduce sim.dt or raise material.viscosity";
+}
+
 void solver_names(char *out, size_t len)
 {
     size_t used = 0;

@@ -131,6 +131,9 @@ typedef struct fcl_solver {
     /* The most fluid phases it simulates together (scene "phases";
      * sim_set_phases refuses more); 0 means 1. */
     int max_phases;
+    /* The largest particles.support it runs, in spacings (solver_check_support
+     * refuses more); 0: the parameter table's range. */
+    double max_support;
     /* Bytes its save hook writes when that is more than the state file's
      * default room for a solver blob (4 KiB): a grid solver's fields. NULL:
      * the default. */
@@ -167,6 +170,12 @@ void solver_names(char *out, size_t len);
  * (before a device is opened) both ask. */
 struct fcl_phase_decl;
 int solver_check_phases(const fcl_solver *sv, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen);
+/* particles.support against the solver's max_support: 0, or FCL_EXIT_INPUT
+ * with err naming the key, the value and the limit. */
+int solver_check_support(const fcl_solver *sv, const struct fcl_params *p, char *err, size_t errlen);
+/* What a blow-up message tells the user to change: the solver's
+ * blowup_advice, or sim.dt's for a fixed step. */
+const char *solver_blowup_advice(const fcl_solver *sv);
 extern const fcl_solver *const fcl_solvers[];
 extern const size_t fcl_solver_count;
 

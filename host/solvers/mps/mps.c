@@ -408,8 +408,8 @@ static const fcl_stat_decl mps_stats[NSTATS] = {
 static int mps_step(fcl_sim *s)
 {
     mps *d = s->solver_data;
-    if (choose_dt(s, d) != 0 || launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 || collide(s, d) != 0 ||
-        launch_density(s, d) != 0 ||
+    if (choose_dt(s, d) != 0 || launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 ||
+        collide(s, d) != 0 || launch_density(s, d) != 0 ||
         count_surface(s, d) != 0 || launch_assemble(s, d) != 0 || solve(s, d) != 0 || launch_correct(s, d) != 0 ||
         launch_apply(s, d) != 0 || rebuild(s) != 0 || launch_finish(s, d) != 0)
         return -1;
