@@ -7,6 +7,7 @@
  */
 #include "budget.h"
 #include "boundary_layers.h"
+#include "overlap.h"
 #include "polygon.h"
 
 #include <math.h>
@@ -34,6 +35,32 @@ static double sphere_points_min(double r, double d)
     return q > 0.0 ? 4.18879 * q * q * q : 0.0;
 }
 
+/* Block i's extent, the box or the sphere's bounding box. */
+static void block_extent(const fcl_block *k, double e[6])
+{
+    for (int a = 0; a < 3; a++) {
+        e[a] = k->kind == FCL_BOX ? k->min[a] : (double)k->center[a] - k->radius;
+        e[3 + a] = k->kind == FCL_BOX ? k->max[a] : (double)k->center[a] + k->radius;
+    }
+}
+
+/* Whether block i comes within r of an earlier block: then overlap.c may
+ * drop any of its points, and only the earlier blocks' count is sure. */
+static int meets_earlier(const fcl_scene *sc, int i, double r)
+{
+    double a[6], b[6];
+    block_extent(&sc->blocks[i], a);
+    for (int j = 0; j < i; j++) {
+        block_extent(&sc->blocks[j], b);
+        int apart = 0;
+        for (int k = 0; k < 3; k++)
+            apart |= a[k] > b[3 + k] + r || b[k] > a[3 + k] + r;
+        if (!apart)
+            return 1;
+    }
+    return 0;
+}
+
 static void fluid_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
 {
     double d = p->particles_spacing;
@@ -41,6 +68,8 @@ static void fluid_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
     b->fluid_min = 0.0;
     for (int i = 0; i < sc->nblocks; i++) {
         const fcl_block *k = &sc->blocks[i];
+        if (meets_earlier(sc, i, 1.01 * OVERLAP_REACH * d))
+            continue;
         if (k->kind == FCL_BOX) {
             fcl_scene one = *sc;
             one.blocks = (fcl_block *)k;

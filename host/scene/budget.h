@@ -19,7 +19,9 @@
 typedef struct fcl_budget {
     double cells;            /* neighbor-grid cells over the domain */
     double fluid_lattice;    /* lattice points the fluid blocks span */
-    double fluid_min;        /* fluid particles, at least */
+    double fluid_min;        /* fluid particles, at least (a block near an
+                              * earlier one counts none: overlap.c may drop
+                              * its points) */
     double walls;            /* wall samples, all layers (0: mirror walls) */
     double obstacles;        /* box and sphere obstacle samples, all layers,
                                 and polygons' at most (meshes are bounded

@@ -19,8 +19,6 @@
 
 #include "overlap.h"
 
-#define OVERLAP_REACH 0.9
-
 /* Point indices hashed by their cell of one spacing: head[slot] starts a
  * chain through next[]. */
 typedef struct {

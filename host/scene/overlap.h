@@ -6,6 +6,10 @@
 
 #include "../../kernels/fcl_common.h"
 
+/* A later block's point this close to an earlier block's, in spacings, is
+ * dropped (overlap.c says why 0.9). */
+#define OVERLAP_REACH 0.9
+
 /* The blocks' points lie in pos/vel block after block, block b ending at
  * ends[b]. Drops each point within 0.9 spacings sp of a point of an
  * earlier block, compacting the arrays in order; ends[b] becomes the new
