@@ -32,9 +32,20 @@ enum { TABLE_N = 1001 };   /* samples per table: dq = 1/1000 */
  * column (spacing 12.5 mm, dt 5 ms) blew up within 0.25 s. Measured on
  * that column at dt 1 ms, against the earlier scheme (half of the total,
  * only where compressed, increments >= 0): 3.6 instead of 10.2 density
- * iterations per step and 0.004 % instead of 0.008 % average error. */
+ * iterations per step and 0.004 % instead of 0.008 % average error.
+ * A wider support gives each row more neighbors of neighbors, and 0.5 no
+ * longer held: on the 2 cm dam break the largest omega that ran was 0.4 at
+ * a support of 2.5 spacings, 0.3 at 3 and between 0.1 and 0.2 at 4. So
+ * omega = 0.5 (2 / support)^2 above 2 spacings (0.32, 0.22, 0.125 there),
+ * and 0.5 at and below 2, where it always ran (README, Notes on the
+ * physics). */
 static const double WARM_SHARE = 1.0;
-static const float RELAXATION = 0.5f;
+
+static float relaxation(double support)
+{
+    double r = support > 2.0 ? 2.0 / support : 1.0;
+    return (float)(0.5 * r * r);
+}
 
 typedef struct dfsph {
     int a_ksum, a_kvsum;                 /* grid attributes */
@@ -85,7 +96,7 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
      * h = 2 spacings (33 in a full lattice): the same fraction here. */
     d->d.min_neighbors = (uint)(0.6 * full);
     d->d.table_n = TABLE_N;
-    d->d.omega = RELAXATION;
+    d->d.omega = relaxation(s->prm->particles_support);
     sim_update_consts(s);
     if (be->ops->buf_write(be, d->table, 0, sizeof tab, tab) != 0)
         return -1;
@@ -380,9 +391,5 @@ const fcl_solver fcl_solver_dfsph = {
     .nfields = NFIELDS,
     .save = dfsph_save,
     .load = dfsph_load,
-    /* On the 2 cm dam break (300 steps) it held to 2.4 spacings, and at
-     * 2.5 blew up at step 42, at 3 and 4 in its first steps, with particle
-     * or mirror walls (a free blob at rest runs at 3: the walls' share is
-     * the suspect; cause not found). */
-    .max_support = 2.4,
+    /* Any particles.support: the relaxation shrinks with it (relaxation()). */
 };
