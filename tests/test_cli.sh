@@ -800,20 +800,22 @@ scene "$F" '{ "solver": "dfsph", "steps": 30 }' '{ "min": [0, 0, 0], "max": [0.0
 fl run "$F" --backend cpu --quiet
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^steps  *30 " && ok "26 dfsph at 0.1 mm spacing with tension runs" ||
     bad "26 dfsph capillary bound" "exit $RC: $(errline)"
-# dfsph's Jacobi relaxation shrinks with the support (dfsph.c): at 0.5
-# the 2 cm dam break blew up at step 42 at 2.5 spacings and in step 1 at
-# 4. A support pbf cannot run is refused naming the key (it blew up
-# beside walls from 2.7 spacings).
-for SUP in 2.5:60 4:20; do
-    fl run embedded:dam_break.json --backend cpu --solver dfsph --quiet --param particles.spacing=0.02 \
-        --param particles.support=${SUP%:*} --steps ${SUP#*:}
-    [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^steps  *${SUP#*:} " &&
-        ok "26 dfsph at support ${SUP%:*} runs ${SUP#*:} steps of the 2 cm dam break" ||
-        bad "26 dfsph support ${SUP%:*}" "exit $RC: $(errline)"
+# dfsph's Jacobi relaxation shrinks with the support (dfsph.c) and pbf's
+# relaxation eps grows with it (pbf.c): with 0.5 dfsph's 2 cm dam break
+# blew up at step 42 at 2.5 spacings and in step 1 at 4, and pbf's with
+# eps = 1 D0 within 5 steps at 3. A support pbf cannot run is refused
+# naming the key (at 4 it blew up whatever its eps).
+for SUP in dfsph:2.5:60 dfsph:4:20 pbf:3:60; do
+    S=${SUP%%:*} H=${SUP#*:} N=${SUP##*:}
+    H=${H%:*}
+    fl run embedded:dam_break.json --backend cpu --solver $S --quiet --param particles.spacing=0.02 \
+        --param particles.support=$H --steps $N
+    [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^steps  *$N " &&
+        ok "26 $S at support $H runs $N steps of the 2 cm dam break" || bad "26 $S support $H" "exit $RC: $(errline)"
 done
-fl run "$GOOD" --backend cpu --solver pbf --steps 1 --param particles.support=3
-[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "particles.support = 3: pbf runs up to 2.5 spacings" &&
-    ok "26 pbf at support 3 refused" || bad "26 pbf support" "exit $RC: $(errline)"
+fl run "$GOOD" --backend cpu --solver pbf --steps 1 --param particles.support=4
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "particles.support = 4: pbf runs up to 3.5 spacings" &&
+    ok "26 pbf at support 4 refused" || bad "26 pbf support" "exit $RC: $(errline)"
 # The blow-up message names the step parameters of the solver that blew up
 # (dfsph's step is its own, not sim.dt).
 fl run "$GOOD" --backend cpu --solver dfsph --steps 50 --quiet --param sim.max_step_ratio=0.01

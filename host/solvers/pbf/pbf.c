@@ -61,6 +61,18 @@ static int pbf_init(fcl_sim *s, char *err, size_t errlen)
     return sim_boundary_volumes(s, 0u, 0.0f);
 }
 
+/* pbf.relaxation's factor: Jacobi's updates overshoot more as a wider
+ * support gives each particle more neighbors of neighbors. On the 2 cm
+ * dam break (400 steps) eps = 1 D0 held at 2 spacings and blew up within
+ * 5 steps at 2.7 and 3; 1.82 D0 ran at 2.7, 2.25 at 3 and 5.36 at 3.5
+ * (3.06 there did not), so eps grows as (support / 2)^3 above 2 spacings.
+ * At 4 not even 16 D0 ran (max_support). */
+static double relaxation_scale(double support)
+{
+    double r = support > 2.0 ? support / 2.0 : 1.0;
+    return r * r * r;
+}
+
 /* The particle mass V rho0 and the live parameters in PBF's units. */
 static void pbf_derive(fcl_sim *s)
 {
@@ -69,7 +81,7 @@ static void pbf_derive(fcl_sim *s)
         return;
     const fcl_params *p = s->prm;
     s->c.mass = d->d.volume * p->material_rest_density;
-    d->d.eps = (float)(p->pbf_relaxation * d->d0);
+    d->d.eps = (float)(p->pbf_relaxation * d->d0 * relaxation_scale(p->particles_support));
     d->d.scorr_k = (float)(p->pbf_scorr_k / d->d0);
     double dq = p->pbf_scorr_dq * s->h, w = s->c.poly6 * pow(s->h * s->h - dq * dq, 3);
     d->d.scorr_inv_wdq = (float)(1.0 / w);
@@ -348,8 +360,7 @@ const fcl_solver fcl_solver_pbf = {
     .set_targets = pbf_set_targets,
     .overlay = pbf_overlay,
     .overlay_name = "control particles", /* what pbf_overlay draws */
-    /* On the 2 cm dam break (300 steps) it held at 2.5 spacings (16.8 %
-     * largest density error against 9.7 % at 2) and blew up within 5
-     * steps at 2.7 and 3; a free blob at rest went unstable at 3. */
-    .max_support = 2.5,
+    /* With the relaxation scaled (relaxation_scale) the 2 cm dam break
+     * ran at 3.5 spacings, and at 4 blew up within 10 steps. */
+    .max_support = 3.5,
 };
