@@ -13,6 +13,8 @@
  * - an outflow box in the jet's path (mps, wcsph): after every step no
  *   particle is inside it, the count is emitted less removed, and the ids
  *   that vanished are exactly the removed count;
+ * - pressure and the solver's fields stay with their particles, by id,
+ *   when an outflow removes others or particles are added (dfsph);
  * - a restart at step 45 of 90, the emitter open and between layers,
  *   continues bit for bit on every solver (the travel accumulators are
  *   saved; mps ends its step with lists of its final positions).
@@ -243,6 +245,104 @@ static void backed_up(fcl_backend *be)
     printf("inflow backed up against a wall: %ld added, %ld refused as taken, of %ld\n", o.emitted, o.refused, want);
 }
 
+/* Pressure and one solver field read back with the ids, indexed by id. */
+static int fields_by_id(fcl_sim *s, int field, size_t cap, float *prs, float *fld)
+{
+    uint *id = malloc(s->n * 4 + 4);
+    float *p = malloc(s->n * 4 + 4), *f = malloc(s->n * 4 + 4);
+    int ok = id && p && f && sim_download(s, NULL, NULL, NULL, p, id) == 0 &&
+             s->be->ops->buf_read(s->be, s->solver->fields[field].buffer(s), 0, s->n * 4, f) == 0;
+    for (size_t i = 0; ok && i < cap; i++)
+        prs[i] = fld[i] = NAN;
+    for (size_t i = 0; ok && i < s->n; i++) {
+        ok = id[i] < cap;
+        if (ok) {
+            prs[id[i]] = p[i];
+            fld[id[i]] = f[i];
+        }
+    }
+    free(id);
+    free(p);
+    free(f);
+    return ok;
+}
+
+/* How many ids in both differ in either array (bits), and how many of
+ * the new ids (only in now) read other than 0. */
+static long fields_moved(size_t cap, const float *p0, const float *f0, const float *p1, const float *f1,
+                         long *new_nonzero, long *kept)
+{
+    long moved = 0;
+    *new_nonzero = *kept = 0;
+    for (size_t i = 0; i < cap; i++) {
+        if (isnan(p1[i]))
+            continue;
+        if (isnan(p0[i])) {
+            *new_nonzero += p1[i] != 0.0f || f1[i] != 0.0f;
+            continue;
+        }
+        ++*kept;
+        moved += memcmp(&p0[i], &p1[i], 4) != 0 || memcmp(&f0[i], &f1[i], 4) != 0;
+    }
+    return moved;
+}
+
+/* The particles that stay keep their pressure and the solver's fields, by
+ * id, when an outflow takes others out or particles are added (they read
+ * 0 at such a step: a frame written there showed dfsph's pressure and
+ * divergence error as 0 everywhere); new particles read 0. A settling
+ * dfsph block, 10 steps, then half of it removed, then 8 particles added. */
+static void carried_fields(fcl_backend *be)
+{
+    static const char *const BLOCK =
+        "{\"sim\": {\"solver\": \"dfsph\"}, \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.3, 0.2]},"
+        " \"boundary\": {\"walls\": \"mirror\"}, \"particles\": {\"spacing\": 0.02, \"capacity\": 2000},"
+        " \"material\": {\"tension_model\": \"none\"},"
+        " \"fluid\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.12, 0.2]}]}";
+    static const fcl_outflow half = { { 0.1f, 0.0f, 0.0f }, { 0.4f, 0.3f, 0.2f } };
+    fcl_sim s;
+    fcl_scene sc;
+    fcl_initial in;
+    if (sc_make(be, &s, &sc, &in, BLOCK) != 0) {
+        CHECK(0, "carried fields: scene");
+        return;
+    }
+    int ok = 1, fi = solver_field_index(s.solver, "divergence_error");
+    size_t cap = s.cap;
+    float *p0 = malloc(cap * 4), *f0 = malloc(cap * 4), *p1 = malloc(cap * 4), *f1 = malloc(cap * 4);
+    for (int k = 0; ok && k < 10; k++)
+        ok = sim_step(&s) == 0;
+    size_t n0 = s.n;
+    long nz = 0, out_moved = -1, add_moved = -1, new_nz = -1, kept_out = 0, kept_add = 0;
+    ok = ok && fi >= 0 && fields_by_id(&s, fi, cap, p0, f0) && sim_set_outflows(&s, &half, 1) == 0 &&
+         sim_outflow(&s) == 0 && fields_by_id(&s, fi, cap, p1, f1);
+    if (ok)
+        out_moved = fields_moved(cap, p0, f0, p1, f1, &new_nz, &kept_out);
+    for (size_t i = 0; ok && i < cap; i++)
+        nz += !isnan(p1[i]) && p1[i] != 0.0f;
+    float4 pos[8], vel[8];
+    for (int k = 0; k < 8; k++) {
+        pos[k] = fcl_f4(0.31f + 0.02f * (float)(k % 4), 0.25f, 0.09f + 0.02f * (float)(k / 4), 0.0f);
+        vel[k] = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    char err[256];
+    sim_set_outflows(&s, NULL, 0);
+    ok = ok && sim_add_particles(&s, pos, vel, 8, err, sizeof err) == 0 && fields_by_id(&s, fi, cap, p0, f0);
+    if (ok)
+        add_moved = fields_moved(cap, p1, f1, p0, f0, &new_nz, &kept_add);
+    CHECK(ok && out_moved == 0 && add_moved == 0 && new_nz == 0 && nz > (long)kept_out / 2 && kept_out > 0 &&
+              kept_out < (long)n0 && kept_add == kept_out,
+          "carried fields: %s; after the outflow %ld of %ld kept particles changed pressure or divergence error "
+          "(%ld nonzero pressures), after adding 8, %ld of %ld changed and %ld new ones read other than 0",
+          ok ? "ran" : "FAILED", out_moved, kept_out, nz, add_moved, kept_add, new_nz);
+    printf("dfsph: pressure and divergence error kept by id through an outflow (%zu to %ld particles, %ld nonzero "
+           "pressures) and 8 added (read 0)\n", n0, kept_out, nz);
+    free(p0); free(f0); free(p1); free(f1);
+    sim_destroy(&s);
+    setup_free(&in);
+    scene_free(&sc);
+}
+
 int main(void)
 {
     fcl_backend *cpu = ft_backend(0), *ocl = ft_backend(1);
@@ -256,6 +356,7 @@ int main(void)
     backed_up(cpu);
     outflow(cpu, "mps");
     outflow(cpu, "wcsph");
+    carried_fields(cpu);
     for (size_t k = 0; k < fcl_solver_count; k++)
         restart(cpu, fcl_solvers[k]->name, 0.2);
     if (ocl)

@@ -260,14 +260,17 @@ int sim_outflow(fcl_sim *s)
     int rc = 0;
     if (out > 0) {
         size_t keep = s->n - out;
-        rc = compact(s, gone, keep) != 0 ? FCL_EXIT_DEVICE : 0;
+        float *derived = sim_derived_take(s, gone);
+        rc = !derived || compact(s, gone, keep) != 0 ? FCL_EXIT_DEVICE : 0;
         if (rc == 0) {
             s->n = keep;
             grid_set_count(&s->grid, s->n);
             sim_update_consts(s);
             /* The solver's derived fields (and lists) for the new set. */
-            rc = s->n > 0 && (sim_clear_derived(s) != 0 || s->solver->prepare(s) != 0) ? FCL_EXIT_DEVICE : 0;
+            rc = s->n > 0 && (sim_derived_put(s, derived) != 0 || s->solver->prepare(s) != 0) ? FCL_EXIT_DEVICE : 0;
+            derived = s->n > 0 ? NULL : derived;
         }
+        free(derived);
         s->stats.removed = (long)out;
         s->removed += (long)out;
     }

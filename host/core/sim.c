@@ -604,21 +604,65 @@ static int clear_new_slots(fcl_sim *s, size_t k)
 }
 
 /* Pressure and the solver's published fields are per-particle buffers
- * outside the grid, in the order of the last step; once particles are
+ * outside the grid, in the order of the last step: once particles are
  * added or removed and prepare() reorders them, they would belong to
- * other particles. Zeroed before prepare(), which recomputes what it can;
- * the rest reads 0 until the next step (a helper found DFSPH's frames
- * differing on resume after an emission otherwise). */
-int sim_clear_derived(fcl_sim *s)
+ * other particles. So they are carried through the host: taken before the
+ * change (compacted like the attributes when particles leave), and put
+ * back after it in the order of a rebuild made here, which prepare()'s
+ * own rebuild keeps (the particles are already in cell order, and within
+ * a cell in the order of the sort's key). prepare() recomputes what it
+ * can; a frame at that step shows the step's values of the particles that
+ * stay (they once read 0: a review) and 0 for new ones. Every solver
+ * recomputes these fields each step, so a resumed run, which starts with
+ * them at 0, writes the same frames. */
+static int derived_buffers(fcl_sim *s, fcl_buf **b)
 {
-    void *zero = calloc(s->n + 1, 4);
-    int rc = zero ? s->be->ops->buf_write(s->be, s->prs, 0, s->n * 4, zero) : -1;
-    for (int k = 0; rc == 0 && s->solver && k < s->solver->nfields; k++) {
-        fcl_buf *b = s->solver->fields[k].buffer(s);
-        rc = b ? s->be->ops->buf_write(s->be, b, 0, s->n * 4, zero) : -1;
+    int nb = 0;
+    b[nb++] = s->prs;
+    for (int k = 0; s->solver && k < s->solver->nfields; k++)
+        b[nb++] = s->solver->fields[k].buffer(s);
+    return nb;
+}
+
+float *sim_derived_take(fcl_sim *s, const unsigned char *gone)
+{
+    fcl_buf *b[1 + FCL_SOLVER_FIELDS_MAX];
+    int nb = derived_buffers(s, b);
+    float *v = calloc((size_t)nb * s->cap + 1, sizeof *v);
+    for (int k = 0; v && k < nb; k++) {
+        float *f = v + (size_t)k * s->cap;
+        if (!b[k] || s->be->ops->buf_read(s->be, b[k], 0, s->n * 4, f) != 0) {
+            free(v);
+            return NULL;
+        }
+        size_t j = 0;
+        for (size_t i = 0; gone && i < s->n; i++)
+            if (!gone[i])
+                f[j++] = f[i];
+        if (gone)
+            memset(f + j, 0, (s->n - j) * sizeof *f);
     }
-    free(zero);
-    return rc;
+    return v;
+}
+
+int sim_derived_put(fcl_sim *s, float *v)
+{
+    fcl_buf *b[1 + FCL_SOLVER_FIELDS_MAX];
+    int nb = derived_buffers(s, b);
+    uint *order = malloc(s->n * sizeof *order + 1);
+    float *f = malloc(s->n * sizeof *f + 1);
+    int rc = !v || !order || !f || grid_build(&s->grid, s->be, s->a_pos) != 0 ||
+             s->be->ops->buf_read(s->be, s->grid.order, 0, s->n * 4, order) != 0;
+    for (int k = 0; !rc && k < nb; k++) {
+        const float *old = v + (size_t)k * s->cap;
+        for (size_t i = 0; i < s->n; i++)
+            f[i] = old[order[i]];
+        rc = s->be->ops->buf_write(s->be, b[k], 0, s->n * 4, f) != 0;
+    }
+    free(order);
+    free(f);
+    free(v);
+    return rc ? -1 : 0;
 }
 
 int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k, char *err, size_t errlen)
@@ -633,8 +677,13 @@ int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k
     fcl_backend *be = s->be;
     fcl_attr *a = s->grid.attr;
     uint *id = malloc(k * sizeof *id);
-    if (!id)
+    float *kept = sim_derived_take(s, NULL);
+    if (!id || !kept) {
+        free(id);
+        free(kept);
+        snprintf(err, errlen, "adding %zu particles: out of host memory", k);
         return FCL_EXIT_DEVICE;
+    }
     for (size_t i = 0; i < k; i++)
         id[i] = s->next_id + (uint)i;
     int rc = be->ops->buf_write(be, a[s->a_pos].cur, s->n * 16, k * 16, pos) |
@@ -643,6 +692,7 @@ int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k
              be->ops->buf_write(be, a[s->a_id].cur, s->n * 4, k * 4, id) | clear_new_slots(s, k);
     free(id);
     if (rc != 0) {
+        free(kept);
         snprintf(err, errlen, "adding %zu particles on %s failed", k, be->name);
         return FCL_EXIT_DEVICE;
     }
@@ -651,7 +701,8 @@ int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k
     grid_set_count(&s->grid, s->n);
     sim_update_consts(s);
     /* The derived fields (density, the solver's own) for the new set. */
-    if (sim_clear_derived(s) != 0 || s->solver->prepare(s) != 0 || measure(s) != 0 || be->ops->finish(be) != 0) {
+    if (sim_derived_put(s, kept) != 0 || s->solver->prepare(s) != 0 || measure(s) != 0 ||
+        be->ops->finish(be) != 0) {
         snprintf(err, errlen, "updating the simulation after adding %zu particles failed", k);
         return FCL_EXIT_DEVICE;
     }

@@ -117,9 +117,14 @@ int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, con
  * up to date. 0, FCL_EXIT_INPUT (over particles.capacity, err says so)
  * or FCL_EXIT_DEVICE. */
 int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k, char *err, size_t errlen);
-/* Zero the pressure and the solver's fields (buffers outside the grid,
- * in the last step's order) before a prepare() over a changed set. */
-int sim_clear_derived(fcl_sim *s);
+/* The pressure and the solver's fields (buffers outside the grid, in the
+ * last step's order) across a change of the particle set: take reads them
+ * (gone[i] != 0: particle i leaves, compacted like the attributes; NULL:
+ * all stay), NULL when out of memory; put, once s->n is the new count and
+ * before prepare(), writes them back in the order of a rebuild it makes,
+ * 0 in new slots, and frees v: 0 or -1. */
+float *sim_derived_take(fcl_sim *s, const unsigned char *gone);
+int sim_derived_put(fcl_sim *s, float *v);
 /* The box and sphere obstacles the integrators keep particles out of,
  * grown by half a spacing (the closest approach to their boundary
  * samples), and polygons' slabs (their triangles, from half a spacing in
