@@ -159,6 +159,7 @@ int sim_emit(fcl_sim *s, double t0, double t1)
     if (!pos || !vel) {
         free(pos);
         free(vel);
+        snprintf(s->error, sizeof s->error, "emitters: no host memory for %zu new particles", total);
         return FCL_EXIT_DEVICE;
     }
     /* Each emitter's layers, those without a rate checked for room (a
@@ -170,6 +171,8 @@ int sim_emit(fcl_sim *s, double t0, double t1)
         if (kept < 0) {
             free(pos);
             free(vel);
+            snprintf(s->error, sizeof s->error, "emitters[%d]: testing %zu new particles for room on %s failed", i,
+                     m, s->be->name);
             return FCL_EXIT_DEVICE;
         }
         blocked += m - (size_t)kept;
@@ -182,12 +185,14 @@ int sim_emit(fcl_sim *s, double t0, double t1)
         s->emit_blocked_warned = 1;
     }
     size_t room = s->cap - s->n, k = n < room ? n : room;
-    char err[256] = "";
+    char err[sizeof s->error] = "";
     int rc = sim_add_particles(s, pos, vel, k, err, sizeof err);
     free(pos);
     free(vel);
-    if (rc != 0)
+    if (rc != 0) {
+        snprintf(s->error, sizeof s->error, "emitters: %s", err);
         return rc;
+    }
     s->stats.emitted = (long)k;
     s->stats.refused = (long)(n - k + blocked + over);
     s->emitted += (long)k;
@@ -251,9 +256,10 @@ int sim_outflow(fcl_sim *s)
     if (!pos || !gone || s->be->ops->buf_read(s->be, s->grid.attr[s->a_pos].cur, 0, s->n * 16, pos) != 0) {
         free(pos);
         free(gone);
+        snprintf(s->error, sizeof s->error, "outflows: reading %zu positions from %s failed", s->n, s->be->name);
         return FCL_EXIT_DEVICE;
     }
-    size_t out = 0;
+    size_t out = 0, before = s->n;
     for (size_t i = 0; i < s->n; i++)
         out += gone[i] = (unsigned char)inside_any(s, pos[i]);
     free(pos);
@@ -271,6 +277,9 @@ int sim_outflow(fcl_sim *s)
             derived = s->n > 0 ? NULL : derived;
         }
         free(derived);
+        if (rc != 0 && !s->error[0])
+            snprintf(s->error, sizeof s->error, "outflows: removing %zu of %zu particles on %s failed", out,
+                     before, s->be->name);
         s->stats.removed = (long)out;
         s->removed += (long)out;
     }

@@ -578,11 +578,14 @@ int sim_step(fcl_sim *s)
     }
     double dt = s->n ? s->dt_used : s->c.dt;
     /* Inflow after the step, so the new particles join the next one. */
+    s->error[0] = '\0';
     int erc = sim_emit(s, s->time - dt, s->time);
     if (erc == 0)
         erc = sim_outflow(s);
-    if (erc != 0)
+    if (erc != 0) {
+        fprintf(stderr, "fluidcl: step %ld: %s\n", s->step, s->error[0] ? s->error : "inflow or outflow failed");
         return erc;
+    }
     s->stats.step = s->step;
     s->stats.time = s->time;
     s->stats.dt = dt;
@@ -701,9 +704,13 @@ int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k
     grid_set_count(&s->grid, s->n);
     sim_update_consts(s);
     /* The derived fields (density, the solver's own) for the new set. */
+    s->error[0] = '\0';
     if (sim_derived_put(s, kept) != 0 || s->solver->prepare(s) != 0 || measure(s) != 0 ||
         be->ops->finish(be) != 0) {
-        snprintf(err, errlen, "updating the simulation after adding %zu particles failed", k);
+        char why[sizeof s->error];
+        snprintf(why, sizeof why, "%s", s->error);
+        snprintf(err, errlen, "updating the simulation after adding %zu particles (%zu in all) failed%s%s", k, s->n,
+                 why[0] ? ": " : "", why);
         return FCL_EXIT_DEVICE;
     }
     return 0;

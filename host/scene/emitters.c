@@ -262,6 +262,18 @@ int emitters_check(const fcl_scene *s, const fcl_params *p, char *err, size_t er
                      "across)", sp);
             return fail(err, errlen, s->file, where, msg);
         }
+        /* A rate packs layers speed x layer / rate apart; under a quarter
+         * spacing particles sit on each other (a rate of 1e8 put 50,000
+         * particles a step nanometres apart and the run failed silently
+         * at 11 GB). The emit step's own room test uses the same quarter. */
+        double layer = (double)emitter_layer(e, sp, NULL, 0), most = 4.0 * e->speed * layer / sp;
+        if (e->rate > most) {
+            snprintf(where, sizeof where, "emitters[%d].rate", i);
+            snprintf(msg, sizeof msg, "%g particles/s packs its layers of %.0f particles %.3g m apart at %g m/s, "
+                     "closer than a quarter of particles.spacing (%g m): expected at most %.6g", e->rate, layer,
+                     e->speed * layer / e->rate, e->speed, sp, most);
+            return fail(err, errlen, s->file, where, msg);
+        }
         float at[3];
         int j = inside_obstacle(s, e, sp, at);
         if (j >= 0) {

@@ -839,6 +839,8 @@ int scene_read_number(const cJSON *o, const char *key, double lo, double hi, int
         return err_at(err, errlen, file, "%s.%s: expected a number in [%g, %g], got %g", where, key, lo, hi,
                       v->valuedouble);
     char got[96];
+    if (cJSON_IsNull(v))   /* "got null", once */
+        return err_at(err, errlen, file, "%s.%s: expected a number in [%g, %g], got null", where, key, lo, hi);
     return err_at(err, errlen, file, "%s.%s: expected a number in [%g, %g], got %s %s", where, key, lo, hi,
                   json_type(v), show(v, got, sizeof got));
 }
