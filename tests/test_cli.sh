@@ -822,4 +822,17 @@ fl run "$GOOD" --backend cpu --solver dfsph --steps 50 --quiet --param sim.max_s
 [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "numerical blow-up.*lower dfsph.dt_max or dfsph.cfl" &&
     ok "26 dfsph's blow-up message names dfsph.dt_max" || bad "26 dfsph blow-up advice" "exit $RC: $(errline)"
 
+# 27. From a review of emitters, checkpoints and outputs.
+# With --steps, the emitters' default capacity covers the solver's own
+# longest step: 2 ms for every solver once filled dfsph's (5 ms steps)
+# at 280 of 468 particles.
+F=$T/emit_dfsph.json
+printf '%s\n' '{ "sim": { "solver": "dfsph", "gravity": [0, 0, 0] }, "domain": { "min": [0, 0, 0], "max": [1.0, 0.2, 0.2] },
+  "particles": { "spacing": 0.02 }, "boundary": { "cache_dir": "off" }, "fluid": [],
+  "emitters": [ { "shape": "rect", "center": [0.05, 0.1, 0.1], "direction": [1, 0, 0], "size": [0.06, 0.06], "speed": 1 } ] }' >"$F"
+fl run "$F" --backend cpu --steps 300 --quiet
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^inflow, outflow  *468 particles added, 0 refused" &&
+    ok "27 dfsph's emitter capacity over --steps 300 takes every particle" ||
+    bad "27 dfsph emitter capacity" "exit $RC: $(printf '%s' "$OUT" | grep '^inflow') $(errline)"
+
 checks_done

@@ -350,7 +350,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         scene_free(s);
         return FCL_EXIT_INPUT;
     }
-    scene_emitter_capacity(s);
+    scene_emitter_capacity(s, sv->longest_dt ? sv->longest_dt(&s->params) : s->params.sim_dt);
     return 0;
 }
 

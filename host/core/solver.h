@@ -134,6 +134,9 @@ typedef struct fcl_solver {
     /* The largest particles.support it runs, in spacings (solver_check_support
      * refuses more); 0: the parameter table's range. */
     double max_support;
+    /* The longest step it takes under these parameters (s): the emitters'
+     * capacity default over sim.steps steps. NULL: sim.dt. */
+    double (*longest_dt)(const struct fcl_params *p);
     /* Bytes its save hook writes when that is more than the state file's
      * default room for a solver blob (4 KiB): a grid solver's fields. NULL:
      * the default. */

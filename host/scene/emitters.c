@@ -316,14 +316,15 @@ double emitters_bound(const fcl_scene *s, double spacing, double duration)
     return total;
 }
 
-void scene_emitter_capacity(fcl_scene *s)
+void scene_emitter_capacity(fcl_scene *s, double longest_dt)
 {
     fcl_params *p = &s->params;
     if (s->nemitters == 0 || p->particles_capacity > 0)
         return;
-    /* The run's horizon: sim.duration, or sim.steps steps of at most
-     * 2 ms (the largest default step of the adaptive solvers). */
-    double horizon = p->sim_steps > 0 ? fmax((double)p->sim_steps * fmax(p->sim_dt, 0.002), 0.0) : p->sim_duration;
+    /* The run's horizon: sim.duration, or sim.steps steps of the solver's
+     * longest (2 ms once for every solver: dfsph's steps of up to 5 ms
+     * then found the capacity full at 40 % of the run). */
+    double horizon = p->sim_steps > 0 ? fmax((double)p->sim_steps * longest_dt, 0.0) : p->sim_duration;
     double cap = scene_count(s, p) + emitters_bound(s, p->particles_spacing, horizon);
     p->particles_capacity = cap < 2e9 ? (long)ceil(cap) : 2000000000L;
 }

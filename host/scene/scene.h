@@ -157,7 +157,8 @@ size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t c
 double emitters_bound(const fcl_scene *s, double spacing, double duration);
 /* particles.capacity, when 0 and the scene has emitters: its fluid plus
  * what the emitters add over the run (sim.duration, or sim.steps steps of
- * at most 2 ms); the memory check of sim_create then covers it. */
-void scene_emitter_capacity(fcl_scene *s);
+ * longest_dt, the solver's longest step); the memory check of sim_create
+ * then covers it. */
+void scene_emitter_capacity(fcl_scene *s, double longest_dt);
 
 #endif

@@ -371,7 +371,14 @@ static void dfsph_destroy(fcl_sim *s)
     s->solver_data = NULL;
 }
 
+/* Its adaptive step's bound (the emitters' capacity default). */
+static double dfsph_longest_dt(const fcl_params *p)
+{
+    return p->dfsph_dt_max;
+}
+
 const fcl_solver fcl_solver_dfsph = {
+    .longest_dt = dfsph_longest_dt,
     .name = "dfsph",
     .blowup_advice = "lower dfsph.dt_max or dfsph.cfl",
     .summary = "Bender & Koschier 2015 divergence-free SPH (cubic spline with lookup tables, warm-started "

@@ -491,7 +491,14 @@ static void mps_destroy(fcl_sim *s)
     s->solver_data = NULL;
 }
 
+/* Its adaptive step's bound (the emitters' capacity default). */
+static double mps_longest_dt(const fcl_params *p)
+{
+    return p->mps_dt_max;
+}
+
 const fcl_solver fcl_solver_mps = {
+    .longest_dt = mps_longest_dt,
     .name = "mps",
     .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity",
     .summary = "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation "

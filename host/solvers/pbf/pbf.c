@@ -337,7 +337,14 @@ static void pbf_destroy(fcl_sim *s)
     s->solver_data = NULL;
 }
 
+/* Its adaptive step's bound (the emitters' capacity default). */
+static double pbf_longest_dt(const fcl_params *p)
+{
+    return p->pbf_dt_max;
+}
+
 const fcl_solver fcl_solver_pbf = {
+    .longest_dt = pbf_longest_dt,
     .name = "pbf",
     .blowup_advice = "lower pbf.dt_max or pbf.cfl",
     .summary = "Macklin & Mueller 2013 position-based fluids (poly6 density, spiky gradients, Jacobi density "
