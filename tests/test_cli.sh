@@ -834,5 +834,21 @@ fl run "$F" --backend cpu --steps 300 --quiet
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^inflow, outflow  *468 particles added, 0 refused" &&
     ok "27 dfsph's emitter capacity over --steps 300 takes every particle" ||
     bad "27 dfsph emitter capacity" "exit $RC: $(printf '%s' "$OUT" | grep '^inflow') $(errline)"
+# The output folder's own files are checked before any step as named ones
+# are: --stats naming the default checkpoint ran to the end and lost its
+# rows; a link at DIR/checkpoint.state or a folder at DIR/frames.pvd
+# stopped the run (exit 3) at its first checkpoint or after frame 0.
+D=$T/own_files
+mkdir -p "$D/a" "$D/b" "$D/c/frames.pvd"
+ln -s "$T/elsewhere.state" "$D/b/checkpoint.state"
+fl run "$GOOD" --backend cpu --steps 20 --out "$D/a" --every 10 --checkpoint-every 10 --stats "$D/a/checkpoint.state"
+[ "$RC" -eq 2 ] && [ -z "$(ls "$D/a")" ] && printf '%s' "$ERR" | grep -q "\-\-stats names the default checkpoint" &&
+    ok "27 --stats naming DIR/checkpoint.state refused before any step" || bad "27 stats on the checkpoint" "exit $RC: $(errline)"
+fl run "$GOOD" --backend cpu --steps 20 --out "$D/b" --every 10 --checkpoint-every 10
+[ "$RC" -eq 2 ] && [ "$(ls "$D/b")" = checkpoint.state ] && printf '%s' "$ERR" | grep -q "checkpoint.state: not a regular file (a link)" &&
+    ok "27 a link at DIR/checkpoint.state refused before any step" || bad "27 link checkpoint" "exit $RC: $(errline)"
+fl run "$GOOD" --backend cpu --steps 20 --out "$D/c" --every 10
+[ "$RC" -eq 2 ] && [ "$(ls "$D/c")" = frames.pvd ] && printf '%s' "$ERR" | grep -q "frames.pvd: is a folder" &&
+    ok "27 a folder at DIR/frames.pvd refused before any frame" || bad "27 folder pvd" "exit $RC: $(errline)"
 
 checks_done

@@ -298,14 +298,29 @@ static int same_path(const char *a, const char *b)
     return la == lb && strncmp(a, b, la) == 0;
 }
 
+/* The statistics, the checkpoint and the frames on distinct paths, the
+ * checkpoint's default (DIR/checkpoint.state with --checkpoint-every) and
+ * the frames' index (DIR/frames.pvd) included: --stats naming the default
+ * checkpoint once ran to the end and lost its rows (both write PATH.tmp). */
 static int check_output_paths(const fcl_cli *o, const fcl_params *p)
 {
     const char *dir = p->output_every > 0 ? p->output_dir : "", *ck = o->checkpoint ? o->checkpoint : "";
     const char *st = o->stats ? o->stats : "", *clash = NULL, *path = NULL;
+    char dflt[FCL_STR_MAX + 32] = "", pvd[FCL_STR_MAX + 32] = "";
+    if (dir[0] && !ck[0] && o->checkpoint_every > 0)
+        snprintf(dflt, sizeof dflt, "%s/checkpoint.state", dir);
+    if (dir[0] && wants(p->output_format, "vtu"))
+        snprintf(pvd, sizeof pvd, "%s/frames.pvd", dir);
     if (st[0] && dir[0] && same_path(st, dir))
         clash = "--stats names the output folder", path = st;
     else if (st[0] && ck[0] && same_path(st, ck))
         clash = "--stats and --checkpoint name one file", path = st;
+    else if (st[0] && dflt[0] && same_path(st, dflt))
+        clash = "--stats names the default checkpoint (--checkpoint-every without --checkpoint)", path = st;
+    else if (st[0] && pvd[0] && same_path(st, pvd))
+        clash = "--stats names the frames' index", path = st;
+    else if (ck[0] && pvd[0] && same_path(ck, pvd))
+        clash = "--checkpoint names the frames' index", path = ck;
     else if (ck[0] && dir[0] && same_path(ck, dir))
         clash = "--checkpoint names the output folder", path = ck;
     if (!clash)
@@ -348,6 +363,16 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         cli_error("%s: %s", cli_origin(o, "output.dir", o->out ? "--out" : NULL, from, sizeof from), err);
         drop_stats(r);
         return FCL_EXIT_INPUT;
+    }
+    /* The folder's own files, probed as the named ones are (a link or a
+     * folder there once stopped the run at its first checkpoint or after
+     * frame 0, exit 3). Only a folder that was there can hold them. */
+    char pvd[FCL_STR_MAX + 32];
+    snprintf(pvd, sizeof pvd, "%s/frames.pvd", p->output_dir);
+    if ((!o->checkpoint && r->ck.path[0] && (rc = cli_probe_file("--checkpoint-every", r->ck.path)) != 0) ||
+        (wants(p->output_format, "vtu") && (rc = cli_probe_file(o->out ? "--out" : "output.dir", pvd)) != 0)) {
+        drop_stats(r);
+        return rc;
     }
     r->pos = malloc(n * sizeof *r->pos + 16);
     r->vel = malloc(n * sizeof *r->vel + 16);
