@@ -850,5 +850,18 @@ fl run "$GOOD" --backend cpu --steps 20 --out "$D/b" --every 10 --checkpoint-eve
 fl run "$GOOD" --backend cpu --steps 20 --out "$D/c" --every 10
 [ "$RC" -eq 2 ] && [ "$(ls "$D/c")" = frames.pvd ] && printf '%s' "$ERR" | grep -q "frames.pvd: is a folder" &&
     ok "27 a folder at DIR/frames.pvd refused before any frame" || bad "27 folder pvd" "exit $RC: $(errline)"
+# A checkpoint resumes only into the same emitters and outflows (their
+# accumulators mean nothing to others): a run once resumed silently into
+# a scene with another emitter speed and no outflow.
+F=$T/inflow_a.json G=$T/inflow_b.json
+EMIT='"emitters": [ { "shape": "rect", "center": [0.05, 0.1, 0.1], "direction": [1, 0, 0], "size": [0.06, 0.06], "speed": %s } ]'
+printf '{ "sim": { "dt": 0.0005, "gravity": [0, 0, 0] }, "domain": { "min": [0, 0, 0], "max": [0.4, 0.2, 0.2] }, "fluid": [], %s, "outflows": [ { "min": [0.2, 0, 0], "max": [0.4, 0.2, 0.2] } ] }\n' "$(printf "$EMIT" 1)" >"$F"
+printf '{ "sim": { "dt": 0.0005, "gravity": [0, 0, 0] }, "domain": { "min": [0, 0, 0], "max": [0.4, 0.2, 0.2] }, "fluid": [], %s }\n' "$(printf "$EMIT" 3)" >"$G"
+fl run "$F" --backend cpu --steps 40 --checkpoint "$T/inflow.state" --quiet
+fl run "$G" --backend cpu --steps 60 --resume "$T/inflow.state" --quiet
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "saved with other emitters or outflows than the scene's" &&
+    ok "27 a checkpoint refuses a scene with other emitters and outflows" || bad "27 resume other inflow" "exit $RC: $(errline)"
+fl run "$F" --backend cpu --steps 60 --resume "$T/inflow.state" --quiet
+[ "$RC" -eq 0 ] && ok "27 the same scene resumes" || bad "27 resume same inflow" "exit $RC: $(errline)"
 
 checks_done

@@ -5,7 +5,8 @@
  *   parameters that enter the state as "group.name=value\n" lines in
  *   table order,
  *   i64 step, f64 time, fcl_step_stats, f64 emitter accumulators[16],
- *   i64 emitted, i64 refused, i64 removed, u32 attributes,
+ *   i64 emitted, i64 refused, i64 removed, u64 the emitters' and
+ *   outflows' fingerprint (inflow_fingerprint), u32 attributes,
  *   per attribute: name (64 bytes), u64 element bytes, the n elements;
  *   density and pressure (n floats each); u64 solver bytes, the solver's
  *   blob; u64 FNV-1a 64 of everything before it.
@@ -22,9 +23,10 @@
 #include <sys/stat.h>
 
 #include "atomic.h"
+#include "scene.h"
 #include "sim.h"
 
-enum { STATE_VERSION = 5, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
+enum { STATE_VERSION = 6, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
 static const char MAGIC[8] = { 'F', 'C', 'L', 'S', 'T', 'A', 'T', 'E' };
 
 /* A growable byte buffer with a read cursor. */
@@ -158,6 +160,30 @@ static size_t solver_room(fcl_sim *s)
     return want > SOLVER_BLOB_MAX ? want : SOLVER_BLOB_MAX;
 }
 
+/* The scene's emitters and outflows, field by field: the accumulators
+ * saved beside them mean nothing to others (a run once resumed into a
+ * scene with another emitter speed and no outflow, silently). */
+static uint64_t inflow_fingerprint(const fcl_sim *s)
+{
+    uint64_t h = fcl_fnv1a(FCL_FNV1A_BASIS, &s->nemitters, sizeof s->nemitters);
+    for (int i = 0; i < s->nemitters; i++) {
+        const fcl_emitter *e = &s->emitters[i];
+        h = fcl_fnv1a(h, &e->disk, sizeof e->disk);
+        h = fcl_fnv1a(h, e->center, sizeof e->center);
+        h = fcl_fnv1a(h, e->dir, sizeof e->dir);
+        h = fcl_fnv1a(h, e->size, sizeof e->size);
+        h = fcl_fnv1a(h, &e->speed, sizeof e->speed);
+        h = fcl_fnv1a(h, &e->start, sizeof e->start);
+        h = fcl_fnv1a(h, &e->end, sizeof e->end);
+        h = fcl_fnv1a(h, &e->rate, sizeof e->rate);
+        h = fcl_fnv1a(h, &e->phase_index, sizeof e->phase_index);
+    }
+    h = fcl_fnv1a(h, &s->noutflows, sizeof s->noutflows);
+    for (int i = 0; i < s->noutflows; i++)
+        h = fcl_fnv1a(h, &s->outflows[i], sizeof s->outflows[i]);
+    return h;
+}
+
 static int encode(fcl_sim *s, blob *b)
 {
     char device[DEVICE_BYTES] = { 0 };
@@ -175,6 +201,8 @@ static int encode(fcl_sim *s, blob *b)
     put(b, &step, 8); put(b, &s->time, 8); put(b, &s->stats, sizeof s->stats);
     put(b, s->emit_acc, sizeof s->emit_acc); put(b, &s->emitted, 8); put(b, &s->refused, 8);
     put(b, &s->removed, 8);
+    uint64_t inflow = inflow_fingerprint(s);
+    put(b, &inflow, 8);
     put(b, &nattr, 4);
     for (int a = 0; a < s->grid.nattr; a++) {
         char an[ATTR_NAME_BYTES] = { 0 };
@@ -333,6 +361,12 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
     if (check_run(s, b, path, err, errlen) != 0)
         return -1;
     skip(b, 8 + 8 + sizeof s->stats + sizeof s->emit_acc + 24);
+    uint64_t inflow = 0;
+    if (get(b, &inflow, 8) != 0 || inflow != inflow_fingerprint(s)) {
+        snprintf(err, errlen, "%s: saved with other emitters or outflows than the scene's (%d and %d here): a "
+                 "resumed run needs the same \"emitters\" and \"outflows\"", path, s->nemitters, s->noutflows);
+        return -1;
+    }
     if (get(b, &nattr, 4) != 0 || nattr != (uint32_t)s->grid.nattr) {
         snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d", path, nattr, s->grid.nattr);
         return -1;
@@ -364,7 +398,7 @@ static int restore(fcl_sim *s, blob *b, const char *path, char *err, size_t errl
  * success b holds the bytes before the checksum. */
 static int read_checked(fcl_sim *s, const char *path, blob *b, char *err, size_t errlen)
 {
-    size_t limit = 1024 + DEVICE_BYTES + PARAMS_MAX + solver_room(s) + sizeof s->stats + sizeof s->emit_acc + 24 +
+    size_t limit = 1024 + DEVICE_BYTES + PARAMS_MAX + solver_room(s) + sizeof s->stats + sizeof s->emit_acc + 32 +
                    (size_t)s->grid.nattr * (ATTR_NAME_BYTES + 8) +
                    s->cap * 8;
     for (int a = 0; a < s->grid.nattr; a++)
@@ -403,7 +437,7 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
     get(b, &s->emitted, 8);
     get(b, &s->refused, 8);
     get(b, &s->removed, 8);
-    skip(b, 4);
+    skip(b, 8 + 4);   /* the inflow fingerprint (checked), the attribute count */
     if (b->bad) {
         snprintf(err, errlen, "%s: truncated before the particles", path);
         return -1;
