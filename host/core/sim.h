@@ -86,6 +86,7 @@ typedef struct fcl_sim {
     long emitted, refused, removed;
     int emit_warned;
     int emit_blocked_warned;
+    int emit_overlap_warned;
     const struct fcl_outflow *outflows;      /* the scene's (borrowed) */
     int noutflows;
     fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
