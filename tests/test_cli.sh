@@ -863,5 +863,14 @@ fl run "$G" --backend cpu --steps 60 --resume "$T/inflow.state" --quiet
     ok "27 a checkpoint refuses a scene with other emitters and outflows" || bad "27 resume other inflow" "exit $RC: $(errline)"
 fl run "$F" --backend cpu --steps 60 --resume "$T/inflow.state" --quiet
 [ "$RC" -eq 0 ] && ok "27 the same scene resumes" || bad "27 resume same inflow" "exit $RC: $(errline)"
+# --resume of a pipe is refused before opening it (it waited for a
+# writer for ever), and of a folder named as one.
+mkfifo "$T/resume.fifo"
+fl run "$GOOD" --backend cpu --steps 5 --resume "$T/resume.fifo"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "resume.fifo: not a regular file (a pipe)" &&
+    ok "27 --resume of a pipe refused at once" || bad "27 resume pipe" "exit $RC: $(errline)"
+fl run "$GOOD" --backend cpu --steps 5 --resume "$T"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "not a regular file (a folder)" &&
+    ok "27 --resume of a folder says so" || bad "27 resume folder" "exit $RC: $(errline)"
 
 checks_done

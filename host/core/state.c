@@ -354,7 +354,7 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
      * up to the capacity restores. */
     if (strcmp(name, s->solver->name) != 0 || n > s->cap || nb != s->nb) {
         snprintf(err, errlen, "%s: a state of solver %s with %llu particles and %llu boundary particles, but the "
-                 "simulation has %s with room for %zu and %zu", path, name, (unsigned long long)n,
+                 "simulation has %s with room for %zu (particles.capacity) and %zu", path, name, (unsigned long long)n,
                  (unsigned long long)nb, s->solver->name, s->cap, s->nb);
         return -1;
     }
@@ -492,6 +492,13 @@ int sim_state_info(const char *path, fcl_state_info *info, char *err, size_t err
 {
     unsigned char head[8 + 4 + NAME_BYTES + 24 + DEVICE_BYTES];
     memset(info, 0, sizeof *info);
+    /* Before any open: a FIFO's would wait for a writer for ever. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file (%s): expected a state file 'run --checkpoint' wrote", path,
+                 S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a pipe" : "a device or socket");
+        return -1;
+    }
     FILE *f = fopen(path, "rb");
     size_t got = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
