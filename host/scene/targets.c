@@ -55,12 +55,15 @@ static int read_key(fcl_target_key *k, const cJSON *o, const char *where, const 
     int ok = cJSON_IsArray(r) && cJSON_GetArraySize(r) == 4;
     for (int i = 0; ok && i < 4; i++) {
         const cJSON *c = cJSON_GetArrayItem(r, i);
-        ok = cJSON_IsNumber(c) && isfinite(c->valuedouble);
+        /* Within +-1e6, as translations and skeletons' angles are: an
+         * angle of 1e300 became inf as a float and switched control off
+         * (exit 0), or blew the run up with advice about pbf.dt_max. */
+        ok = cJSON_IsNumber(c) && isfinite(c->valuedouble) && fabs(c->valuedouble) <= 1e6;
         v[i] = ok ? c->valuedouble : 0.0;
     }
     double len = ok ? sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) : 0.0;
     if (!ok || !(len > 1e-12)) {
-        snprintf(msg, sizeof msg, "expected [axis x, y, z, degrees] with a non-zero axis, got %s",
+        snprintf(msg, sizeof msg, "expected [axis x, y, z, degrees] with a non-zero axis, each within +-1e6, got %s",
                  scene_json_show(r, got, sizeof got));
         snprintf(at, sizeof at, "%s.rotate", where);
         return fail(err, errlen, file, at, msg);

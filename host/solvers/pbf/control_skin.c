@@ -32,9 +32,10 @@ static int fail(char *err, size_t errlen, const char *file, const char *path, co
         snprintf(got, sizeof got, "%g", v->valuedouble);
     else if (cJSON_IsString(v))
         snprintf(got, sizeof got, "'%.40s'", v->valuestring);
+    else if (cJSON_IsArray(v))   /* its length: counts are what arrays get wrong */
+        snprintf(got, sizeof got, "an array of %d", cJSON_GetArraySize(v));
     else
-        snprintf(got, sizeof got, "%s", cJSON_IsArray(v) ? "an array" : cJSON_IsObject(v) ? "an object"
-                                        : cJSON_IsBool(v) ? "a boolean" : "null");
+        snprintf(got, sizeof got, "%s", cJSON_IsObject(v) ? "an object" : cJSON_IsBool(v) ? "a boolean" : "null");
     snprintf(err, errlen, "%s: %s: expected %s, got %s", file, path, exp, got);
     return -1;
 }
@@ -136,8 +137,8 @@ static int read_key(const cJSON *kobj, int k, fcl_skeleton *sk, const char *file
     const cJSON *rot = cJSON_GetObjectItemCaseSensitive(kobj, "rotate");
     const cJSON *tr = cJSON_GetObjectItemCaseSensitive(kobj, "translate");
     snprintf(at, sizeof at, "%s.t", path);
-    if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble))
-        return fail(err, errlen, file, at, t, "a finite time in seconds");
+    if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) || t->valuedouble < 0.0)   /* as a path's keys */
+        return fail(err, errlen, file, at, t, "a time >= 0 in seconds");
     if (k > 0 && !(t->valuedouble > sk->key_t[k - 1]))
         return fail(err, errlen, file, at, t, "a time after keys[%d].t = %g (keys in order)", k - 1, sk->key_t[k - 1]);
     sk->key_t[k] = t->valuedouble;
