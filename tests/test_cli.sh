@@ -872,5 +872,15 @@ fl run "$GOOD" --backend cpu --steps 5 --resume "$T/resume.fifo"
 fl run "$GOOD" --backend cpu --steps 5 --resume "$T"
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "not a regular file (a folder)" &&
     ok "27 --resume of a folder says so" || bad "27 resume folder" "exit $RC: $(errline)"
+# surface refuses a frame velocity that is not finite (the anisotropic
+# field wrote an open mesh from it, exit 0), naming the particle.
+fl surface "$T/nanvel.ply" --out "$T/nanvel_out" --backend cpu --param surface.field=anisotropic
+[ "$RC" -eq 2 ] && [ ! -e "$T/nanvel_out" ] && printf '%s' "$ERR" | grep -q "particle 0 has the velocity (nan, 0, 0)" &&
+    ok "27 surface refuses a NaN velocity, nothing written" || bad "27 surface NaN velocity" "exit $RC: $(errline)"
+# surface.support under 1.2 spacings (but 0) is refused: 0.5 gave no
+# triangle with exit 0.
+fl surface "$T/nanvel.ply" --out "$T/support_out" --backend cpu --param surface.support=0.5
+[ "$RC" -eq 2 ] && [ ! -e "$T/support_out" ] && printf '%s' "$ERR" | grep -q "surface.support = 0.5 spacings: expected 0" &&
+    ok "27 surface.support 0.5 refused" || bad "27 surface.support" "exit $RC: $(errline)"
 
 checks_done

@@ -9,6 +9,7 @@
  */
 #include <omp.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,17 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
             return FCL_EXIT_INPUT;
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
         int rc = mc_check_input(x, &c, &in, err, sizeof err);
+        /* The anisotropic field and the level set read the velocities: a
+         * NaN one gave an open mesh, and past 1e18 m/s (their square
+         * overflows a float) no surface or a sliver, all with exit 0. */
+        for (size_t k = 0; rc == 0 && d.vel && k < d.n; k++) {
+            float4 v = d.vel[k];
+            if (!(fabsf(v.x) <= 1e18f && fabsf(v.y) <= 1e18f && fabsf(v.z) <= 1e18f)) {
+                snprintf(err, sizeof err, "particle %zu has the velocity (%g, %g, %g): expected finite numbers "
+                         "within +-1e18 m/s", k, v.x, v.y, v.z);
+                rc = FCL_EXIT_INPUT;
+            }
+        }
         out_frame_free(&d);
         if (rc != 0) {
             cli_error("surface: %s: %s", o->frames[i], err);

@@ -144,9 +144,10 @@ void mc_mesh_free(mc_mesh *m);
  * simulation, or its solver keeps no level set; err says which) or
  * FCL_EXIT_DEVICE. */
 int mc_grid_mesh(mc_ctx *x, const mc_config *c, struct fcl_sim *s, mc_mesh *out, char *err, size_t errlen);
-/* Before any work: FCL_EXIT_INPUT with err naming surface.method when it
- * is grid and the reconstruction is of saved frames (from_frames) or the
- * solver keeps no level set; else 0. */
+/* Before any work: FCL_EXIT_INPUT with err naming surface.support when it
+ * is under 1.2 spacings (and not 0), or surface.method when it is grid and
+ * the reconstruction is of saved frames (from_frames) or the solver keeps
+ * no level set; else 0. */
 int mc_method_check(const struct fcl_params *p, int from_frames, char *err, size_t errlen);
 
 /* Case tables (mc_tables.c), laid out as kernels/mc.cl's MC_TABLE_INTS
