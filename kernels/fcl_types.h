@@ -246,7 +246,9 @@ typedef struct fcl_mc_info {
     float reach2;       /* (farthest a particle's phi reaches)^2: h^2, or
                            (max_stretch h)^2 for the anisotropic field */
     float band_m2;      /* surface particle: |sum_k W_ik x_ik|^2 > band_m2 s^2 ... */
-    float band_fill;    /* ... or s = sum_k W_ik below this */
+    float band_fill;    /* ... or s = sum_k W_ik below this ... */
+    float band_spread;  /* ... or sum_k W_ik |x_ik|^2 below this */
+    float pad_mc[3];    /* to the float4 alignment, as OpenCL pads */
 } fcl_mc_info;
 
 /* Scalar fields of surface.field: Zou's phi = sum_j V_j W_poly6 with

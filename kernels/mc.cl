@@ -190,7 +190,9 @@ FCL_INLINE uint mc_cells_near(const fcl_grid_info *g, uint bx, uint by, uint bz,
  * sum_k W_ik, never 0 since k = i counts), or the rest volume for
  * Mueller's color field; and surf_i = 1 for a particle at the surface: its
  * W-weighted neighbor mean lies off it (band_m2), or its neighborhood is
- * thin (band_fill). Only such particles let phi fall below iso near them
+ * thin (band_fill) or narrow (band_spread: a clump of 5 coincident
+ * particles weighed as a full neighborhood and was meshed as a box, its
+ * tiles labelled interior). Only such particles let phi fall below iso near them
  * (a void inside needs a hole of about a spacing, whose rim particles see
  * it as one or the other). The 27 cells are walked once per 8 particles,
  * less those beyond h of all 8, so every particle meets its nonzero terms
@@ -202,12 +204,12 @@ FCL_INLINE void mc_volume_item(uint c, GLOBAL const float4 *pos, GLOBAL const ui
     uint walk = m->field != FCL_MC_MUELLER || m->narrow;
     for (uint i0 = start[c], i1 = start[c + 1u]; i0 < i1; i0 += 8u) {
         uint k = i1 - i0 < 8u ? i1 - i0 : 8u;
-        float px[8], py[8], pz[8], s[8], mx[8], my[8], mz[8];
+        float px[8], py[8], pz[8], s[8], mx[8], my[8], mz[8], m2[8];
         float4 lo = pos[i0], hi = lo;
         for (uint e = 0u; e < 8u; e++) {
             float4 p = pos[i0 + (e < k ? e : 0u)];
             px[e] = p.x, py[e] = p.y, pz[e] = p.z;
-            s[e] = mx[e] = my[e] = mz[e] = 0.0f;
+            s[e] = mx[e] = my[e] = mz[e] = m2[e] = 0.0f;
             lo = fcl_f4(p.x < lo.x ? p.x : lo.x, p.y < lo.y ? p.y : lo.y, p.z < lo.z ? p.z : lo.z, 0.0f);
             hi = fcl_f4(p.x > hi.x ? p.x : hi.x, p.y > hi.y ? p.y : hi.y, p.z > hi.z ? p.z : hi.z, 0.0f);
         }
@@ -217,18 +219,19 @@ FCL_INLINE void mc_volume_item(uint c, GLOBAL const float4 *pos, GLOBAL const ui
                 float4 pj = pos[j];
                 FCL_LANES
                 for (uint e = 0u; e < 8u; e++) {
-                    float dx = pj.x - px[e], dy = pj.y - py[e], dz = pj.z - pz[e];
-                    float w = mc_w6(dx * dx + dy * dy + dz * dz, m);
+                    float dx = pj.x - px[e], dy = pj.y - py[e], dz = pj.z - pz[e], r2 = dx * dx + dy * dy + dz * dz;
+                    float w = mc_w6(r2, m);
                     s[e] += w;
                     mx[e] += w * dx;
                     my[e] += w * dy;
                     mz[e] += w * dz;
+                    m2[e] += w * r2;
                 }
             }
         }
         for (uint e = 0u; e < k; e++) {
             vol[i0 + e] = m->field == FCL_MC_MUELLER ? m->volume : 1.0f / s[e];
-            surf[i0 + e] = !walk || s[e] < m->band_fill ||
+            surf[i0 + e] = !walk || s[e] < m->band_fill || m2[e] < m->band_spread ||
                            mx[e] * mx[e] + my[e] * my[e] + mz[e] * mz[e] > m->band_m2 * s[e] * s[e];
         }
     }

@@ -8,7 +8,8 @@
  *   of fluid twice as wide evaluates 4x the nodes (3.2 to 4.8), and at
  *   least as many nodes are skipped as lie deeper than 3 h inside it;
  * - band meshes are closed, consistently wound 2-manifolds, and with
- *   surface flags forced off (holes the flags miss) they still are;
+ *   surface flags forced off (holes the flags miss) they still are; a
+ *   clump of 8 coincident particles (the spread test) gives the same mesh;
  * - device input (a simulation's buffers read in place) gives the host
  *   input's mesh, and a non-finite position there is refused.
  */
@@ -123,6 +124,13 @@ static void test_same(fcl_backend *be)
     same_both_ways(be, "jittered block, moving", p, v, n, 0.5f, FCL_MC_ANISO);
     free(v);
     free(p);
+    /* A clump of 8 coincident particles: it weighs as a full neighborhood
+     * with no offset, and before the spread test its tiles were labelled
+     * interior and the band meshed a box around it. */
+    float4 clump[8];
+    for (int k = 0; k < 8; k++)
+        clump[k] = fcl_f4(0.5f, 0.5f, 0.5f, 0.0f);
+    same_both_ways(be, "8 coincident particles", clump, NULL, 8, 0.5f, FCL_MC_ZOU);
     /* Random clouds of varying density: spray, sheets and holes of every
      * size the flags must catch. */
     for (unsigned s = 1; s <= 4; s++) {

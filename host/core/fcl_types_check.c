@@ -24,7 +24,7 @@ _Static_assert(sizeof(fcl_mac_info) == 80 && offsetof(fcl_mac_info, nx) == 48, "
 _Static_assert(sizeof(fcl_phase) == 16, "fcl_phase layout changed");
 _Static_assert(sizeof(fcl_nlist_info) == 32, "fcl_nlist_info layout changed");
 _Static_assert(sizeof(fcl_solid) == 64 && offsetof(fcl_solid, kind) == 48, "fcl_solid layout changed");
-_Static_assert(sizeof(fcl_mc_info) == 112 && offsetof(fcl_mc_info, field) == 40,
+_Static_assert(sizeof(fcl_mc_info) == 128 && offsetof(fcl_mc_info, field) == 40,
                "fcl_mc_info layout changed: update this assert");
 
 /* ISO C forbids an empty translation unit. */

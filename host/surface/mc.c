@@ -141,6 +141,21 @@ static int bounds_host(const float4 *pos, size_t n, float lo[3], float hi[3], ch
     return 0;
 }
 
+/* sum_k W_poly6(x_k) |x_k|^2 over a full lattice of spacing d about a
+ * point of it: the spread a particle inside the fluid sees. */
+static double lattice_spread(const fcl_mc_info *m, double h, double d)
+{
+    int r = (int)ceil(h / d);
+    double sum = 0.0;
+    for (int k = -r; k <= r; k++)
+        for (int j = -r; j <= r; j++)
+            for (int i = -r; i <= r; i++) {
+                double r2 = d * d * (double)(i * i + j * j + k * k), w = h * h - r2;
+                sum += w > 0.0 ? (double)m->poly6 * w * w * w * r2 : 0.0;
+            }
+    return sum;
+}
+
 /* The same on the device (pass mc_bounds): one extent per FCL_WG
  * particles comes back, 32 bytes per 256 particles instead of the
  * positions. */
@@ -217,6 +232,7 @@ static int layout(const mc_config *c, float lo[3], float hi[3], size_t n, fcl_gr
     m->reach2 = reach * reach;
     m->band_m2 = c->band_shift * c->h * c->band_shift * c->h;
     m->band_fill = (float)(c->band_fill * smoothing_lattice_sum(c->h, c->spacing));
+    m->band_spread = (float)(c->band_fill * lattice_spread(m, c->h, c->spacing));
     /* Counted in double first: g->nx * b alone can pass 2^32. */
     double nn[3] = { (double)g->nx * m->b + 1.0, (double)g->ny * m->b + 1.0, (double)g->nz * m->b + 1.0 };
     double nodes = nn[0] * nn[1] * nn[2], cells = (double)g->ncells * m->b * m->b * m->b;
