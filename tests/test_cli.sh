@@ -882,5 +882,11 @@ fl surface "$T/nanvel.ply" --out "$T/nanvel_out" --backend cpu --param surface.f
 fl surface "$T/nanvel.ply" --out "$T/support_out" --backend cpu --param surface.support=0.5
 [ "$RC" -eq 2 ] && [ ! -e "$T/support_out" ] && printf '%s' "$ERR" | grep -q "surface.support = 0.5 spacings: expected 0" &&
     ok "27 surface.support 0.5 refused" || bad "27 surface.support" "exit $RC: $(errline)"
+# --mesh without --out is refused before the boundary is sampled (its
+# cache file was written first).
+mkdir -p "$T/mesh_cache"
+fl run "$GOOD" --backend cpu --steps 2 --mesh --param boundary.cache_dir="$T/mesh_cache"
+[ "$RC" -eq 2 ] && [ -z "$(ls "$T/mesh_cache")" ] && printf '%s' "$ERR" | grep -q "\-\-mesh writes a surface per output frame" &&
+    ok "27 --mesh without --out refused before any cache is written" || bad "27 mesh without out" "exit $RC: $(ls "$T/mesh_cache") $(errline)"
 
 checks_done

@@ -329,13 +329,12 @@ static int check_output_paths(const fcl_cli *o, const fcl_params *p)
     return FCL_EXIT_INPUT;
 }
 
-/* Every check that touches no file first (a failure then loses nothing:
- * opening the statistics file truncates "<stats>.tmp", where a killed
- * run's rows wait); then the statistics file, so that a bad one leaves no
- * folder behind; then the output folder. */
-static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
+/* What the outputs ask that no file or device decides, before either is
+ * touched (--mesh without --out was refused only after the boundary was
+ * sampled and its cache written). */
+static int check_output_options(const fcl_cli *o, const fcl_params *p)
 {
-    char err[1024], from[FCL_STR_MAX + 64];
+    char from[FCL_STR_MAX + 64];
     const fcl_solver *sv = solver_find(p->sim_solver);
     if (p->output_grid && sv && !sv->grid_fields) {
         cli_error("%s = 1: the %s solver keeps no grid (mac does)", cli_origin(o, "output.grid", NULL, from,
@@ -354,6 +353,17 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         cli_error("output.every is %ld but output.dir is empty: give --out DIR", p->output_every);
         return FCL_EXIT_INPUT;
     }
+    return check_output_paths(o, p);
+}
+
+/* After check_output_options: the statistics file first (a failure then
+ * loses nothing: opening it truncates "<stats>.tmp", where a killed run's
+ * rows wait; and a bad one leaves no folder behind), then the output
+ * folder and its own files. */
+static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
+{
+    char err[1024], from[FCL_STR_MAX + 64];
+    const fcl_solver *sv = solver_find(p->sim_solver);
     int rc;
     if (o->stats && (rc = prepare_stats(r, o, sv)) != 0)
         return rc;
@@ -611,7 +621,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
      * file as far as it can be checked without opening it (prepare_stats
      * opens it once the run's columns are known; opening truncates
      * FILE.tmp, where a killed run's rows wait for a resume). */
-    int rc = check_output_paths(o, p);
+    int rc = check_output_options(o, p);
     if (rc != 0 || (o->stats && (rc = cli_check_file("--stats", o->stats)) != 0) ||
         (rc = ckpt_setup(&r->ck, o, p)) != 0)
         return rc;
