@@ -184,7 +184,8 @@ int ctl_mesh_refine(const fcl_mesh *m, double max_edge, fcl_mesh *out, char *err
     if (rc != 0) {
         if (rc > 0)
             snprintf(err, errlen, "control sampling: refining the mesh to edges of at most %g (the voxel size) "
-                     "needs more than %zu triangles; use a larger voxel", max_edge, (size_t)CTL_MAX_TRIANGLES);
+                     "needs more than %zu triangles: expected a smaller target or a larger control.spacing (the voxel, in "
+                     "control radii H)", max_edge, (size_t)CTL_MAX_TRIANGLES);
         else
             snprintf(err, errlen, "control sampling: out of memory refining the mesh (%zu triangles)", ntri);
         free(b.v);
@@ -306,9 +307,10 @@ static int grid_setup(const fcl_mesh *m, double voxel, fcl_ctl_points *p, char *
         count *= dims[k];
     }
     if (!(count <= (double)CTL_MAX_VOXELS)) {
-        snprintf(err, errlen, "control sampling: voxel size %g gives %.0f voxels (%.0f x %.0f x %.0f), more than "
-                 "the limit of %zu; use a larger voxel", voxel, count, dims[0], dims[1], dims[2],
-                 (size_t)CTL_MAX_VOXELS);
+        snprintf(err, errlen, "control sampling: a target spanning [%g, %g, %g] - [%g, %g, %g] at a voxel size of "
+                 "%g m gives %.0f voxels (%.0f x %.0f x %.0f), more than the limit of %zu: expected a smaller "
+                 "target or a larger control.spacing (the voxel, in control radii H)", lo[0], lo[1], lo[2], hi[0],
+                 hi[1], hi[2], voxel, count, dims[0], dims[1], dims[2], (size_t)CTL_MAX_VOXELS);
         return -1;
     }
     for (int k = 0; k < 3; k++) {
