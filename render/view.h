@@ -132,7 +132,9 @@ void view_close(fcl_view *v);
 
 /* The panel's entry points, also used by tests and scripts. */
 /* Set a parameter from text as the panel does; 1 when it applies at the
- * next step, 0 when it waits for a reset, -1 with a message in err. */
+ * next step, 0 when it waits for a reset, -1 with a message in err (its
+ * range, or an ordered pair such as dfsph.dt_min <= dt_max: then nothing
+ * changes). */
 int view_apply_param(fcl_view *v, const char *key, const char *text, char *err, size_t errlen);
 /* The same for one number (component comp of a VEC3). */
 int view_apply_number(fcl_view *v, const fcl_param_def *d, int comp, double value, char *err, size_t errlen);

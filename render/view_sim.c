@@ -196,14 +196,32 @@ int view_reset(fcl_view *v)
     return rc;
 }
 
+/* One value into a copy of the edited set and, when the parameter is
+ * live, of the running one (s->prm is read at every step); each copy is
+ * kept only when its ordered pairs still hold, as the command line checks
+ * them (dfsph.dt_min set above dt_max was taken live: the step pinned, and
+ * a Reset found no parameters that loaded and left no simulation). text
+ * NULL: the number. 1 applied live, 0 kept for the next reset, -1 refused. */
+static int apply(fcl_view *v, const fcl_param_def *d, const char *text, int comp, double value, char *err,
+                 size_t errlen)
+{
+    fcl_params *sets[2] = { &v->edit, &v->live }, copy[2];
+    int n = d->live ? 2 : 1;
+    for (int k = 0; k < n; k++) {
+        copy[k] = *sets[k];
+        int rc = text ? params_set_text(&copy[k], d, text, err, errlen)
+                      : params_set_number(&copy[k], d, comp, value, err, errlen);
+        if (rc != 0 || params_check_order(&copy[k], err, errlen) != 0)
+            return -1;
+    }
+    for (int k = 0; k < n; k++)
+        *sets[k] = copy[k];
+    return d->live ? 1 : 0;
+}
+
 int view_apply_number(fcl_view *v, const fcl_param_def *d, int comp, double value, char *err, size_t errlen)
 {
-    if (params_set_number(&v->edit, d, comp, value, err, errlen) != 0)
-        return -1;
-    if (!d->live)
-        return 0;
-    /* The same setter on the running copy: s->prm is read at every step. */
-    return params_set_number(&v->live, d, comp, value, err, errlen) == 0 ? 1 : -1;
+    return apply(v, d, NULL, comp, value, err, errlen);
 }
 
 int view_apply_param(fcl_view *v, const char *key, const char *text, char *err, size_t errlen)
@@ -213,11 +231,7 @@ int view_apply_param(fcl_view *v, const char *key, const char *text, char *err, 
         snprintf(err, errlen, "%s: unknown parameter (see 'fluidcl help params')", key);
         return -1;
     }
-    if (params_set_text(&v->edit, d, text, err, errlen) != 0)
-        return -1;
-    if (!d->live)
-        return 0;
-    return params_set_text(&v->live, d, text, err, errlen) == 0 ? 1 : -1;
+    return apply(v, d, text, 0, 0.0, err, errlen);
 }
 
 int view_interact(fcl_view *v, const float origin[3], const float dir[3], const float dv[3], float radius)

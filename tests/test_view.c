@@ -210,6 +210,13 @@ static void check_params(fcl_view *v, state *s)
           "after reset: spacing %g, %zu particles (was %zu), step %ld", v->sim.spacing, v->sim.n, n0, v->sim.step);
     CHECK(view_apply_param(v, "material.viscosity", "-1", err, sizeof err) == -1 && strstr(err, "viscosity"),
           "a bad value is refused naming the key: '%s'", err);
+    /* An ordered pair set the wrong way is refused as --param's is (it was
+     * taken live, and a later reset left no simulation), and nothing of it
+     * stays: the reset still loads. */
+    double was = v->live.dfsph_dt_min;
+    CHECK(view_apply_param(v, "dfsph.dt_min", "0.01", err, sizeof err) == -1 && strstr(err, "dfsph.dt_max") &&
+              v->live.dfsph_dt_min == was && v->edit.dfsph_dt_min == was && view_reset(v) == 0 && v->have_sim,
+          "dfsph.dt_min above dt_max from the panel: '%s', live %g (was %g)", err, v->live.dfsph_dt_min, was);
 }
 
 /* The user force: exactly w(d) dv within the radius of the ray. */
