@@ -142,8 +142,12 @@ int view_open(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo, char *err,
         v->force_radius = fmaxf(0.08f * ext, 3.0f * p->particles_spacing);
         v->kernel_sig = v->kernel_dir[0] ? view_kernel_signature(v->kernel_dir) : 0;
         v->t_open = v->t_last = glfwGetTime();
-        if (vo->record_dir && (rc = view_set_recording(v, vo->record_dir, err, errlen)) != 0)
+        if (vo->record_dir && (rc = view_set_recording(v, vo->record_dir, err, errlen)) != 0) {
+            char why[1024];   /* the option it came from */
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, errlen, "--record %s", why + (strncmp(why, "record folder ", 14) == 0 ? 14 : 0));
             rc = FCL_EXIT_INPUT;
+        }
         if (rc == 0 && !vo->hide_panel && !v->show_panel)
             view_set_status(v, "the panel starts hidden in a window under %d pixels wide: H shows it",
                             2 * RND_GUI_WIDTH + 1);

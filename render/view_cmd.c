@@ -102,7 +102,9 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
         }
     } else if (strcmp(opt, "--size") == 0) {
         char tail = 0;
-        if (sscanf(val, "%dx%d%c", &w, &h, &tail) != 2 || w < 64 || h < 64 || w > 8192 || h > 8192) {
+        /* Digits only: sscanf alone took " 640x480" and "+640x+480". */
+        if (strspn(val, "0123456789x") != strlen(val) || sscanf(val, "%dx%d%c", &w, &h, &tail) != 2 || w < 64 ||
+            h < 64 || w > 8192 || h > 8192) {
             cli_error("view: --size '%s': expected WIDTHxHEIGHT, each 64..8192", val);
             return -1;
         }
@@ -116,6 +118,10 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
         }
         a->screenshot = val;
     } else {
+        if (!val[0]) {
+            cli_error("view: --record '': expected the name of a folder for the frames");
+            return -1;
+        }
         a->vo.record_dir = val;
     }
     return 1;

@@ -888,5 +888,40 @@ mkdir -p "$T/mesh_cache"
 fl run "$GOOD" --backend cpu --steps 2 --mesh --param boundary.cache_dir="$T/mesh_cache"
 [ "$RC" -eq 2 ] && [ -z "$(ls "$T/mesh_cache")" ] && printf '%s' "$ERR" | grep -q "\-\-mesh writes a surface per output frame" &&
     ok "27 --mesh without --out refused before any cache is written" || bad "27 mesh without out" "exit $RC: $(ls "$T/mesh_cache") $(errline)"
+# bench --from starts at the frame's time: an emitter open until 0.02 s
+# opened again at 0 (its layer past a full capacity said so on stderr);
+# --device of digits is an index only ("1" matched the "avx512" in device
+# 0's name); --solver names itself.
+F=$T/emit_window.json
+printf '%s\n' '{ "sim": { "solver": "wcsph", "dt": 0.0005, "gravity": [0, 0, 0] }, "domain": { "min": [0, 0, 0], "max": [0.4, 0.2, 0.2] },
+  "particles": { "spacing": 0.02 }, "boundary": { "cache_dir": "off" }, "fluid": [],
+  "emitters": [ { "shape": "rect", "center": [0.05, 0.1, 0.1], "direction": [1, 0, 0], "size": [0.06, 0.06], "speed": 1, "end": 0.02 } ] }' >"$F"
+fl run "$F" --backend cpu --steps 100 --out "$T/emit_window" --every 100 --quiet
+fl bench "$F" --backend cpu --steps 40 --from "$T/emit_window/frame_000100.vtu" --param particles.capacity=9 --quiet
+[ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "t = 0.05 s" && ! printf '%s' "$ERR" | grep -q "exceed" &&
+    ok "27 bench --from runs from the frame's time (a closed emitter stays closed)" || bad "27 bench --from time" "exit $RC: $(errline)"
+fl devices
+NDEV=$(printf '%s' "$OUT" | grep -c '^\[[0-9]*\] ')
+DIGIT=$(printf '%s' "$OUT" | grep '^\[0\] ' | sed 's/^\[0\] //' | grep -o '[1-9]' | head -1)
+if [ "$NDEV" = 1 ] && [ -n "$DIGIT" ]; then
+    fl bench "$GOOD" --backend opencl --steps 1 --device "$DIGIT" --quiet
+    [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "no OpenCL device matches" &&
+        ok "27 bench --device $DIGIT is an index, not part of device 0's name" || bad "27 bench --device index" "exit $RC: $(errline)"
+else
+    echo "SKIP 27 bench --device index: not one OpenCL device with a digit in its name"
+fi
+fl run "$GOOD" --backend cpu --steps 1 --solver foo
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "^fluidcl: --solver: unknown solver 'foo'" &&
+    ok "27 --solver foo names the option, not the scene" || bad "27 --solver foo" "exit $RC: $(errline)"
+# bench --mesh with the level set: the host's stages are pass rows too
+# (the rows held 0.41 of 5.9 ms), and the JSON lists only passes that ran
+# (it listed every step pass at 0).
+fl bench "$GOOD" --backend cpu --steps 2 --mesh --param surface.method=levelset --json "$T/ls_bench.json" --quiet
+SUMP=$(awk '/"surface_ms_per_pass"/ { on = 1; next } on && /}/ { on = 0 } on { gsub(/[",]/, ""); s += $2; z += ($2 == 0) } END { printf "%g %d", s, z }' "$T/ls_bench.json")
+SMS=$(awk -F: '/"surface_ms_median_of_3"/ { gsub(/[ ,\t]/, "", $2); print $2 }' "$T/ls_bench.json")
+[ "$RC" -eq 0 ] && grep -q '"ls-iterate"' "$T/ls_bench.json" && [ "${SUMP#* }" = 0 ] &&
+    awk -v a="${SUMP% *}" -v b="$SMS" 'BEGIN { exit !(a >= 0.6 * b && a <= 1.05 * b) }' &&
+    ok "27 bench --mesh levelset: pass rows ${SUMP% *} of $SMS ms, none at 0" ||
+    bad "27 bench levelset rows" "exit $RC: passes ${SUMP% *} (zeros ${SUMP#* }) of $SMS ms"
 
 checks_done

@@ -158,6 +158,10 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
         rc = sim_create(&sim, be, &sc->params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
     if (rc == 0)
         rc = setup_sim_scene(&sim, sc, err, sizeof err);
+    /* From the frame's time: emitters' and targets' windows read it (the
+     * emitters once opened again at 0). */
+    if (rc == 0)
+        sim.time = t_frame;
     size_t n = in.n;
     setup_free(&in);
     if (rc != 0) {
@@ -201,6 +205,10 @@ static void add_labels(bench_table *t, const fcl_timers *tm)
     }
 }
 
+/* The row labels' column: the longest solver statistic with its unit
+ * ("viscosity CG iterations", 23) once pushed its values out of line. */
+enum { LABEL_W = 25 };
+
 /* Short column heads: "cpu" or "ocl:N" with N as in `fluidcl devices`. */
 static void head(const bench_table *t, int c, char *out, size_t len)
 {
@@ -235,7 +243,7 @@ static void print_mesh_rows(const bench_table *t)
     for (int r = 0; r < 4 + passes.nlabels; r++) {
         char row[64];
         snprintf(row, sizeof row, "%s%s", r < 4 ? rows[r] : "  ", r < 4 ? "" : passes.label[r - 4]);
-        printf("%-18s", row);
+        printf("%-*s", LABEL_W, row);
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
             if (!b->meshed)
@@ -258,7 +266,7 @@ static void print_solver_rows(const bench_table *t)
         char row[64];
         const fcl_stat_decl *d = &t->solver->stats[k];
         snprintf(row, sizeof row, "%s%s%s", d->label, d->unit[0] ? " " : "", d->unit);
-        printf("%-18s", row);
+        printf("%-*s", LABEL_W, row);
         for (int c = 0; c < t->ncols; c++)
             printf(" %12.4g", stat_fold_value(&t->col[c].solver_fold, t->solver, k));
         printf("\n");
@@ -268,14 +276,14 @@ static void print_solver_rows(const bench_table *t)
 static void print_table(const bench_table *t)
 {
     char h[32];
-    printf("\n%-18s", "pass (ms/step)");
+    printf("\n%-*s", LABEL_W, "pass (ms/step)");
     for (int c = 0; c < t->ncols; c++) {
         head(t, c, h, sizeof h);
         printf(" %12s", h);
     }
     printf("\n");
     for (int l = 0; l < t->nlabels; l++) {
-        printf("%-18s", t->label[l]);
+        printf("%-*s", LABEL_W, t->label[l]);
         for (int c = 0; c < t->ncols; c++)
             printf(" %12.4f", timers_get(&t->col[c].timers, t->label[l]) / (double)t->col[c].steps);
         printf("\n");
@@ -287,7 +295,7 @@ static void print_table(const bench_table *t)
     const char *rows[] = { "sum of passes", "wall ms/step", "particle-steps/s", "speedup vs cpu",
                            "mean dt (ms)", "ms per sim second", "avg density err %", "max density err %" };
     for (int r = 0; r < 8; r++) {
-        printf("%-18s", rows[r]);
+        printf("%-*s", LABEL_W, rows[r]);
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
             double st = (double)b->steps;
@@ -347,8 +355,9 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
             cJSON_AddNumberToObject(o, "surface_cell_m", b->mesh_cell);
             cJSON_AddNumberToObject(o, "surface_phi_nodes", (double)b->mesh_nodes);
             cJSON *mp = cJSON_AddObjectToObject(o, "surface_ms_per_pass");
-            for (int l = 0; mp && l < b->mesh_timers.count; l++)
-                cJSON_AddNumberToObject(mp, b->mesh_timers.label[l], b->mesh_timers.ms[l] / MESH_REPEATS);
+            for (int l = 0; mp && l < b->mesh_timers.count; l++)   /* those it ran, as the table */
+                if (b->mesh_timers.ms[l] > 0.0)
+                    cJSON_AddNumberToObject(mp, b->mesh_timers.label[l], b->mesh_timers.ms[l] / MESH_REPEATS);
         }
         cJSON_AddItemToArray(cols, o);
     }
@@ -370,7 +379,11 @@ static int device_wanted(const fcl_cli *o, int d, const char *name)
 {
     char idx[16];
     snprintf(idx, sizeof idx, "%d", d);
-    return !o->device || strcmp(o->device, idx) == 0 || strstr(name, o->device);
+    /* Digits are an index only, as run takes them ("1" once matched the
+     * "avx512" in device 0's name). */
+    if (o->device && o->device[strspn(o->device, "0123456789")] == '\0')
+        return strcmp(o->device, idx) == 0;
+    return !o->device || strstr(name, o->device);
 }
 
 /* The columns to run: the native CPU backend, then each OpenCL device (or
@@ -392,6 +405,14 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
         cli_error("--device '%s': no OpenCL device matches (see 'fluidcl devices')", o->device);
         free(devs);
         return FCL_EXIT_INPUT;
+    }
+    if (want_cl && count == 0) {
+        if (!want_cpu) {
+            cli_error("--backend opencl: no OpenCL device found (see 'fluidcl devices')");
+            return FCL_EXIT_DEVICE;
+        }
+        fprintf(stderr, "fluidcl: bench: no OpenCL device found: the native backend's column only (see 'fluidcl "
+                "devices')\n");
     }
     if (want_cpu) {
         rc = bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols]);

@@ -233,6 +233,10 @@ int cli_check_device_options(const char *name, const char *backend, const char *
                              int later)
 {
     struct stat st;
+    if (device && !device[0]) {   /* "" matched every device's name */
+        cli_error("%s: --device '': expected an index or part of a name (see 'fluidcl devices')", name);
+        return -1;
+    }
     if (device && strcmp(backend, "cpu") == 0 && !later) {
         cli_error("%s: --device %s selects an OpenCL device; --backend cpu has none", name, device);
         return -1;
@@ -338,8 +342,10 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     if (!sv) {
         char names[256];
         solver_names(names, sizeof names);
-        cli_error("%s: sim.solver: unknown solver '%s' (expected one of: %s)", s->file,
-                  s->params.sim_solver, names);
+        char from[FCL_STR_MAX + 64];
+        cli_error("%s: unknown solver '%s' (expected one of: %s)",
+                  cli_origin(o, "sim.solver", o->solver ? "--solver" : NULL, from, sizeof from), s->params.sim_solver,
+                  names);
         scene_free(s);
         return FCL_EXIT_INPUT;
     }
