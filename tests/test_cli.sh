@@ -923,5 +923,16 @@ SMS=$(awk -F: '/"surface_ms_median_of_3"/ { gsub(/[ ,\t]/, "", $2); print $2 }' 
     awk -v a="${SUMP% *}" -v b="$SMS" 'BEGIN { exit !(a >= 0.6 * b && a <= 1.05 * b) }' &&
     ok "27 bench --mesh levelset: pass rows ${SUMP% *} of $SMS ms, none at 0" ||
     bad "27 bench levelset rows" "exit $RC: passes ${SUMP% *} (zeros ${SUMP#* }) of $SMS ms"
+# bench --from a multi-phase scene takes the phases from the frame's mps
+# field (every particle came back in the first phase), and refuses a frame
+# without them.
+fl run embedded:two_fluids.json --backend cpu --steps 4 --out "$T/tf_vtu" --every 4 --param particles.spacing=0.02 --quiet
+fl run embedded:two_fluids.json --backend cpu --steps 4 --out "$T/tf_ply" --every 4 --param particles.spacing=0.02 \
+    --param output.format=ply --quiet
+fl bench embedded:two_fluids.json --backend cpu --steps 1 --from "$T/tf_vtu/frame_000004.vtu" --param particles.spacing=0.02 --quiet
+R1=$RC
+fl bench embedded:two_fluids.json --backend cpu --steps 1 --from "$T/tf_ply/frame_000004.ply" --param particles.spacing=0.02 --quiet
+[ "$R1" -eq 0 ] && [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "has 2 fluid phases and the frame does not record them" &&
+    ok "27 bench --from a two-phase scene: the VTU frame's phases, a PLY frame refused" || bad "27 bench --from phases" "exit $R1, $RC: $(errline)"
 
 checks_done

@@ -119,7 +119,7 @@ static void float_text(double v, char *out, size_t len)
     }
 }
 
-int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, double *time, char *err,
+int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int sc_phases, double *time, char *err,
                      size_t errlen)
 {
     char was[32], is[32];
@@ -150,6 +150,21 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, dou
         out_frame_free(&d);
         return rc;
     }
+    /* The phase is pos.w (sim.h); frames keep it only as the mps field
+     * "phase", which a multi-phase scene needs back (every particle came
+     * back in the first phase). */
+    const float *phase = NULL;
+    for (int k = 0; k < d.nextra; k++)
+        phase = strcmp(d.extra_name[k], "phase") == 0 ? d.extra[k] : phase;
+    if (sc_phases > 1 && !phase) {
+        snprintf(err, errlen, "%s: the scene has %d fluid phases and the frame does not record them (a PLY frame, "
+                 "or one of another solver than mps): expected a VTU or VTK frame of this scene's run", path,
+                 sc_phases);
+        out_frame_free(&d);
+        return FCL_EXIT_INPUT;
+    }
+    for (size_t i = 0; phase && i < d.n; i++)
+        d.pos[i].w = phase[i] >= 0.0f && phase[i] < (float)sc_phases ? floorf(phase[i] + 0.5f) : 0.0f;
     free(in->pos);
     free(in->vel);
     in->pos = d.pos;

@@ -34,9 +34,11 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
 /* Replace in's fluid by the particles of a saved frame (VTK or PLY as
  * `run --out` writes them): positions and velocities, the boundary kept.
  * The frame's spacing, when it has one, must be particles.spacing, and
- * every particle must lie in the domain. *time gets the frame's time (0
- * for PLY). Returns 0, or FCL_EXIT_INPUT with err naming the file. */
-int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, double *time, char *err,
+ * every particle must lie in the domain. With sc_phases (the scene's
+ * phase count) above 1 the frame must carry mps's "phase" field, which
+ * becomes pos.w. *time gets the frame's time (0 for PLY). Returns 0, or
+ * FCL_EXIT_INPUT with err naming the file. */
+int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int sc_phases, double *time, char *err,
                      size_t errlen);
 void setup_free(fcl_initial *in);
 /* The scene's parts beyond the particles, onto a made simulation, in the
