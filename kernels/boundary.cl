@@ -15,7 +15,8 @@
  * sphere obstacle (grown by half a spacing on the host, sim.c) to the
  * nearest point of its surface, or one that ended in a polygon's slab
  * (its triangles, from half a spacing in front to its thickness behind)
- * to half a spacing in front, and reflects the inward normal velocity
+ * to half a spacing in front (or behind, moving to the front), and
+ * reflects the inward normal velocity
  * with the domain walls' restitution. A free-standing polygon is a single
  * sheet of samples with fluid on one side only, the weakest wall of all:
  * without the slab, resting water 0.2 m deep seeped through one under
@@ -23,7 +24,7 @@
  * Invariant: V_b is computed with the density kernel of the solver that
  * reads it (kind 0: poly6, kind 1: cubic spline), once per simulation;
  * after solids_project no particle lies inside a box or sphere obstacle
- * or a polygon's slab.
+ * or a polygon's slab, and none crossed a slab in it.
  */
 
 /* The inward speed along the unit normal n reflected with restitution. */
@@ -69,9 +70,13 @@ FCL_INLINE int solid_sphere_exit(float4 *p, float4 c, float4 *n)
 
 /* Out of one triangle's slab (a polygon obstacle's piece, fcl_solid): a
  * particle over the triangle that is less than b.w in front of its plane
- * or less than a.w behind it goes to b.w in front. The right-hand normal
- * of a, b, c points to the front. */
-FCL_INLINE int solid_triangle_exit(float4 *p, float4 a, float4 b, float4 c, float4 *n)
+ * or less than a.w behind it goes to b.w in front, or, when it moves along
+ * the normal (v, its velocity or step) in the back half (it came in
+ * through the back), to b.w behind the back face: fluid that reached a polygon from behind was
+ * put through it in front (all of a rising box under a ceiling of one
+ * polygon, under wcsph; pbf and mps blew up on the jumps). The
+ * right-hand normal of a, b, c points to the front. */
+FCL_INLINE int solid_triangle_exit(float4 *p, float4 v, float4 a, float4 b, float4 c, float4 *n)
 {
     float ux = b.x - a.x, uy = b.y - a.y, uz = b.z - a.z, vx = c.x - a.x, vy = c.y - a.y, vz = c.z - a.z;
     float nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
@@ -92,8 +97,13 @@ FCL_INLINE int solid_triangle_exit(float4 *p, float4 a, float4 b, float4 c, floa
         if (cx * nx + cy * ny + cz * nz < 0.0f)
             return 0;
     }
-    float m = b.w - s;
-    *n = fcl_f4(nx, ny, nz, 0.0f);
+    /* Behind only when it moves to the front and is nearer the back face:
+     * the direction alone sent particles resting on the front face, whose
+     * normal speed jitters about 0, through to the back (222 samples of
+     * a dam break). */
+    float m = b.w - s, back = v.x * nx + v.y * ny + v.z * nz > 0.0f && s < 0.5f * (b.w - a.w) ? 1.0f : 0.0f;
+    m = back > 0.0f ? -a.w - b.w - s : m;
+    *n = fcl_f4(back > 0.0f ? -nx : nx, back > 0.0f ? -ny : ny, back > 0.0f ? -nz : nz, 0.0f);
     *p = fcl_f4(p->x + m * nx, p->y + m * ny, p->z + m * nz, p->w);
     return 1;
 }
@@ -107,7 +117,7 @@ FCL_INLINE void solids_project(float4 *p, float4 *v, float4 *e, GLOBAL const fcl
         float4 n;
         int hit = s[k].kind == FCL_SOLID_BOX      ? solid_box_exit(p, s[k].a, s[k].b, &n)
                   : s[k].kind == FCL_SOLID_SPHERE ? solid_sphere_exit(p, s[k].a, &n)
-                                                  : solid_triangle_exit(p, s[k].a, s[k].b, s[k].c, &n);
+                                                  : solid_triangle_exit(p, *v, s[k].a, s[k].b, s[k].c, &n);
         if (!hit)
             continue;
         *v = solid_bounce(*v, n, c->restitution);

@@ -146,5 +146,6 @@ FCL_INLINE void control_steer_item(uint i, GLOBAL float4 *pos, GLOBAL const floa
     uint r = control_spring_update(i, p, id[i], ref, life, cpos, cid, fcount, fidx, fl, k);
     float4 s = control_spring(p, r, byid, k);
     float4 v = control_velocity(i, p, xold[i], cpos, cvel, fcount, fidx, fl, k);
-    pos[i] = pbf_collide(fcl_f4(p.x + s.x + v.x, p.y + s.y + v.y, p.z + s.z + v.z, p.w), solids, c);
+    pos[i] = pbf_collide(fcl_f4(p.x + s.x + v.x, p.y + s.y + v.y, p.z + s.z + v.z, p.w),
+                         fcl_f4(s.x + v.x, s.y + v.y, s.z + v.z, 0.0f), solids, c);
 }

@@ -154,11 +154,12 @@ FCL_HOT float4 mac_velocity(GLOBAL const float4 *v, float4 p, const fcl_mac_info
  * boundary.cl on a copy). */
 FCL_INLINE int mac_in_solid(float4 p, GLOBAL const fcl_solid *s, const fcl_sph_consts *c)
 {
+    float4 still = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     for (uint k = 0u; k < c->nsolids; k++) {
         float4 q = p, n;
         int hit = s[k].kind == FCL_SOLID_BOX      ? solid_box_exit(&q, s[k].a, s[k].b, &n)
                   : s[k].kind == FCL_SOLID_SPHERE ? solid_sphere_exit(&q, s[k].a, &n)
-                                                  : solid_triangle_exit(&q, s[k].a, s[k].b, s[k].c, &n);
+                                                  : solid_triangle_exit(&q, still, s[k].a, s[k].b, s[k].c, &n);
         if (hit)
             return 1;
     }

@@ -39,14 +39,14 @@ FCL_INLINE float pbf_r2(float4 r)
     return r.x * r.x + r.y * r.y + r.z * r.z;
 }
 
-/* The collision response of a predicted position: the box walls as a
- * clamp, then the box and sphere obstacles (boundary.cl). Velocities come
- * from positions afterwards, so the one solids_project reflects is
- * thrown away. */
-FCL_INLINE float4 pbf_collide(float4 p, GLOBAL const fcl_solid *solids, const fcl_sph_consts *c)
+/* The collision response of a predicted position p, moved by step from
+ * where it was: the box walls as a clamp, then the obstacles (boundary.cl;
+ * a polygon's slab reads the step's direction). Velocities come from
+ * positions afterwards, so the one solids_project reflects is thrown away. */
+FCL_INLINE float4 pbf_collide(float4 p, float4 step, GLOBAL const fcl_solid *solids, const fcl_sph_consts *c)
 {
     float rad = c->radius;
-    float4 v = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    float4 v = step;
     p = fcl_f4(wall_pos(p.x, c->domain_min.x + rad, c->domain_max.x - rad),
                wall_pos(p.y, c->domain_min.y + rad, c->domain_max.y - rad),
                wall_pos(p.z, c->domain_min.z + rad, c->domain_max.z - rad), p.w);
@@ -61,7 +61,7 @@ FCL_INLINE void pbf_predict_item(uint i, GLOBAL float4 *pos, GLOBAL const float4
     float dt = d->dt;
     xold[i] = p;
     v = fcl_f4(v.x + dt * c->gravity.x, v.y + dt * c->gravity.y, v.z + dt * c->gravity.z, 0.0f);
-    pos[i] = pbf_collide(fcl_f4(p.x + dt * v.x, p.y + dt * v.y, p.z + dt * v.z, p.w), solids, c);
+    pos[i] = pbf_collide(fcl_f4(p.x + dt * v.x, p.y + dt * v.y, p.z + dt * v.z, p.w), v, solids, c);
 }
 
 /* The density constraint's multiplier; rho gets the density it measured
@@ -153,7 +153,7 @@ FCL_INLINE void pbf_apply_item(uint i, GLOBAL float4 *pos, GLOBAL const float4 *
                                const fcl_sph_consts *c)
 {
     float4 p = pos[i], q = dp[i];
-    pos[i] = pbf_collide(fcl_f4(p.x + q.x, p.y + q.y, p.z + q.z, p.w), solids, c);
+    pos[i] = pbf_collide(fcl_f4(p.x + q.x, p.y + q.y, p.z + q.z, p.w), q, solids, c);
 }
 
 FCL_INLINE void pbf_velocity_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *xold, GLOBAL float4 *vel,
