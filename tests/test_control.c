@@ -346,8 +346,8 @@ static void test_limits(void)
     fcl_ctl_points p;
     char err[512] = "";
     ctl_mesh_sphere(c, 0.1f, 2, &m);
-    CHECK(ctl_sample_mesh(&m, 1e-4, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0 && strstr(err, "voxel size of 0.0001") &&
-              strstr(err, "voxels") && p.pos == NULL && p.label == NULL,
+    CHECK(ctl_sample_mesh(&m, 1e-4, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0 &&
+              strstr(err, "voxel size of 0.0001") && strstr(err, "voxels") && p.pos == NULL && p.label == NULL,
           "a grid over the limit is refused: %s", err);
     printf("refused: %s\n", err);
     CHECK(ctl_sample_mesh(&m, 0.0, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0 && strstr(err, "voxel size"),

@@ -655,7 +655,8 @@ static const char *DAM_BACK =
     " \"particles\": {\"spacing\": 0.01, \"support\": 2.0}, \"boundary\": {\"cache_dir\": \"off\"},"
     " \"material\": {\"rest_density\": 1000, \"stiffness\": 1000, \"viscosity\": 1.0},"
     " \"fluid\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.15, 0.3, 0.1]}],"
-    " \"obstacles\": [{\"type\": \"polygon\", \"vertices\": [[0.2, 0, 0], [0.2, 0.4, 0], [0.2, 0.4, 0.1], [0.2, 0, 0.1]]}]}";
+    " \"obstacles\": [{\"type\": \"polygon\","
+    " \"vertices\": [[0.2, 0, 0], [0.2, 0.4, 0], [0.2, 0.4, 0.1], [0.2, 0, 0.1]]}]}";
 
 /* Particle-samples (every 50 steps) behind the wall after 0.6 s, and the
  * closest approach in front; slabs: with the polygon's solids_project. */

@@ -123,12 +123,12 @@ static int sample_polygon(const fcl_obstacle *o, float d, int layers, boundary_s
     return 0;
 }
 
-static int sample_mesh(const fcl_mesh *m, float d, int layers, const float dlo[3], const float dhi[3],
+static int sample_mesh(const fcl_mesh *m, float d, double gap, int layers, const float dlo[3], const float dhi[3],
                        boundary_stack *st)
 {
     float4 *pts, *at;
     size_t n;
-    if (surface_mesh(m, d, &pts, &n) != 0)
+    if (surface_mesh_gap(m, d, gap, &pts, &n) != 0)
         return -1;
     if ((at = boundary_stack_room(st, 0, n)) != NULL) {
         memcpy(at, pts, n * sizeof *pts);
@@ -140,8 +140,8 @@ static int sample_mesh(const fcl_mesh *m, float d, int layers, const float dlo[3
     return layers > 1 ? boundary_mesh_layers(m, d, layers, dlo, dhi, st) : 0;
 }
 
-int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, int layers, const float dlo[3],
-                             const float dhi[3], boundary_stack *st)
+int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, double mesh_gap, int layers,
+                             const float dlo[3], const float dhi[3], boundary_stack *st)
 {
     float lo[3], hi[3];
     switch (o->kind) {
@@ -155,6 +155,6 @@ int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, 
     case FCL_OBST_POLYGON:
         return sample_polygon(o, d, layers, st);
     default:
-        return sample_mesh(m, d, layers, dlo, dhi, st);
+        return sample_mesh(m, d, mesh_gap, layers, dlo, dhi, st);
     }
 }

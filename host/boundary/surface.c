@@ -198,7 +198,7 @@ static void add_interiors(thinner *t, const fcl_mesh *m, double d)
     }
 }
 
-double surface_mesh_min(const fcl_mesh *m, float d)
+double surface_mesh_min(const fcl_mesh *m, float d, double gap)
 {
     double area = 0.0;
     for (size_t t = 0; t < m->ntri; t++) {
@@ -212,11 +212,12 @@ double surface_mesh_min(const fcl_mesh *m, float d)
         area += 0.5 * sqrt(x * x + y * y + z * z);
     }
     /* Every surface point lies within d / sqrt(3) of a candidate and every
-     * candidate within d / 2 of a kept point, so balls of radius 1.08 d
-     * around the kept points cover the surface; a ball holds pi (1.08 d)^2
-     * of a flat surface, and up to about 4 times that where the surface
-     * folds. */
-    return area / (4.0 * 3.14159265358979 * 1.08 * 1.08 * (double)d * d);
+     * candidate within gap d of a kept point, so balls of radius
+     * (0.58 + gap) d (1.08 d at the usual gap) around the kept points cover
+     * the surface; a ball holds pi r^2 of a flat surface, and up to about 4
+     * times that where the surface folds. */
+    double r = (0.58 + gap) * d;
+    return area / (4.0 * 3.14159265358979 * r * r);
 }
 
 double surface_mesh_candidates(const fcl_mesh *m, float d)
@@ -230,7 +231,7 @@ double surface_mesh_candidates(const fcl_mesh *m, float d)
     return c;
 }
 
-int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n)
+int surface_mesh_gap(const fcl_mesh *m, float d, double gap, float4 **out, size_t *n)
 {
     unsigned *edges;
     thinner t = { 0 };
@@ -240,7 +241,7 @@ int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n)
     if (ne == (size_t)-1)
         return -1;
     double cand = candidates(m, edges, ne, d);
-    int rc = cand < 2147483648.0 ? thin_init(&t, (size_t)cand, 0.5 * d) : -1;
+    int rc = cand < 2147483648.0 ? thin_init(&t, (size_t)cand, gap * d) : -1;
     if (rc == 0) {
         add_vertices_edges(&t, m, edges, ne, d);
         add_interiors(&t, m, d);
@@ -254,4 +255,9 @@ int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n)
     free(t.next);
     free(edges);
     return rc;
+}
+
+int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n)
+{
+    return surface_mesh_gap(m, d, 0.5, out, n);
 }

@@ -32,11 +32,15 @@ size_t surface_sphere(const float center[3], float r, float d, float4 *out);
  * do not pile points up. *out is malloc'd. Returns 0, or -1 when out of
  * memory or when the sampling would exceed 2^31 candidates. */
 int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n);
+/* The same with the candidates closer than gap d to a taken point dropped
+ * (surface_mesh: gap 0.5): a solver that counts samples without volumes
+ * (mps) wants them about a lattice's spacing apart. */
+int surface_mesh_gap(const fcl_mesh *m, float d, double gap, float4 **out, size_t *n);
 
-/* A lower bound on the samples surface_mesh takes from m at spacing d,
- * from its area in O(triangles): what a scene is checked against before
- * the sampling runs. */
-double surface_mesh_min(const fcl_mesh *m, float d);
+/* A lower bound on the samples surface_mesh_gap takes from m at spacing d
+ * and that gap, from its area in O(triangles): what a scene is checked
+ * against before the sampling runs. */
+double surface_mesh_min(const fcl_mesh *m, float d, double gap);
 
 /* The candidate points surface_mesh would thin at spacing d (it refuses
  * 2^31 or more, whatever the memory), or -1 without memory for the

@@ -184,8 +184,8 @@ int ctl_mesh_refine(const fcl_mesh *m, double max_edge, fcl_mesh *out, char *err
     if (rc != 0) {
         if (rc > 0)
             snprintf(err, errlen, "control sampling: refining the mesh to edges of at most %g (the voxel size) "
-                     "needs more than %zu triangles: expected a smaller target or a larger control.spacing (the voxel, in "
-                     "control radii H)", max_edge, (size_t)CTL_MAX_TRIANGLES);
+                     "needs more than %zu triangles: expected a smaller target or a larger control.spacing (the "
+                     "voxel, in control radii H)", max_edge, (size_t)CTL_MAX_TRIANGLES);
         else
             snprintf(err, errlen, "control sampling: out of memory refining the mesh (%zu triangles)", ntri);
         free(b.v);
