@@ -62,10 +62,38 @@ static void fnv_text(uint64_t *h, const char *fmt, ...)
  * its second step, where a box of the same shape read 0.013 %; at 0.8 it
  * read 1.4 % and the glass scene ran with no particle inside the glass
  * (at 0.9, 109 were). */
-static double mesh_gap(const fcl_params *p)
+static int counts_samples(const fcl_params *p)
 {
     const fcl_solver *sv = solver_find(p->sim_solver);
-    return sv && sv->boundary_tags ? 0.8 : 0.5;
+    return sv && sv->boundary_tags;
+}
+
+static double mesh_gap(const fcl_params *p)
+{
+    return counts_samples(p) ? 0.8 : 0.5;
+}
+
+/* For mps, which counts samples as particles: an obstacle's samples
+ * outside the domain go (the walls' layers are there; a thin box run out
+ * through the walls doubled them and mps blew up at step 263, the same box
+ * cut at the walls ran). Layer k keeps entries before from[k] (the walls'). */
+static void drop_outside(boundary_stack *st, const size_t *from, int layers, const fcl_params *p)
+{
+    for (int k = 0; k < layers; k++) {
+        size_t kept = from[k];
+        for (size_t i = from[k]; i < st->n[k]; i++) {
+            float4 q = st->pos[k][i];
+            const float v[3] = { q.x, q.y, q.z };
+            int in = 1;
+            for (int a = 0; a < 3; a++) {
+                float tol = 1e-5f * (p->domain_max[a] - p->domain_min[a]);
+                in &= v[a] >= p->domain_min[a] - tol && v[a] <= p->domain_max[a] + tol;
+            }
+            if (in)
+                st->pos[k][kept++] = q;
+        }
+        st->n[k] = kept;
+    }
 }
 
 static void key_begin(uint64_t *h, const fcl_params *p)
@@ -75,8 +103,10 @@ static void key_begin(uint64_t *h, const fcl_params *p)
     fnv_text(h, "fluidcl boundary %d\nspacing %a\nwalls %s\nlayers %ld\ndomain %a %a %a %a %a %a\n", BOUNDARY_FORMAT,
              p->particles_spacing, p->boundary_walls, (long)p->boundary_layers, lo[0], lo[1], lo[2], hi[0], hi[1],
              hi[2]);
-    if (mesh_gap(p) != 0.5)   /* the usual gap keeps the keys caches were written under */
-        fnv_text(h, "mesh gap %a\n", mesh_gap(p));
+    /* mps's samples (mesh_gap, drop_outside); the others keep the keys
+     * their caches were written under. */
+    if (counts_samples(p))
+        fnv_text(h, "counted samples: mesh gap %a, none outside the domain\n", mesh_gap(p));
 }
 
 static void key_obstacle(uint64_t *h, const fcl_obstacle *o, const char *bytes, size_t len)
@@ -216,6 +246,8 @@ static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, 
         boundary_stack_free(&st);
         return -1;
     }
+    size_t walls[FCL_BOUNDARY_LAYERS_MAX];
+    memcpy(walls, st.n, sizeof walls);
     for (int i = 0; i < b->nobstacles; i++)
         if (boundary_sample_obstacle(&b->obstacles[i], &b->meshes[i], d, mesh_gap(p), b->layers, p->domain_min,
                                      p->domain_max, &st) != 0) {
@@ -225,6 +257,8 @@ static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, 
             boundary_stack_free(&st);
             return -1;
         }
+    if (counts_samples(p) && strcmp(p->boundary_walls, "particles") == 0)
+        drop_outside(&st, walls, b->layers, p);
     int rc = stack_join(&st, b);
     boundary_stack_free(&st);
     if (rc != 0)
