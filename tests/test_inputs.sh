@@ -299,6 +299,16 @@ refused "a polygon with a repeated vertex" "$F" "obstacles[0].vertices[2]: expec
 F=$T/poly_line.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0.2, 0, 0.1]]')"
 refused "a polygon of zero area" "$F" "obstacles[0].vertices: expected a polygon of non-zero area" "got 0 m^2" \
     -- run "$F"
+refused "a polygon on a line says so" "$F" "its vertices lie on a line" -- run "$F"
+# Self-intersecting outlines: the samples (even-odd) and the slabs (ear
+# clipping) read them differently; a symmetric bowtie's areas cancel (it
+# was called "on a line").
+F=$T/poly_bowtie.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0.1, 0.1], [0.1, 0, 0.1], [0, 0.1, 0.1]]')"
+refused "a symmetric bowtie polygon" "$F" "obstacles[0].vertices: expected a polygon of non-zero area" \
+    "its edges cross, and the parts' areas cancel" -- run "$F"
+F=$T/poly_cross.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0.15, 0.1], [0.1, 0, 0.1], [0, 0.05, 0.1]]')"
+refused "a self-intersecting polygon" "$F" "obstacles[0].vertices: expected a simple polygon" \
+    "edges 0 (vertices[0] to [1]) and 2 (vertices[2] to [3]) meeting" -- run "$F"
 F=$T/poly_far.json; scene "$F" "" "$BOX" "$(poly '[[1, 1, 1], [2, 1, 1], [2, 2, 1]]')"
 refused "a polygon outside the domain" "$F" "obstacles[0].vertices: expected a shape overlapping the domain" \
     "got [1, 1, 1] - [2, 2, 1]" -- run "$F"

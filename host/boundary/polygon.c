@@ -79,6 +79,75 @@ void polygon_frame(const fcl_obstacle *o, fcl_polygon_frame *f)
     }
 }
 
+/* Twice the signed area of triangle a, b, c. */
+static double orient(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* Whether the segments ab and cd meet (touching within tol counts). */
+static int segments_meet(const double *a, const double *b, const double *c, const double *d, double tol)
+{
+    double o1 = orient(a, b, c), o2 = orient(a, b, d), o3 = orient(c, d, a), o4 = orient(c, d, b);
+    if (((o1 > tol && o2 < -tol) || (o1 < -tol && o2 > tol)) && ((o3 > tol && o4 < -tol) || (o3 < -tol && o4 > tol)))
+        return 1;
+    /* Collinear or touching: a point of one within tol of the other. */
+    const double *seg[4][3] = { { a, b, c }, { a, b, d }, { c, d, a }, { c, d, b } };
+    double o[4] = { o1, o2, o3, o4 };
+    for (int k = 0; k < 4; k++) {
+        const double *p = seg[k][0], *q = seg[k][1], *r = seg[k][2];
+        double l = hypot(q[0] - p[0], q[1] - p[1]);
+        if (fabs(o[k]) <= tol * l && r[0] >= fmin(p[0], q[0]) - tol && r[0] <= fmax(p[0], q[0]) + tol &&
+            r[1] >= fmin(p[1], q[1]) - tol && r[1] <= fmax(p[1], q[1]) + tol)
+            return 1;
+    }
+    return 0;
+}
+
+/* The first two edges that meet other than at their shared vertex: the
+ * samples (even-odd) and the slabs (ear-clipped triangles) read a
+ * self-intersecting outline differently. 0 when the polygon is simple. */
+static int crossing(const fcl_polygon_frame *f, int *e1, int *e2)
+{
+    double tol = 1e-9 * f->extent;
+    for (int i = 0; i < f->nv; i++)
+        for (int j = i + 2; j < f->nv; j++) {
+            if (i == 0 && j == f->nv - 1)
+                continue;   /* they share vertex 0 */
+            if (segments_meet(f->xy[i], f->xy[(i + 1) % f->nv], f->xy[j], f->xy[(j + 1) % f->nv], tol)) {
+                *e1 = i;
+                *e2 = j;
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* The largest distance of a vertex from the line through vertex 0 and
+ * the vertex farthest from it. */
+static double off_line(const fcl_obstacle *o)
+{
+    int far = 0;
+    double best = 0.0, e[3], w[3];
+    for (int i = 1; i < o->npoly; i++) {
+        double d2 = 0.0;
+        for (int k = 0; k < 3; k++)
+            d2 += ((double)o->poly[i][k] - o->poly[0][k]) * ((double)o->poly[i][k] - o->poly[0][k]);
+        far = d2 > best ? i : far;
+        best = fmax(best, d2);
+    }
+    for (int k = 0; k < 3; k++)
+        e[k] = ((double)o->poly[far][k] - o->poly[0][k]) / (best > 0.0 ? sqrt(best) : 1.0);
+    double most = 0.0;
+    for (int i = 1; i < o->npoly; i++) {
+        for (int k = 0; k < 3; k++)
+            w[k] = (double)o->poly[i][k] - o->poly[0][k];
+        double t = dot3(w, e), r2 = dot3(w, w) - t * t;
+        most = fmax(most, sqrt(fmax(r2, 0.0)));
+    }
+    return most;
+}
+
 int polygon_check(const fcl_obstacle *o, char *msg, size_t len)
 {
     fcl_polygon_frame f;
@@ -99,8 +168,10 @@ int polygon_check(const fcl_obstacle *o, char *msg, size_t len)
             }
         }
     if (!(f.area > 1e-8 * f.extent * f.extent)) {
-        snprintf(msg, len, "vertices: expected a polygon of non-zero area, got %g m^2 (its %d vertices lie on a "
-                 "line)", f.area, o->npoly);
+        /* A bowtie's two lobes cancel: its vertices are not on a line. */
+        int line = off_line(o) <= 1e-6 * f.extent;
+        snprintf(msg, len, "vertices: expected a polygon of non-zero area, got %g m^2 (%s)", f.area,
+                 line ? "its vertices lie on a line" : "its edges cross, and the parts' areas cancel");
         return -1;
     }
     double tol = 1e-4 * f.extent;
@@ -114,6 +185,12 @@ int polygon_check(const fcl_obstacle *o, char *msg, size_t len)
                      o->poly[i][1], o->poly[i][2], off);
             return -1;
         }
+    }
+    int e1, e2;
+    if (crossing(&f, &e1, &e2)) {
+        snprintf(msg, len, "vertices: expected a simple polygon, got edges %d (vertices[%d] to [%d]) and %d "
+                 "(vertices[%d] to [%d]) meeting", e1, e1, (e1 + 1) % o->npoly, e2, e2, (e2 + 1) % o->npoly);
+        return -1;
     }
     return 0;
 }
