@@ -217,6 +217,8 @@ refused "material.viscosity given as text" "$F" "material.viscosity" "got the st
 PH='"phases": [ { "name": "water", "density": 1000, "viscosity": 1 }, { "name": "oil", "density": 800, "viscosity": 5 } ]'
 F=$T/phase_unknown.json; scene "$F" "$PH" '[ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.1, 0.1], "phase": "tar" } ]'
 refused "a block naming an unknown phase" "$F" "fluid[0].phase: unknown phase 'tar'" "water, oil" -- run "$F" --solver mps
+F=$T/phase_color.json; scene "$F" '"phases": [ { "name": "a", "density": 1000, "viscosity": 1, "color": [1, 0] } ]' "$BOX"
+refused "a phase color of two numbers, in a color's words" "$F" "phases[0].color: expected three numbers in [0, 1] (red, green, blue), got [1, 0]" -- run "$F" --solver mps
 F=$T/phase_twice.json; scene "$F" '"phases": [ { "name": "a", "density": 1000, "viscosity": 1 }, { "name": "a", "density": 900, "viscosity": 1 } ]' "$BOX"
 refused "two phases of one name" "$F" "phases[1].name" "'a' is phases[0]'s name already" -- run "$F" --solver mps
 F=$T/phase_density.json; scene "$F" '"phases": [ { "name": "a", "density": -5, "viscosity": 1 } ]' "$BOX"

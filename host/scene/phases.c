@@ -61,6 +61,18 @@ static int read_phase(fcl_scene *s, const cJSON *o, int idx, const char *file, c
     ph->color[0] = ph->color[1] = ph->color[2] = 0.5f;
     if (!cJSON_IsObject(o))
         return fail(err, errlen, file, where, "expected an object with name, density, viscosity and color");
+    /* A color of the wrong shape in its own words (it read "[x, y, z] each
+     * in [-1e+06, 1e+06] m", a position's). */
+    const cJSON *col = cJSON_GetObjectItemCaseSensitive(o, "color");
+    int shaped = !col || (cJSON_IsArray(col) && cJSON_GetArraySize(col) == 3);
+    for (const cJSON *c = shaped && col ? col->child : NULL; c; c = c->next)
+        shaped &= cJSON_IsNumber(c);
+    if (!shaped) {
+        char msg[200], got[96];
+        snprintf(msg, sizeof msg, "expected three numbers in [0, 1] (red, green, blue), got %s",
+                 scene_json_show(col, got, sizeof got));
+        return fail(err, errlen, file, strcat(where, ".color"), msg);
+    }
     if (scene_check_keys(o, keys, where, file, err, errlen) != 0 || read_name(ph, o, where, file, err, errlen) != 0 ||
         read_value(o, "density", 1e-3, 1e6, &ph->density, where, file, err, errlen) != 0 ||
         read_value(o, "viscosity", 0.0, 1e5, &ph->viscosity, where, file, err, errlen) != 0 ||
