@@ -379,7 +379,7 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
      * frame 0, exit 3). Only a folder that was there can hold them. */
     char pvd[FCL_STR_MAX + 32];
     snprintf(pvd, sizeof pvd, "%s/frames.pvd", p->output_dir);
-    if ((!o->checkpoint && r->ck.path[0] && (rc = cli_probe_file("--checkpoint-every", r->ck.path)) != 0) ||
+    if ((!o->checkpoint && r->ck.path[0] && (rc = cli_probe_file("the checkpoint", r->ck.path)) != 0) ||
         (wants(p->output_format, "vtu") && (rc = cli_probe_file(o->out ? "--out" : "output.dir", pvd)) != 0)) {
         drop_stats(r);
         return rc;
