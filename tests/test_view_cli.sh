@@ -97,6 +97,11 @@ for args in "--frames 0" "--color heat --frames 1" "--draw voxels --frames 1" "-
     [ "$RC" -eq 2 ] && grep -q -- "$opt" "$T/err.txt" && ok "view $args: exit 2 naming $opt" ||
         bad "view $args" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 done
+# --device with --backend cpu is kept for the panel's switch to OpenCL,
+# and said (it was taken silently where run and bench refuse it).
+fl view "$T/s.json" --backend cpu --device 0 --frames 1 --size 200x150
+[ "$RC" -eq 0 ] && grep -q "note: --device applies when the panel switches to OpenCL" "$T/err.txt" &&
+    ok "view --backend cpu --device 0: runs, with a note" || bad "view cpu --device" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 fl view "$T/s.json" --backend cpu --frames 1 --param material.viscosity=-1
 [ "$RC" -eq 2 ] && grep -q "material.viscosity" "$T/err.txt" && ok "a bad --param exits 2 naming it" ||
     bad "bad --param" "exit $RC"

@@ -241,6 +241,13 @@ int cli_check_device_options(const char *name, const char *backend, const char *
         cli_error("%s: --device %s selects an OpenCL device; --backend cpu has none", name, device);
         return -1;
     }
+    /* The viewer's panel can switch to OpenCL later: kept, and said. */
+    if ((device || kernel_dir) && strcmp(backend, "cpu") == 0 && later)
+        fprintf(stderr, "fluidcl: %s: note: %s%s%s %s when the panel switches to OpenCL (--backend cpu has no "
+                "device and reads no kernel sources)\n", name, device ? "--device" : "",
+                device && kernel_dir ? " and " : "", kernel_dir ? "--kernel-dir" : "",
+                device && kernel_dir ? "apply" : "applies");
+
     if (kernel_dir && stat(kernel_dir, &st) != 0) {
         cli_error("%s: --kernel-dir %s: no such folder", name, kernel_dir);
         return -1;
