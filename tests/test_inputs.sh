@@ -307,7 +307,7 @@ refused "a polygon on a line says so" "$F" "its vertices lie on a line" -- run "
 # was called "on a line").
 F=$T/poly_bowtie.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0.1, 0.1], [0.1, 0, 0.1], [0, 0.1, 0.1]]')"
 refused "a symmetric bowtie polygon" "$F" "obstacles[0].vertices: expected a polygon of non-zero area" \
-    "its edges cross, and the parts' areas cancel" -- run "$F"
+    "its edges cross or fold back, and the parts' areas cancel" -- run "$F"
 F=$T/poly_cross.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0.15, 0.1], [0.1, 0, 0.1], [0, 0.05, 0.1]]')"
 refused "a self-intersecting polygon" "$F" "obstacles[0].vertices: expected a simple polygon" \
     "edges 0 (vertices[0] to [1]) and 2 (vertices[2] to [3]) meeting" -- run "$F"

@@ -88,8 +88,11 @@ static double orient(const double *a, const double *b, const double *c)
 /* Whether the segments ab and cd meet (touching within tol counts). */
 static int segments_meet(const double *a, const double *b, const double *c, const double *d, double tol)
 {
+    /* orient() is an area: tol times the segment's length makes it a
+     * distance from its line, as in the touching test below. */
     double o1 = orient(a, b, c), o2 = orient(a, b, d), o3 = orient(c, d, a), o4 = orient(c, d, b);
-    if (((o1 > tol && o2 < -tol) || (o1 < -tol && o2 > tol)) && ((o3 > tol && o4 < -tol) || (o3 < -tol && o4 > tol)))
+    double t1 = tol * hypot(b[0] - a[0], b[1] - a[1]), t2 = tol * hypot(d[0] - c[0], d[1] - c[1]);
+    if (((o1 > t1 && o2 < -t1) || (o1 < -t1 && o2 > t1)) && ((o3 > t2 && o4 < -t2) || (o3 < -t2 && o4 > t2)))
         return 1;
     /* Collinear or touching: a point of one within tol of the other. */
     const double *seg[4][3] = { { a, b, c }, { a, b, d }, { c, d, a }, { c, d, b } };
@@ -171,7 +174,7 @@ int polygon_check(const fcl_obstacle *o, char *msg, size_t len)
         /* A bowtie's two lobes cancel: its vertices are not on a line. */
         int line = off_line(o) <= 1e-6 * f.extent;
         snprintf(msg, len, "vertices: expected a polygon of non-zero area, got %g m^2 (%s)", f.area,
-                 line ? "its vertices lie on a line" : "its edges cross, and the parts' areas cancel");
+                 line ? "its vertices lie on a line" : "its edges cross or fold back, and the parts' areas cancel");
         return -1;
     }
     double tol = 1e-4 * f.extent;

@@ -401,18 +401,19 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
     int count = want_cl ? clrt_devices(&devs) : 0, matched = 0, rc = 0;
     for (int d = 0; d < count; d++)
         matched += device_wanted(o, d, devs[d].name);
-    if (want_cl && o->device && matched == 0) {
-        cli_error("--device '%s': no OpenCL device matches (see 'fluidcl devices')", o->device);
-        free(devs);
-        return FCL_EXIT_INPUT;
-    }
+    /* No device at all first: then --device names nothing to match. */
     if (want_cl && count == 0) {
         if (!want_cpu) {
             cli_error("--backend opencl: no OpenCL device found (see 'fluidcl devices')");
+            free(devs);
             return FCL_EXIT_DEVICE;
         }
         fprintf(stderr, "fluidcl: bench: no OpenCL device found: the native backend's column only (see 'fluidcl "
                 "devices')\n");
+    } else if (want_cl && o->device && matched == 0) {
+        cli_error("--device '%s': no OpenCL device matches (see 'fluidcl devices')", o->device);
+        free(devs);
+        return FCL_EXIT_INPUT;
     }
     if (want_cpu) {
         rc = bench_one(sc, "cpu", NULL, o, steps, &t->col[t->ncols]);

@@ -299,7 +299,8 @@ static int same_path(const char *a, const char *b)
 }
 
 /* The statistics, the checkpoint and the frames on distinct paths, the
- * checkpoint's default (DIR/checkpoint.state with --checkpoint-every) and
+ * checkpoint's default (DIR/checkpoint.state, written at a signal even
+ * without --checkpoint-every: ckpt_setup) and
  * the frames' index (DIR/frames.pvd) included: --stats naming the default
  * checkpoint once ran to the end and lost its rows (both write PATH.tmp). */
 static int check_output_paths(const fcl_cli *o, const fcl_params *p)
@@ -307,7 +308,7 @@ static int check_output_paths(const fcl_cli *o, const fcl_params *p)
     const char *dir = p->output_every > 0 ? p->output_dir : "", *ck = o->checkpoint ? o->checkpoint : "";
     const char *st = o->stats ? o->stats : "", *clash = NULL, *path = NULL;
     char dflt[FCL_STR_MAX + 32] = "", pvd[FCL_STR_MAX + 32] = "";
-    if (dir[0] && !ck[0] && o->checkpoint_every > 0)
+    if (dir[0] && !ck[0])
         snprintf(dflt, sizeof dflt, "%s/checkpoint.state", dir);
     if (dir[0] && wants(p->output_format, "vtu"))
         snprintf(pvd, sizeof pvd, "%s/frames.pvd", dir);
@@ -316,7 +317,8 @@ static int check_output_paths(const fcl_cli *o, const fcl_params *p)
     else if (st[0] && ck[0] && same_path(st, ck))
         clash = "--stats and --checkpoint name one file", path = st;
     else if (st[0] && dflt[0] && same_path(st, dflt))
-        clash = "--stats names the default checkpoint (--checkpoint-every without --checkpoint)", path = st;
+        clash = "--stats names the default checkpoint (DIR/checkpoint.state: --out without --checkpoint)",
+        path = st;
     else if (st[0] && pvd[0] && same_path(st, pvd))
         clash = "--stats names the frames' index", path = st;
     else if (ck[0] && pvd[0] && same_path(ck, pvd))

@@ -201,9 +201,10 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
             return FCL_EXIT_INPUT;
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
         int rc = mc_check_input(x, &c, &in, err, sizeof err);
-        /* The anisotropic field and the level set read the velocities: a
-         * NaN one gave an open mesh, and past 1e18 m/s (their square
-         * overflows a float) no surface or a sliver, all with exit 0. */
+        /* A frame's velocities must be finite (as bench --from wants them),
+         * whatever the field: the anisotropic field and the level set read
+         * them, and a NaN one gave an open mesh, and past 1e18 m/s (their
+         * square overflows a float) no surface or a sliver, all with exit 0. */
         for (size_t k = 0; rc == 0 && d.vel && k < d.n; k++) {
             float4 v = d.vel[k];
             if (!(fabsf(v.x) <= 1e18f && fabsf(v.y) <= 1e18f && fabsf(v.z) <= 1e18f)) {

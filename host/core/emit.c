@@ -3,7 +3,7 @@
  * out the particles inside them at the end of a step, compacting every
  * attribute through the host (ids and order kept). After each step every emitter open
  * during it adds the layers that crossed its plane, through the capacity
- * (sim_add_particles: ids continue, no rebuild). A layer leaves each time
+ * (sim_add_particles: ids continue; the derived fields carried). A layer leaves each time
  * the accumulated travel reaches a spacing (or, with a rate, the
  * accumulated time reaches the layer's period) and starts as far past the
  * plane as it has travelled since; its particles carry the emitter's

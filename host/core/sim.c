@@ -684,7 +684,8 @@ int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k
     if (!id || !kept) {
         free(id);
         free(kept);
-        snprintf(err, errlen, "adding %zu particles: out of host memory", k);
+        snprintf(err, errlen, "adding %zu particles: reading the %zu particles' pressure and fields from %s (or "
+                 "host memory for them) failed", k, s->n, be->name);
         return FCL_EXIT_DEVICE;
     }
     for (size_t i = 0; i < k; i++)

@@ -113,10 +113,11 @@ int sim_create(fcl_sim *s, fcl_backend *be, const fcl_params *prm, const float4 
 int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, const fcl_params *prm,
                       const float4 *pos, const float4 *vel, size_t n, const float4 *bpos, size_t nb, char *err,
                       size_t errlen);
-/* Append k particles (ids continue from next_id) within the capacity,
- * without rebuilding anything; the solver's derived fields are brought
- * up to date. 0, FCL_EXIT_INPUT (over particles.capacity, err says so)
- * or FCL_EXIT_DEVICE. */
+/* Append k particles (ids continue from next_id) within the capacity;
+ * the pressure and the solver's fields are carried through the host and a
+ * grid rebuild (sim_derived_take/put), then prepare() brings the derived
+ * fields up to date. 0, FCL_EXIT_INPUT (over particles.capacity, err says
+ * so) or FCL_EXIT_DEVICE. */
 int sim_add_particles(fcl_sim *s, const float4 *pos, const float4 *vel, size_t k, char *err, size_t errlen);
 /* The pressure and the solver's fields (buffers outside the grid, in the
  * last step's order) across a change of the particle set: take reads them
