@@ -111,6 +111,15 @@ static int contains_nocase(const char *hay, const char *needle)
     return n == 0;
 }
 
+int clrt_matches(const clrt_device *d, int index, const char *want)
+{
+    char *end;
+    long idx = strtol(want, &end, 10);
+    if (*want && *end == '\0')
+        return idx == index;
+    return contains_nocase(d->name, want) || contains_nocase(d->platform_name, want);
+}
+
 int clrt_choose(const clrt_device *devs, int count, const char *want, char *err, size_t errlen)
 {
     if (count == 0) {
@@ -135,7 +144,7 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
         return -1;
     }
     for (int i = 0; i < count; i++)
-        if (contains_nocase(devs[i].name, want) || contains_nocase(devs[i].platform_name, want))
+        if (clrt_matches(&devs[i], i, want))
             return i;
     snprintf(err, errlen, "--device '%s': no device name matches (see 'fluidcl devices')", want);
     return -1;

@@ -35,6 +35,10 @@ const char *clrt_type_name(cl_device_type t);
 /* Pick by NULL (first GPU, else first CPU, else first), index, or a
  * case-insensitive name substring. -1 with a message when none matches. */
 int clrt_choose(const clrt_device *devs, int count, const char *want, char *err, size_t errlen);
+/* Whether device d, number index, is one --device want names: a number is
+ * an index only; other text a case-insensitive substring of its name or
+ * platform's (clrt_choose takes the first; bench, every one). */
+int clrt_matches(const clrt_device *d, int index, const char *want);
 
 /* The first program file (kernels/families.def) that kernel_dir lacks or
  * cannot open, NULL when it has them all: --kernel-dir is checked with

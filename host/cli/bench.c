@@ -374,16 +374,11 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
     return ok ? 0 : FCL_EXIT_DEVICE;
 }
 
-/* Whether OpenCL device d (of that name) is one --device asks for. */
-static int device_wanted(const fcl_cli *o, int d, const char *name)
+/* Whether OpenCL device d is one --device asks for, by run's rules
+ * (clrt_matches: "1" once matched the "avx512" in device 0's name here). */
+static int device_wanted(const fcl_cli *o, int d, const clrt_device *devs)
 {
-    char idx[16];
-    snprintf(idx, sizeof idx, "%d", d);
-    /* Digits are an index only, as run takes them ("1" once matched the
-     * "avx512" in device 0's name). */
-    if (o->device && o->device[strspn(o->device, "0123456789")] == '\0')
-        return strcmp(o->device, idx) == 0;
-    return !o->device || strstr(name, o->device);
+    return !o->device || clrt_matches(&devs[d], d, o->device);
 }
 
 /* The columns to run: the native CPU backend, then each OpenCL device (or
@@ -400,7 +395,7 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
     clrt_device *devs = NULL;
     int count = want_cl ? clrt_devices(&devs) : 0, matched = 0, rc = 0;
     for (int d = 0; d < count; d++)
-        matched += device_wanted(o, d, devs[d].name);
+        matched += device_wanted(o, d, devs);
     /* No device at all first: then --device names nothing to match. */
     if (want_cl && count == 0) {
         if (!want_cpu) {
@@ -422,7 +417,7 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
     for (int d = 0; rc == 0 && d < count && t->ncols < MAX_COLS; d++) {
         char idx[16];
         snprintf(idx, sizeof idx, "%d", d);
-        if (device_wanted(o, d, devs[d].name) && (rc = bench_one(sc, "opencl", idx, o, steps, &t->col[t->ncols])) == 0)
+        if (device_wanted(o, d, devs) && (rc = bench_one(sc, "opencl", idx, o, steps, &t->col[t->ncols])) == 0)
             t->ncols++;
     }
     free(devs);
