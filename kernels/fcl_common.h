@@ -128,17 +128,32 @@ FCL_INLINE __mmask16 fcl_live16(uint left)
     return left >= 16u ? (__mmask16)0xffffu : (__mmask16)((1u << left) - 1u);
 }
 
-/* x, y and z of p[i0 .. i0 + 15], the live lanes (0 in the others). */
+/* The float mask of a float4 array's four elements whose bits in m4 are
+ * set (four bits each). */
+FCL_INLINE __mmask16 fcl_quad_mask(uint m4)
+{
+    return (__mmask16)(((m4 & 1u) ? 0x000fu : 0u) | ((m4 & 2u) ? 0x00f0u : 0u) | ((m4 & 4u) ? 0x0f00u : 0u) |
+                       ((m4 & 8u) ? 0xf000u : 0u));
+}
+
+/* x, y and z of p[i0 .. i0 + 15], the live lanes (0 in the others): four
+ * loads (masked at the end: nothing past the live elements is read) and
+ * a transpose, where three 16-element gathers cost more (the markers'
+ * move, their cell marking and the grid's count read positions so). */
 FCL_INLINE void fcl_xyz16(const float4 *p, uint i0, __mmask16 live, __m512 *x, __m512 *y, __m512 *z)
 {
-    __m512i at = _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32((int)i0),
-                                                    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-                                                                      14, 15)), 2);
-    const float *pf = (const float *)p;
-    __m512 zero = _mm512_setzero_ps();
-    *x = _mm512_mask_i32gather_ps(zero, live, at, pf, 4);
-    *y = _mm512_mask_i32gather_ps(zero, live, at, pf + 1, 4);
-    *z = _mm512_mask_i32gather_ps(zero, live, at, pf + 2, 4);
+    const float *pf = (const float *)(p + i0);
+    __m512 r[4];
+    for (int k = 0; k < 4; k++)
+        r[k] = live == (__mmask16)0xffffu ? _mm512_loadu_ps(pf + 16 * k)
+                                          : _mm512_maskz_loadu_ps(fcl_quad_mask(((uint)live >> (4 * k)) & 15u), pf + 16 * k);
+    __m512i xy = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+    __m512i zw = _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
+    __m512 a = _mm512_permutex2var_ps(r[0], xy, r[1]), b = _mm512_permutex2var_ps(r[2], xy, r[3]);
+    __m512 c = _mm512_permutex2var_ps(r[0], zw, r[1]), d = _mm512_permutex2var_ps(r[2], zw, r[3]);
+    *x = _mm512_shuffle_f32x4(a, b, 0x44);   /* x0..7 from a, x8..15 from b */
+    *y = _mm512_shuffle_f32x4(a, b, 0xee);
+    *z = _mm512_shuffle_f32x4(c, d, 0x44);
 }
 
 #ifdef __AVX512CD__
