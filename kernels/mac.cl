@@ -206,16 +206,14 @@ FCL_INLINE int mac_band(uint c, GLOBAL const uint *flags, const fcl_mac_info *m)
            flags[c - sz] == w || flags[c + sz] == w;
 }
 
-/* sum_p W_poly6(x - x_p) over the markers around x, or a part of it once
- * (base + the part) * inv reaches stop after a row (weights are never
- * negative: the rest could only add to it). */
+/* sum_p W_poly6(x - x_p) over the markers around x. */
 FCL_INLINE float mac_wsum(float4 x, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
-                          const fcl_sph_consts *cs, float base, float inv, float stop)
+                          const fcl_sph_consts *cs)
 {
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, x, lo, hi);
     float sum = 0.0f;
-    for (uint r = 0u; r < rows && (base + sum) * inv < stop; r++)
+    for (uint r = 0u; r < rows; r++)
         for (uint q = lo[r]; q < hi[r]; q++) {
             float4 p = pos[q];
             float dx = p.x - x.x, dy = p.y - x.y, dz = p.z - x.z;
@@ -232,16 +230,6 @@ FCL_INLINE float mac_reflect(float x, float o, uint n, const fcl_mac_info *m, fl
     *hit = x - o < h || top - x < h;
     return x - o < h ? 2.0f * o - x : (top - x < h ? 2.0f * top - x : x);
 }
-
-/* The markers' density at cell c's center relative to a resting
- * lattice's, sum_p W_poly6 / (lattice sum), from the markers around it
- * (the particle grid's cells are at least the poly6 support wide) and
- * their mirror images across the grid walls (free slip: a resting
- * pool's surface stays level up to the walls), divided by `share`, the
- * part of that lattice the markers may fill (mac_open_share; 1 but
- * beside an obstacle); a partial sum at least `stop` once it reaches
- * that (MAC_ALL: never). */
-#define MAC_ALL 3.0e38f
 
 /* Cell c's center and its mirror images across the grid walls within h
  * (as the markers are mirrored), in a fixed order, into y; their count. */
@@ -263,21 +251,28 @@ FCL_INLINE uint mac_images(uint c, const fcl_mac_info *m, const fcl_sph_consts *
     return n;
 }
 
+/* The markers' density at cell c's center relative to a resting
+ * lattice's, sum_p W_poly6 / (lattice sum), from the markers around it
+ * (the particle grid's cells are at least the poly6 support wide) and
+ * their mirror images across the grid walls (free slip: a resting
+ * pool's surface stays level up to the walls), divided by `share`, the
+ * part of that lattice the markers may fill (mac_open_share; 1 but
+ * beside an obstacle). */
 FCL_INLINE float mac_density_in(uint c, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
-                                const fcl_mac_info *m, const fcl_sph_consts *cs, float share, float stop)
+                                const fcl_mac_info *m, const fcl_sph_consts *cs, float share)
 {
     float4 y[8];
     uint n = mac_images(c, m, cs, y);
     float inv = m->inv_lattice / share, sum = 0.0f;
     for (uint q = 0u; q < n; q++)
-        sum += mac_wsum(y[q], pos, start, g, cs, sum, inv, stop);
+        sum += mac_wsum(y[q], pos, start, g, cs);
     return sum * inv;
 }
 
 FCL_INLINE float mac_density(uint c, GLOBAL const float4 *pos, GLOBAL const uint *start, const fcl_grid_info *g,
-                             const fcl_mac_info *m, const fcl_sph_consts *cs, float stop)
+                             const fcl_mac_info *m, const fcl_sph_consts *cs)
 {
-    return mac_density_in(c, pos, start, g, m, cs, 1.0f, stop);
+    return mac_density_in(c, pos, start, g, m, cs, 1.0f);
 }
 
 /* The share of the poly6 weight around cell c's center (and its mirror
@@ -309,6 +304,13 @@ FCL_INLINE float mac_open_share(uint c, GLOBAL const uint *flags, const fcl_mac_
     return all > 0.0f && blocked < 0.75f * all ? 1.0f - blocked / all : 0.25f;
 }
 
+/* The poly6 support's reach in cells, ceil(h / dx) (a thousandth of a
+ * cell under a whole number rounds down). */
+FCL_INLINE int mac_reach(const fcl_mac_info *m, const fcl_sph_consts *cs)
+{
+    return (int)ceil(cs->h * m->inv_dx - 1.0e-3f);
+}
+
 /* Whether an obstacle cell (a solid cell off the ghost layer) lies
  * within r cells of interior cell (i, j, k), across or along the axes. */
 FCL_INLINE int mac_near_obstacle(int i, int j, int k, int r, GLOBAL const uint *flags, const fcl_mac_info *m)
@@ -336,8 +338,8 @@ FCL_INLINE int mac_near_obstacle(int i, int j, int k, int r, GLOBAL const uint *
  * obstacle) divides its own density by the share of its support outside
  * obstacle cells. Without an obstacle cell near: the same bits as before. */
 FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const float4 *pos,
-                                  GLOBAL const uint *start, GLOBAL float *phi, const fcl_grid_info *g,
-                                  const fcl_mac_info *m, const fcl_sph_consts *cs)
+                                  GLOBAL const uint *start, GLOBAL const float *dens, GLOBAL float *phi,
+                                  const fcl_grid_info *g, const fcl_mac_info *m, const fcl_sph_consts *cs)
 {
     if (!mac_band(c, flags, m)) {
         phi[c] = flags[c] == MAC_FLUID ? -m->iso : m->iso;
@@ -345,9 +347,9 @@ FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const
     }
     uint i, j, k;
     mac_coords(c, m, &i, &j, &k);
-    int r = (int)ceil(cs->h * m->inv_dx - 1.0e-3f);
+    int r = mac_reach(m, cs);
     if (!mac_near_obstacle((int)i, (int)j, (int)k, r, flags, m)) {
-        phi[c] = m->iso - mac_density(c, pos, start, g, m, cs, MAC_ALL);
+        phi[c] = m->iso - dens[c];   /* mac_density of every band cell (mac_density_field) */
         return;
     }
     int nx = (int)m->nx, ny = (int)m->ny, nz = (int)m->nz;
@@ -372,12 +374,12 @@ FCL_INLINE void mac_levelset_item(uint c, GLOBAL const uint *flags, GLOBAL const
                             best = d2;
                             continue;
                         }
-                        sum += m->iso - mac_density(q, pos, start, g, m, cs, MAC_ALL);
+                        sum += m->iso - dens[q];
                         n += 1.0f;
                     }
     }
     phi[c] = n > 0.0f ? sum / n
-                      : m->iso - mac_density_in(c, pos, start, g, m, cs, mac_open_share(c, flags, m, cs), MAC_ALL);
+                      : m->iso - mac_density_in(c, pos, start, g, m, cs, mac_open_share(c, flags, m, cs));
 }
 
 /* The surface's fraction of the way from a fluid center (phi_f) to an
@@ -500,9 +502,9 @@ FCL_INLINE void mac_full_item(uint c, GLOBAL const uint *flags, GLOBAL uint *ful
  * apart there moved the sloshing period (-1.9 to -4.8 %), so those cells
  * keep 0, as every cell does when kappa is 0 (the seed's scheme). */
 FCL_INLINE void mac_density_target_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *full,
-                                        GLOBAL const uint *air, GLOBAL const float4 *pos, GLOBAL const uint *start,
-                                        GLOBAL float *tgt, const fcl_grid_info *g, const fcl_mac_info *m,
-                                        const fcl_sph_consts *cs, float kappa, float band, uint gen)
+                                        GLOBAL const uint *air, GLOBAL const float *dens, GLOBAL float *tgt,
+                                        const fcl_mac_info *m, const fcl_sph_consts *cs, float kappa, float band,
+                                        uint gen)
 {
     uint i, j, k;
     mac_coords(c, m, &i, &j, &k);
@@ -510,12 +512,12 @@ FCL_INLINE void mac_density_target_item(uint c, GLOBAL const uint *flags, GLOBAL
      * within the poly6 support of its center, whose density then
      * measures the markers' spacing alone (the ghost layer does not
      * count: the density mirrors the markers across it). */
-    int reach = (int)ceil(cs->h * m->inv_dx - 1.0e-3f);
-    if (flags[c] != MAC_FLUID || !(kappa > 0.0f) || air[0] != gen || !mac_all_within(i, j, k, reach, full, 1u, m)) {
+    if (flags[c] != MAC_FLUID || !(kappa > 0.0f) || air[0] != gen ||
+        !mac_all_within(i, j, k, mac_reach(m, cs), full, 1u, m)) {
         tgt[c] = 0.0f;
         return;
     }
-    float r = mac_density(c, pos, start, g, m, cs, MAC_ALL) - 1.0f;
+    float r = dens[c] - 1.0f;   /* mac_density, as every deep cell's (mac_density_field) */
     tgt[c] = kappa * (r > band ? r - band : (r < -band ? r + band : 0.0f));
 }
 

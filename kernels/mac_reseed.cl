@@ -6,12 +6,13 @@
  * of its volume in 2 s. Each substep, before the markers move, with the
  * markers per cell that mac_mark_fluid counted beside the flags:
  *
- * taker, donor: the markers' density over a resting lattice's
- *          (mac_density, the level set's) at the centers of cells holding
- *          fewer than `keep` (the resting count) beside one holding more,
- *          then at those beside a taker so found: counts alone cannot tell
- *          a bunch from a lattice that a gentle strain has slid across a
- *          cell boundary (8 -> 12 and 4 at once), the density can
+ * density: the markers' density over a resting lattice's (mac_density,
+ *          the level set's) at the centers of cells holding fewer than
+ *          `keep` (the resting count) beside one holding more, and of
+ *          those beside them (mac_density_field below, which also serves
+ *          the level set and the density correction): counts alone cannot
+ *          tell a bunch from a lattice that a gentle strain has slid across
+ *          a cell boundary (8 -> 12 and 4 at once), the density can
  * claim:   a taker - fewer than `keep` markers, density under 1 - b, no air
  *          among its six face neighbors (a hole inside the liquid, not its
  *          surface) - names the fullest of its 26 neighbors holding more
@@ -76,38 +77,35 @@ FCL_INLINE int mac_reseed_near(uint c, GLOBAL const uint *flags, GLOBAL const ui
     return near;
 }
 
-/* The densities, a gather over the markers around a center each, only
- * where they decide: first the takers' (a possible taker beside a
- * possible donor; the gather stops once the density reaches 1 - b), then
- * the donors' (beside a taker so found; stops past 1 + b). 1 elsewhere,
- * which decides nothing. */
-FCL_INLINE void mac_reseed_taker_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,
-                                      GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *dens,
-                                      const fcl_grid_info *g, const fcl_mac_info *m, const fcl_sph_consts *cs,
-                                      uint keep, float band)
-{
-    int take = mac_reseed_may_take(c, flags, count, m, keep) && mac_reseed_near(c, flags, count, m, keep, 1);
-    dens[c] = take ? mac_density(c, pos, start, g, m, cs, 1.0f - band) : 1.0f;
-}
-
 FCL_INLINE int mac_reseed_is_taker(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,
                                 GLOBAL const float *dens, const fcl_mac_info *m, uint keep, float band)
 {
     return mac_reseed_may_take(c, flags, count, m, keep) && dens[c] < 1.0f - band;
 }
 
-FCL_INLINE void mac_reseed_donor_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,
-                                      GLOBAL const float4 *pos, GLOBAL const uint *start, GLOBAL float *dens,
-                                      const fcl_grid_info *g, const fcl_mac_info *m, const fcl_sph_consts *cs,
-                                      uint keep, float band)
+/* The markers' density at the centers of the cells that read it, once
+ * per flags (mac.c, ensure_density), one gather serving three readers:
+ * the level set's band (mac_band), with `deep` the density correction's
+ * deep cells (mac_density_target's test), with `reseed` the reseeding's
+ * candidates, a possible taker beside a possible donor and a possible
+ * donor beside a possible taker (by counts). Elsewhere 1, which decides
+ * nothing. The reseeding once gathered its own, stopping each sum once
+ * it decided; full sums decide the same (weights are never negative). */
+FCL_INLINE void mac_density_field_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *full,
+                                       GLOBAL const uint *count, GLOBAL const float4 *pos, GLOBAL const uint *start,
+                                       GLOBAL float *dens, const fcl_grid_info *g, const fcl_mac_info *m,
+                                       const fcl_sph_consts *cs, uint deep, uint reseed, uint keep)
 {
-    if (!mac_reseed_may_give(c, flags, count, keep))
-        return;
-    int near = 0;
-    for (int k = 0; k < 27 && !near; k++)
-        near = mac_reseed_is_taker(mac_reseed_nb(c, k, m), flags, count, dens, m, keep, band);
-    if (near)
-        dens[c] = mac_density(c, pos, start, g, m, cs, 1.0f + band);
+    int need = mac_band(c, flags, m);
+    if (!need && deep && flags[c] == MAC_FLUID) {
+        uint i, j, k;
+        mac_coords(c, m, &i, &j, &k);
+        need = mac_all_within(i, j, k, mac_reach(m, cs), full, 1u, m);
+    }
+    if (!need && reseed)
+        need = (mac_reseed_may_take(c, flags, count, m, keep) && mac_reseed_near(c, flags, count, m, keep, 1)) ||
+               (mac_reseed_may_give(c, flags, count, keep) && mac_reseed_near(c, flags, count, m, keep, 0));
+    dens[c] = need ? mac_density(c, pos, start, g, m, cs) : 1.0f;
 }
 
 FCL_INLINE void mac_reseed_claim_item(uint c, GLOBAL const uint *flags, GLOBAL const uint *count,

@@ -125,6 +125,7 @@ static double cfl_dt(const fcl_sim *s, const mac *d)
 static int launch_flags(fcl_sim *s, mac *d)
 {
     uint counting = s->prm->mac_reseed > 0.0f;
+    d->fgen = d->fgen + 1u ? d->fgen + 1u : 1u;   /* full and dens no longer belong to them */
     return pass_mac_flag_solid(s->be, d->m.ncell, "flags", d->flags, d->count, s->solids, d->m, s->c) != 0 ||
                    (s->nmeshes && s->nb &&
                     pass_mac_flag_boundary(s->be, s->nb, "flags", sim_bpos(s), d->flags, d->m) != 0) ||
@@ -134,10 +135,58 @@ static int launch_flags(fcl_sim *s, mac *d)
                : 0;
 }
 
+/* The density correction's deep test, first half, and whether any cell
+ * is air, once per flags (a new number for air each time; 0 is never
+ * one). */
+static int ensure_full(fcl_sim *s, mac *d)
+{
+    if (d->full_at == d->fgen)
+        return 0;
+    d->air_gen = d->air_gen + 1u ? d->air_gen + 1u : 1u;
+    if (pass_mac_full(s->be, d->m.ncell, "density", d->flags, d->full, d->air, d->m, d->air_gen) != 0)
+        return -1;
+    d->full_at = d->fgen;
+    return 0;
+}
+
+/* Which cells' density the markers' gather computes: the level set's
+ * band always, the density correction's deep cells and the reseeding's
+ * candidates while those are on (both are live). */
+enum { DENS_BAND = 1, DENS_DEEP = 2, DENS_RESEED = 4 };
+
+static unsigned density_wants(const fcl_sim *s)
+{
+    return DENS_BAND | (s->prm->mac_density_correction > 0.0 ? DENS_DEEP : 0) |
+           (s->prm->mac_reseed > 0.0f ? DENS_RESEED : 0);
+}
+
+/* The markers' density at the cells that read it, once per flags: the
+ * level set, the density correction and the reseeding read the markers
+ * where they are between the flags and the move (one gather for the
+ * three; kernels/mac_reseed.cl, mac_density_field). */
+static int ensure_density(fcl_sim *s, mac *d, unsigned want)
+{
+    if (d->dens_at == d->fgen && !(want & ~d->dens_has))
+        return 0;
+    want |= density_wants(s) | (d->dens_at == d->fgen ? d->dens_has : 0u);
+    uint keep = (uint)lround(s->prm->mac_particles_per_cell);
+    if (((want & DENS_DEEP) && ensure_full(s, d) != 0) ||
+        pass_mac_density_field(s->be, d->m.ncell, "density", d->flags, d->full, d->count, sim_attr(s, s->a_pos),
+                               s->grid.start, d->dens, s->grid.info, d->m, s->c, (want & DENS_DEEP) != 0,
+                               (want & DENS_RESEED) != 0, keep) != 0)
+        return -1;
+    d->dens_at = d->fgen;
+    d->dens_has = want;
+    return 0;
+}
+
 static int launch_levelset(fcl_sim *s, mac *d)
 {
-    return pass_mac_levelset(s->be, d->m.ncell, "levelset", d->flags, sim_attr(s, s->a_pos), s->grid.start, d->phi,
-                             s->grid.info, d->m, s->c);
+    return ensure_density(s, d, DENS_BAND) != 0 ||
+                   pass_mac_levelset(s->be, d->m.ncell, "levelset", d->flags, sim_attr(s, s->a_pos), s->grid.start,
+                                     d->dens, d->phi, s->grid.info, d->m, s->c) != 0
+               ? -1
+               : 0;
 }
 
 static int flip_on(const fcl_sim *s)
@@ -239,14 +288,11 @@ static int launch_viscosity(fcl_sim *s, mac *d)
 static int launch_divergence(fcl_sim *s, mac *d, float kappa)
 {
     /* With kappa 0 the target pass only writes zeros (kappa is live: a
-     * viewer that turns it off leaves no stale targets). A new number
-     * for this substep's air test; 0 is never one. */
-    d->air_gen = d->air_gen + 1u ? d->air_gen + 1u : 1u;
-    return (kappa > 0.0f && pass_mac_full(s->be, d->m.ncell, "divergence", d->flags, d->full, d->air, d->m,
-                                          d->air_gen) != 0) ||
-                   pass_mac_density_target(s->be, d->m.ncell, "divergence", d->flags, d->full, d->air,
-                                           sim_attr(s, s->a_pos), s->grid.start, d->tgt, s->grid.info, d->m, s->c,
-                                           kappa, (float)s->prm->mac_density_band, d->air_gen) != 0 ||
+     * viewer that turns it off leaves no stale targets). */
+    return (kappa > 0.0f && ensure_density(s, d, DENS_DEEP) != 0) ||
+                   pass_mac_density_target(s->be, d->m.ncell, "divergence", d->flags, d->full, d->air, d->dens,
+                                           d->tgt, d->m, s->c, kappa, (float)s->prm->mac_density_band,
+                                           d->air_gen) != 0 ||
                    pass_mac_divergence(s->be, d->m.ncell, "divergence", d->vel[d->cur], d->flags, d->phi, d->tgt,
                                        d->rhs, d->diag, d->p, d->m) != 0
                ? -1
@@ -358,11 +404,7 @@ static int launch_reseed(fcl_sim *s, mac *d)
         return 0;
     uint keep = (uint)lround(s->prm->mac_particles_per_cell);
     fcl_buf *pos = sim_attr(s, s->a_pos), *dest = s->grid.rank;
-    return pass_grid_clear(s->be, s->n, "reseed", dest) != 0 ||
-                   pass_mac_reseed_taker(s->be, d->m.ncell, "reseed", d->flags, d->count, pos, s->grid.start, d->dens,
-                                         s->grid.info, d->m, s->c, keep, band) != 0 ||
-                   pass_mac_reseed_donor(s->be, d->m.ncell, "reseed", d->flags, d->count, pos, s->grid.start, d->dens,
-                                         s->grid.info, d->m, s->c, keep, band) != 0 ||
+    return ensure_density(s, d, DENS_RESEED) != 0 || pass_grid_clear(s->be, s->n, "reseed", dest) != 0 ||
                    pass_mac_reseed_claim(s->be, d->m.ncell, "reseed", d->flags, d->count, d->dens, d->req, d->m, keep,
                                          band) != 0 ||
                    pass_mac_reseed_pick(s->be, d->m.ncell, "reseed", pos, d->count, d->req, s->grid.start, dest,

@@ -51,12 +51,16 @@ typedef struct mac {
     fcl_buf *flags, *phi, *p, *rhs, *diag, *mask[2], *speed;
     fcl_buf *old;          /* FLIP: the field after the transfer, before forces */
     fcl_buf *count, *req;  /* reseeding: markers per cell, each taker's donor */
-    fcl_buf *dens;         /* reseeding: the density of candidate cells */
+    fcl_buf *dens;         /* the markers' density at the cell centers that read it (mac_density_field) */
     fcl_buf *moved;        /* reseeding: markers moved this step (one uint) */
     fcl_buf *tgt;          /* density correction: each fluid cell's divergence target (mac_density_target) */
     fcl_buf *full;         /* density correction: 1 where a cell and its 26 neighbors are fluid (mac_full) */
     fcl_buf *air;          /* density correction: one uint, air_gen once a cell is air this substep */
-    unsigned air_gen;      /* this substep's number for air (counts up; the buffer starts at 0) */
+    unsigned air_gen;      /* the number mac_full gave air last (counts up; the buffer starts at 0) */
+    unsigned fgen;         /* flags computed so far (launch_flags): what full and dens belong to */
+    unsigned full_at;      /* the fgen full and air were computed for (0: never) */
+    unsigned dens_at;      /* the fgen dens was computed for (0: never) */
+    unsigned dens_has;     /* which cells it holds (DENS_* in mac.c) */
     long reseeded;         /* reseeding: markers moved last step */
     fcl_reduction umax;
     fcl_pcg cg;

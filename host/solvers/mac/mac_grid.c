@@ -112,7 +112,7 @@ int mac_grid_alloc(mac *d, fcl_backend *be)
     d->old = be->ops->buf_new(be, n * 16, "MAC face velocities before forces (FLIP)");
     d->count = be->ops->buf_new(be, n * 4, "MAC markers per cell (reseeding)");
     d->req = be->ops->buf_new(be, n * 4, "MAC reseeding claims");
-    d->dens = be->ops->buf_new(be, n * 4, "MAC reseeding densities");
+    d->dens = be->ops->buf_new(be, n * 4, "MAC marker densities at cell centers");
     d->moved = be->ops->buf_new(be, 4, "MAC reseeded markers");
     d->tgt = be->ops->buf_new(be, n * 4, "MAC density-correction targets");
     d->full = be->ops->buf_new(be, n * 4, "MAC density correction: cells among fluid");
