@@ -136,11 +136,11 @@ FCL_INLINE __mmask16 fcl_quad_mask(uint m4)
                        ((m4 & 8u) ? 0xf000u : 0u));
 }
 
-/* x, y and z of p[i0 .. i0 + 15], the live lanes (0 in the others): four
- * loads (masked at the end: nothing past the live elements is read) and
- * a transpose, where three 16-element gathers cost more (the markers'
- * move, their cell marking and the grid's count read positions so). */
-FCL_INLINE void fcl_xyz16(const float4 *p, uint i0, __mmask16 live, __m512 *x, __m512 *y, __m512 *z)
+/* x, y, z and w of p[i0 .. i0 + 15], the live lanes (0 in the others):
+ * four loads (masked at the end: nothing past the live elements is read)
+ * and a transpose, where 16-element gathers cost more (the markers' move,
+ * their cell marking and the grid's count read positions so). */
+FCL_INLINE void fcl_xyzw16(const float4 *p, uint i0, __mmask16 live, __m512 *x, __m512 *y, __m512 *z, __m512 *w)
 {
     const float *pf = (const float *)(p + i0);
     __m512 r[4];
@@ -154,6 +154,32 @@ FCL_INLINE void fcl_xyz16(const float4 *p, uint i0, __mmask16 live, __m512 *x, _
     *x = _mm512_shuffle_f32x4(a, b, 0x44);   /* x0..7 from a, x8..15 from b */
     *y = _mm512_shuffle_f32x4(a, b, 0xee);
     *z = _mm512_shuffle_f32x4(c, d, 0x44);
+    if (w)
+        *w = _mm512_shuffle_f32x4(c, d, 0xee);
+}
+
+FCL_INLINE void fcl_xyz16(const float4 *p, uint i0, __mmask16 live, __m512 *x, __m512 *y, __m512 *z)
+{
+    fcl_xyzw16(p, i0, live, x, y, z, (__m512 *)0);
+}
+
+/* fcl_xyzw16's inverse: p[i0 .. i0 + 15] = (x, y, z, w), the live lanes
+ * only. */
+FCL_INLINE void fcl_put16(float4 *p, uint i0, __mmask16 live, __m512 x, __m512 y, __m512 z, __m512 w)
+{
+    __m512 a = _mm512_shuffle_f32x4(x, y, 0x44), b = _mm512_shuffle_f32x4(x, y, 0xee);   /* x, y of 0..7; 8..15 */
+    __m512 c = _mm512_shuffle_f32x4(z, w, 0x44), d = _mm512_shuffle_f32x4(z, w, 0xee);
+    __m512i lo = _mm512_setr_epi32(0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27);
+    __m512i hi = _mm512_setr_epi32(4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31);
+    __m512 r[4] = { _mm512_permutex2var_ps(a, lo, c), _mm512_permutex2var_ps(a, hi, c),
+                    _mm512_permutex2var_ps(b, lo, d), _mm512_permutex2var_ps(b, hi, d) };
+    float *pf = (float *)(p + i0);
+    for (int k = 0; k < 4; k++) {
+        if (live == (__mmask16)0xffffu)
+            _mm512_storeu_ps(pf + 16 * k, r[k]);
+        else
+            _mm512_mask_storeu_ps(pf + 16 * k, fcl_quad_mask(((uint)live >> (4 * k)) & 15u), r[k]);
+    }
 }
 
 #ifdef __AVX512CD__

@@ -187,13 +187,24 @@ static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float
                             uint last)
 {
     mac_v16 x;
-    fcl_xyz16(pos, i0, fcl_live16(count - i0), &x.x, &x.y, &x.z);
+    __m512 xw;
+    __mmask16 live = fcl_live16(count - i0);
+    fcl_xyzw16(pos, i0, live, &x.x, &x.y, &x.z, &xw);
     float dt = m->dt, h = 0.5f * dt, e = m->margin;
     float4 o = m->origin;
     mac_v16 u2 = mac_velocity16(gv, mac_step16(x, h, mac_velocity16(gv, x, m)), m), q = mac_step16(x, dt, u2);
     q.x = mac_clamp16(q.x, o.x + e, o.x + (float)m->nx * m->dx - e);
     q.y = mac_clamp16(q.y, o.y + e, o.y + (float)m->ny * m->dx - e);
     q.z = mac_clamp16(q.z, o.z + e, o.z + (float)m->nz * m->dx - e);
+    if (!keep && cs->nsolids == 0u) {
+        /* No obstacle to push out of: the lanes stay in registers. */
+        mac_v16 u = last ? mac_velocity16(gv, q, m) : u2;
+        __m512 zero = _mm512_setzero_ps();
+        fcl_put16(pos, i0, live, q.x, q.y, q.z, xw);
+        fcl_put16(vel, i0, live, u.x, u.y, u.z, zero);
+        fcl_put16(vev, i0, live, u.x, u.y, u.z, zero);
+        return;
+    }
     float qx[16], qy[16], qz[16], ux[16], uy[16], uz[16];
     _mm512_storeu_ps(qx, q.x);
     _mm512_storeu_ps(qy, q.y);
