@@ -11,7 +11,9 @@
  * CPU backend's OpenMP schedule (FCL_SCHED_*) and its stride
  * (FCL_STEP_*): a `lanes` pass on an AVX-512 host build (FCL_AVX512) is
  * called for i = 0, 16, 32, ... and its item runs items i .. i + 15
- * (fewer at the end) with its 16-lane twin; everywhere else, and on
+ * (fewer at the end) with its 16-lane twin, a `lanes2` pass for i = 0,
+ * 32, 64, ... with two such groups in flight (where one group's chain of
+ * dependent gathers leaves the core idle); everywhere else, and on
  * OpenCL, every pass is called once per item.
  * Invariant: name_item's parameters are exactly ARGS in order; the
  * compiler checks every generated call against it on both backends.
@@ -43,13 +45,16 @@
 #define FCL_SCHED_hood dynamic, 1024
 #define FCL_SCHED_cells dynamic, 4096
 #define FCL_SCHED_lanes static
+#define FCL_SCHED_lanes2 static
 #define FCL_STEP_static 1
 #define FCL_STEP_hood 1
 #define FCL_STEP_cells 1
 #ifdef FCL_AVX512
 #define FCL_STEP_lanes 16
+#define FCL_STEP_lanes2 32
 #else
 #define FCL_STEP_lanes 1
+#define FCL_STEP_lanes2 1
 #endif
 #define FCL_PRAGMA(x) _Pragma(#x)
 /* Passes over fewer items than fcl_cpu_omp_min (host/backend/be_cpu.c)
