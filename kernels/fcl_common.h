@@ -76,7 +76,7 @@ typedef uint32_t uint;
  * the scalar source's bits. The
  * host compiler did not vectorize them (a compaction; gathers of float4
  * with a long scalar tail). A portable build runs the scalar source. */
-#ifdef __AVX512F__
+#if defined(__AVX512F__) && defined(__AVX512DQ__)   /* DQ: the twins' float masks and xors (F alone: Xeon Phi) */
 #include <immintrin.h>
 #define FCL_AVX512 1
 #endif

@@ -227,6 +227,7 @@ static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float
         vev[i0 + l] = us[l];
     }
 }
+
 /* The seed's markers (no velocity of their own) in a grid without
  * obstacles, the common case: markers i0 .. i0 + 31 as two groups of 16
  * whose stages interleave (each group is a chain of dependent gathers and
