@@ -55,7 +55,7 @@ typedef struct mac {
     fcl_buf *moved;        /* reseeding: markers moved this step (one uint) */
     fcl_buf *tgt;          /* density correction: each fluid cell's divergence target (mac_density_target) */
     fcl_buf *full;         /* density correction: 1 where a cell and its 26 neighbors are fluid (mac_full) */
-    fcl_buf *air;          /* density correction: one uint, air_gen once a cell is air this substep */
+    fcl_buf *air;          /* density correction: one uint, air_gen once a cell of these flags is air */
     unsigned air_gen;      /* the number mac_full gave air last, per flags (counts up; the buffer starts at 0) */
     unsigned fgen;         /* flags computed so far (launch_flags): what full and dens belong to */
     unsigned full_at;      /* the fgen full and air were computed for (0: never) */
