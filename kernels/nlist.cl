@@ -33,8 +33,8 @@ typedef struct fcl_nl_sum {
 
 #ifdef FCL_AVX512
 /* The native backend on a CPU with AVX-512 (fcl_common.h): one row of
- * candidates 16 at a time. Four loads hold 16 float4s; two rounds of
- * two-source permutes turn them into x, y and z vectors; the distance is
+ * candidates 16 at a time. Four loads hold 16 float4s, which a transpose
+ * turns into x, y and z vectors (fcl_xyz16); the distance is
  * computed as the scalar loop does (the mirror as 2 plane - q, the same
  * operations in the same order, no contraction), and the entries of the
  * candidates within range are compressed in a register and stored at
@@ -43,10 +43,6 @@ typedef struct fcl_nl_sum {
 FCL_INLINE uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, uint hi, uint mk, float4 plane,
                               float r2, uint *restrict buf, uint n, const fcl_nl_sum *ws, __m512 *acc)
 {
-    const __m512i lo_xy = _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
-    const __m512i lo_zw = _mm512_setr_epi32(2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
-    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     __m512 px = _mm512_set1_ps(pi.x), py = _mm512_set1_ps(pi.y), pz = _mm512_set1_ps(pi.z);
     __m512 ox = _mm512_set1_ps(2.0f * plane.x), oy = _mm512_set1_ps(2.0f * plane.y);
@@ -55,18 +51,8 @@ FCL_INLINE uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, u
     for (uint j = lo; j < hi; j += 16u) {
         uint left = hi - j;
         __mmask16 live = fcl_live16(left);
-        const float *f = (const float *)(qpos + j);
-        /* Lane masks of the four loads: 4 floats per live candidate. */
-        __mmask16 m0 = _cvtu32_mask16(left >= 4u ? 0xffffu : (1u << 4u * left) - 1u);
-        __mmask16 m1 = _cvtu32_mask16(left >= 8u ? 0xffffu : (left > 4u ? (1u << 4u * (left - 4u)) - 1u : 0u));
-        __mmask16 m2 = _cvtu32_mask16(left >= 12u ? 0xffffu : (left > 8u ? (1u << 4u * (left - 8u)) - 1u : 0u));
-        __mmask16 m3 = _cvtu32_mask16(left >= 16u ? 0xffffu : (left > 12u ? (1u << 4u * (left - 12u)) - 1u : 0u));
-        __m512 a0 = _mm512_maskz_loadu_ps(m0, f), a1 = _mm512_maskz_loadu_ps(m1, f + 16);
-        __m512 a2 = _mm512_maskz_loadu_ps(m2, f + 32), a3 = _mm512_maskz_loadu_ps(m3, f + 48);
-        __m512 xy01 = _mm512_permutex2var_ps(a0, lo_xy, a1), xy23 = _mm512_permutex2var_ps(a2, lo_xy, a3);
-        __m512 zw01 = _mm512_permutex2var_ps(a0, lo_zw, a1), zw23 = _mm512_permutex2var_ps(a2, lo_zw, a3);
-        __m512 qx = _mm512_permutex2var_ps(xy01, even, xy23), qy = _mm512_permutex2var_ps(xy01, odd, xy23);
-        __m512 qz = _mm512_permutex2var_ps(zw01, even, zw23);
+        __m512 qx, qy, qz;
+        fcl_xyz16(qpos, j, live, &qx, &qy, &qz);
         if (mk & 1u)
             qx = _mm512_sub_ps(ox, qx);
         if (mk & 2u)
