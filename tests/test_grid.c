@@ -4,7 +4,8 @@
  * sort (order, cell starts, determinism) with empty input, one particle,
  * 2^k +- 1 particles, everything in one cell and particles outside the
  * domain, and the neighbor sets found through the grid against O(N^2)
- * sets. On OpenCL it also checks the shared struct sizes.
+ * sets. On OpenCL it also checks the shared struct sizes; with AVX-512,
+ * the 16-lane twins' position read and write against scalar ones.
  */
 #include "fcl_test.h"
 #include "grid.h"
@@ -198,8 +199,58 @@ static void check_type_sizes(fcl_backend *be)
     be->ops->buf_free(be, b);
 }
 
+#ifdef FCL_AVX512
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The 16-lane twins' position read and write (fcl_xyzw16, fcl_put16) on
+ * arrays of 1 to 100 float4 that end at an unreadable page, so that a
+ * read or write past the last live element faults: every lane of every
+ * block as the scalar source reads it, dead lanes 0, and a write back of
+ * other values changes exactly the live elements. */
+static void check_lanes(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    int bad = 0;
+    for (uint count = 1u; count <= 100u; count++) {
+        size_t bytes = count * sizeof(float4), span = (bytes + (size_t)pg - 1u) / (size_t)pg * (size_t)pg;
+        char *m = mmap(NULL, span + (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED || mprotect(m + span, (size_t)pg, PROT_NONE) != 0) {
+            CHECK(0, "lanes: no guard page for %u elements", count);
+            return;
+        }
+        float4 *p = (float4 *)(m + span - bytes);
+        for (uint i = 0u; i < count; i++)
+            p[i] = fcl_f4((float)i + 0.1f, (float)i + 0.2f, (float)i + 0.3f, (float)i + 0.4f);
+        for (uint i0 = 0u; i0 < count; i0 += 16u) {
+            __mmask16 live = fcl_live16(count - i0);
+            __m512 v[4];
+            float got[4][16];
+            fcl_xyzw16(p, i0, live, &v[0], &v[1], &v[2], &v[3]);
+            for (int a = 0; a < 4; a++)
+                _mm512_storeu_ps(got[a], v[a]);
+            for (uint l = 0u; l < 16u; l++) {
+                float4 want = i0 + l < count ? p[i0 + l] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+                bad += got[0][l] != want.x || got[1][l] != want.y || got[2][l] != want.z || got[3][l] != want.w;
+            }
+            fcl_put16(p, i0, live, v[1], v[2], v[3], v[0]);   /* rotated: (y, z, w, x) */
+        }
+        for (uint i = 0u; i < count; i++)
+            bad += p[i].x != (float)i + 0.2f || p[i].y != (float)i + 0.3f || p[i].z != (float)i + 0.4f ||
+                   p[i].w != (float)i + 0.1f;
+        munmap(m, span + (size_t)pg);
+    }
+    CHECK(bad == 0, "lanes: %d lanes of fcl_xyzw16 / fcl_put16 differ from the scalar reads and writes", bad);
+}
+#endif
+
 int main(void)
 {
+#ifdef FCL_AVX512
+    check_lanes();
+#else
+    printf("test_grid: no AVX-512 in this build: the 16-lane position helpers are not checked\n");
+#endif
     size_t scan_sizes[] = { 0, 1, 2, 511, 512, 513, 1023, 1024, 1025, 262143, 262144, 262145, 1000001 };
     for (int bi = 0; bi < 2; bi++) {
         fcl_backend *be = ft_backend(bi);
