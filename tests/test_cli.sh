@@ -919,14 +919,15 @@ fl run "$GOOD" --backend cpu --steps 1 --solver foo
     ok "27 --solver foo names the option, not the scene" || bad "27 --solver foo" "exit $RC: $(errline)"
 # bench --mesh with the level set: the host's stages are pass rows too
 # (the rows held 0.41 of 5.9 ms), and the JSON lists only passes that ran
-# (it listed every step pass at 0). The rows are means of three runs and
-# the total their median, so a loaded machine can put the rows above it
-# (4.49 against 4.08 ms once): from 0.6 to 2 times it.
+# (it listed every step pass at 0). The rows are the passes of the
+# median run, whose wall time is the total: from 0.6 to 1.02 times it
+# (means of three runs against their median once put them at 4.35 times
+# it, one run slowed by a loaded machine).
 fl bench "$GOOD" --backend cpu --steps 2 --mesh --param surface.method=levelset --json "$T/ls_bench.json" --quiet
 SUMP=$(awk '/"surface_ms_per_pass"/ { on = 1; next } on && /}/ { on = 0 } on { gsub(/[",]/, ""); s += $2; z += ($2 == 0) } END { printf "%g %d", s, z }' "$T/ls_bench.json")
 SMS=$(awk -F: '/"surface_ms_median_of_3"/ { gsub(/[ ,\t]/, "", $2); print $2 }' "$T/ls_bench.json")
 [ "$RC" -eq 0 ] && grep -q '"ls-iterate"' "$T/ls_bench.json" && [ "${SUMP#* }" = 0 ] &&
-    awk -v a="${SUMP% *}" -v b="$SMS" 'BEGIN { exit !(a >= 0.6 * b && a <= 2 * b) }' &&
+    awk -v a="${SUMP% *}" -v b="$SMS" 'BEGIN { exit !(a >= 0.6 * b && a <= 1.02 * b) }' &&
     ok "27 bench --mesh levelset: pass rows ${SUMP% *} of $SMS ms, none at 0" ||
     bad "27 bench levelset rows" "exit $RC: passes ${SUMP% *} (zeros ${SUMP#* }) of $SMS ms"
 # bench --from a multi-phase scene takes the phases from the frame's mps
