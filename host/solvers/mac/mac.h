@@ -72,6 +72,7 @@ typedef struct mac {
     long iters;            /* this step: CG iterations over its substeps */
     double resid;          /* this step: the largest final |r| / |b| */
     int substeps;
+    double dt_last;        /* the last substep's length (the blow-up test's, mac.c) */
     fcl_pcg_result last;
     fcl_buf *vdiag, *vrhs; /* viscosity: its diagonal and right-hand side (float4 a cell) */
     fcl_pcg vcg;           /* viscosity: CG vectors over 4 rows a cell (all lazily, mac.viscosity > 0) */
