@@ -182,18 +182,27 @@ FCL_INLINE __m512 mac_clamp16(__m512 v, float lo, float hi)
     return _mm512_mask_blend_ps(below, _mm512_mask_blend_ps(above, v, h), l);
 }
 
+/* The move's new positions kept a margin inside the grid box, as the
+ * scalar mac_particle_move clamps them. */
+FCL_INLINE mac_v16 mac_in_box16(mac_v16 q, const fcl_mac_info *m)
+{
+    float4 o = m->origin;
+    float e = m->margin;
+    mac_v16 r = { mac_clamp16(q.x, o.x + e, o.x + (float)m->nx * m->dx - e),
+                  mac_clamp16(q.y, o.y + e, o.y + (float)m->ny * m->dx - e),
+                  mac_clamp16(q.z, o.z + e, o.z + (float)m->nz * m->dx - e) };
+    return r;
+}
+
 static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float4 *vev, const float4 *gv,
                             const fcl_solid *solids, const fcl_mac_info *m, const fcl_sph_consts *cs, uint keep,
                             uint last)
 {
     mac_v16 x;
     fcl_xyz16(pos, i0, fcl_live16(count - i0), &x.x, &x.y, &x.z);
-    float dt = m->dt, h = 0.5f * dt, e = m->margin;
-    float4 o = m->origin;
-    mac_v16 u2 = mac_velocity16(gv, mac_step16(x, h, mac_velocity16(gv, x, m)), m), q = mac_step16(x, dt, u2);
-    q.x = mac_clamp16(q.x, o.x + e, o.x + (float)m->nx * m->dx - e);
-    q.y = mac_clamp16(q.y, o.y + e, o.y + (float)m->ny * m->dx - e);
-    q.z = mac_clamp16(q.z, o.z + e, o.z + (float)m->nz * m->dx - e);
+    float dt = m->dt, h = 0.5f * dt;
+    mac_v16 u2 = mac_velocity16(gv, mac_step16(x, h, mac_velocity16(gv, x, m)), m);
+    mac_v16 q = mac_in_box16(mac_step16(x, dt, u2), m);
     float qx[16], qy[16], qz[16], ux[16], uy[16], uz[16];
     _mm512_storeu_ps(qx, q.x);
     _mm512_storeu_ps(qy, q.y);
@@ -240,8 +249,7 @@ static void mac_particles32(uint i0, uint count, float4 *pos, float4 *vel, float
     __m512 w[2], zero = _mm512_setzero_ps();
     __mmask16 live[2];
     uint groups = i0 + 16u < count ? 2u : 1u;
-    float dt = m->dt, h = 0.5f * dt, e = m->margin;
-    float4 o = m->origin;
+    float dt = m->dt, h = 0.5f * dt;
     for (uint g = 0u; g < 2u; g++) {   /* an absent second group reads nothing and writes nothing */
         live[g] = g < groups ? fcl_live16(count - (i0 + 16u * g)) : (__mmask16)0;
         fcl_xyzw16(pos, g < groups ? i0 + 16u * g : i0, live[g], &x[g].x, &x[g].y, &x[g].z, &w[g]);
@@ -250,12 +258,8 @@ static void mac_particles32(uint i0, uint count, float4 *pos, float4 *vel, float
         u1[g] = mac_velocity16(gv, x[g], m);
     for (uint g = 0u; g < 2u; g++)
         u2[g] = mac_velocity16(gv, mac_step16(x[g], h, u1[g]), m);
-    for (uint g = 0u; g < 2u; g++) {
-        q[g] = mac_step16(x[g], dt, u2[g]);
-        q[g].x = mac_clamp16(q[g].x, o.x + e, o.x + (float)m->nx * m->dx - e);
-        q[g].y = mac_clamp16(q[g].y, o.y + e, o.y + (float)m->ny * m->dx - e);
-        q[g].z = mac_clamp16(q[g].z, o.z + e, o.z + (float)m->nz * m->dx - e);
-    }
+    for (uint g = 0u; g < 2u; g++)
+        q[g] = mac_in_box16(mac_step16(x[g], dt, u2[g]), m);
     for (uint g = 0u; g < 2u; g++)
         u[g] = last ? mac_velocity16(gv, q[g], m) : u2[g];
     for (uint g = 0u; g < groups; g++) {

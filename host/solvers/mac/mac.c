@@ -129,10 +129,16 @@ static double cfl_dt(const fcl_sim *s, const mac *d)
 /* One thin launcher per pass (kernels/mac.cl, mac_markers.cl, passes.def). */
 /* Solids (boxes, spheres, polygons; with mesh obstacles, every cell
  * holding a boundary particle), then the markers' cells. */
+/* A counter's next number; 0 is never one (it means "never"). */
+static unsigned next_gen(unsigned g)
+{
+    return g + 1u ? g + 1u : 1u;
+}
+
 static int launch_flags(fcl_sim *s, mac *d)
 {
     uint counting = s->prm->mac_reseed > 0.0f;
-    d->fgen = d->fgen + 1u ? d->fgen + 1u : 1u;   /* full and dens no longer belong to them */
+    d->fgen = next_gen(d->fgen);   /* full and dens no longer belong to them */
     return pass_mac_flag_solid(s->be, d->m.ncell, "flags", d->flags, d->count, s->solids, d->m, s->c) != 0 ||
                    (s->nmeshes && s->nb &&
                     pass_mac_flag_boundary(s->be, s->nb, "flags", sim_bpos(s), d->flags, d->m) != 0) ||
@@ -149,7 +155,7 @@ static int ensure_full(fcl_sim *s, mac *d)
 {
     if (d->full_at == d->fgen)
         return 0;
-    d->air_gen = d->air_gen + 1u ? d->air_gen + 1u : 1u;
+    d->air_gen = next_gen(d->air_gen);
     if (pass_mac_full(s->be, d->m.ncell, "density", d->flags, d->full, d->air, d->m, d->air_gen) != 0)
         return -1;
     d->full_at = d->fgen;
