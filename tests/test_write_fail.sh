@@ -147,8 +147,11 @@ elif ! "${AS[@]}" test -x "$BIN"; then
 else
     "${AS[@]}" timeout 300 "$BIN" "${RUN[@]}" --steps 1000000 --out "$R" --checkpoint-every 4 >/dev/null 2>"$T/ro.txt" &
     pid=$!
+    # Frames come every 100 steps here: the folder turns read-only once
+    # the third is written, mid-run (waiting for a name that never comes
+    # let the run go on for the whole minute of the wait).
     for ((k = 0; k < 600; k++)); do
-        [ -e "$R/frame_000012.vtu" ] && break
+        [ -e "$R/frame_000200.vtu" ] && break
         sleep 0.1
     done
     chmod 555 "$R"
