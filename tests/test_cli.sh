@@ -436,6 +436,16 @@ if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "nope.vtk" && [ ! -e "$T/mesh
 else
     bad "16c surface bad frame" "exit $RC: $(errline)"
 fi
+# A link at the second frame's mesh name: refused before the first mesh
+# is written, naming the link (it named the input frame, exit 3, after).
+mkdir -p "$T/mesh_link" && ln -s "$T/elsewhere.ply" "$T/mesh_link/frame_000002.surface.ply"
+fl surface "$M"/frame_000000.vtu "$M"/frame_000002.vtu --out "$T/mesh_link" --backend cpu
+if [ "$RC" -eq 2 ] && [ "$(ls "$T/mesh_link")" = frame_000002.surface.ply ] &&
+   printf '%s' "$ERR" | grep -q "mesh_link/frame_000002.surface.ply: not a regular file (a link)"; then
+    ok "16d surface refuses a link at a mesh's name by name, before any mesh"
+else
+    bad "16d surface mesh link" "exit $RC, $(ls "$T/mesh_link" | tr '\n' ' '): $(errline)"
+fi
 fl run "$GOOD" --backend cpu --steps 2 --mesh --quiet
 if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--mesh"; then
     ok "16d run --mesh without --out is refused"
@@ -854,6 +864,17 @@ fl run "$GOOD" --backend cpu --steps 20 --out "$D/b" --every 10 --checkpoint-eve
 fl run "$GOOD" --backend cpu --steps 20 --out "$D/c" --every 10
 [ "$RC" -eq 2 ] && [ "$(ls "$D/c")" = frames.pvd ] && printf '%s' "$ERR" | grep -q "frames.pvd: is a folder" &&
     ok "27 a folder at DIR/frames.pvd refused before any frame" || bad "27 folder pvd" "exit $RC: $(errline)"
+# A link or folder at a frame's or a mesh's name in the output folder was
+# met when that frame was due: exit 3 part-way, frames before it written.
+mkdir -p "$D/d" "$D/e/frame_000010.surface.ply"
+ln -s "$T/elsewhere.vtu" "$D/d/frame_000020.vtu"
+fl run "$GOOD" --backend cpu --steps 20 --out "$D/d" --every 10
+[ "$RC" -eq 2 ] && [ "$(ls "$D/d")" = frame_000020.vtu ] && printf '%s' "$ERR" | grep -q "frame_000020.vtu: not a regular file (a link)" &&
+    ok "27 a link at a frame's name refused before any step" || bad "27 link frame" "exit $RC: $(ls "$D/d" | tr '\n' ' ') $(errline)"
+fl run "$GOOD" --backend cpu --steps 20 --out "$D/e" --every 10 --mesh
+[ "$RC" -eq 2 ] && [ "$(ls "$D/e")" = frame_000010.surface.ply ] &&
+    printf '%s' "$ERR" | grep -q "frame_000010.surface.ply: not a regular file (a folder)" &&
+    ok "27 a folder at a mesh's name refused before any step" || bad "27 folder mesh" "exit $RC: $(ls "$D/e" | tr '\n' ' ') $(errline)"
 # A checkpoint resumes only into the same emitters and outflows (their
 # accumulators mean nothing to others): a run once resumed silently into
 # a scene with another emitter speed and no outflow.

@@ -19,8 +19,8 @@
  *   full (no air): no cell gets a target;
  * - hydrostatic pool: a pool 8 cells deep in a 16^3 grid (the issue asks
  *   64^3; 16^3 keeps the test at seconds, the README gives larger ones)
- *   after 2 s: the largest marker speed and face speed <= 1e-4 m/s (the
- *   issue asks 1e-3; 1.1e-5 and 2.1e-5 measured), the bottom cells'
+ *   over 2 s: the largest marker speed and face speed <= 1e-4 m/s (the
+ *   issue asks 1e-3; 1.22e-5 and 2.52e-5 measured), the bottom cells'
  *   pressure within 2 % of rho g (H - dx / 2) (-0.19 % measured);
  * - surface.method grid: the solver's own level set of a resting pool
  *   meshed into a closed 2-manifold, volume within 2 %, top within 0.1
@@ -35,8 +35,9 @@
  * - the marking (the native backend 16 markers at a time): after a drop's
  *   20 steps, every cell's marker count and flag as a host count gives;
  * - backends: a drop into a pool on a 16^3 grid, 20 steps of 0.01 s,
- *   with each transfer (the seed's advection, FLIP), native and OpenCL: every marker within 1e-4 of the domain size of
- *   its twin (by id), the same substep count;
+ *   with each transfer (the seed's advection, FLIP), native and OpenCL:
+ *   every marker the same bits as its twin (by id) on a CPU device, within
+ *   1e-4 of the domain size on a GPU; the same substep count;
  * - bad input, refused with exit 2 and a message naming the key: a cell
  *   size that disagrees with particles.spacing and the particles per
  *   cell, one that leaves fewer than 2 cells on an axis, a grid too large
@@ -450,15 +451,15 @@ static void test_pool(fcl_backend *be)
     double vmax = 0.0, fmax_ = 0.0;
     for (int k = 0; k < 200 && rc == 0; k++) {
         rc = sim_step(&s);
-        vmax = s.stats.max_speed;
-        fmax_ = sim_stat(&s, "max_face_speed");
+        vmax = fmax(vmax, s.stats.max_speed);   /* the largest over the 2 s */
+        fmax_ = fmax(fmax_, sim_stat(&s, "max_face_speed"));
     }
     CHECK(rc == 0, "pool on %s: step failed", be->kind);
     mac *d = mac_of(&s);
     grid_view g = { 0 };
     read_grid(&s, &g);
     double pb = bottom_pressure(&d->m, &g), dx = d->m.dx, want = 1000.0 * 9.81 * (0.32 - dx / 2);
-    printf("pool on %s after 2 s: marker speed %.2e m/s, face speed %.2e m/s, bottom pressure %.1f Pa vs "
+    printf("pool on %s over 2 s: largest marker speed %.2e m/s, face speed %.2e m/s, bottom pressure %.1f Pa vs "
            "rho g (H - dx/2) = %.1f Pa (%+.2f %%), %g CG iterations in the last step\n",
            be->kind, vmax, fmax_, pb, want, 100.0 * (pb / want - 1.0), sim_stat(&s, "cg_iterations"));
     CHECK(vmax <= 1e-4 && fmax_ <= 1e-4, "pool on %s: speeds %.3g (markers), %.3g (faces) m/s > 1e-4", be->kind,
@@ -654,8 +655,13 @@ static void test_backends(fcl_backend *cpu, fcl_backend *ocl, const char *transf
             dmax = fmax(dmax, fmax(fabs(a[i].x - b[i].x), fmax(fabs(a[i].y - b[i].y), fabs(a[i].z - b[i].z))));
         printf("drop (%s), native vs OpenCL after 20 steps: positions within %.2e of the domain, substeps %g vs %g\n",
                transfer, dmax / 0.64, sa, sb);
-        CHECK(dmax / 0.64 <= 1e-4 && sa == sb, "backends differ (%s): positions %.3g of the domain, substeps %g vs %g",
-              transfer, dmax / 0.64, sa, sb);
+        /* A CPU device builds without fused multiply-adds, as the native
+         * twins do (kernels/fcl_common.h): there the markers are the same
+         * bits; a GPU's FMAs may move them within the tolerance. */
+        int same_bits = strstr(ocl->name, "(OpenCL CPU") != NULL;
+        CHECK((same_bits ? dmax == 0.0 : dmax / 0.64 <= 1e-4) && sa == sb,
+              "backends differ (%s): positions %.3g of the domain (limit %s), substeps %g vs %g", transfer, dmax / 0.64,
+              same_bits ? "0 on a CPU device" : "1e-4", sa, sb);
     }
     free(a);
     free(b);

@@ -7,8 +7,8 @@
  *  - after every step no particle lies inside an obstacle grown by half a
  *    spacing (1e-6 m tolerance for float rounding);
  *  - each particle ends on the far side of its approach: its normal
- *    velocity reversed and scaled by domain.restitution (relative error
- *    below 1e-4), its tangential velocity unchanged (below 1e-4 m/s);
+ *    velocity reversed and scaled by domain.restitution, its tangential
+ *    velocity unchanged (each component within 1e-4 of the shot's speed);
  *  - a mesh obstacle is not projected (its boundary particles hold the
  *    fluid): sim_set_solids lists boxes, spheres and polygons only;
  *  - the native CPU and OpenCL backends give the same positions within

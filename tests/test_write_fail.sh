@@ -124,7 +124,7 @@ timeout 300 "$BIN" run "$SCENE" --quiet --backend cpu --steps 1 --every 1 --out 
 (ulimit -f 16 && exec timeout 300 "$BIN" surface "$T/sf/frame_000001.vtu" --out "$T/sf_mesh" --backend cpu --quiet) \
     >/dev/null 2>"$T/err.txt"
 RC=$? ERR=$(tr '\n' ' ' <"$T/err.txt" | cut -c1-300)
-if [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "frame_000001.surface.ply.tmp' failed: File too large" &&
+if [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "frame_000001.surface.ply: write to '.*frame_000001.surface.ply.tmp' failed: File too large" &&
    [ -z "$(ls "$T/sf_mesh" 2>/dev/null)" ]; then
     ok "ulimit -f 16 KB on surface: exit 3, file and reason named, nothing left in the folder"
 else

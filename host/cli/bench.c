@@ -180,9 +180,10 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
         backend_destroy(be);
         return rc;
     }
-    if (o->from)
+    if (o->from)   /* kept with --quiet: the table does not say when it starts */
         fprintf(stderr, "bench: from %s (t = %.4g s)\n", o->from, t_frame);
-    fprintf(stderr, "bench: %s, %zu particles, %ld steps ...\n", be->name, n, steps);
+    if (!o->quiet)   /* progress: the table names the device and the count */
+        fprintf(stderr, "bench: %s, %zu particles, %ld steps ...\n", be->name, n, steps);
     for (int k = 0; k < WARMUP && rc == 0; k++)
         if ((rc = sim_step(&sim)) == 0)
             rc = blown_up(&sim);

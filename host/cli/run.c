@@ -351,6 +351,10 @@ static int check_output_options(const fcl_cli *o, const fcl_params *p)
         cli_error("--mesh writes a surface per output frame: give --out DIR (and --every K)");
         return FCL_EXIT_INPUT;
     }
+    if (o->out && !o->out[0]) {
+        cli_error("--out: an empty folder name: expected the folder for the frames, e.g. --out frames");
+        return FCL_EXIT_INPUT;
+    }
     if (p->output_every > 0 && !p->output_dir[0]) {
         cli_error("output.every is %ld but output.dir is empty: give --out DIR", p->output_every);
         return FCL_EXIT_INPUT;
@@ -371,7 +375,7 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         return rc;
     if (p->output_every <= 0)
         return 0;
-    if (out_prepare_dir(p->output_dir, err, sizeof err) != 0) {
+    if (out_prepare_dir(p->output_dir, err, sizeof err) != 0 || out_check_frame_names(p->output_dir, err, sizeof err) != 0) {
         cli_error("%s: %s", cli_origin(o, "output.dir", o->out ? "--out" : NULL, from, sizeof from), err);
         drop_stats(r);
         return FCL_EXIT_INPUT;

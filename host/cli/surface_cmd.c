@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic.h"
 #include "cli.h"
 #include "infile.h"
 #include "mc.h"
@@ -119,10 +120,25 @@ static void base_name(char *out, size_t len, const char *dir, const char *frame)
 
 /* Two frames whose meshes would take one name (frame_000001.vtk and
  * .ply, or one name in two folders): the second would overwrite the
- * first. */
+ * first. And a mesh's name that holds something other than a regular
+ * file (a link, a folder): it was found when its frame's turn came,
+ * after the meshes before it were written (exit 3). */
 static int check_names(const surf_opts *o)
 {
-    char a[4096], b[4096];
+    char a[4096], b[4200], err[1024];
+    static const char *const ext[] = { "ply", "obj" };
+    for (int i = 0; i < o->nframes; i++)
+        for (int k = 0; k < 2; k++) {
+            const char *f = o->prm.surface_format;
+            if (strcmp(f, "both") != 0 && strcmp(f, ext[k]) != 0)
+                continue;
+            base_name(a, sizeof a, o->out, o->frames[i]);
+            snprintf(b, sizeof b, "%s.%s", a, ext[k]);
+            if (atomic_check_name(b, err, sizeof err) != 0) {
+                cli_error("surface: --out: %s: %s", b, err);
+                return FCL_EXIT_INPUT;
+            }
+        }
     for (int i = 0; i < o->nframes; i++)
         for (int j = 0; j < i; j++) {
             base_name(a, sizeof a, o->out, o->frames[i]);

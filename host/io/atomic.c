@@ -24,6 +24,13 @@ static int check_target(const fcl_atomic *a, char *err, size_t errlen)
     return -1;
 }
 
+int atomic_check_name(const char *path, char *err, size_t errlen)
+{
+    fcl_atomic a;
+    snprintf(a.path, sizeof a.path, "%s", path);
+    return check_target(&a, err, errlen);
+}
+
 int atomic_check(const char *path, char *err, size_t errlen)
 {
     fcl_atomic a;

@@ -28,6 +28,10 @@ int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t e
  * temporary left by a killed run stays): path not a regular file, or its
  * folder missing or not writable. 0, or -1 with err. */
 int atomic_check(const char *path, char *err, size_t errlen);
+/* The name alone: an existing path that is not a regular file, for names
+ * checked before their folder exists. 0, or -1 with err "not a regular
+ * file (a link): ..." (the caller names the path). */
+int atomic_check_name(const char *path, char *err, size_t errlen);
 /* ok: flush, sync, close, rename into place and sync the folder (best
  * effort: some file systems refuse it, and the data is safe already).
  * Not ok, or any of that failing: close and remove the temporary, unless

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -431,6 +432,32 @@ int out_prepare_dir(const char *dir, char *err, size_t errlen)
     if (fd < 0)
         return fio_plain_fail(err, errlen, "directory '%s' is not writable: %s", dir, strerror(e));
     return 0;
+}
+
+int out_check_frame_names(const char *dir, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;   /* out_prepare_dir said what it could */
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "frame_", 6) != 0 && strncmp(e->d_name, "grid_", 5) != 0)
+            continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *path = malloc(len), why[512];
+        if (!path) {
+            rc = fio_plain_fail(err, errlen, "directory '%s': out of memory", dir);
+            break;
+        }
+        snprintf(path, len, "%s/%s", dir, e->d_name);
+        if (atomic_check_name(path, why, sizeof why) != 0)
+            rc = fio_plain_fail(err, errlen, "%s: %s (a run writes frame_* and grid_* names there; move it, or give "
+                                "another folder)", path, why);
+        free(path);
+    }
+    closedir(d);
+    return rc;
 }
 
 /* The shortest of %.15g..%.17g that reads back as the same double: exact,

@@ -47,20 +47,30 @@ static float get_f32(const unsigned char *p)
     return f;
 }
 
+/* err as "PATH: why": every write error names its file (README, Exit
+ * codes); -1. */
+static int named(const char *path, char *err, size_t errlen)
+{
+    char why[1024];
+    snprintf(why, sizeof why, "%s", err);
+    snprintf(err, errlen, "%s: %s", path, why);
+    return -1;
+}
+
 /* Into place when every write succeeded; otherwise say why and remove
  * the temporary. */
 static int finish(fcl_atomic *a, int ok, char *err, size_t errlen)
 {
     if (!ok)
         snprintf(err, errlen, "write to '%s' failed: %s", a->tmp, strerror(errno));
-    return atomic_commit(a, ok, 0, err, errlen);
+    return atomic_commit(a, ok, 0, err, errlen) != 0 ? named(a->path, err, errlen) : 0;
 }
 
 int mesh_write_ply(const char *path, const mc_mesh *m, char *err, size_t errlen)
 {
     fcl_atomic a;
     if (atomic_open(&a, path, 0, err, errlen) != 0)
-        return -1;
+        return named(path, err, errlen);
     FILE *f = a.fp;
     int ok = fprintf(f, ply_head_fmt, m->nv, m->nt) > 0;
     unsigned char rec[24];
@@ -83,7 +93,7 @@ int mesh_write_obj(const char *path, const mc_mesh *m, char *err, size_t errlen)
 {
     fcl_atomic a;
     if (atomic_open(&a, path, 0, err, errlen) != 0)
-        return -1;
+        return named(path, err, errlen);
     FILE *f = a.fp;
     int ok = fprintf(f, "# fluidcl surface mesh: %zu vertices, %zu triangles\n", m->nv, m->nt) > 0;
     for (size_t i = 0; ok && i < m->nv; i++)
