@@ -10,23 +10,23 @@
  *    (limit 1e-3 off it; measured 2.2e-4, |n| = 1.05); over the step's
  *    lists and by the cell walk the same bits;
  *  (a) with tension_model akinci (cohesion 0.1) the block rounds up: after
- *    0.8 s (wcsph 3200 steps; dfsph 161 CFL steps, to 0.805 s) its radius of
- *    gyration has fallen by at least 8 % (measured 11.3 % wcsph, 10.4 %
+ *    0.8 s (wcsph 3200 steps; dfsph 174 CFL steps, to 0.805 s) its radius of
+ *    gyration has fallen by at least 8 % (measured 11.3 % wcsph, 10.0 %
  *    dfsph) and the spread ratio, the standard deviation of the positions
  *    along the most over the least spread axis, from 2.01 below 1.4
- *    (measured 1.20, 1.22; the drop then oscillates about a sphere);
+ *    (measured 1.19, 1.26; the drop then oscillates about a sphere);
  *  (b) in the same runs the total momentum stays below 1e-6 of
- *    m N v_max, v_max the largest speed of the run (measured 8e-9, 1.3e-8:
+ *    m N v_max, v_max the largest speed of the run (measured 2.5e-9, 6.3e-9:
  *    the pair force is antisymmetric, float rounding only);
  *  (c) with tension_model none over the same 0.8 s the radius of gyration
- *    and the spread ratio change by less than 0.05 % (measured 9e-5 % and
- *    4e-4 % wcsph, 1e-3 % and 2.5e-3 % dfsph);
+ *    and the spread ratio change by less than 0.05 % (measured 9.3e-5 % and
+ *    4.5e-4 % wcsph, 0.011 % and 0.021 % dfsph);
  *  (d) the native CPU and OpenCL backends agree on the positions with
  *    akinci: wcsph after 40 steps to 1e-4 spacings (rounding only;
  *    measured 1.7e-5: the native AVX-512 build sums WCSPH's fluid forces
  *    16 lanes at a time, in another order than PoCL), dfsph after 10
  *    steps to 1e-2 spacings (its solvers stop on averages that round
- *    differently; measured 1.3e-3 spacings, with 5.9 mm moved).
+ *    differently; measured 0, with 0.39 mm moved).
  */
 #include <string.h>
 

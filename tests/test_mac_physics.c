@@ -14,12 +14,12 @@
  * - sloshing: the first standing mode of a tank 0.64 m long, 0.32 m deep
  *   (32 x 24 x 4 cells, 2 cm), amplitude 1 cm, both transfers (advect and
  *   flip): the period of the fluid's horizontal center of mass over 2.5 s
- *   within 5 % of 2 pi / sqrt(g k tanh(k h)) (-1.91 % and +0.85 %
+ *   within 5 % of 2 pi / sqrt(g k tanh(k h)) (-1.90 % and +0.85 %
  *   measured);
  * - with --pool64 (ctest's test_mac_pool, outside the sanitizer pass): the
  *   issue's hydrostatic pool, 64^3 cells of 1 cm, 8 markers a cell, 32
  *   cells deep, 2 s at rest: the largest marker and face speeds at most
- *   1e-3 m/s over the run (2.3e-5 and 5.6e-5 measured), the bottom
+ *   1e-3 m/s over the run (2.5e-5 and 5.4e-5 measured), the bottom
  *   cells' pressure within 2 % of rho g (H - dx / 2) (-0.04 %; about 20 s
  *   native);
  * - volume: a dam break (a 0.16 x 0.24 m column in a 0.64 x 0.32 x 0.16
@@ -28,16 +28,16 @@
  *   mac.density_correction) and with neither: the largest change of the
  *   level-set volume (the poly6 density of the markers at least half a
  *   resting lattice's), sampled every 0.1 s, within the issue's 5 % with
- *   the defaults (-3.79 % and -4.65 % measured, the same bits with 1 to
- *   3 threads) and at most a third of the change with neither (-23.67 %
- *   and -19.92 %). The capped count dx^3 sum_cells min(1, markers / per
+ *   the defaults (-3.60 % and -4.75 % measured, the same bits with 1 to
+ *   3 threads) and at most a third of the change with neither (-23.68 %
+ *   and -20.10 %). The capped count dx^3 sum_cells min(1, markers / per
  *   cell) is printed beside it; `--volume KEY=VALUE...` runs only this,
  *   with those parameters (particles.spacing=0.005: the same column in
  *   1 cm cells);
  * - with --volume1cm (ctest's test_mac_volume_1cm, outside the sanitizer
  *   pass, about 40 s): that dam break in 1 cm cells (49,152 markers)
- *   within 5 % with the defaults (-2.91 % and -2.74 %; -6.16 % and
- *   -5.31 % without the density correction).
+ *   within 5 % with the defaults (-2.93 % and -2.42 %; -5.84 % and
+ *   -4.91 % without the density correction).
  */
 #include <math.h>
 #include <stdlib.h>

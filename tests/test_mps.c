@@ -619,7 +619,7 @@ static int water_air_run(fcl_backend *be, int air, double t, double *front, doub
 /* Water and air (seed 3.4's large ratio): with the densities smoothed
  * across the interface (mps.density_smoothing auto) the collapse runs 1 s,
  * the front at 0.2 s stays within 15 % of the column collapsing alone
- * (air drag and the smoothed interface slow it: 8.5 % measured), and the
+ * (air drag and the smoothed interface slow it: 7.9 % measured), and the
  * water ends below the air. Without the smoothing it blew up at 0.34 s
  * (README). */
 static void water_air(fcl_backend *be)

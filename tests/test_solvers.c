@@ -144,13 +144,18 @@ static int rounding_spread(fcl_backend *cpu, const fcl_scene *sc, const fcl_init
     return rc;
 }
 
-/* The reference frame of this scene and solver, by id; 0 when present. */
+/* The reference frame of this scene and solver, by id; 0 when present.
+ * wcsph and dfsph have one (main wrote them before the neighbor lists,
+ * 510aa60: the solvers there were then), and its absence fails; the later
+ * solvers have none. */
 static int reference(const char *scene, const char *solver, const result *r, double size)
 {
     char path[512], err[512];
     snprintf(path, sizeof path, "%s/ref_%s_%s.vtk", FCL_TEST_DATA, scene, solver);
     fcl_frame_data d;
     if (out_read_frame(path, &d, err, sizeof err) != 0) {
+        int expected = strcmp(solver, "wcsph") == 0 || strcmp(solver, "dfsph") == 0;
+        CHECK(!expected, "%s on %s: its reference frame cannot be read: %s", solver, scene, err);
         printf("%s on %s: no reference (%s)\n", solver, scene, err);
         return -1;
     }
@@ -258,8 +263,8 @@ static void restart(fcl_backend *be, const fcl_scene *sc, const fcl_initial *in,
     snprintf(p.sim_solver, sizeof p.sim_solver, "%s", other);
     if (sim_create(&a, be, &p, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err) == 0) {
         int rc = sim_state_load(&a, path, err, sizeof err);
-        CHECK(rc != 0 && strstr(err, solver) && strstr(err, other), "%s state loaded into %s gave %d: '%s'",
-              solver, other, rc, err);
+        CHECK(rc != 0 && strstr(err, solver) && strstr(err, other) && strstr(err, path),
+              "%s state loaded into %s gave %d: '%s' (the file and both solvers named?)", solver, other, rc, err);
         sim_destroy(&a);
     }
     sim_destroy(&b);
