@@ -65,15 +65,17 @@ typedef uint32_t uint;
  * MPS's collision filter (nlist.cl's nl_close16), row products and list
  * walks (number density, viscosity, assembly, correction: mps.cl), the
  * grid's count (grid.cl, with AVX-512CD) and gather, the step statistics
- * (wcsph.cl) and the MAC markers' move, marking and fields
- * (mac_markers.cl) have a 16-lane twin next to the one
+ * (wcsph.cl), the MAC markers' move, marking and fields
+ * (mac_markers.cl), their density sum (mac.cl) and the MAC velocity's
+ * advection (mac_advect.cl) have a 16-lane twin next to the one
  * source, written with intrinsics: the same per-pair (per-marker)
  * arithmetic, 16 at a time. Where a twin sums over a list (WCSPH's
  * forces, the list build's density, MPS's walks and row products) it
  * keeps a sum per lane and adds the lanes at the end: another order of
  * additions, so those agree with OpenCL within tolerance, not to the bit;
- * the others (grid, statistics, list entries, collisions, markers) give
- * the scalar source's bits. The
+ * the others (grid, statistics, list entries, collisions, markers, the
+ * MAC grid) give the scalar source's bits (the MAC density's sum is
+ * written in the twin's order in the scalar source too). The
  * host compiler did not vectorize them (a compaction; gathers of float4
  * with a long scalar tail). A portable build runs the scalar source. */
 #if defined(__AVX512F__) && defined(__AVX512DQ__)   /* DQ: the twins' float masks and xors (F alone: Xeon Phi) */

@@ -456,39 +456,6 @@ FCL_INLINE float mac_theta(float pf, float pa, const fcl_mac_info *m)
     return fcl_clampf(t, m->theta_min, 1.0f);
 }
 
-/* Component a of the lower face of cell c after the RK2 backtrace; 0 on
- * solid faces and outside the grid. Only faces beside a fluid cell are
- * traced: the divergence and the projection read no others, and the
- * extrapolation rewrites the air faces the next backtraces and the
- * markers read (mac.extrapolate layers, beyond a CFL step), so a face
- * farther out keeps its value (it cost 70 % of the pass in the drop). */
-FCL_INLINE float mac_advect_face(GLOBAL const float4 *v, GLOBAL const uint *flags, uint c, uint i, uint j, uint k,
-                                 uint a, const fcl_mac_info *m)
-{
-    if (!mac_face_real(i, j, k, a, m) || mac_face_solid(flags, c, a, m))
-        return 0.0f;
-    if (flags[c] != MAC_FLUID && flags[c - mac_stride(a, m)] != MAC_FLUID) {
-        float4 w = v[c];
-        return a == 0u ? w.x : (a == 1u ? w.y : w.z);
-    }
-    float4 x = mac_face_pos(i, j, k, a, m);
-    float4 u1 = mac_velocity(v, x, m);
-    float h = 0.5f * m->dt, dt = m->dt;
-    float4 xm = fcl_f4(x.x - h * u1.x, x.y - h * u1.y, x.z - h * u1.z, 0.0f);
-    float4 u2 = mac_velocity(v, xm, m);
-    float4 xb = fcl_f4(x.x - dt * u2.x, x.y - dt * u2.y, x.z - dt * u2.z, 0.0f);
-    return mac_sample(v, xb, a, m);
-}
-
-FCL_INLINE void mac_advect_item(uint c, GLOBAL const float4 *vin, GLOBAL float4 *vout, GLOBAL const uint *flags,
-                                const fcl_mac_info *m)
-{
-    uint i, j, k;
-    mac_coords(c, m, &i, &j, &k);
-    vout[c] = fcl_f4(mac_advect_face(vin, flags, c, i, j, k, 0u, m), mac_advect_face(vin, flags, c, i, j, k, 1u, m),
-                     mac_advect_face(vin, flags, c, i, j, k, 2u, m), 0.0f);
-}
-
 /* Gravity on every face that is not a solid face. */
 FCL_INLINE void mac_forces_item(uint c, GLOBAL float4 *vel, GLOBAL const uint *flags, const fcl_mac_info *m,
                                 const fcl_sph_consts *cs)
