@@ -124,7 +124,7 @@ FCL_INLINE __m512 mac_lerp16(__m512 a, __m512 b, __m512 f)
     return _mm512_add_ps(_mm512_mul_ps(a, _mm512_sub_ps(_mm512_set1_ps(1.0f), f)), _mm512_mul_ps(b, f));
 }
 
-FCL_INLINE __m512 mac_sample16(const float *v, mac_v16 p, uint a, const fcl_mac_info *m)
+FCL_HOT __m512 mac_sample16(const float *v, mac_v16 p, uint a, const fcl_mac_info *m)
 {
     __m512i i, j, k;
     __m512 fx = mac_axis16(p.x, m->origin.x, m->nx, a == 0u, m, &i);
@@ -158,7 +158,7 @@ FCL_INLINE __m512 mac_sample16(const float *v, mac_v16 p, uint a, const fcl_mac_
     return mac_lerp16(mac_lerp16(c00, c10, fy), mac_lerp16(c01, c11, fy), fz);
 }
 
-FCL_INLINE mac_v16 mac_velocity16(const float4 *gv, mac_v16 p, const fcl_mac_info *m)
+FCL_HOT mac_v16 mac_velocity16(const float4 *gv, mac_v16 p, const fcl_mac_info *m)
 {
     const float *v = (const float *)gv;
     mac_v16 u = { mac_sample16(v, p, 0u, m), mac_sample16(v, p, 1u, m), mac_sample16(v, p, 2u, m) };
