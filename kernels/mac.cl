@@ -227,9 +227,9 @@ FCL_INLINE float mac_wsum_run(float4 x, GLOBAL const float4 *pos, uint lo, uint 
 {
     float sum = 0.0f;
     for (uint q0 = lo; q0 < hi; q0 += 16u) {
-        /* The tree written out (no array: private arrays cost on GPUs and
-         * stop PoCL's vectorizer): lane l of the last add is the sum of
-         * lanes l, l + 2, ..., l + 14 of the first. */
+        /* The tree written out, not as a 16-element array (private arrays
+         * cost on GPUs and stop PoCL's vectorizer): part[l] is what the
+         * tree's last add takes from lanes l, l + 2, ..., l + 14. */
         float part[2];
         for (uint l = 0u; l < 2u; l++) {
             uint b = q0 + l;

@@ -875,6 +875,12 @@ fl run "$GOOD" --backend cpu --steps 20 --out "$D/e" --every 10 --mesh
 [ "$RC" -eq 2 ] && [ "$(ls "$D/e")" = frame_000010.surface.ply ] &&
     printf '%s' "$ERR" | grep -q "frame_000010.surface.ply: not a regular file (a folder)" &&
     ok "27 a folder at a mesh's name refused before any step" || bad "27 folder mesh" "exit $RC: $(ls "$D/e" | tr '\n' ' ') $(errline)"
+# Names the run does not write stay the user's: a link to the latest
+# frame, a notes folder, another format's frame.
+mkdir -p "$D/f/grid_notes" && ln -s frame_000010.vtu "$D/f/frame_latest.vtu" && ln -s "$T/elsewhere.vtk" "$D/f/frame_000010.vtk"
+fl run "$GOOD" --backend cpu --steps 20 --out "$D/f" --every 10
+[ "$RC" -eq 0 ] && [ -f "$D/f/frame_000020.vtu" ] && [ -L "$D/f/frame_latest.vtu" ] && [ -L "$D/f/frame_000010.vtk" ] &&
+    ok "27 links and folders at names the run does not write are left alone" || bad "27 other names" "exit $RC: $(errline)"
 # A checkpoint resumes only into the same emitters and outflows (their
 # accumulators mean nothing to others): a run once resumed silently into
 # a scene with another emitter speed and no outflow.

@@ -30,8 +30,9 @@
  * - the viewer's force (sim_interact) on a resting pool, with each
  *   transfer: markers near the ray move along it, those far away barely;
  * - frame 0's grid shows an obstacle set after the simulation was made; a
- *   16^3 pool pierced by a sphere at its surface stays at rest (8.9e-6
- *   m/s after 60 steps), native and OpenCL the same bits;
+ *   16^3 pool pierced by a sphere at its surface stays at rest (8.2e-6
+ *   m/s after 60 steps), native and OpenCL the same bits on a CPU device
+ *   (within 1e-4 of the domain on a GPU);
  * - the marking (the native backend 16 markers at a time): after a drop's
  *   20 steps, every cell's marker count and flag as a host count gives;
  * - backends: a drop into a pool on a 16^3 grid, 20 steps of 0.01 s,
@@ -427,6 +428,24 @@ static double pierced_pool(fcl_backend *be, float4 *last, size_t *nlast)
     return rc == 0 ? fmax_ : -1.0;
 }
 
+/* Whether ocl's program was built for a CPU device (host/backend/clrt.c:
+ * FCL_CPU_DEVICE unless FCL_OPENCL_GPU_CODE asks for the GPU build): then
+ * it has no fused multiply-adds, as the native twins, and the markers must
+ * be the same bits; a GPU's FMAs may move them within a tolerance. */
+static int same_bits_expected(const fcl_backend *ocl)
+{
+    return strstr(ocl->name, "(OpenCL CPU") != NULL && !getenv("FCL_OPENCL_GPU_CODE");
+}
+
+/* The largest coordinate difference of n markers, over size. */
+static double markers_apart(const float4 *a, const float4 *b, size_t n, double size)
+{
+    double dmax = 0.0;
+    for (size_t i = 0; i < n; i++)
+        dmax = fmax(dmax, fmax(fabs(a[i].x - b[i].x), fmax(fabs(a[i].y - b[i].y), fabs(a[i].z - b[i].z))));
+    return dmax / size;
+}
+
 static void test_pierced_pool(fcl_backend *cpu, fcl_backend *ocl)
 {
     float4 *a = malloc(32 * 16 * 32 * 16), *b = malloc(32 * 16 * 32 * 16);
@@ -435,8 +454,13 @@ static void test_pierced_pool(fcl_backend *cpu, fcl_backend *ocl)
     printf("pool pierced by a sphere after 60 steps: largest face speed %.2e m/s (native), %.2e (OpenCL)\n", fa, fb);
     CHECK(fa >= 0.0 && fa <= 1e-3 && fb >= 0.0 && fb <= 1e-3,
           "a pool pierced by a sphere moves: %.3g and %.3g m/s after 60 steps (limit 1e-3)", fa, fb);
-    if (ocl)
-        CHECK(na == nb && memcmp(a, b, na * 16) == 0, "pierced pool: native and OpenCL markers differ");
+    if (ocl) {
+        int bits = same_bits_expected(ocl);
+        double apart = na == nb ? markers_apart(a, b, na, 0.32) : 1.0;
+        CHECK(na == nb && (bits ? memcmp(a, b, na * 16) == 0 : apart <= 1e-4),
+              "pierced pool: native and OpenCL markers differ (%.3g of the domain; limit %s)", apart,
+              bits ? "the same bits on a CPU device" : "1e-4");
+    }
     free(a);
     free(b);
 }
@@ -650,15 +674,10 @@ static void test_backends(fcl_backend *cpu, fcl_backend *ocl, const char *transf
     size_t na, nb;
     double sa, sb;
     if (drop(cpu, transfer, a, &na, &sa) == 0 && drop(ocl, transfer, b, &nb, &sb) == 0) {
-        double dmax = 0.0;
-        for (size_t i = 0; i < na; i++)
-            dmax = fmax(dmax, fmax(fabs(a[i].x - b[i].x), fmax(fabs(a[i].y - b[i].y), fabs(a[i].z - b[i].z))));
+        double dmax = markers_apart(a, b, na, 1.0);
         printf("drop (%s), native vs OpenCL after 20 steps: positions within %.2e of the domain, substeps %g vs %g\n",
                transfer, dmax / 0.64, sa, sb);
-        /* A CPU device builds without fused multiply-adds, as the native
-         * twins do (kernels/fcl_common.h): there the markers are the same
-         * bits; a GPU's FMAs may move them within the tolerance. */
-        int same_bits = strstr(ocl->name, "(OpenCL CPU") != NULL;
+        int same_bits = same_bits_expected(ocl);
         CHECK((same_bits ? dmax == 0.0 : dmax / 0.64 <= 1e-4) && sa == sb,
               "backends differ (%s): positions %.3g of the domain (limit %s), substeps %g vs %g", transfer, dmax / 0.64,
               same_bits ? "0 on a CPU device" : "1e-4", sa, sb);

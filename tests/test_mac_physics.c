@@ -35,7 +35,7 @@
  *   with those parameters (particles.spacing=0.005: the same column in
  *   1 cm cells);
  * - with --volume1cm (ctest's test_mac_volume_1cm, outside the sanitizer
- *   pass, about 40 s): that dam break in 1 cm cells (49,152 markers)
+ *   pass, about 30 s): that dam break in 1 cm cells (49,152 markers)
  *   within 5 % with the defaults (-2.93 % and -2.42 %; -5.84 % and
  *   -4.91 % without the density correction).
  */
@@ -546,7 +546,7 @@ static void test_volume(fcl_backend *be)
 }
 
 /* The same dam break in 1 cm cells (49,152 markers; ctest's
- * test_mac_volume_1cm, about 40 s): within 5 % with the defaults. */
+ * test_mac_volume_1cm, about 30 s): within 5 % with the defaults. */
 static void test_volume_1cm(fcl_backend *be)
 {
     char *fine[] = { "particles.spacing=0.005" };

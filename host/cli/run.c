@@ -362,6 +362,24 @@ static int check_output_options(const fcl_cli *o, const fcl_params *p)
     return check_output_paths(o, p);
 }
 
+/* The names this run writes per frame (out_check_frame_names). */
+static void frame_names(const fcl_cli *o, const fcl_params *p, const char *names[8])
+{
+    int k = 0;
+    static const char *const fmt[][2] = { { "vtu", "frame_#.vtu" }, { "vtk", "frame_#.vtk" }, { "ply", "frame_#.ply" } };
+    for (int f = 0; f < 3; f++)
+        if (wants(p->output_format, fmt[f][0]))
+            names[k++] = fmt[f][1];
+    const char *sf = p->surface_format;
+    if (o->mesh && (strcmp(sf, "ply") == 0 || strcmp(sf, "both") == 0))
+        names[k++] = "frame_#.surface.ply";
+    if (o->mesh && (strcmp(sf, "obj") == 0 || strcmp(sf, "both") == 0))
+        names[k++] = "frame_#.surface.obj";
+    if (p->output_grid)
+        names[k++] = "grid_#.vti";
+    names[k] = NULL;
+}
+
 /* After check_output_options: the statistics file first (a failure then
  * loses nothing: opening it truncates "<stats>.tmp", where a killed run's
  * rows wait; and a bad one leaves no folder behind), then the output
@@ -375,7 +393,10 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         return rc;
     if (p->output_every <= 0)
         return 0;
-    if (out_prepare_dir(p->output_dir, err, sizeof err) != 0 || out_check_frame_names(p->output_dir, err, sizeof err) != 0) {
+    const char *names[8];
+    frame_names(o, p, names);
+    if (out_prepare_dir(p->output_dir, err, sizeof err) != 0 ||
+        out_check_frame_names(p->output_dir, names, err, sizeof err) != 0) {
         cli_error("%s: %s", cli_origin(o, "output.dir", o->out ? "--out" : NULL, from, sizeof from), err);
         drop_stats(r);
         return FCL_EXIT_INPUT;

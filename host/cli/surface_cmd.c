@@ -125,7 +125,7 @@ static void base_name(char *out, size_t len, const char *dir, const char *frame)
  * after the meshes before it were written (exit 3). */
 static int check_names(const surf_opts *o)
 {
-    char a[4096], b[4200], err[1024];
+    char a[4200], b[4200], err[1024];
     static const char *const ext[] = { "ply", "obj" };
     for (int i = 0; i < o->nframes; i++)
         for (int k = 0; k < 2; k++) {

@@ -434,7 +434,19 @@ int out_prepare_dir(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-int out_check_frame_names(const char *dir, char *err, size_t errlen)
+/* Whether name is pattern with its '#' a run of at least 6 digits. */
+static int step_name(const char *name, const char *pattern)
+{
+    const char *hash = strchr(pattern, '#');
+    size_t pre = (size_t)(hash - pattern), digits = 0;
+    if (strncmp(name, pattern, pre) != 0)
+        return 0;
+    while (name[pre + digits] >= '0' && name[pre + digits] <= '9')
+        digits++;
+    return digits >= 6 && strcmp(name + pre + digits, hash + 1) == 0;
+}
+
+int out_check_frame_names(const char *dir, const char *const *names, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -442,7 +454,10 @@ int out_check_frame_names(const char *dir, char *err, size_t errlen)
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "frame_", 6) != 0 && strncmp(e->d_name, "grid_", 5) != 0)
+        int ours = 0;
+        for (int k = 0; names[k] && !ours; k++)
+            ours = step_name(e->d_name, names[k]);
+        if (!ours)
             continue;
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         char *path = malloc(len), why[512];
@@ -452,8 +467,8 @@ int out_check_frame_names(const char *dir, char *err, size_t errlen)
         }
         snprintf(path, len, "%s/%s", dir, e->d_name);
         if (atomic_check_name(path, why, sizeof why) != 0)
-            rc = fio_plain_fail(err, errlen, "%s: %s (a run writes frame_* and grid_* names there; move it, or give "
-                                "another folder)", path, why);
+            rc = fio_plain_fail(err, errlen, "%s: %s (a name this run may write; move it, or give another folder)",
+                                path, why);
         free(path);
     }
     closedir(d);

@@ -41,12 +41,13 @@ typedef struct fcl_frame {
  * removing a probe file. Returns 0 on success; on failure fills err with a
  * message naming the directory and strerror. */
 int out_prepare_dir(const char *dir, char *err, size_t errlen);
-/* The names a run writes in dir (frame_*, grid_*) hold only regular files
- * where they exist: each is written by renaming a finished temporary over
- * it, which would replace a link, a folder or a FIFO, and that was found
- * only when the frame was due (exit 3 part-way). 0, or -1 with err naming
- * the first such entry. */
-int out_check_frame_names(const char *dir, char *err, size_t errlen);
+/* The names a run will write in dir hold only regular files where they
+ * exist: each is written by renaming a finished temporary over it, which
+ * would replace a link, a folder or a FIFO, and that was found only when
+ * the frame was due (exit 3 part-way). names: NULL-terminated patterns,
+ * '#' standing for a step's digits ("frame_#.vtu"). 0, or -1 with err
+ * naming the first such entry. */
+int out_check_frame_names(const char *dir, const char *const *names, char *err, size_t errlen);
 
 /* Legacy VTK 3.0, BINARY (big-endian) POLYDATA: POINTS, one VERTICES cell
  * per point (so ParaView shows points), then POINT_DATA with VECTORS
