@@ -12,6 +12,8 @@
  * ids); start has ncells+1 entries and start[ncells] = n. Positions
  * outside the domain are clamped into border cells, so no index is ever
  * out of range.
+ * Also here: grid_emit_room, the emitters' test for a particle too close
+ * to a new point, and the struct-size probe fcl_type_sizes.
  * The *_item functions are shared with the CPU backend; the __kernel
  * wrappers and the work-group scan are OpenCL only.
  */

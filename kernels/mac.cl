@@ -7,6 +7,9 @@
  *             polygon obstacle are solid, and the cells of mesh obstacles'
  *             boundary particles (mac_flag_boundary); cells holding a
  *             marker fluid (mac_markers.cl), the rest air
+ * density:    the markers' sum_p W_poly6 / (lattice sum) at the cells the
+ *             next three read (mac_reseed.cl's mac_density_field, summed
+ *             here by mac_wsum)
  * levelset:   phi = iso - sum_p W_poly6 / (lattice sum), at the cells on
  *             either side of the surface only (the Zou field of seed 003
  *             eq. 17 with every marker's rest volume): a half-space of a
@@ -14,7 +17,8 @@
  *             last layer, so the surface sits where the liquid ends
  * advect:     u(x) <- u(x - dt u(x - dt/2 u(x))), RK2 backtrace (Stam 1999;
  *             not the seed's eq. 7), each component sampled trilinearly at
- *             its own face positions (seed eq. 12 with the half-cell offsets)
+ *             its own face positions (seed eq. 12 with the half-cell
+ *             offsets): mac_advect.cl
  * forces:     u += dt g on every face that is not a solid face
  * density correction (mac.density_correction > 0): deep fluid cells whose
  *             markers' density leaves 1 +- band get a target growth e_i

@@ -8,10 +8,14 @@
  * fields:     the per-marker pressure and density frames carry
  * p2g, g2p:   FLIP/PIC transfers between markers and faces
  *
- * On the native backend of an AVX-512 host the marking, the move and the
- * fields go 16 markers at a time (`lanes` passes, pass.h) with the scalar
- * source's arithmetic in its order, so both backends give the same bits.
+ * On the native backend of an AVX-512 host the marking and the fields go
+ * 16 markers at a time (`lanes` passes, pass.h), the move 32 as two groups
+ * of 16 (`lanes2`), with the scalar source's arithmetic in its order, so
+ * both backends give the same bits. The 16-lane sampler (mac_sample16,
+ * mac_velocity16) lives here; mac_advect.cl's twin reads the field
+ * through it too.
  * Invariant: a marker pass reads the grid only through mac.cl's samplers
+ * (or their 16-lane twin here)
  * and cell indices; it writes per-marker arrays, or per cell a value that
  * does not depend on the markers' order (the flag, the count), or per face
  * a sum over the sorted markers in their order (p2g).

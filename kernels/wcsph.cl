@@ -1,7 +1,9 @@
 /* wcsph.cl - Mueller, Charypar, Gross 2003 SPH passes over sorted particles.
  *
  * density:   rho_i = m sum_j W_poly6(r_ij), p_i = k (rho_i - rho0), with
- *            negative pressures scaled by material.negative_pressure
+ *            negative pressures scaled by material.negative_pressure (as
+ *            a cell walk, or density_nl over the step's lists, which
+ *            forces_nl reads too)
  * forces:    symmetric pressure (spiky), viscosity (viscosity kernel
  *            Laplacian), surface tension by material.tension_model
  *            (forces.cl: Mueller's color field where |n| > l, or Akinci's
@@ -15,7 +17,8 @@
  *            and sphere obstacles and polygons' slabs (boundary.cl)
  * stats:     per-particle speed, density error and blow-up flag, reduced
  * Invariant: every pass reads only sorted arrays and the cell starts of the
- * current grid; the *_item functions are shared with the CPU backend.
+ * current grid, or the step's neighbor lists (density_nl, forces_nl); the
+ * *_item functions are shared with the CPU backend.
  */
 
 /* Sum of W_poly6 over the neighbors of pi, each reflected by mask m. */

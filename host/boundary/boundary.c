@@ -1,7 +1,8 @@
 /* boundary.c - building the boundary samples of a scene: loading its
  * meshes, sampling walls and obstacles (surface.c), and the sampling cache
- * keyed by a hash of everything the samples depend on. Carving the fluid
- * is in boundary_carve.c.
+ * keyed by a hash of everything the samples depend on (for mps, meshes
+ * sampled with a wider gap and obstacle samples outside the domain
+ * dropped: drop_outside). Carving the fluid is in boundary_carve.c.
  *
  * Invariant: the cache key covers every input of the sampler (the layer
  * count included, and a format number raised whenever the sampler

@@ -1,8 +1,8 @@
 /* surface.c - sampling the surfaces of boundary solids (see surface.h).
  * Boxes and spheres are sampled in closed form. Meshes are sampled from
  * candidates (vertices, points along edges, triangle lattices) that pass
- * through a hash grid which drops any candidate within d/2 of a point
- * already taken.
+ * through a hash grid which drops any candidate within gap d of a point
+ * already taken (gap 0.5; mps asks 0.8, surface_mesh_gap).
  *
  * Invariant: arithmetic is done in double and rounded to float once, in a
  * fixed order, so the same input gives bit-identical samples.

@@ -9,7 +9,9 @@
  * plane as it has travelled since; its particles carry the emitter's
  * phase in pos.w and its velocity. A point of a layer (not of a rate)
  * with a particle within a quarter spacing is not added (counted
- * refused): the inflow has backed up.
+ * refused): the inflow has backed up; and the layers of several emitters
+ * in one step are merged as overlapping fluid blocks are
+ * (host/scene/overlap.c), so that two emitters in one place do not stack.
  * Invariant: s->emit_acc[i] is emitter i's travel (m) since its last
  * layer (with a rate: speed times the time); it is saved in checkpoints
  * with the step and time, so a resumed run emits as the uninterrupted one

@@ -1,4 +1,5 @@
-/* atomic.c - temporary, sync, rename (atomic.h). */
+/* atomic.c - temporary, sync, rename (atomic.h), and the checks before
+ * any write (atomic_check, atomic_check_name). */
 #include "atomic.h"
 
 #include <errno.h>

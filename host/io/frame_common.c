@@ -1,6 +1,8 @@
 /* frame_common.c - the frame formats' shared machinery (frame_io.h):
  * byte order, section text, writing through the atomic writer, reading
- * with exact error messages, reading a frame by its extension, folders.
+ * with exact error messages, reading a frame by its extension, folders
+ * (made and probed, and their names a run will write checked before it
+ * starts: out_check_frame_names).
  * Invariant: floats travel as raw 32-bit patterns (NaN payloads
  * included), and every error names the file.
  */

@@ -1,4 +1,6 @@
-/* overlap.c - fluid blocks that overlap: the union, not two lattices.
+/* overlap.c - fluid blocks that overlap: the union, not two lattices
+ * (and, through overlap_merge, the layers several emitters release in one
+ * step: host/core/emit.c).
  * A scene's blocks are filled one after another, each on its own
  * lattice; where two overlap, both lattices stood there, so the overlap
  * held twice the particles (1,000 coincident pairs in two equal boxes:

@@ -5,15 +5,18 @@
  *   collision model (close approaching pairs) -> number density n* and
  *   free-surface flags -> assemble the pressure
  *   equation -> conjugate gradients on the device (pcg.c) -> pressure
- *   gradient with the least neighbor pressure, u and x corrected ->
+ *   gradient (mps.gradient: ko, with the least neighbor pressure; gc,
+ *   the corrected gradient), u and x corrected ->
  *   grid and lists again at the final positions -> density rho0 n / n0
  *   (stats, frames). The second build makes the next step's explicit
  *   part read lists of its own positions, so a state restored from a
  *   checkpoint (whose prepare builds them from the positions) continues
  *   bit for bit; it costs one list build per step (README).
  * Passes in kernels/mps.cl. Walls are mirror images (boundary.walls =
- * mirror) or boundary particles (every layer completes n*); both act as
- * a Neumann wall carrying the hydrostatic gradient (mps.cl explains).
+ * mirror) or boundary particles (every layer completes n*); with
+ * mps.wall_pressure ghost both act as a Neumann wall carrying the
+ * hydrostatic gradient (mps.cl explains), with solve the first layer of
+ * wall particles has pressure unknowns of its own (walls.c).
  * Units: w is dimensionless, n0 and lambda come from a cubic lattice at
  * particles.spacing (mps_lattice), so a particle inside a resting lattice
  * has n* = n0 exactly.

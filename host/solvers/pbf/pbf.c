@@ -12,7 +12,8 @@
  * Units: densities relative to rho0 with V = 1 / (poly6 lattice sum), so
  * a particle inside a resting lattice has C = 0 exactly; the relaxation
  * eps and s_corr's k are given in units of D0 = sum_k |grad_k C|^2 of
- * that particle (pbf_d0), which makes them independent of the spacing.
+ * that particle (control_lattice_d0), which makes them independent of the
+ * spacing.
  * Invariant: between steps rho matches the current positions, and the
  * velocity at t (a_vev) is the step's final velocity; a_vel and the
  * solver's buffers are scratch within a step.
