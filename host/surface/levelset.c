@@ -177,7 +177,7 @@ static int prepare(mc_ctx *x, const mc_config *c, const ls_parts *p, int *fresh,
         ls_pgrid_free(&s->pg);
         memset(s->have, 0, s->nn);
     }
-    if (moved < 0 || ls_pgrid_build(&s->pg, p->pos, p->vel, p->n, fd.reach) != 0 ||
+    if (moved < 0 || ls_pgrid_build(&s->pg, p->pos, p->vel, p->n, &fd) != 0 ||
         (moved == 1 && !*fresh && (ls_find_front_all(s) != 0 || ls_redistance(s) != 0))) {
         snprintf(err, errlen, "level-set surface: out of host memory for a grid of %d x %d x %d nodes", n[0], n[1],
                  n[2]);

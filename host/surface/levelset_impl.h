@@ -19,7 +19,8 @@ typedef struct ls_pgrid {
     float lo[3], size;
     int n[3];
     uint *start;        /* n0 n1 n2 + 1 */
-    float4 *pos, *vel;  /* sorted copies */
+    float4 *pos;        /* sorted copies; w = 1 / s^2, s the particle's stretch */
+    float4 *dir;        /* the unit velocity (0 at rest or unstretched) and s */
 } ls_pgrid;
 
 /* f's constants (lengths in m). */
@@ -77,7 +78,7 @@ static inline int ls_inner(const ls_state *s, int i, int j, int k)
 /* levelset_speed.c */
 void ls_field_from_config(ls_field *f, const mc_config *c);
 void ls_field_fit(ls_field *f, const float4 *vel, size_t n);
-int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, float reach);
+int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, const ls_field *f);
 void ls_pgrid_free(ls_pgrid *g);
 float ls_speed_at(const ls_state *s, float x, float y, float z);
 void ls_speed_all(ls_state *s);

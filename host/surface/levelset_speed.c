@@ -46,11 +46,27 @@ void ls_field_fit(ls_field *f, const float4 *vel, size_t n)
     f->reach = f->reach / f->max_stretch * s;
 }
 
+/* A particle's stretch, once (not per node it reaches): its unit velocity
+ * and s in dir, 1 / s^2 in pos.w; at rest, or without stretching, dir 0
+ * and s 1, which leave d^2 as it is in ls_f. */
+static void ls_stretch_of(const ls_field *f, float4 v, float4 *p, float4 *dir)
+{
+    float v2 = v.x * v.x + v.y * v.y + v.z * v.z;
+    *dir = (float4){ 0.0f, 0.0f, 0.0f, 1.0f };
+    p->w = 1.0f;
+    if (f->stretch_k > 0.0f && v2 > 0.0f) {
+        float speed = sqrtf(v2), s = fminf(1.0f + f->stretch_k * speed, f->max_stretch);
+        *dir = (float4){ v.x / speed, v.y / speed, v.z / speed, s };
+        p->w = 1.0f / (s * s);
+    }
+}
+
 /* Counting sort of the particles into cells of at least the reach over
  * their bounding box; cells grow when the box is sparse, so that there are
  * never many more cells than particles. */
-int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, float reach)
+int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, const ls_field *f)
 {
+    float reach = f->reach;
     float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (size_t i = 0; i < n; i++) {
         const float p[3] = { pos[i].x, pos[i].y, pos[i].z };
@@ -71,9 +87,9 @@ int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, 
     g->size = (float)size;
     g->start = calloc(cells + 1, sizeof *g->start);
     g->pos = malloc((n ? n : 1) * sizeof *g->pos);
-    g->vel = malloc((n ? n : 1) * sizeof *g->vel);
+    g->dir = malloc((n ? n : 1) * sizeof *g->dir);
     uint *cell = malloc((n ? n : 1) * sizeof *cell);
-    if (!g->start || !g->pos || !g->vel || !cell) {
+    if (!g->start || !g->pos || !g->dir || !cell) {
         free(cell);
         return -1;
     }
@@ -92,7 +108,7 @@ int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, 
     for (size_t i = 0; i < n; i++) {
         uint at = g->start[cell[i]]++;
         g->pos[at] = pos[i];
-        g->vel[at] = vel ? vel[i] : (float4){ 0.0f, 0.0f, 0.0f, 0.0f };
+        ls_stretch_of(f, vel ? vel[i] : (float4){ 0.0f, 0.0f, 0.0f, 0.0f }, &g->pos[at], &g->dir[at]);
     }
     memmove(g->start + 1, g->start, cells * sizeof *g->start);
     g->start[0] = 0;
@@ -104,25 +120,70 @@ void ls_pgrid_free(ls_pgrid *g)
 {
     free(g->start);
     free(g->pos);
-    free(g->vel);
+    free(g->dir);
     memset(g, 0, sizeof *g);
 }
 
-/* f of one particle at offset (dx, dy, dz) from it, velocity v. */
-static float ls_f(const ls_field *f, float4 v, float dx, float dy, float dz)
+#ifdef FCL_AVX512
+/* ls_row_sum 16 particles at a time (a host built for AVX-512): rows are
+ * a few dozen particles, and the compiler's own vector loop left most of
+ * them to its scalar remainder. A sum per lane, added at the end. */
+static float ls_row_sum16(const ls_field *f, const ls_pgrid *g, uint lo, uint hi, float x, float y, float z,
+                          float r2)
 {
-    float q2 = dx * dx + dy * dy + dz * dz, v2 = v.x * v.x + v.y * v.y + v.z * v.z;
-    if (f->stretch_k > 0.0f && v2 > 0.0f) {
-        float speed = sqrtf(v2), s = fminf(1.0f + f->stretch_k * speed, f->max_stretch);
-        float a = (dx * v.x + dy * v.y + dz * v.z) / speed, p2 = fmaxf(q2 - a * a, 0.0f);
-        q2 = a * a / (s * s) + p2 * s;
+    __m512 ox = _mm512_set1_ps(x), oy = _mm512_set1_ps(y), oz = _mm512_set1_ps(z), zero = _mm512_setzero_ps();
+    __m512 one = _mm512_set1_ps(1.0f), inv_rc2 = _mm512_set1_ps(1.0f / f->rc2), inv_rbar2 = _mm512_set1_ps(f->inv_rbar2);
+    __m512 acc = zero;
+    for (uint q0 = lo; q0 < hi; q0 += 16u) {
+        __mmask16 live = fcl_live16(hi - q0);
+        __m512 px, py, pz, pw, ux, uy, uz, us;
+        fcl_xyzw16(g->pos, q0, live, &px, &py, &pz, &pw);
+        fcl_xyzw16(g->dir, q0, live, &ux, &uy, &uz, &us);
+        __m512 dx = _mm512_sub_ps(ox, px), dy = _mm512_sub_ps(oy, py), dz = _mm512_sub_ps(oz, pz);
+        __m512 d2 = _mm512_fmadd_ps(dz, dz, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dx, dx)));
+        __m512 a = _mm512_fmadd_ps(dz, uz, _mm512_fmadd_ps(dy, uy, _mm512_mul_ps(dx, ux)));
+        __m512 p2 = _mm512_max_ps(_mm512_fnmadd_ps(a, a, d2), zero);
+        __m512 q2 = _mm512_fmadd_ps(p2, us, _mm512_mul_ps(_mm512_mul_ps(a, a), pw));
+        __m512 w = _mm512_fnmadd_ps(q2, inv_rc2, one);
+        __mmask16 in = live & _mm512_cmp_ps_mask(d2, _mm512_set1_ps(r2), _CMP_LT_OQ);
+        __m512 fq;
+        if (f->binary) {
+            fq = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(q2, _mm512_set1_ps(f->rbar2), _CMP_LT_OQ), one);
+        } else {
+            __mmask16 near = _mm512_cmp_ps_mask(q2, _mm512_set1_ps(f->rc2), _CMP_LT_OQ);
+            fq = _mm512_maskz_div_ps(near, _mm512_mul_ps(w, w), _mm512_fmadd_ps(q2, inv_rbar2, one));
+        }
+        acc = _mm512_mask_add_ps(acc, in, acc, fq);
     }
-    if (f->binary)
-        return q2 < f->rbar2 ? 1.0f : 0.0f;
-    if (q2 >= f->rc2)
-        return 0.0f;
-    float w = 1.0f - q2 / f->rc2;
-    return w * w / (1.0f + q2 * f->inv_rbar2);
+    return _mm512_reduce_add_ps(acc);
+}
+#endif
+
+/* sum of f over the sorted particles lo .. hi - 1 at x within the reach
+ * (r2): d^2 stretched by each particle's s along its velocity (ls_stretch_of
+ * made both once). Branch-free; with AVX-512, ls_row_sum16 (F's last bits
+ * then depend on the build, never on the thread count). */
+static float ls_row_sum(const ls_field *f, const ls_pgrid *g, uint lo, uint hi, float x, float y, float z, float r2)
+{
+#ifdef FCL_AVX512
+    return ls_row_sum16(f, g, lo, hi, x, y, z, r2);
+#else
+    const float4 *pos = g->pos, *dir = g->dir;
+    float sum = 0.0f, rc2 = f->rc2, inv_rc2 = 1.0f / f->rc2, inv_rbar2 = f->inv_rbar2, rbar2 = f->rbar2;
+    int binary = f->binary;
+#pragma omp simd reduction(+ : sum)
+    for (uint q = lo; q < hi; q++) {
+        float dx = x - pos[q].x, dy = y - pos[q].y, dz = z - pos[q].z, d2 = dx * dx + dy * dy + dz * dz;
+        float a = dx * dir[q].x + dy * dir[q].y + dz * dir[q].z, p2 = d2 - a * a;
+        p2 = p2 > 0.0f ? p2 : 0.0f;   /* not fmaxf: a libm call, which keeps the loop scalar */
+        float q2 = a * a * pos[q].w + p2 * dir[q].w, w = 1.0f - q2 * inv_rc2;
+        float falloff = w * w / (1.0f + q2 * inv_rbar2);   /* on every lane, then chosen: never 1/0 */
+        float smooth = q2 < rc2 ? falloff : 0.0f;
+        float fq = binary ? (q2 < rbar2 ? 1.0f : 0.0f) : smooth;
+        sum += d2 < r2 ? fq : 0.0f;
+    }
+    return sum;
+#endif
 }
 
 float ls_speed_at(const ls_state *s, float x, float y, float z)
@@ -143,11 +204,7 @@ float ls_speed_at(const ls_state *s, float x, float y, float z)
             if (k < 0 || j < 0 || k >= g->n[2] || j >= g->n[1])
                 continue;
             size_t row = (size_t)g->n[0] * ((size_t)j + (size_t)g->n[1] * (size_t)k);
-            for (uint q = g->start[row + (size_t)i0]; q < g->start[row + (size_t)i1 + 1]; q++) {
-                float dx = x - g->pos[q].x, dy = y - g->pos[q].y, dz = z - g->pos[q].z;
-                if (dx * dx + dy * dy + dz * dz < r2)
-                    sum += ls_f(&s->fd, g->vel[q], dx, dy, dz);
-            }
+            sum += ls_row_sum(&s->fd, g, g->start[row + (size_t)i0], g->start[row + (size_t)i1 + 1], x, y, z, r2);
         }
     return s->fd.T + sum;
 }
