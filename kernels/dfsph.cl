@@ -11,9 +11,10 @@
  *                 a_tension is the model
  *                 material.tension_model selects (forces.cl), with the
  *                 particle mass V rho0 in c->mass (host dfsph.c)
- * source:         the error e_i either solver drives to zero, clamped to
- *                 compression: density solver e = max(rhat_i + dt D_i - 1, 0),
- *                 divergence solver e = D_i with D_i = sum_j V
+ * source:         the error e_i either solver drives to zero, signed (only
+ *                 the stop test's err[] counts compression alone): density
+ *                 solver e = rhat_i + dt D_i - 1, divergence solver e = D_i
+ *                 with D_i = sum_j V
  *                 (v_i - v_j) . grad W_ij + sum_b V_b v_i . grad W_ib; then
  *                 the increment k_i = max(K_i + omega e alpha_i, 0) - K_i of
  *                 the step's total K_i = ksum_i (projected Jacobi), or, for
