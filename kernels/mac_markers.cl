@@ -374,6 +374,115 @@ FCL_INLINE int mac_p2g_wants(GLOBAL const uint *flags, uint c, uint i, uint j, u
            (flags[c] == MAC_FLUID || flags[n] == MAC_FLUID);
 }
 
+/* One marker's share of a cell's three lower faces (face positions f0,
+ * f1, f2): the hat weights w and the weighted velocity components s;
+ * zeros past hi or beyond one cell. Scalar fields, no arrays: PoCL's
+ * work-group vectorizer gave up on arrays of them (the transfer 6x
+ * slower there). */
+typedef struct mac_p2g_acc {
+    float w0, w1, w2, s0, s1, s2;
+} mac_p2g_acc;
+
+FCL_INLINE mac_p2g_acc mac_p2g_add(mac_p2g_acc x, mac_p2g_acc y)
+{
+    mac_p2g_acc r = { x.w0 + y.w0, x.w1 + y.w1, x.w2 + y.w2, x.s0 + y.s0, x.s1 + y.s1, x.s2 + y.s2 };
+    return r;
+}
+
+/* The hat weight of p at face position f, 0 beyond one cell. */
+FCL_INLINE float mac_p2g_hat(float4 p, float4 f, const fcl_mac_info *m)
+{
+    float wx = 1.0f - mac_abs(p.x - f.x) * m->inv_dx;
+    float wy = 1.0f - mac_abs(p.y - f.y) * m->inv_dx;
+    float wz = 1.0f - mac_abs(p.z - f.z) * m->inv_dx;
+    return wx > 0.0f && wy > 0.0f && wz > 0.0f ? wx * wy * wz : 0.0f;
+}
+
+FCL_INLINE mac_p2g_acc mac_p2g_one(GLOBAL const float4 *pos, GLOBAL const float4 *vev, uint q, uint hi, float4 f0,
+                                   float4 f1, float4 f2, const fcl_mac_info *m)
+{
+    mac_p2g_acc r = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+    if (q >= hi)
+        return r;
+    float4 p = pos[q], v = vev[q];
+    r.w0 = mac_p2g_hat(p, f0, m);
+    r.w1 = mac_p2g_hat(p, f1, m);
+    r.w2 = mac_p2g_hat(p, f2, m);
+    r.s0 = r.w0 > 0.0f ? r.w0 * v.x : 0.0f;   /* +0 where no share, as the twin's masked lanes */
+    r.s1 = r.w1 > 0.0f ? r.w1 * v.y : 0.0f;
+    r.s2 = r.w2 > 0.0f ? r.w2 * v.z : 0.0f;
+    return r;
+}
+
+/* The shares of markers lo .. hi - 1 added into sum and sw, 16 at a time
+ * as a pairwise tree (lane l and l + 8, then l + 4, l + 2, l + 1), the
+ * groups in order: mac_wsum_run's order (kernels/mac.cl), which a 16-lane
+ * twin keeps; in marker order each add waited on the last, and the
+ * transfer was 40 of a 52 ms FLIP step on the 216k-marker drop. */
+FCL_INLINE mac_p2g_acc mac_p2g_run(GLOBAL const float4 *pos, GLOBAL const float4 *vev, uint lo, uint hi, float4 f0,
+                                   float4 f1, float4 f2, const fcl_mac_info *m, mac_p2g_acc acc)
+{
+    for (uint q0 = lo; q0 < hi; q0 += 16u) {
+        mac_p2g_acc part[2];
+        for (uint l = 0u; l < 2u; l++) {
+            uint b = q0 + l;
+            part[l] = mac_p2g_add(mac_p2g_add(mac_p2g_add(mac_p2g_one(pos, vev, b, hi, f0, f1, f2, m),
+                                                          mac_p2g_one(pos, vev, b + 8u, hi, f0, f1, f2, m)),
+                                              mac_p2g_add(mac_p2g_one(pos, vev, b + 4u, hi, f0, f1, f2, m),
+                                                          mac_p2g_one(pos, vev, b + 12u, hi, f0, f1, f2, m))),
+                                  mac_p2g_add(mac_p2g_add(mac_p2g_one(pos, vev, b + 2u, hi, f0, f1, f2, m),
+                                                          mac_p2g_one(pos, vev, b + 10u, hi, f0, f1, f2, m)),
+                                              mac_p2g_add(mac_p2g_one(pos, vev, b + 6u, hi, f0, f1, f2, m),
+                                                          mac_p2g_one(pos, vev, b + 14u, hi, f0, f1, f2, m))));
+        }
+        acc = mac_p2g_add(acc, mac_p2g_add(part[0], part[1]));
+    }
+    return acc;
+}
+
+#ifdef FCL_AVX512
+/* The pairwise tree of 16 lanes, as mac_p2g_run adds them. */
+FCL_INLINE float mac_tree16(__m512 w)
+{
+    __m256 w8 = _mm256_add_ps(_mm512_castps512_ps256(w), _mm512_extractf32x8_ps(w, 1));
+    __m128 w4 = _mm_add_ps(_mm256_castps256_ps128(w8), _mm256_extractf128_ps(w8, 1));
+    __m128 w2 = _mm_add_ps(w4, _mm_movehl_ps(w4, w4));
+    return _mm_cvtss_f32(_mm_add_ss(w2, _mm_shuffle_ps(w2, w2, 1)));
+}
+
+/* mac_p2g_run 16 markers at a time (the native backend on an AVX-512
+ * host): the same weights, the same tree, the same bits. */
+static mac_p2g_acc mac_p2g_run16(const float4 *pos, const float4 *vev, uint lo, uint hi, float4 f0, float4 f1,
+                                 float4 f2, const fcl_mac_info *m, mac_p2g_acc acc)
+{
+    __m512 one = _mm512_set1_ps(1.0f), inv = _mm512_set1_ps(m->inv_dx), zero = _mm512_setzero_ps();
+    const float4 f[3] = { f0, f1, f2 };
+    for (uint q0 = lo; q0 < hi; q0 += 16u) {
+        __mmask16 live = fcl_live16(hi - q0);
+        __m512 p[3], v[3];
+        float w[3], s[3];
+        fcl_xyz16(pos, q0, live, &p[0], &p[1], &p[2]);
+        fcl_xyz16(vev, q0, live, &v[0], &v[1], &v[2]);
+        for (uint a = 0u; a < 3u; a++) {
+            const float fa[3] = { f[a].x, f[a].y, f[a].z };
+            __m512 h[3];
+            __mmask16 in = live;
+            for (uint b = 0u; b < 3u; b++) {   /* mac_p2g_hat: 1 - |p - f| / dx */
+                __m512 d = _mm512_abs_ps(_mm512_sub_ps(p[b], _mm512_set1_ps(fa[b])));
+                h[b] = _mm512_sub_ps(one, _mm512_mul_ps(d, inv));
+                in &= _mm512_cmp_ps_mask(h[b], zero, _CMP_GT_OQ);
+            }
+            __m512 ww = _mm512_maskz_mul_ps(in, _mm512_mul_ps(h[0], h[1]), h[2]);
+            w[a] = mac_tree16(ww);
+            s[a] = mac_tree16(_mm512_maskz_mul_ps(in, ww, v[a]));
+        }
+        mac_p2g_acc g = { w[0], w[1], w[2], s[0], s[1], s[2] };
+        acc = mac_p2g_add(acc, g);
+    }
+    return acc;
+}
+#endif
+
 /* Particle to grid: each of cell c's lower faces beside fluid gets the
  * hat-weighted (trilinear, one cell wide) mean of the markers'
  * velocities around it, in one walk over the markers near the three
@@ -386,11 +495,10 @@ FCL_INLINE void mac_p2g_item(uint c, GLOBAL const float4 *pos, GLOBAL const floa
     mac_coords(c, m, &i, &j, &k);
     int want[3] = { mac_p2g_wants(flags, c, i, j, k, 0u, m), mac_p2g_wants(flags, c, i, j, k, 1u, m),
                     mac_p2g_wants(flags, c, i, j, k, 2u, m) };
-    float sum[3] = { 0.0f, 0.0f, 0.0f }, sw[3] = { 0.0f, 0.0f, 0.0f };
+    mac_p2g_acc acc = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
     if (want[0] || want[1] || want[2]) {
-        float4 x = mac_center(i, j, k, m), f[3];
-        for (uint a = 0u; a < 3u; a++)
-            f[a] = mac_face_pos(i, j, k, a, m);
+        float4 x = mac_center(i, j, k, m), f0 = mac_face_pos(i, j, k, 0u, m), f1 = mac_face_pos(i, j, k, 1u, m),
+               f2 = mac_face_pos(i, j, k, 2u, m);
         float lo = 1.5f * m->dx, hi = m->dx, inv = g->inv_cell_size;
         uint x0 = grid_axis(x.x - lo, g->origin.x, inv, g->nx), x1 = grid_axis(x.x + hi, g->origin.x, inv, g->nx);
         uint y0 = grid_axis(x.y - lo, g->origin.y, inv, g->ny), y1 = grid_axis(x.y + hi, g->origin.y, inv, g->ny);
@@ -398,24 +506,15 @@ FCL_INLINE void mac_p2g_item(uint c, GLOBAL const float4 *pos, GLOBAL const floa
         for (uint z = z0; z <= z1; z++)
             for (uint y = y0; y <= y1; y++) {
                 uint row = g->nx * (y + g->ny * z);
-                for (uint q = start[row + x0]; q < start[row + x1 + 1u]; q++) {
-                    float4 p = pos[q], v = vev[q];
-                    for (uint a = 0u; a < 3u; a++) {
-                        float wx = 1.0f - mac_abs(p.x - f[a].x) * m->inv_dx;
-                        float wy = 1.0f - mac_abs(p.y - f[a].y) * m->inv_dx;
-                        float wz = 1.0f - mac_abs(p.z - f[a].z) * m->inv_dx;
-                        if (wx > 0.0f && wy > 0.0f && wz > 0.0f) {
-                            sum[a] += wx * wy * wz * mac_comp(v, a);
-                            sw[a] += wx * wy * wz;
-                        }
-                    }
-                }
+#ifdef FCL_AVX512
+                acc = mac_p2g_run16(pos, vev, start[row + x0], start[row + x1 + 1u], f0, f1, f2, m, acc);
+#else
+                acc = mac_p2g_run(pos, vev, start[row + x0], start[row + x1 + 1u], f0, f1, f2, m, acc);
+#endif
             }
     }
-    float out[3];
-    for (uint a = 0u; a < 3u; a++)
-        out[a] = want[a] && sw[a] > 0.0f ? sum[a] / sw[a] : 0.0f;
-    vel[c] = fcl_f4(out[0], out[1], out[2], 0.0f);
+    vel[c] = fcl_f4(want[0] && acc.w0 > 0.0f ? acc.s0 / acc.w0 : 0.0f, want[1] && acc.w1 > 0.0f ? acc.s1 / acc.w1 : 0.0f,
+                    want[2] && acc.w2 > 0.0f ? acc.s2 / acc.w2 : 0.0f, 0.0f);
 }
 
 /* Grid to particle, FLIP/PIC (Zhu & Bridson 2005): the marker keeps its

@@ -28,16 +28,16 @@
  *   mac.density_correction) and with neither: the largest change of the
  *   level-set volume (the poly6 density of the markers at least half a
  *   resting lattice's), sampled every 0.1 s, within the issue's 5 % with
- *   the defaults (-3.60 % and -4.75 % measured, the same bits with 1 to
+ *   the defaults (-3.60 % and -4.90 % measured, the same bits with 1 to
  *   3 threads) and at most a third of the change with neither (-23.68 %
- *   and -20.10 %). The capped count dx^3 sum_cells min(1, markers / per
+ *   and -21.08 %). The capped count dx^3 sum_cells min(1, markers / per
  *   cell) is printed beside it; `--volume KEY=VALUE...` runs only this,
  *   with those parameters (particles.spacing=0.005: the same column in
  *   1 cm cells);
  * - with --volume1cm (ctest's test_mac_volume_1cm, outside the sanitizer
  *   pass, about 30 s): that dam break in 1 cm cells (49,152 markers)
- *   within 5 % with the defaults (-2.93 % and -2.42 %; -5.84 % and
- *   -4.91 % without the density correction).
+ *   within 5 % with the defaults (-2.93 % and -3.09 %; -5.84 % and
+ *   -5.14 % without the density correction).
  */
 #include <math.h>
 #include <stdlib.h>
