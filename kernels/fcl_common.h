@@ -66,16 +66,17 @@ typedef uint32_t uint;
  * walks (number density, viscosity, assembly, correction: mps.cl), the
  * grid's count (grid.cl, with AVX-512CD) and gather, the step statistics
  * (wcsph.cl), the MAC markers' move, marking and fields
- * (mac_markers.cl), their density sum (mac.cl) and the MAC velocity's
- * advection (mac_advect.cl) have a 16-lane twin next to the one
+ * (mac_markers.cl), their density sum (mac.cl) and FLIP splat
+ * (mac_markers.cl), and the MAC velocity's advection (mac_advect.cl)
+ * have a 16-lane twin next to the one
  * source, written with intrinsics: the same per-pair (per-marker)
  * arithmetic, 16 at a time. Where a twin sums over a list (WCSPH's
  * forces, the list build's density, MPS's walks and row products) it
  * keeps a sum per lane and adds the lanes at the end: another order of
  * additions, so those agree with OpenCL within tolerance, not to the bit;
  * the others (grid, statistics, list entries, collisions, markers, the
- * MAC grid) give the scalar source's bits (the MAC density's sum is
- * written in the twin's order in the scalar source too). The
+ * MAC grid) give the scalar source's bits (the MAC density's and splat's
+ * sums are written in the twin's order in the scalar source too). The
  * host compiler did not vectorize them (a compaction; gathers of float4
  * with a long scalar tail). A portable build runs the scalar source. */
 #if defined(__AVX512F__) && defined(__AVX512DQ__)   /* DQ: the twins' float masks and xors (F alone: Xeon Phi) */

@@ -6,7 +6,9 @@
  * particles:  RK2 (midpoint) through the projected field, clamped into the
  *             grid box and pushed out of obstacles
  * fields:     the per-marker pressure and density frames carry
- * p2g, g2p:   FLIP/PIC transfers between markers and faces
+ * p2g, g2p:   FLIP/PIC transfers between markers and faces (p2g's sums
+ *             16 markers at a time as a pairwise tree, as mac.cl's
+ *             density, so that its 16-lane twin keeps the same bits)
  *
  * On the native backend of an AVX-512 host the marking and the fields go
  * 16 markers at a time (`lanes` passes, pass.h), the move 32 as two groups
