@@ -248,6 +248,16 @@ FCL_INLINE float mac_wsum_run(float4 x, GLOBAL const float4 *pos, uint lo, uint 
 }
 
 #ifdef FCL_AVX512
+/* The pairwise tree of 16 lanes, as mac_wsum_run (and mac_markers.cl's
+ * mac_p2g_run) add them. */
+FCL_INLINE float mac_tree16(__m512 w)
+{
+    __m256 w8 = _mm256_add_ps(_mm512_castps512_ps256(w), _mm512_extractf32x8_ps(w, 1));
+    __m128 w4 = _mm_add_ps(_mm256_castps256_ps128(w8), _mm256_extractf128_ps(w8, 1));
+    __m128 w2 = _mm_add_ps(w4, _mm_movehl_ps(w4, w4));
+    return _mm_cvtss_f32(_mm_add_ss(w2, _mm_shuffle_ps(w2, w2, 1)));
+}
+
 /* mac_wsum_run 16 markers at a time (the native backend on an AVX-512
  * host): the same weights, the same tree, the same bits. */
 static float mac_wsum_run16(float4 x, const float4 *pos, uint lo, uint hi, const fcl_sph_consts *cs)
@@ -263,11 +273,7 @@ static float mac_wsum_run16(float4 x, const float4 *pos, uint lo, uint hi, const
         __m512 r2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
         __m512 d = _mm512_sub_ps(h2, r2);
         __mmask16 in = _mm512_mask_cmp_ps_mask(live, r2, h2, _CMP_LT_OQ);
-        __m512 w = _mm512_maskz_mul_ps(in, _mm512_mul_ps(_mm512_mul_ps(coef, d), d), d);
-        __m256 w8 = _mm256_add_ps(_mm512_castps512_ps256(w), _mm512_extractf32x8_ps(w, 1));
-        __m128 w4 = _mm_add_ps(_mm256_castps256_ps128(w8), _mm256_extractf128_ps(w8, 1));
-        __m128 w2 = _mm_add_ps(w4, _mm_movehl_ps(w4, w4));
-        sum += _mm_cvtss_f32(_mm_add_ss(w2, _mm_shuffle_ps(w2, w2, 1)));
+        sum += mac_tree16(_mm512_maskz_mul_ps(in, _mm512_mul_ps(_mm512_mul_ps(coef, d), d), d));
     }
     return sum;
 }

@@ -416,7 +416,7 @@ FCL_INLINE mac_p2g_acc mac_p2g_one(GLOBAL const float4 *pos, GLOBAL const float4
     return r;
 }
 
-/* The shares of markers lo .. hi - 1 added into sum and sw, 16 at a time
+/* acc plus the shares of markers lo .. hi - 1, 16 at a time
  * as a pairwise tree (lane l and l + 8, then l + 4, l + 2, l + 1), the
  * groups in order: mac_wsum_run's order (kernels/mac.cl), which a 16-lane
  * twin keeps; in marker order each add waited on the last, and the
@@ -443,15 +443,6 @@ FCL_INLINE mac_p2g_acc mac_p2g_run(GLOBAL const float4 *pos, GLOBAL const float4
 }
 
 #ifdef FCL_AVX512
-/* The pairwise tree of 16 lanes, as mac_p2g_run adds them. */
-FCL_INLINE float mac_tree16(__m512 w)
-{
-    __m256 w8 = _mm256_add_ps(_mm512_castps512_ps256(w), _mm512_extractf32x8_ps(w, 1));
-    __m128 w4 = _mm_add_ps(_mm256_castps256_ps128(w8), _mm256_extractf128_ps(w8, 1));
-    __m128 w2 = _mm_add_ps(w4, _mm_movehl_ps(w4, w4));
-    return _mm_cvtss_f32(_mm_add_ss(w2, _mm_shuffle_ps(w2, w2, 1)));
-}
-
 /* mac_p2g_run 16 markers at a time (the native backend on an AVX-512
  * host): the same weights, the same tree, the same bits. */
 static mac_p2g_acc mac_p2g_run16(const float4 *pos, const float4 *vev, uint lo, uint hi, float4 f0, float4 f1,
