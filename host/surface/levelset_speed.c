@@ -48,7 +48,7 @@ void ls_field_fit(ls_field *f, const float4 *vel, size_t n)
 
 /* A particle's stretch, once (not per node it reaches): its unit velocity
  * and s in dir, 1 / s^2 in pos.w; at rest, or without stretching, dir 0
- * and s 1, which leave d^2 as it is in ls_f. */
+ * and s 1, which leave d^2 unstretched in ls_row_sum. */
 static void ls_stretch_of(const ls_field *f, float4 v, float4 *p, float4 *dir)
 {
     float v2 = v.x * v.x + v.y * v.y + v.z * v.z;
