@@ -17,8 +17,8 @@
  * After the last substep the markers are sorted again and their pressure
  * and density (rest) written for frames. Passes in kernels/mac.cl (the
  * grid), kernels/mac_markers.cl (the markers), kernels/mac_advect.cl (the
- * velocity's advection), kernels/mac_mg.cl (the multigrid), kernels/mac_visc.cl (viscosity) and kernels/mac_reseed.cl
- * (reseeding).
+ * velocity's advection), kernels/mac_mg.cl (the multigrid),
+ * kernels/mac_visc.cl (viscosity) and kernels/mac_reseed.cl (reseeding).
  * Invariant: between steps the markers are in the particle grid's order
  * of their positions, vel[cur] holds the extrapolated field of the last
  * substep, p its pressure (the next warm start) and max_u its largest
@@ -126,15 +126,15 @@ static double cfl_dt(const fcl_sim *s, const mac *d)
     return fmin(fmax(dt, p->mac_dt_min), p->mac_dt_max);
 }
 
-/* One thin launcher per pass (kernels/mac*.cl, passes.def). */
-/* Solids (boxes, spheres, polygons; with mesh obstacles, every cell
- * holding a boundary particle), then the markers' cells. */
 /* A counter's next number; 0 is never one (it means "never"). */
 static unsigned next_gen(unsigned g)
 {
     return g + 1u ? g + 1u : 1u;
 }
 
+/* One thin launcher per pass (kernels/mac*.cl, passes.def). */
+/* Solids (boxes, spheres, polygons; with mesh obstacles, every cell
+ * holding a boundary particle), then the markers' cells. */
 static int launch_flags(fcl_sim *s, mac *d)
 {
     uint counting = s->prm->mac_reseed > 0.0f;
