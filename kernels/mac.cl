@@ -220,6 +220,16 @@ FCL_INLINE float mac_w(float4 x, GLOBAL const float4 *pos, uint q, uint hi, cons
     return w_poly6(dx * dx + dy * dy + dz * dz, cs->h2, cs->poly6);
 }
 
+/* Of a group of 16 values, what the pairwise tree's last add takes from
+ * lanes b, b + 2, ..., b + 14 (lane l plus l + 8, then + l + 4, + l + 2;
+ * the last add joins the parts of b = q0 and q0 + 1): ONE(k) the k-th
+ * value, ADD(x, y) the sum. The one order both the scalar sums below and
+ * mac_markers.cl's use, and mac_tree16 keeps on 16 lanes. */
+#define MAC_TREE16_PART(ADD, ONE, b)                                                                    \
+    ADD(ADD(ADD(ONE(b), ONE((b) + 8u)), ADD(ONE((b) + 4u), ONE((b) + 12u))),                            \
+        ADD(ADD(ONE((b) + 2u), ONE((b) + 10u)), ADD(ONE((b) + 6u), ONE((b) + 14u))))
+#define MAC_FADD(x, y) ((x) + (y))
+
 /* sum_p W_poly6(x - x_p) over markers lo .. hi - 1, in groups of 16: a
  * group's weights (past hi: 0) added as a pairwise tree (lane l and
  * l + 8, then l + 4, l + 2, l + 1), the groups' sums in order. One order
@@ -232,17 +242,10 @@ FCL_INLINE float mac_wsum_run(float4 x, GLOBAL const float4 *pos, uint lo, uint 
     float sum = 0.0f;
     for (uint q0 = lo; q0 < hi; q0 += 16u) {
         /* The tree written out, not as a 16-element array (private arrays
-         * cost on GPUs and stop PoCL's vectorizer): part[l] is what the
-         * tree's last add takes from lanes l, l + 2, ..., l + 14. */
-        float part[2];
-        for (uint l = 0u; l < 2u; l++) {
-            uint b = q0 + l;
-            part[l] = ((mac_w(x, pos, b, hi, cs) + mac_w(x, pos, b + 8u, hi, cs)) +
-                       (mac_w(x, pos, b + 4u, hi, cs) + mac_w(x, pos, b + 12u, hi, cs))) +
-                      ((mac_w(x, pos, b + 2u, hi, cs) + mac_w(x, pos, b + 10u, hi, cs)) +
-                       (mac_w(x, pos, b + 6u, hi, cs) + mac_w(x, pos, b + 14u, hi, cs)));
-        }
-        sum += part[0] + part[1];
+         * cost on GPUs and stop PoCL's vectorizer). */
+#define MAC_W(k) mac_w(x, pos, k, hi, cs)
+        sum += MAC_TREE16_PART(MAC_FADD, MAC_W, q0) + MAC_TREE16_PART(MAC_FADD, MAC_W, q0 + 1u);
+#undef MAC_W
     }
     return sum;
 }

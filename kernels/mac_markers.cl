@@ -416,29 +416,19 @@ FCL_INLINE mac_p2g_acc mac_p2g_one(GLOBAL const float4 *pos, GLOBAL const float4
     return r;
 }
 
-/* acc plus the shares of markers lo .. hi - 1, 16 at a time
- * as a pairwise tree (lane l and l + 8, then l + 4, l + 2, l + 1), the
- * groups in order: mac_wsum_run's order (kernels/mac.cl), which a 16-lane
- * twin keeps; in marker order each add waited on the last, and the
- * transfer was 40 of a 52 ms FLIP step on the 216k-marker drop. */
+/* acc plus the shares of markers lo .. hi - 1, 16 at a time as a pairwise
+ * tree (MAC_TREE16_PART, kernels/mac.cl), the groups in order:
+ * mac_wsum_run's order, which a 16-lane twin keeps; in marker order each
+ * add waited on the last, and the transfer was 40 of a 52 ms FLIP step on
+ * the 216k-marker drop. */
 FCL_INLINE mac_p2g_acc mac_p2g_run(GLOBAL const float4 *pos, GLOBAL const float4 *vev, uint lo, uint hi, float4 f0,
                                    float4 f1, float4 f2, const fcl_mac_info *m, mac_p2g_acc acc)
 {
-    for (uint q0 = lo; q0 < hi; q0 += 16u) {
-        mac_p2g_acc part[2];
-        for (uint l = 0u; l < 2u; l++) {
-            uint b = q0 + l;
-            part[l] = mac_p2g_add(mac_p2g_add(mac_p2g_add(mac_p2g_one(pos, vev, b, hi, f0, f1, f2, m),
-                                                          mac_p2g_one(pos, vev, b + 8u, hi, f0, f1, f2, m)),
-                                              mac_p2g_add(mac_p2g_one(pos, vev, b + 4u, hi, f0, f1, f2, m),
-                                                          mac_p2g_one(pos, vev, b + 12u, hi, f0, f1, f2, m))),
-                                  mac_p2g_add(mac_p2g_add(mac_p2g_one(pos, vev, b + 2u, hi, f0, f1, f2, m),
-                                                          mac_p2g_one(pos, vev, b + 10u, hi, f0, f1, f2, m)),
-                                              mac_p2g_add(mac_p2g_one(pos, vev, b + 6u, hi, f0, f1, f2, m),
-                                                          mac_p2g_one(pos, vev, b + 14u, hi, f0, f1, f2, m))));
-        }
-        acc = mac_p2g_add(acc, mac_p2g_add(part[0], part[1]));
-    }
+#define MAC_P2G(k) mac_p2g_one(pos, vev, k, hi, f0, f1, f2, m)
+    for (uint q0 = lo; q0 < hi; q0 += 16u)
+        acc = mac_p2g_add(acc, mac_p2g_add(MAC_TREE16_PART(mac_p2g_add, MAC_P2G, q0),
+                                           MAC_TREE16_PART(mac_p2g_add, MAC_P2G, q0 + 1u)));
+#undef MAC_P2G
     return acc;
 }
 
