@@ -13,12 +13,20 @@
  *   a tenth of a level-set cell (the first mesh's vertices against the
  *   second's phi, a signed distance);
  * - a grid over the memory bound is refused before any allocation,
- *   naming surface.ls_cell (FCL_EXIT_INPUT).
+ *   naming surface.ls_cell (FCL_EXIT_INPUT);
+ * - redistancing (levelset_redistance.c) against a tilted plane, where
+ *   the first-order upwind distance is exact: every band node within
+ *   1e-4 cells of its distance, the band exactly the nodes within the
+ *   half-width, the rest +-far, the front untouched; on a jittered front,
+ *   the same bits with 1 and 3 threads, and a second pass changes none.
  */
+#include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fcl_test.h"
 #include "levelset.h"
+#include "levelset_impl.h"
 #include "mesh_checks.h"
 #include "params.h"
 #include "sim.h"
@@ -162,8 +170,117 @@ static void test_too_large(fcl_backend *be)
     mc_free(&x);
 }
 
+/* The signed distance (cells) of node q to the plane n . x = c through
+ * 0.3 cells beyond the grid's center, n = (1, 2, 3) / sqrt(14). */
+static double plane_distance(const ls_state *s, size_t q)
+{
+    int i, j, k;
+    ls_coords(s, q, &i, &j, &k);
+    return (120.0 - (i + 2.0 * j + 3.0 * k)) / sqrt(14.0) + 0.3;
+}
+
+/* A 40^3 grid (the rim as regrid leaves it) whose phi is that distance,
+ * clamped to +-far; jitter > 0 moves every value by up to that many cells
+ * (a seeded pseudo-random sequence). */
+static ls_state *plane_state(double jitter)
+{
+    ls_state *s = calloc(1, sizeof *s);
+    s->cell = 0.01f;
+    s->W = 3;
+    s->far = 4.0f * s->cell;
+    s->n[0] = s->n[1] = s->n[2] = 40;
+    s->nn = 40 * 40 * 40;
+    s->phi = malloc(s->nn * sizeof *s->phi);
+    s->tmp = malloc(s->nn * sizeof *s->tmp);
+    s->st = calloc(s->nn, 1);
+    s->queued = calloc(s->nn, 1);
+    unsigned seed = 12345u;
+    for (size_t q = 0; q < s->nn; q++) {
+        int i, j, k;
+        ls_coords(s, q, &i, &j, &k);
+        double d = plane_distance(s, q);
+        seed = seed * 1664525u + 1013904223u;
+        d += jitter * ((seed >> 8) / 16777216.0 - 0.5) * 2.0;
+        s->phi[q] = ls_inner(s, i, j, k) ? (float)fmax(fmin(d * s->cell, s->far), -s->far) : -s->far;
+        s->tmp[q] = INFINITY;
+    }
+    return s;
+}
+
+static void test_redistance(void)
+{
+    ls_state *s = plane_state(0.0);
+    int rc = ls_find_front_all(s);
+    float *front = malloc((s->nfront + 1) * sizeof *front);
+    unsigned char *is_front = calloc(s->nn, 1);
+    for (size_t t = 0; t < s->nfront; t++) {
+        front[t] = s->phi[s->front[t]];
+        is_front[s->front[t]] = 1;
+    }
+    for (size_t q = 0; q < s->nn; q++) /* forget every other value */
+        if (!is_front[q])
+            s->phi[q] = s->phi[q] >= 0.0f ? s->far : -s->far;
+    free(is_front);
+    rc = rc || ls_redistance(s);
+    CHECK(rc == 0, "redistance: out of memory");
+    double worst = 0.0;
+    size_t checked = 0, wrong_band = 0, moved = 0;
+    for (size_t t = 0; t < s->nfront; t++)
+        moved += s->phi[s->front[t]] != front[t];
+    for (size_t q = 0; q < s->nn; q++) {
+        int i, j, k;
+        ls_coords(s, q, &i, &j, &k);
+        int m = 8; /* the upwind chains (and their front nodes) inside the inner nodes: 5 left 7e-3 cells */
+        if (i < m || j < m || k < m || i >= s->n[0] - m || j >= s->n[1] - m || k >= s->n[2] - m)
+            continue;
+        double d = plane_distance(s, q), a = fabs(d);
+        if (fabs(a - s->W) < 1e-3)
+            continue; /* at the half-width: either way */
+        if (a < s->W) {
+            worst = fmax(worst, fabs(s->phi[q] / s->cell - d));
+            checked++;
+        } else {
+            wrong_band += fabs(s->phi[q]) != s->far || (s->phi[q] > 0) != (d > 0);
+        }
+    }
+    printf("redistance, a tilted plane: %zu band nodes (%zu front) checked, largest error %.2e cells; "
+           "%zu nodes beyond the band not at +-far; %zu front values moved\n", checked, s->nfront, worst,
+           wrong_band, moved);
+    CHECK(checked > 4000 && worst < 1e-4 && wrong_band == 0 && moved == 0,
+          "redistance of a plane: error %.2e cells over %zu nodes, %zu outside the band wrong, %zu front values moved",
+          worst, checked, wrong_band, moved);
+    free(front);
+    ls_free(s);
+
+    /* A jittered front: the same bits whatever the thread count, and a
+     * second pass changes nothing. */
+    ls_state *a = plane_state(0.4), *b = plane_state(0.4);
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    rc = ls_find_front_all(a) || ls_redistance(a);
+    omp_set_num_threads(3);
+    rc = rc || ls_find_front_all(b) || ls_redistance(b);
+    size_t differ = 0, again = 0;
+    for (size_t q = 0; q < a->nn; q++)
+        differ += memcmp(&a->phi[q], &b->phi[q], sizeof(float)) != 0;
+    float *before = malloc(b->nn * sizeof *before);
+    memcpy(before, b->phi, b->nn * sizeof *before);
+    rc = rc || ls_find_front(b, b->band, b->nband) || ls_redistance(b);
+    for (size_t q = 0; q < b->nn; q++)
+        again += memcmp(&before[q], &b->phi[q], sizeof(float)) != 0;
+    omp_set_num_threads(threads);
+    printf("redistance, a jittered plane: %zu band nodes; %zu differ between 1 and 3 threads, %zu change in a "
+           "second pass\n", b->nband, differ, again);
+    CHECK(rc == 0 && differ == 0 && again == 0, "redistance: %zu nodes differ between 1 and 3 threads, %zu change in "
+          "a second pass (rc %d)", differ, again, rc);
+    free(before);
+    ls_free(a);
+    ls_free(b);
+}
+
 int main(void)
 {
+    test_redistance();
     int ran = 0;
     for (int i = 0; i < 2; i++) {
         fcl_backend *be = ft_backend(i);

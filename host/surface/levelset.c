@@ -27,10 +27,10 @@ void ls_free(ls_state *s)
     free(s->tmp);
     free(s->have);
     free(s->st);
+    free(s->queued);
     free(s->band);
     free(s->front);
-    free(s->touched);
-    free(s->heap);
+    ls_workers_free(s);
     ls_pgrid_free(&s->pg);
     free(s);
 }
@@ -93,9 +93,9 @@ static int plan(mc_ctx *x, const mc_config *c, const ls_parts *p, const ls_field
         nodes *= len[a];
         o[a] = (long long)l;
     }
-    /* phi, F, FMM values (12 B), two flags, the tiles' labels and slots
-     * (1 B), on the host; phi and the tiles on the device. */
-    double host = 15.0 * nodes, dev = 5.0 * nodes;
+    /* phi, F, redistancing's values (12 B), three flags, the tiles'
+     * labels and slots (1 B), on the host; phi and the tiles on the device. */
+    double host = 16.0 * nodes, dev = 5.0 * nodes;
     double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     if (nodes >= 4.0e9 || host > 0.5 * mem || 4.0 * nodes > (double)x->be->max_alloc ||
         dev > 0.9 * (double)x->be->mem_bytes) {
@@ -120,14 +120,14 @@ static int regrid(ls_state *s, const long long o[3], const int n[3])
         return 0;
     size_t nn = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
     float *phi = malloc(nn * sizeof *phi), *F = malloc(nn * sizeof *F), *tmp = malloc(nn * sizeof *tmp);
-    unsigned char *have = calloc(nn, 1), *st = calloc(nn, 1);
-    if (!phi || !F || !tmp || !have || !st) {
-        free(phi), free(F), free(tmp), free(have), free(st);
+    unsigned char *have = calloc(nn, 1), *st = calloc(nn, 1), *queued = calloc(nn, 1);
+    if (!phi || !F || !tmp || !have || !st || !queued) {
+        free(phi), free(F), free(tmp), free(have), free(st), free(queued);
         return -1;
     }
 #pragma omp parallel for schedule(static)
     for (size_t q = 0; q < nn; q++)
-        phi[q] = -s->far;
+        phi[q] = -s->far, tmp[q] = INFINITY;
     for (int k = LS_RIM; k < n[2] - LS_RIM && s->phi; k++)
         for (int j = LS_RIM; j < n[1] - LS_RIM; j++) {
             long long ok = o[2] + k - s->o[2], oj = o[1] + j - s->o[1];
@@ -139,8 +139,9 @@ static int regrid(ls_state *s, const long long o[3], const int n[3])
             memcpy(phi + dst, s->phi + ls_idx(s, (int)(o[0] + i0 - s->o[0]), (int)oj, (int)ok),
                    (size_t)(i1 - i0) * sizeof *phi);
         }
-    free(s->phi), free(s->F), free(s->tmp), free(s->have), free(s->st);
-    s->phi = phi, s->F = F, s->tmp = tmp, s->have = have, s->st = st;
+    free(s->phi), free(s->F), free(s->tmp), free(s->have), free(s->st), free(s->queued);
+    s->phi = phi, s->F = F, s->tmp = tmp, s->have = have, s->st = st, s->queued = queued;
+    s->rim_marked = 0;
     memcpy(s->o, o, sizeof s->o);
     memcpy(s->n, n, sizeof s->n);
     s->nn = nn;

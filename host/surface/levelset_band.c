@@ -1,17 +1,16 @@
 /* levelset_band.c - the level set's narrow band: the front (nodes with a
- * 6-neighbor across the zero set), redistancing of the band by fast
- * marching from the front, and the PDE step on the front.
+ * 6-neighbor across the zero set, kept in node order) and the PDE step
+ * on the front (levelset_redistance.c rebuilds the band around it).
  * dphi/dt = |grad phi| (F + beta r kappa), phi > 0 inside: where F > 0
  * (near particles) phi grows and the front moves out, where F < 0 it
  * moves in; kappa = div(grad phi / |grad phi|) is negative on a convex
  * surface, so the curvature term shrinks bumps (mean-curvature flow).
  * Invariant: only front nodes are moved by the PDE; every other band node
- * is the fast-marching distance from the front nodes' values, which fast
- * marching leaves as they are, so redistancing never moves the zero set
- * (each crossing edge joins two front nodes); F enters as F at the
- * closest point of the front, so a converged front has a zero speed and
- * phi stays a distance (the extension velocity of the level-set
- * literature).
+ * is the upwind distance from the front nodes' values, which
+ * redistancing leaves as they are, so it never moves the zero set (each
+ * crossing edge joins two front nodes); F enters as F at the closest
+ * point of the front, so a converged front has a zero speed and phi
+ * stays a distance (the extension velocity of the level-set literature).
  */
 #include "levelset_impl.h"
 
@@ -19,17 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ls_push(uint **a, size_t *len, size_t *cap, uint v)
+int ls_grow(uint **a, size_t *cap)
 {
-    if (*len == *cap) {
-        size_t c = *cap ? 2 * *cap : 4096;
-        uint *b = realloc(*a, c * sizeof *b);
-        if (!b)
-            return -1;
-        *a = b;
-        *cap = c;
-    }
-    (*a)[(*len)++] = v;
+    size_t c = *cap ? 2 * *cap : 4096;
+    uint *b = realloc(*a, c * sizeof *b);
+    if (!b)
+        return -1;
+    *a = b;
+    *cap = c;
     return 0;
 }
 
@@ -52,13 +48,27 @@ static int is_front(const ls_state *s, size_t q)
     return 0;
 }
 
-/* The front among the listed nodes. */
+/* The front among the listed nodes, in node order (the band's order
+ * depends on the threads; the mesh's triangles follow the front's). */
 int ls_find_front(ls_state *s, const uint *nodes, size_t count)
 {
     s->nfront = 0;
+    unsigned char *hit = malloc(count + 1);
+    if (!hit)
+        return -1;
+#pragma omp parallel for schedule(static)
     for (size_t t = 0; t < count; t++)
-        if (is_front(s, nodes[t]) && ls_push(&s->front, &s->nfront, &s->cap_front, nodes[t]) != 0)
-            return -1;
+        hit[t] = (unsigned char)is_front(s, nodes[t]);
+    int rc = 0;
+    for (size_t t = 0; t < count && rc == 0; t++)
+        if (hit[t])
+            rc = ls_push(&s->front, &s->nfront, &s->cap_front, nodes[t]);
+    free(hit);
+    uint *tmp = rc == 0 ? malloc((s->nfront + 1) * sizeof *tmp) : NULL;
+    if (!tmp)
+        return -1;
+    ls_sort_nodes(s->front, tmp, s->nfront, s->nn);
+    free(tmp);
     return 0;
 }
 
@@ -71,158 +81,6 @@ int ls_find_front_all(ls_state *s)
         if (is_front(s, q) && ls_push(&s->front, &s->nfront, &s->cap_front, (uint)q) != 0)
             return -1;
     return 0;
-}
-
-static int heap_push(ls_state *s, float key, uint node)
-{
-    if (s->nheap == s->cap_heap) {
-        size_t c = s->cap_heap ? 2 * s->cap_heap : 4096;
-        ls_heap_item *h = realloc(s->heap, c * sizeof *h);
-        if (!h)
-            return -1;
-        s->heap = h;
-        s->cap_heap = c;
-    }
-    size_t i = s->nheap++;
-    while (i > 0 && s->heap[(i - 1) / 2].key > key) {
-        s->heap[i] = s->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->heap[i] = (ls_heap_item){ key, node };
-    return 0;
-}
-
-static ls_heap_item heap_pop(ls_state *s)
-{
-    ls_heap_item top = s->heap[0], last = s->heap[--s->nheap];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= s->nheap)
-            break;
-        if (c + 1 < s->nheap && s->heap[c + 1].key < s->heap[c].key)
-            c++;
-        if (s->heap[c].key >= last.key)
-            break;
-        s->heap[i] = s->heap[c];
-        i = c;
-    }
-    if (s->nheap)
-        s->heap[i] = last;
-    return top;
-}
-
-/* First-order upwind solution of |grad u| = 1 at node q from its known
- * neighbors' distances (tmp). */
-static float eikonal(const ls_state *s, size_t q)
-{
-    const size_t step[3] = { 1, (size_t)s->n[0], (size_t)s->n[0] * (size_t)s->n[1] };
-    float m[3], h = s->cell;
-    int nm = 0;
-    for (int a = 0; a < 3; a++) {
-        float best = INFINITY;
-        if (s->st[q - step[a]] == 2)
-            best = s->tmp[q - step[a]];
-        if (s->st[q + step[a]] == 2)
-            best = fminf(best, s->tmp[q + step[a]]);
-        if (best < INFINITY)
-            m[nm++] = best;
-    }
-    for (int a = 1; a < nm; a++) /* sort, at most 3 */
-        for (int b = a; b > 0 && m[b] < m[b - 1]; b--) {
-            float t = m[b];
-            m[b] = m[b - 1];
-            m[b - 1] = t;
-        }
-    float u = m[0] + h;
-    if (nm > 1 && u > m[1]) {
-        float d = m[0] - m[1];
-        u = 0.5f * (m[0] + m[1] + sqrtf(fmaxf(2.0f * h * h - d * d, 0.0f)));
-        if (nm > 2 && u > m[2]) {
-            float sum = m[0] + m[1] + m[2], sq = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
-            u = (sum + sqrtf(fmaxf(sum * sum - 3.0f * (sq - h * h), 0.0f))) / 3.0f;
-        }
-    }
-    return u;
-}
-
-/* New tentative distances for the neighbors of a node just known. */
-static int relax(ls_state *s, size_t q)
-{
-    int i, j, k;
-    ls_coords(s, q, &i, &j, &k);
-    const int d[6][3] = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 }, { 0, 1, 0 }, { 0, 0, -1 }, { 0, 0, 1 } };
-    for (int e = 0; e < 6; e++) {
-        int a = i + d[e][0], b = j + d[e][1], c = k + d[e][2];
-        if (!ls_inner(s, a, b, c))
-            continue;
-        size_t r = ls_idx(s, a, b, c);
-        if (s->st[r] == 2)
-            continue;
-        float u = eikonal(s, r);
-        if (s->st[r] == 1 && u >= s->tmp[r])
-            continue;
-        if (s->st[r] == 0 && ls_push(&s->touched, &s->ntouched, &s->cap_touched, (uint)r) != 0)
-            return -1;
-        s->st[r] = 1;
-        s->tmp[r] = u;
-        if (heap_push(s, u, (uint)r) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Nodes of the previous band that the new one lost, and trial nodes left
- * beyond it, go to +-far; the marks are cleared. */
-static void settle(ls_state *s, const uint *old, size_t nold)
-{
-    for (size_t t = 0; t < nold; t++)
-        if (s->st[old[t]] != 2)
-            s->phi[old[t]] = inside(s->phi[old[t]]) ? s->far : -s->far;
-    for (size_t t = 0; t < s->ntouched; t++)
-        if (s->st[s->touched[t]] != 2)
-            s->phi[s->touched[t]] = inside(s->phi[s->touched[t]]) ? s->far : -s->far;
-    for (size_t t = 0; t < s->ntouched; t++)
-        s->st[s->touched[t]] = 0;
-    for (size_t t = 0; t < s->nfront; t++)
-        s->st[s->front[t]] = 0;
-    s->ntouched = 0;
-    s->nheap = 0;
-}
-
-/* Fast marching out of the front to the band's half-width, on both sides
- * at once (distances are unsigned; a non-front node's neighbors all share
- * its sign). The band becomes the front and the nodes reached. */
-int ls_redistance(ls_state *s)
-{
-    uint *old = s->band;
-    size_t nold = s->nband;
-    s->band = NULL;
-    s->nband = s->cap_band = 0;
-    float lim = (float)s->W * s->cell;
-    int rc = 0;
-    for (size_t t = 0; t < s->nfront && rc == 0; t++) {
-        s->st[s->front[t]] = 2;
-        s->tmp[s->front[t]] = fabsf(s->phi[s->front[t]]);
-        rc = ls_push(&s->band, &s->nband, &s->cap_band, s->front[t]);
-    }
-    for (size_t t = 0; t < s->nfront && rc == 0; t++)
-        rc = relax(s, s->front[t]);
-    while (rc == 0 && s->nheap > 0) {
-        ls_heap_item it = heap_pop(s);
-        if (s->st[it.node] == 2)
-            continue;
-        if (it.key > lim)
-            break;
-        s->st[it.node] = 2;
-        s->phi[it.node] = inside(s->phi[it.node]) ? it.key : -it.key;
-        rc = ls_push(&s->band, &s->nband, &s->cap_band, it.node);
-        if (rc == 0)
-            rc = relax(s, it.node);
-    }
-    settle(s, old, nold);
-    free(old);
-    return rc;
 }
 
 /* Derivatives of phi at inner node q (central; h = cell). */

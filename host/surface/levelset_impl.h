@@ -1,6 +1,7 @@
-/* levelset_impl.h - the level set's state and the functions its three
+/* levelset_impl.h - the level set's state and the functions its four
  * files share (levelset.c: frames, grid and meshing; levelset_speed.c: the
- * particles' speed field F; levelset_band.c: front, redistancing, PDE).
+ * particles' speed field F; levelset_band.c: front and PDE;
+ * levelset_redistance.c: the band's distances).
  * Invariant: node (i, j, k) is at cell * (o + (i, j, k)), o on a lattice
  * fixed in space, so nodes of two frames' grids coincide; node indices fit
  * in 32 bits; the outer LS_RIM layers of nodes are never in the band.
@@ -31,23 +32,36 @@ typedef struct ls_field {
     float max_stretch;
 } ls_field;
 
-typedef struct ls_heap_item {
-    float key;
-    uint node;
-} ls_heap_item;
+/* A growable list of nodes. */
+typedef struct ls_list {
+    uint *a;
+    size_t len, cap;
+} ls_list;
+
+/* A thread's part of redistancing (levelset_redistance.c): the nodes it
+ * owns that are queued this round and their new values, those it gave a
+ * value, and the nodes it hands to each owner for the next round. */
+typedef struct ls_worker {
+    ls_list active, touched;
+    float *val;
+    size_t cap_val;
+    ls_list *to;
+    size_t handed;      /* entries it added to the to lists this round */
+} ls_worker;
 
 typedef struct ls_state {
     float cell;           /* node spacing (m) */
     long long o[3];       /* lattice offset of node 0 */
     int n[3];
     size_t nn;
-    float *phi, *F, *tmp; /* phi; F cache; FMM tentative values */
+    float *phi, *F, *tmp; /* phi; F cache; redistancing's distances (+inf between calls) */
     unsigned char *have;  /* F[k] computed this frame */
-    unsigned char *st;    /* FMM: 0 far, 1 trial, 2 known */
-    uint *band, *front, *touched;
-    size_t nband, nfront, ntouched, cap_band, cap_front, cap_touched;
-    ls_heap_item *heap;
-    size_t nheap, cap_heap;
+    unsigned char *st, *queued; /* redistancing's marks (levelset_redistance.c) */
+    int rim_marked;       /* st marks this grid's rim */
+    uint *band, *front;
+    size_t nband, nfront, cap_band, cap_front;
+    ls_worker *wk;        /* redistancing: one per thread */
+    int nwk;
     float far;            /* |phi| off the band: (band + 1) cells */
     int W;                /* band half-width (cells) */
     int seeding;          /* seed fluid found beyond the band (0 for one frame after ls_start_sphere) */
@@ -88,10 +102,24 @@ void ls_init_from_speed(ls_state *s);
 size_t ls_seed(ls_state *s, const float4 *pos, size_t n);
 
 /* levelset_band.c */
-int ls_push(uint **a, size_t *len, size_t *cap, uint v);
+int ls_grow(uint **a, size_t *cap);
+
+/* Appends v to the list *a of *len entries (capacity *cap); -1 out of
+ * memory. Inline: redistancing pushes a node at a time. */
+static inline int ls_push(uint **a, size_t *len, size_t *cap, uint v)
+{
+    if (*len == *cap && ls_grow(a, cap) != 0)
+        return -1;
+    (*a)[(*len)++] = v;
+    return 0;
+}
 int ls_find_front(ls_state *s, const uint *nodes, size_t count);
 int ls_find_front_all(ls_state *s);
+
+/* levelset_redistance.c */
 int ls_redistance(ls_state *s);
+void ls_workers_free(ls_state *s);
+void ls_sort_nodes(uint *a, uint *tmp, size_t n, size_t limit);
 double ls_step(ls_state *s, float beta_r, float dt);
 
 #endif

@@ -354,6 +354,10 @@ size_t ls_seed(ls_state *s, const float4 *pos, size_t n)
         bad = box_nodes(s, i, j, k, r + 1, &box, &nb, &cb);
         seeded++;
     }
+    /* The new values wait in their own array: redistancing's tmp must
+     * stay +inf between its calls. */
+    float *next = bad ? NULL : malloc((nb + 1) * sizeof *next);
+    bad = bad || !next;
     if (!bad) {
         ls_speed_nodes(s, box, nb);
         const size_t step[3] = { 1, (size_t)s->n[0], (size_t)s->n[0] * (size_t)s->n[1] };
@@ -362,11 +366,12 @@ size_t ls_seed(ls_state *s, const float4 *pos, size_t n)
             int ok = s->phi[q] <= lim;
             for (int a = 0; a < 3 && ok; a++)
                 ok = s->st[q - step[a]] == 3 && s->st[q + step[a]] == 3;
-            s->tmp[q] = ok ? phi_from_speed(s, q) : s->phi[q];
+            next[t] = ok ? phi_from_speed(s, q) : s->phi[q];
         }
         for (size_t t = 0; t < nb; t++)
-            s->phi[box[t]] = s->tmp[box[t]];
+            s->phi[box[t]] = next[t];
     }
+    free(next);
     for (size_t t = 0; t < nb; t++)
         s->st[box[t]] = 0;
     free(cand);
