@@ -145,6 +145,71 @@ static size_t plan_layers(fcl_sim *s, double t0, double t1, long *layers, double
     return total;
 }
 
+/* Each emitter's layers into pos and vel, those without a rate checked
+ * for room (a rate may pack its layers closer than a spacing on
+ * purpose): ends[i] the points kept up to emitter i, *blocked those
+ * without room. */
+static int release_points(fcl_sim *s, const long *layers, const double *ahead, float4 *pos, float4 *vel,
+                          size_t *ends, size_t *blocked)
+{
+    size_t n = 0;
+    for (int i = 0; i < s->nemitters; i++) {
+        size_t m = fill(s, i, layers[i], ahead[i], pos + n, vel + n);
+        long kept = s->emitters[i].rate > 0.0 ? (long)m : make_room(s, pos + n, vel + n, m);
+        if (kept < 0) {
+            snprintf(s->error, sizeof s->error, "emitters[%d]: testing %zu new particles for room on %s failed", i,
+                     m, s->be->name);
+            return FCL_EXIT_DEVICE;
+        }
+        *blocked += m - (size_t)kept;
+        n += (size_t)kept;
+        ends[i] = n;
+    }
+    return 0;
+}
+
+/* Emitters that overlap release points on each other's (two equal
+ * emitters stacked 9 pairs within a quarter spacing and mps stopped): a
+ * later emitter's points within 0.9 spacings of an earlier's are dropped,
+ * as overlapping fluid blocks are (overlap.c); *overlapped counts them. */
+static int drop_overlaps(fcl_sim *s, float4 *pos, float4 *vel, size_t *ends, size_t *overlapped)
+{
+    size_t dropped[FCL_EMITTERS_MAX], n = ends[s->nemitters - 1];
+    if (s->nemitters < 2 || n == 0)
+        return 0;
+    if (overlap_merge(pos, vel, ends, s->nemitters, (float)s->spacing, dropped) != 0) {
+        snprintf(s->error, sizeof s->error, "emitters: no host memory to test %zu new particles for overlap", n);
+        return FCL_EXIT_DEVICE;
+    }
+    for (int i = 0; i < s->nemitters; i++)
+        *overlapped += dropped[i];
+    return 0;
+}
+
+/* Each kind of refusal said once a run: overlapping emitters, a backed-up
+ * inflow (n points left of n + blocked), a full capacity. */
+static void warn_refused(fcl_sim *s, size_t n, size_t blocked, size_t overlapped, size_t wanted, size_t added)
+{
+    if (overlapped && !s->emit_overlap_warned) {
+        fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' new particles lay within 0.9 spacings of another "
+                "emitter's and were not added: the emitters overlap; they count as refused (said once)\n", s->step,
+                overlapped);
+        s->emit_overlap_warned = 1;
+    }
+    if (blocked > overlapped && !s->emit_blocked_warned) {
+        fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' %zu new particles had a particle within a quarter "
+                "spacing (the inflow is backed up) and were not added; they count as refused (said once)\n",
+                s->step, blocked - overlapped, n + blocked);
+        s->emit_blocked_warned = 1;
+    }
+    if (wanted > added && !s->emit_warned) {
+        fprintf(stderr, "fluidcl: step %ld: the emitters' %zu particles exceed particles.capacity = %zu (%zu in use); "
+                "%zu were not added (said once; raise particles.capacity)\n", s->step, wanted, s->cap, s->n - added,
+                wanted - added);
+        s->emit_warned = 1;
+    }
+}
+
 int sim_emit(fcl_sim *s, double t0, double t1)
 {
     s->stats.emitted = s->stats.refused = 0;
@@ -159,76 +224,28 @@ int sim_emit(fcl_sim *s, double t0, double t1)
         return 0;
     }
     float4 *pos = malloc(total * sizeof *pos), *vel = malloc(total * sizeof *vel);
-    if (!pos || !vel) {
-        free(pos);
-        free(vel);
+    size_t blocked = 0, overlapped = 0, ends[FCL_EMITTERS_MAX];
+    int rc = pos && vel ? 0 : FCL_EXIT_DEVICE;
+    if (rc != 0)
         snprintf(s->error, sizeof s->error, "emitters: no host memory for %zu new particles", total);
-        return FCL_EXIT_DEVICE;
-    }
-    /* Each emitter's layers, those without a rate checked for room (a
-     * rate may pack its layers closer than a spacing on purpose). */
-    size_t n = 0, blocked = 0, ends[FCL_EMITTERS_MAX], dropped[FCL_EMITTERS_MAX], overlapped = 0;
-    for (int i = 0; i < s->nemitters; i++) {
-        size_t m = fill(s, i, layers[i], ahead[i], pos + n, vel + n);
-        long kept = s->emitters[i].rate > 0.0 ? (long)m : make_room(s, pos + n, vel + n, m);
-        if (kept < 0) {
-            free(pos);
-            free(vel);
-            snprintf(s->error, sizeof s->error, "emitters[%d]: testing %zu new particles for room on %s failed", i,
-                     m, s->be->name);
-            return FCL_EXIT_DEVICE;
-        }
-        blocked += m - (size_t)kept;
-        n += (size_t)kept;
-        ends[i] = n;
-    }
-    /* Emitters that overlap release points on each other's (two equal
-     * emitters stacked 9 pairs within a quarter spacing and mps stopped):
-     * a later emitter's points within 0.9 spacings of an earlier's are
-     * dropped, as overlapping fluid blocks are (overlap.c). */
-    if (s->nemitters > 1 && n > 0) {
-        if (overlap_merge(pos, vel, ends, s->nemitters, (float)s->spacing, dropped) != 0) {
-            free(pos);
-            free(vel);
-            snprintf(s->error, sizeof s->error, "emitters: no host memory to test %zu new particles for overlap", n);
-            return FCL_EXIT_DEVICE;
-        }
-        for (int i = 0; i < s->nemitters; i++)
-            overlapped += dropped[i];
-        n = ends[s->nemitters - 1];
-        blocked += overlapped;
-    }
-    if (overlapped && !s->emit_overlap_warned) {
-        fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' new particles lay within 0.9 spacings of another "
-                "emitter's and were not added: the emitters overlap; they count as refused (said once)\n", s->step,
-                overlapped);
-        s->emit_overlap_warned = 1;
-    }
-    if (blocked > overlapped && !s->emit_blocked_warned) {
-        fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' %zu new particles had a particle within a quarter "
-                "spacing (the inflow is backed up) and were not added; they count as refused (said once)\n",
-                s->step, blocked - overlapped, n + blocked);
-        s->emit_blocked_warned = 1;
-    }
-    size_t room = s->cap - s->n, k = n < room ? n : room;
+    if (rc == 0)
+        rc = release_points(s, layers, ahead, pos, vel, ends, &blocked);
+    if (rc == 0)
+        rc = drop_overlaps(s, pos, vel, ends, &overlapped);
+    size_t n = rc == 0 ? ends[s->nemitters - 1] : 0, room = s->cap - s->n, k = n < room ? n : room;
     char err[sizeof s->error] = "";
-    int rc = sim_add_particles(s, pos, vel, k, err, sizeof err);
+    if (rc == 0 && (rc = sim_add_particles(s, pos, vel, k, err, sizeof err)) != 0)
+        snprintf(s->error, sizeof s->error, "emitters: %s", err);
     free(pos);
     free(vel);
-    if (rc != 0) {
-        snprintf(s->error, sizeof s->error, "emitters: %s", err);
+    if (rc != 0)
         return rc;
-    }
+    blocked += overlapped;
     s->stats.emitted = (long)k;
     s->stats.refused = (long)(n - k + blocked + over);
     s->emitted += (long)k;
     s->refused += (long)(n - k + blocked + over);
-    if (n + over > k && !s->emit_warned) {
-        fprintf(stderr, "fluidcl: step %ld: the emitters' %zu particles exceed particles.capacity = %zu (%zu in use); "
-                "%zu were not added (said once; raise particles.capacity)\n", s->step, n + over, s->cap, s->n - k,
-                n + over - k);
-        s->emit_warned = 1;
-    }
+    warn_refused(s, n, blocked, overlapped, n + over, k);
     return 0;
 }
 
