@@ -279,9 +279,9 @@ static int mesh(mc_ctx *x, ls_state *s, mc_mesh *out, char *err, size_t errlen)
     return rc;
 }
 
-/* The first frame: F on every node, phi from F = 0, the band by fast
- * marching. Later frames: phi as it was, with fluid beyond the band
- * seeded. */
+/* The first frame: F on every node, phi from F = 0, the band around its
+ * front (ls_redistance). Later frames: phi as it was, with fluid beyond
+ * the band seeded. */
 static int start_phi(ls_state *s, const ls_parts *p, int fresh)
 {
     if (fresh) {

@@ -18,9 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Lists start small: redistancing keeps one per pair of threads. */
 int ls_grow(uint **a, size_t *cap)
 {
-    size_t c = *cap ? 2 * *cap : 4096;
+    size_t c = *cap ? 2 * *cap : 64;
     uint *b = realloc(*a, c * sizeof *b);
     if (!b)
         return -1;

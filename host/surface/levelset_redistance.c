@@ -7,7 +7,8 @@
  * radix sort that keeps the front's order independent of the threads.
  * Each node has an owner thread (by blocks of 64 nodes): only the owner
  * reads or writes its queued mark, evaluates it and writes its value, so
- * the rounds need barriers and no atomics.
+ * the rounds need barriers and no atomic operation per node (only the
+ * failure flag is atomic).
  * Invariant: the front nodes keep their values; every other band node
  * ends at the fixed point u = eikonal(its neighbors) that fast marching
  * also computes (a node's value rests only on strictly smaller ones), up
@@ -158,10 +159,8 @@ static int gather(ls_state *s, int me, int threads)
         ls_list *from = &s->wk[t].to[me];
         for (size_t e = 0; e < from->len && rc == 0; e++) {
             uint r = from->a[e];
-            if (!s->queued[r]) {
+            if (!s->queued[r] && (rc = ls_push(&w->active.a, &w->active.len, &w->active.cap, r)) == 0)
                 s->queued[r] = 1;
-                rc = ls_push(&w->active.a, &w->active.len, &w->active.cap, r);
-            }
         }
         from->len = 0;
     }
@@ -200,8 +199,8 @@ static int apply(ls_state *s, ls_worker *w)
         uint q = w->active.a[t];
         if (w->val[t] < 0.0f)
             continue;
-        if (s->tmp[q] == INFINITY)
-            rc = ls_push(&w->touched.a, &w->touched.len, &w->touched.cap, q);
+        if (s->tmp[q] == INFINITY && (rc = ls_push(&w->touched.a, &w->touched.len, &w->touched.cap, q)) != 0)
+            break; /* a value settle would not reset */
         s->tmp[q] = w->val[t];
     }
     return rc;
@@ -300,6 +299,8 @@ static int settle(ls_state *s, const uint *old, size_t nold, float lim)
     return rc;
 }
 
+/* -1 (out of memory) leaves the marks, tmp and the lists as they fell:
+ * the callers drop the state (mc_forget). */
 int ls_redistance(ls_state *s)
 {
     if (workers_ready(s) != 0)
@@ -346,6 +347,6 @@ void ls_sort_nodes(uint *a, uint *tmp, size_t n, size_t limit)
         src = dst;
         dst = x;
     }
-    if (src != a)
+    if (src != a && n)
         memcpy(a, src, n * sizeof *a);
 }
