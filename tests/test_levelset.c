@@ -196,7 +196,7 @@ static ls_state *plane_state(double jitter)
     s->phi = malloc(s->nn * sizeof *s->phi);
     s->tmp = malloc(s->nn * sizeof *s->tmp);
     s->st = calloc(s->nn, 1);
-    s->queued = calloc(s->nn, 1);
+    s->queued = calloc(s->nn / 8 + 1, 1);
     unsigned char *on_front = calloc(s->nn, 1);
     unsigned seed = 12345u;
     for (size_t q = 0; q < s->nn; q++) {
@@ -220,8 +220,8 @@ static ls_state *plane_state(double jitter)
 }
 
 /* What a redistancing call must leave: the band list the nodes off
- * +-far, once each; tmp +inf, st 0 (4 on the rim) and queued 0. The count
- * of faults. */
+ * +-far, once each; tmp +inf (-inf on the rim), st and the queued bits 0.
+ * The count of faults. */
 static size_t band_faults(const ls_state *s)
 {
     size_t faults = 0, off_far = 0;
@@ -232,7 +232,10 @@ static size_t band_faults(const ls_state *s)
     }
     for (size_t q = 0; q < s->nn; q++) {
         off_far += fabsf(s->phi[q]) < s->far;
-        faults += s->tmp[q] != INFINITY || (s->st[q] != 0 && s->st[q] != 4) || s->queued[q] != 0;
+        int i, j, k;
+        ls_coords(s, q, &i, &j, &k);
+        faults += s->tmp[q] != (ls_inner(s, i, j, k) ? INFINITY : -INFINITY) || s->st[q] != 0 ||
+                  s->queued[q / 8] != 0;
     }
     free(seen);
     return faults + (off_far != s->nband);

@@ -120,7 +120,7 @@ static int regrid(ls_state *s, const long long o[3], const int n[3])
         return 0;
     size_t nn = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
     float *phi = malloc(nn * sizeof *phi), *F = malloc(nn * sizeof *F), *tmp = malloc(nn * sizeof *tmp);
-    unsigned char *have = calloc(nn, 1), *st = calloc(nn, 1), *queued = calloc(nn, 1);
+    unsigned char *have = calloc(nn, 1), *st = calloc(nn, 1), *queued = calloc(nn / 8 + 1, 1);
     if (!phi || !F || !tmp || !have || !st || !queued) {
         free(phi), free(F), free(tmp), free(have), free(st), free(queued);
         return -1;

@@ -56,8 +56,8 @@ typedef struct ls_state {
     size_t nn;
     float *phi, *F, *tmp; /* phi; F cache; redistancing's distances (+inf between calls) */
     unsigned char *have;  /* F[k] computed this frame */
-    unsigned char *st, *queued; /* redistancing's marks (levelset_redistance.c) */
-    int rim_marked;       /* st marks this grid's rim */
+    unsigned char *st, *queued; /* redistancing's marks (levelset_redistance.c); queued a bit a node */
+    int rim_marked;       /* tmp marks this grid's rim */
     uint *band, *front;
     size_t nband, nfront, cap_band, cap_front;
     ls_worker *wk;        /* redistancing: one per thread */

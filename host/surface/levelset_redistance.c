@@ -17,11 +17,15 @@
  * mesh vertices move by at most 2e-4 cells from fast marching's). A round
  * reads only the round before, so the thread count changes no bit.
  * Nodes farther than the half-width go to +-far.
- * tmp[] per node: its distance so far, +inf where none (also between
- * calls); st[] per node: 2 known (a front node, or a band node once
- * settled), 4 on the rim (marked once per grid, so that handing on needs
- * no node coordinates), else 0 between calls; queued[] 1 while a node is
- * in its owner's list for the next round, else 0.
+ * tmp[] per node: its distance so far, +inf where none; a front node's
+ * negated (-0 for 0), and -inf on the rim (marked once per grid), so that
+ * handing on tests one array: a neighbor at or below a value cannot be
+ * lowered by it (the eikonal reads |tmp|). Between calls tmp is +inf off
+ * the rim. st[] marks the settled band (ST_KNOWN) during settle, 0
+ * between calls. queued[] a bit per node, set while a node is in its
+ * owner's list for the next round (owners hold blocks of 64 nodes, so a
+ * byte never has two writers; 1/8 of a byte array, whose misses had cost
+ * a sixth of a round), 0 between calls.
  */
 #include "levelset_impl.h"
 
@@ -30,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ST_KNOWN = 2, ST_RIM = 4 };
+enum { ST_KNOWN = 2 };
 
 static int inside(float v)
 {
@@ -47,14 +51,15 @@ static inline float max2(float a, float b)
     return a > b ? a : b;
 }
 
-/* The upwind solution at node q from its neighbors' values (tmp, +inf
+/* The upwind solution at node q from its neighbors' values (|tmp|, +inf
  * where none): the smaller of each axis's two, used while the solution
  * exceeds them. */
 static float eikonal(const ls_state *s, size_t q)
 {
     const size_t sy = (size_t)s->n[0], sz = sy * (size_t)s->n[1];
     const float *t = s->tmp, h = s->cell;
-    float x = min2(t[q - 1], t[q + 1]), y = min2(t[q - sy], t[q + sy]), z = min2(t[q - sz], t[q + sz]);
+    float x = min2(fabsf(t[q - 1]), fabsf(t[q + 1])), y = min2(fabsf(t[q - sy]), fabsf(t[q + sy]));
+    float z = min2(fabsf(t[q - sz]), fabsf(t[q + sz]));
     float m0 = min2(x, y), m1 = max2(x, y), m2 = max2(m1, z); /* sorted: m0 <= m1 <= m2 */
     m1 = min2(m1, z);
     float m = min2(m0, m1);
@@ -121,8 +126,8 @@ static int queue_neighbors(ls_state *s, size_t q, float u, ls_worker *w, int thr
     const size_t nb[6] = { q - 1, q + 1, q - sy, q + sy, q - sz, q + sz };
     for (int e = 0; e < 6; e++) {
         size_t r = nb[e];
-        if (s->st[r] != 0 || s->tmp[r] <= u)
-            continue;
+        if (s->tmp[r] <= u)
+            continue; /* also the front (negative) and the rim (-inf) */
         ls_list *to = &w->to[owner(r, threads)];
         if (ls_push(&to->a, &to->len, &to->cap, (uint)r) != 0)
             return -1;
@@ -130,7 +135,7 @@ static int queue_neighbors(ls_state *s, size_t q, float u, ls_worker *w, int thr
     return 0;
 }
 
-/* st = ST_RIM on the grid's outer LS_RIM layers, once per grid. */
+/* tmp = -inf on the grid's outer LS_RIM layers, once per grid. */
 static void mark_rim(ls_state *s)
 {
     if (s->rim_marked)
@@ -139,14 +144,23 @@ static void mark_rim(ls_state *s)
     for (int k = 0; k < s->n[2]; k++)
         for (int j = 0; j < s->n[1]; j++) {
             size_t row = ls_idx(s, 0, j, k);
-            if (!ls_inner(s, LS_RIM, j, k)) {
-                memset(s->st + row, ST_RIM, (size_t)s->n[0]);
-                continue;
-            }
-            for (int i = 0; i < LS_RIM; i++)
-                s->st[row + i] = s->st[row + s->n[0] - 1 - i] = ST_RIM;
+            int whole = !ls_inner(s, LS_RIM, j, k);
+            for (int i = 0; i < s->n[0]; i++)
+                if (whole || i < LS_RIM || i >= s->n[0] - LS_RIM)
+                    s->tmp[row + i] = -INFINITY;
         }
     s->rim_marked = 1;
+}
+
+static int is_queued(const ls_state *s, size_t r)
+{
+    return s->queued[r >> 3] >> (r & 7) & 1;
+}
+
+static void set_queued(ls_state *s, size_t r, int on)
+{
+    unsigned char bit = (unsigned char)(1u << (r & 7));
+    s->queued[r >> 3] = on ? s->queued[r >> 3] | bit : s->queued[r >> 3] & (unsigned char)~bit;
 }
 
 /* The owner's next list: the nodes handed to it, once each. */
@@ -159,8 +173,8 @@ static int gather(ls_state *s, int me, int threads)
         ls_list *from = &s->wk[t].to[me];
         for (size_t e = 0; e < from->len && rc == 0; e++) {
             uint r = from->a[e];
-            if (!s->queued[r] && (rc = ls_push(&w->active.a, &w->active.len, &w->active.cap, r)) == 0)
-                s->queued[r] = 1;
+            if (!is_queued(s, r) && (rc = ls_push(&w->active.a, &w->active.len, &w->active.cap, r)) == 0)
+                set_queued(s, r, 1);
         }
         from->len = 0;
     }
@@ -172,38 +186,39 @@ static int gather(ls_state *s, int me, int threads)
     }
     if (rc != 0) { /* out of memory: nothing to evaluate, no marks left */
         for (size_t t = 0; t < w->active.len; t++)
-            s->queued[w->active.a[t]] = 0;
+            set_queued(s, w->active.a[t], 0);
         w->active.len = 0;
     }
     return rc;
 }
 
 /* A round's first half, the owner's nodes: each one's solution from the
- * values of the round before (val; -1 where it is no smaller); then,
- * after a barrier, the smaller ones taken, and noted in touched when
- * they had none. */
-static void evaluate(ls_state *s, ls_worker *w)
-{
-    for (size_t t = 0; t < w->active.len; t++) {
-        uint q = w->active.a[t];
-        float u = eikonal(s, q);
-        s->queued[q] = 0;
-        w->val[t] = u < s->tmp[q] ? u : -1.0f;
-    }
-}
-
-static int apply(ls_state *s, ls_worker *w)
+ * values of the round before (val; -1 where it is no smaller), those
+ * valued for the first time noted in touched here, where tmp is read
+ * anyway (a cache miss each in apply); then, after a barrier, the
+ * smaller ones taken. */
+static int evaluate(ls_state *s, ls_worker *w)
 {
     int rc = 0;
-    for (size_t t = 0; t < w->active.len && rc == 0; t++) {
+    for (size_t t = 0; t < w->active.len; t++) {
         uint q = w->active.a[t];
-        if (w->val[t] < 0.0f)
-            continue;
-        if (s->tmp[q] == INFINITY && (rc = ls_push(&w->touched.a, &w->touched.len, &w->touched.cap, q)) != 0)
-            break; /* a value settle would not reset */
-        s->tmp[q] = w->val[t];
+        float u = eikonal(s, q), old = s->tmp[q];
+        set_queued(s, q, 0);
+        w->val[t] = u < old ? u : -1.0f;
+        if (u < old && old == INFINITY && rc == 0)
+            rc = ls_push(&w->touched.a, &w->touched.len, &w->touched.cap, q);
     }
     return rc;
+}
+
+/* Only after every evaluate of the round (a barrier): tmp is what they
+ * read. With evaluate failed (out of memory) a node may be valued and
+ * not in touched: the state is dropped (ls_redistance). */
+static void apply(ls_state *s, const ls_worker *w)
+{
+    for (size_t t = 0; t < w->active.len; t++)
+        if (w->val[t] >= 0.0f)
+            s->tmp[w->active.a[t]] = w->val[t];
 }
 
 /* Hands on the neighbors of the owner's nodes that got a smaller value
@@ -236,7 +251,7 @@ static void rounds(ls_state *s, float lim, int *bad)
     ls_worker *w = &s->wk[me];
 #pragma omp for schedule(static) nowait
     for (size_t t = 0; t < s->nfront; t++)
-        if (queue_neighbors(s, s->front[t], s->tmp[s->front[t]], w, threads) != 0)
+        if (queue_neighbors(s, s->front[t], -s->tmp[s->front[t]], w, threads) != 0)
             __atomic_store_n(bad, 1, __ATOMIC_RELAXED);
     w->handed = 0; /* the lists were empty */
     for (int o = 0; o < threads; o++)
@@ -249,10 +264,11 @@ static void rounds(ls_state *s, float lim, int *bad)
         if (total == 0 || __atomic_load_n(bad, __ATOMIC_RELAXED))
             break;
         int failed = gather(s, me, threads) != 0; /* published after the barrier: others may still read bad */
-        evaluate(s, w);
+        failed |= evaluate(s, w) != 0;
 #pragma omp barrier
-        if (failed || apply(s, w) != 0)
+        if (failed)
             __atomic_store_n(bad, 1, __ATOMIC_RELAXED);
+        apply(s, w);
 #pragma omp barrier
         if (hand_on(s, w, lim, threads, &w->handed) != 0)
             __atomic_store_n(bad, 1, __ATOMIC_RELAXED);
@@ -265,8 +281,10 @@ static void rounds(ls_state *s, float lim, int *bad)
 static int settle(ls_state *s, const uint *old, size_t nold, float lim)
 {
     int rc = 0;
-    for (size_t t = 0; t < s->nfront && rc == 0; t++)
+    for (size_t t = 0; t < s->nfront && rc == 0; t++) {
+        s->st[s->front[t]] = ST_KNOWN;
         rc = ls_push(&s->band, &s->nband, &s->cap_band, s->front[t]);
+    }
     for (int k = 0; k < s->nwk; k++)
         for (size_t t = 0; t < s->wk[k].touched.len && rc == 0; t++) {
             uint q = s->wk[k].touched.a[t];
@@ -311,10 +329,8 @@ int ls_redistance(ls_state *s)
     s->band = NULL;
     s->nband = s->cap_band = 0;
     float lim = (float)s->W * s->cell;
-    for (size_t t = 0; t < s->nfront; t++) {
-        s->st[s->front[t]] = ST_KNOWN;
-        s->tmp[s->front[t]] = fabsf(s->phi[s->front[t]]);
-    }
+    for (size_t t = 0; t < s->nfront; t++)
+        s->tmp[s->front[t]] = -fabsf(s->phi[s->front[t]]);
     int bad = 0;
 #pragma omp parallel
     rounds(s, lim, &bad);
