@@ -186,11 +186,15 @@ static float ls_row_sum(const ls_field *f, const ls_pgrid *g, uint lo, uint hi, 
 #endif
 }
 
-float ls_speed_at(const ls_state *s, float x, float y, float z)
+/* F at (x, y, z); with bound, the sum stops once it reaches 0 (every f
+ * is >= 0, so F is then >= 0: inside), and *partial says so. The rows in
+ * one order either way, so an F that never stops has the same bits. */
+static float speed_sum(const ls_state *s, float x, float y, float z, int bound, int *partial)
 {
     const ls_pgrid *g = &s->pg;
     const float p[3] = { x, y, z };
     int c[3];
+    *partial = 0;
     for (int a = 0; a < 3; a++) {
         float q = floorf((p[a] - g->lo[a]) / g->size);
         if (q < -(float)LS_SPAN || q >= (float)(g->n[a] + LS_SPAN))
@@ -199,31 +203,60 @@ float ls_speed_at(const ls_state *s, float x, float y, float z)
     }
     float sum = 0.0f, r2 = s->fd.reach * s->fd.reach;
     int i0 = c[0] > LS_SPAN ? c[0] - LS_SPAN : 0, i1 = c[0] + LS_SPAN < g->n[0] ? c[0] + LS_SPAN : g->n[0] - 1;
+    if (bound && c[1] >= 0 && c[2] >= 0 && c[1] < g->n[1] && c[2] < g->n[2]) {
+        /* The row through x alone first: deep inside it is enough. */
+        size_t row = (size_t)g->n[0] * ((size_t)c[1] + (size_t)g->n[1] * (size_t)c[2]);
+        float mid = ls_row_sum(&s->fd, g, g->start[row + (size_t)i0], g->start[row + (size_t)i1 + 1], x, y, z, r2);
+        if (s->fd.T + mid >= 0.0f) {
+            *partial = 1;
+            return s->fd.T + mid;
+        }
+    }
     for (int k = c[2] - LS_SPAN; k <= c[2] + LS_SPAN; k++)
         for (int j = c[1] - LS_SPAN; j <= c[1] + LS_SPAN; j++) {
             if (k < 0 || j < 0 || k >= g->n[2] || j >= g->n[1])
                 continue;
             size_t row = (size_t)g->n[0] * ((size_t)j + (size_t)g->n[1] * (size_t)k);
             sum += ls_row_sum(&s->fd, g, g->start[row + (size_t)i0], g->start[row + (size_t)i1 + 1], x, y, z, r2);
+            if (bound && s->fd.T + sum >= 0.0f) {
+                *partial = 1;
+                return s->fd.T + sum;
+            }
         }
     return s->fd.T + sum;
 }
 
-static float node_speed(const ls_state *s, size_t q)
+float ls_speed_at(const ls_state *s, float x, float y, float z)
+{
+    int partial;
+    return speed_sum(s, x, y, z, 0, &partial);
+}
+
+static float node_speed_bounded(const ls_state *s, size_t q, int bound, int *partial)
 {
     int i, j, k;
     ls_coords(s, q, &i, &j, &k);
-    return ls_speed_at(s, s->cell * (float)(s->o[0] + i), s->cell * (float)(s->o[1] + j),
-                       s->cell * (float)(s->o[2] + k));
+    return speed_sum(s, s->cell * (float)(s->o[0] + i), s->cell * (float)(s->o[1] + j),
+                     s->cell * (float)(s->o[2] + k), bound, partial);
 }
 
-/* F on every node (the first frame). */
+static float node_speed(const ls_state *s, size_t q)
+{
+    int partial;
+    return node_speed_bounded(s, q, 0, &partial);
+}
+
+/* F's sign on every node (the first frame): summed until it is known to
+ * be >= 0, so a node deep inside stops after a few rows; such a node is
+ * not cached (have 0) and its value is only a lower bound, until
+ * ls_init_from_speed or a later use (ls_speed_nodes) sums it whole. */
 void ls_speed_all(ls_state *s)
 {
 #pragma omp parallel for schedule(dynamic, 4096)
     for (size_t q = 0; q < s->nn; q++) {
-        s->F[q] = node_speed(s, q);
-        s->have[q] = 1;
+        int partial;
+        s->F[q] = node_speed_bounded(s, q, 1, &partial);
+        s->have[q] = (unsigned char)!partial;
     }
 }
 
@@ -294,10 +327,29 @@ static float phi_from_speed(const ls_state *s, size_t q)
     return inv2 > 0.0f ? sign / sqrtf(inv2) : sign * s->far;
 }
 
-/* The first frame: phi from F on every node (F cached on all), the rim
- * outside. */
+/* The first frame: phi from F on every node (ls_speed_all's signs; the
+ * nodes inside beside one outside summed whole first, as phi there
+ * interpolates F), the rim outside. */
 void ls_init_from_speed(ls_state *s)
 {
+    const size_t step[3] = { 1, (size_t)s->n[0], (size_t)s->n[0] * (size_t)s->n[1] };
+#pragma omp parallel for schedule(static)
+    for (size_t q = 0; q < s->nn; q++) {
+        int i, j, k, beside = 0;
+        ls_coords(s, q, &i, &j, &k);
+        if (s->have[q] || !ls_inner(s, i, j, k))
+            continue;
+        for (int a = 0; a < 3 && !beside; a++)
+            beside = s->F[q - step[a]] < 0.0f || s->F[q + step[a]] < 0.0f;
+        if (beside)
+            s->have[q] = 2; /* F read here: no F written in this loop */
+    }
+#pragma omp parallel for schedule(dynamic, 256)
+    for (size_t q = 0; q < s->nn; q++)
+        if (s->have[q] == 2) {
+            s->F[q] = node_speed(s, q);
+            s->have[q] = 1;
+        }
 #pragma omp parallel for schedule(static)
     for (size_t q = 0; q < s->nn; q++) {
         int i, j, k;
