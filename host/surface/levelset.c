@@ -93,8 +93,10 @@ static int plan(mc_ctx *x, const mc_config *c, const ls_parts *p, const ls_field
         nodes *= len[a];
         o[a] = (long long)l;
     }
-    /* phi, F, redistancing's values (12 B), three flags, the tiles'
-     * labels and slots (1 B), on the host; phi and the tiles on the device. */
+    /* phi, F, redistancing's values (12 B), two flags and the queued bit,
+     * the tiles' labels and slots (1 B): under 16 B on the host (the
+     * per-thread lists grow with the band, not the grid); phi and the
+     * tiles on the device. */
     double host = 16.0 * nodes, dev = 5.0 * nodes;
     double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     if (nodes >= 4.0e9 || host > 0.5 * mem || 4.0 * nodes > (double)x->be->max_alloc ||
