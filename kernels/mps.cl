@@ -217,13 +217,12 @@ FCL_INLINE void mps_walls(float4 *p, float4 *v, GLOBAL const fcl_solid *solids, 
  * integrators' velocities do (restitution), or a particle resting on the
  * floor would keep its fall speed, clamped back every step, and feed
  * the pressure equation a compression it cannot remove (a block dropped
- * onto the floor blew up at 0.5 s). xold keeps x. */
-FCL_INLINE void mps_predict_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *xold,
-                                 GLOBAL const fcl_solid *solids, const fcl_sph_consts *c, const fcl_mps_consts *d)
+ * onto the floor blew up at 0.5 s). */
+FCL_INLINE void mps_predict_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL const fcl_solid *solids,
+                                 const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float4 p = pos[i], v = vel[i];
     float dt = d->dt;
-    xold[i] = p;
     p = fcl_f4(p.x + dt * v.x, p.y + dt * v.y, p.z + dt * v.z, p.w);
     mps_walls(&p, &v, solids, c);
     pos[i] = p;
@@ -871,6 +870,15 @@ FCL_INLINE void mps_apply_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vev, G
 FCL_INLINE void mps_phase_of_item(uint i, GLOBAL const float4 *pos, GLOBAL float *out)
 {
     out[i] = pos[i].w;
+}
+
+/* 1 where a row of the pressure equation does not sum to zero: a surface
+ * particle (p = 0) or one of a compressible phase (its diagonal's
+ * mps_compress); none of either makes the system singular. */
+FCL_INLINE void mps_pinned_item(uint i, GLOBAL const float4 *pos, GLOBAL const float *surf,
+                                GLOBAL const fcl_phase *phases, GLOBAL float *pin, const fcl_mps_consts *d)
+{
+    pin[i] = surf[i] != 0.0f || mps_compress(pos[i], phases, d) > 0.0f ? 1.0f : 0.0f;
 }
 
 /* After the step: the density rho0 max(n / n0, 1/4) at the final positions (the

@@ -562,9 +562,12 @@ static int measure(fcl_sim *s)
 int sim_step(fcl_sim *s)
 {
     sim_update_consts(s);
-    if (s->n == 0) {
+    if (s->n == 0) { /* nothing moved: no speeds, errors or solver figures (the last step's are not this one's) */
         s->step++;
         s->time += s->c.dt;
+        s->stats.max_speed = s->stats.avg_density_err = s->stats.max_density_err = 0.0;
+        s->stats.bad_id = -1;
+        memset(s->stats.solver, 0, sizeof s->stats.solver);
     } else {
         s->dt_used = s->c.dt;
         s->error[0] = '\0';

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "polygon.h"
 #include "scene_read.h"
 
 static int fail(char *err, size_t errlen, const char *file, const char *where, const char *msg)
@@ -205,11 +206,35 @@ static void bounds(const fcl_emitter *e, double lo[3], double hi[3])
     }
 }
 
-/* The first obstacle (box or sphere, grown by half a spacing) holding a
+/* Whether obstacle o, grown by half a spacing, holds point x: boxes,
+ * spheres and polygons (the slab of its thickness, or boundary.layers
+ * spacings, behind the polygon). Meshes are loaded after the scene is
+ * checked, so an emitter inside one is not caught here. */
+static int in_obstacle(const fcl_obstacle *o, const fcl_params *p, const float x[3])
+{
+    double sp = p->particles_spacing;
+    if (o->kind != FCL_OBST_POLYGON)
+        return scene_in_shape(o, x, 0.5 * sp);
+    fcl_polygon_frame f;
+    polygon_frame(o, &f);
+    double depth = o->thickness > 0.0f ? (double)o->thickness : (double)p->boundary_layers * sp;
+    const float4 q = fcl_f4(x[0], x[1], x[2], 0.0f);
+    return polygon_inside(&f, 0.5 * sp, depth + 0.5 * sp, &q);
+}
+
+static const char *obstacle_kind(const fcl_obstacle *o)
+{
+    static const char *const name[] = { [FCL_OBST_BOX] = "box", [FCL_OBST_SPHERE] = "sphere",
+                                         [FCL_OBST_MESH] = "mesh", [FCL_OBST_POLYGON] = "polygon" };
+    return name[o->kind];
+}
+
+/* The first obstacle (grown by half a spacing: in_obstacle) holding a
  * point of emitter e's layer, or -1; *at is that point. A layer of more
  * points than the cap is tested at its center only. */
-static int inside_obstacle(const fcl_scene *s, const fcl_emitter *e, double sp, float at[3])
+static int inside_obstacle(const fcl_scene *s, const fcl_params *p, const fcl_emitter *e, float at[3])
 {
+    double sp = p->particles_spacing;
     enum { CAP = 1 << 16 };
     float4 *pt = malloc(CAP * sizeof *pt);
     size_t n = pt ? emitter_layer(e, sp, pt, CAP) : 0;
@@ -222,7 +247,7 @@ static int inside_obstacle(const fcl_scene *s, const fcl_emitter *e, double sp, 
     for (size_t q = 0; pt && q < n && hit < 0; q++) {
         float x[3] = { pt[q].x, pt[q].y, pt[q].z };
         for (int j = 0; j < s->nobstacles && hit < 0; j++)
-            if (scene_in_shape(&s->obstacles[j], x, 0.5 * sp)) {
+            if (in_obstacle(&s->obstacles[j], p, x)) {
                 hit = j;
                 memcpy(at, x, sizeof x);
             }
@@ -275,12 +300,12 @@ int emitters_check(const fcl_scene *s, const fcl_params *p, char *err, size_t er
             return fail(err, errlen, s->file, where, msg);
         }
         float at[3];
-        int j = inside_obstacle(s, e, sp, at);
+        int j = inside_obstacle(s, p, e, at);
         if (j >= 0) {
             snprintf(where, sizeof where, "emitters[%d]", i);
             snprintf(msg, sizeof msg, "releases particles at [%g, %g, %g], inside obstacles[%d] (a %s) or within half "
                      "a spacing of it: expected the emitter clear of every obstacle", at[0], at[1], at[2], j,
-                     s->obstacles[j].kind == FCL_OBST_BOX ? "box" : "sphere");
+                     obstacle_kind(&s->obstacles[j]));
             return fail(err, errlen, s->file, where, msg);
         }
     }

@@ -39,8 +39,7 @@
 #include "coarse.h"
 
 typedef struct mps {
-    int a_xold, a_p;                     /* grid attributes: x at the step's
-                                            start; pressure (warm start) */
+    int a_p;                             /* grid attribute: pressure (warm start) */
     int p_coef;                          /* list plane: the matrix weights */
     fcl_buf *nd, *surf, *diag, *rhs, *dx, *phase, *rhob;
     fcl_reduction nsurf;                 /* surface particles (the check for
@@ -91,7 +90,6 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
     if (rc != 0 || (rc = mps_coarse_init(&d->coarse, s, d->walls.on, err, errlen)) != 0)
         return rc;
     size_t rows = n + d->walls.nb;      /* unknowns: fluid, then walls */
-    d->a_xold = grid_add_attr(&s->grid, be, "MPS start-of-step position", 16);
     d->a_p = grid_add_attr(&s->grid, be, "MPS pressure", 4);
     d->p_coef = nlist_add_plane(&s->nl, be, 0, "MPS Laplacian weights");
     d->nd = be->ops->buf_new(be, n * 4 + 4, "MPS number density");
@@ -102,7 +100,7 @@ static int mps_init(fcl_sim *s, char *err, size_t errlen)
     d->dx = be->ops->buf_new(be, n * 16 + 16, "MPS position correction");
     d->phase = be->ops->buf_new(be, n * 4 + 4, "MPS phase field");
     d->rhob = be->ops->buf_new(be, n * 4 + 4, "MPS pressure-pass density");
-    if (d->a_xold < 0 || d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx ||
+    if (d->a_p < 0 || d->p_coef < 0 || !d->nd || !d->surf || !d->diag || !d->rhs || !d->dx ||
         !d->phase || !d->rhob || (d->walls.on && !d->xall) || reduction_init(&d->nsurf, be, n) != 0 ||
         fcl_pcg_init(&d->cg, be, rows) != 0) {
         snprintf(err, errlen, "mps: the device refused the solver's buffers");
@@ -213,8 +211,8 @@ static int launch_viscosity(fcl_sim *s, mps *d)
 
 static int launch_predict(fcl_sim *s, mps *d)
 {
-    return pass_mps_predict(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel),
-                            sim_attr(s, d->a_xold), s->solids, s->c, d->d);
+    return pass_mps_predict(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), s->solids, s->c,
+                            d->d);
 }
 
 /* The collision model on u* (into the velocity at t, free until the
@@ -285,15 +283,46 @@ static int rebuild(fcl_sim *s)
     return grid_build(&s->grid, s->be, s->a_pos) != 0 || sim_neighbors(s) != 0 ? -1 : 0;
 }
 
+/* The surface flags were set in the order of the sort at x*; the
+ * rebuild after the correction sorts the particles again, so the flags
+ * (a frame's mps_surface) follow them, through nd (free until the next
+ * step's density), and the two buffers swap. */
+static int resort_surface(fcl_sim *s, mps *d)
+{
+    if (pass_grid_gather_u32(s->be, s->n, "density", s->grid.order, d->surf, d->nd) != 0)
+        return -1;
+    fcl_buf *t = d->surf;
+    d->surf = d->nd;
+    d->nd = t;
+    return 0;
+}
+
+/* Whether a phase is compressible (sound_speed > 0: mps_compress). */
+static int compressible(const fcl_sim *s)
+{
+    for (uint k = 0; k < s->nphases; k++)
+        if (s->phase_table[k].sound_speed > 0.0)
+            return 1;
+    return 0;
+}
+
 /* The surface particles (one scalar read per step): none means every
  * row of A sums to zero, a singular system (a closed box full of
- * fluid), which is refused rather than iterated on. */
+ * fluid), which is refused rather than iterated on, unless particles of
+ * a compressible phase pin their rows (a second read, only then: a
+ * closed tank of liquid under gas runs). */
 static int count_surface(fcl_sim *s, mps *d)
 {
+    double pinned = 0.0;
     if (reduction_sum(&d->nsurf, s->be, d->surf, s->n, "assemble") != 0 ||
         reduction_read(&d->nsurf, s->be, &d->surface) != 0)
         return -1;
-    if (d->surface < 0.5) {
+    if (d->surface < 0.5 && compressible(s) &&
+        (pass_mps_pinned(s->be, s->n, "assemble", sim_attr(s, s->a_pos), d->surf, s->phases, d->dx, d->d) != 0 ||
+         reduction_sum(&d->nsurf, s->be, d->dx, s->n, "assemble") != 0 ||
+         reduction_read(&d->nsurf, s->be, &pinned) != 0))
+        return -1;
+    if (d->surface < 0.5 && pinned < 0.5) {
         snprintf(s->error, sizeof s->error,
                  "mps: no particle has n* < mps.beta n0 (%g): without a free surface the pressure equation is "
                  "singular (a closed volume full of fluid?); lower the fill or raise mps.beta",
@@ -414,7 +443,7 @@ static int mps_step(fcl_sim *s)
     if (choose_dt(s, d) != 0 || launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 ||
         collide(s, d) != 0 || launch_density(s, d) != 0 ||
         count_surface(s, d) != 0 || launch_assemble(s, d) != 0 || solve(s, d) != 0 || launch_correct(s, d) != 0 ||
-        launch_apply(s, d) != 0 || rebuild(s) != 0 || launch_finish(s, d) != 0)
+        launch_apply(s, d) != 0 || rebuild(s) != 0 || resort_surface(s, d) != 0 || launch_finish(s, d) != 0)
         return -1;
     s->stats.solver[STAT_ITERS] = (double)d->last.iters;
     s->stats.solver[STAT_RESID] = d->last.rel_resid;
@@ -506,7 +535,9 @@ const fcl_solver fcl_solver_mps = {
     .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity",
     .summary = "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation "
                "by preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
-    .extra_bytes_per_particle = 16 + 4 + 6 * 4 + 16 + 6 * 4 + 4, /* ... + the coarse level's cell per particle */
+    /* the pressure attribute (two buffers), nd, surf, diag, rhs, phase,
+     * rhob, dx, the CG's six vectors, the coarse level's cell */
+    .extra_bytes_per_particle = 2 * 4 + 6 * 4 + 16 + 6 * 4 + 4,
     .init = mps_init,
     .prepare = mps_prepare,
     .step = mps_step,
