@@ -257,7 +257,9 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
             return rc;
         }
         const mc_stats *st = &x->last;
-        if (!o->quiet && c.method == MC_METHOD_LEVELSET)
+        if (!o->quiet && d.n == 0) /* no field, no level set: nothing to say of either */
+            printf("%s: 0 particles -> %zu triangles in %.1f ms (%s)\n", o->frames[i], nt, ms, x->be->kind);
+        else if (!o->quiet && c.method == MC_METHOD_LEVELSET)
             printf("%s: %zu particles -> %zu triangles in %.1f ms (%s, level set, cell %.3g m, %s, %d iterations%s, "
                    "band %zu of %zu nodes; speed %.1f ms, iterations %.1f ms, marching cubes %.1f ms)\n",
                    o->frames[i], d.n, nt, ms, x->be->kind, st->node_cell,

@@ -393,12 +393,17 @@ int ls_start_sphere(mc_ctx *x, const mc_config *c, const mc_input *in, const flo
 {
     ls_parts p;
     int fresh, rc = particles(x, in, &p, err, errlen);
-    if (rc == 0 && p.n > 0)
+    if (rc == 0 && p.n == 0) {
+        snprintf(err, errlen, "level-set surface: a seed sphere needs particles to place its grid, got none");
+        rc = FCL_EXIT_INPUT;
+    }
+    if (rc == 0)
         rc = prepare(x, c, &p, &fresh, err, errlen);
     parts_free(&p);
-    if (rc != 0 || !x->ls)
-        return rc ? rc : FCL_EXIT_INPUT;
+    if (rc != 0)
+        return rc;
     ls_state *s = x->ls;
+    x->last_method = MC_METHOD_LEVELSET; /* else the next frame's method check would drop the sphere */
     for (size_t q = 0; q < s->nn; q++) {
         int i, j, k;
         ls_coords(s, q, &i, &j, &k);
