@@ -968,6 +968,17 @@ R1=$RC
 fl bench embedded:two_fluids.json --backend cpu --steps 1 --from "$T/tf_ply/frame_000004.ply" --param particles.spacing=0.02 --quiet
 [ "$R1" -eq 0 ] && [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "has 2 fluid phases and the frame does not record them" &&
     ok "27 bench --from a two-phase scene: the VTU frame's phases, a PLY frame refused" || bad "27 bench --from phases" "exit $R1, $RC: $(errline)"
+# A frame's phase outside the scene's (a frame of another scene) is
+# refused, naming the particle: it once became the first phase silently.
+PH='"phases": [ { "name": "water", "density": 1000, "viscosity": 0.001 }, { "name": "oil", "density": 800, "viscosity": 0.01 } ],'
+printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] }, "particles": { "spacing": 0.01 }, %s "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.03, 0.1], "phase": "water" }, { "type": "box", "min": [0, 0.03, 0], "max": [0.1, 0.06, 0.1], "phase": "oil" } ] }\n' "$PH" >"$T/ph2.json"
+printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] }, "particles": { "spacing": 0.01 }, "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.06, 0.1] } ] }\n' >"$T/ph1.json"
+fl run "$T/ph2.json" --backend cpu --steps 1 --out "$T/ph2o" --every 1 --quiet
+R1=$RC
+fl bench "$T/ph1.json" --backend cpu --steps 1 --from "$T/ph2o/frame_000001.vtu" --quiet
+[ "$R1" -eq 0 ] && [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "phase is 1: expected one of the scene's 1 phases" &&
+    ok "27 bench --from a frame whose phases the scene lacks: refused, the particle named" ||
+    bad "27 bench --from foreign phases" "exit $R1, $RC: $(errline)"
 # mps beside a mesh obstacle: its surface samples about a lattice's
 # spacing apart, as mps counts them (at half a spacing a fluid particle
 # beside a mesh cube read n* 57 % over n0 and the run blew up in step 2; a

@@ -163,8 +163,17 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int
         out_frame_free(&d);
         return FCL_EXIT_INPUT;
     }
-    for (size_t i = 0; phase && i < d.n; i++)
-        d.pos[i].w = phase[i] >= 0.0f && phase[i] < (float)sc_phases ? floorf(phase[i] + 0.5f) : 0.0f;
+    for (size_t i = 0; phase && i < d.n; i++) {
+        float k = floorf(phase[i] + 0.5f);
+        if (!(k >= 0.0f && k < (float)(sc_phases > 1 ? sc_phases : 1) && fabsf(phase[i] - k) < 1e-3f)) {
+            snprintf(err, errlen, "%s: particle %zu's phase is %g: expected one of the scene's %d phases (0 to %d); "
+                     "the frame is of another scene", path, i, phase[i], sc_phases > 1 ? sc_phases : 1,
+                     (sc_phases > 1 ? sc_phases : 1) - 1);
+            out_frame_free(&d);
+            return FCL_EXIT_INPUT;
+        }
+        d.pos[i].w = k;
+    }
     free(in->pos);
     free(in->vel);
     in->pos = d.pos;
