@@ -258,6 +258,8 @@ F=$T/emit_obst.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0
 refused "an emitter inside an obstacle" "$F" "emitters[0]: releases particles at" "inside obstacles[0] (a sphere)" -- run "$F"
 F=$T/emit_poly.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s, "obstacles": [ { "type": "polygon", "vertices": [[0.05, 0.15, 0.05], [0.05, 0.15, 0.15], [0.15, 0.15, 0.15], [0.15, 0.15, 0.05]], "thickness": 0.05 } ] }\n' "$(EM '[0.1, 0.14, 0.1]' '[0, -1, 0]')" >"$F"
 refused "an emitter inside a polygon's slab (once released into it)" "$F" "emitters[0]: releases particles at" "inside obstacles[0] (a polygon)" -- run "$F"
+F=$T/emit_mesh.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s, "obstacles": [ { "type": "mesh", "file": "cube.obj", "scale": 0.08, "translate": [0.06, 0.06, 0.06] } ] }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]')" >"$F"
+refused "an emitter inside a mesh obstacle (checked once the mesh is loaded)" "$F" "emitters[0]: releases particles at" "inside obstacles[0] (a mesh)" -- run "$F"
 F=$T/emit_huge.json; printf '{ "domain": { "min": [0, 0, 0], "max": [1e4, 1e4, 1e4] }, "particles": { "spacing": 1e-4 }, "fluid": [], "emitters": [ { "shape": "rect", "center": [5e3, 5e3, 5e3], "direction": [1, 0, 0], "size": [9e3, 9e3], "speed": 1 } ] }\n' >"$F"
 refused "an emitter layer of 8e15 particles (refused before any walk over it)" "$F" "emitters[0].size" "at most 1e9" -- run "$F"
 F=$T/emit_rate.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "particles": { "spacing": 0.02 }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"rate": 1e8')" >"$F"

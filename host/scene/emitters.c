@@ -209,7 +209,7 @@ static void bounds(const fcl_emitter *e, double lo[3], double hi[3])
 /* Whether obstacle o, grown by half a spacing, holds point x: boxes,
  * spheres and polygons (the slab of its thickness, or boundary.layers
  * spacings, behind the polygon). Meshes are loaded after the scene is
- * checked, so an emitter inside one is not caught here. */
+ * checked: setup.c tests emitters against them then. */
 static int in_obstacle(const fcl_obstacle *o, const fcl_params *p, const float x[3])
 {
     double sp = p->particles_spacing;

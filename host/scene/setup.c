@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boundary_mesh.h"
 #include "budget.h"
 #include "infile.h"
 #include "output.h"
@@ -49,6 +50,52 @@ static size_t sample_room(const fcl_budget *bd, const fcl_params *p, const fcl_b
     return room <= 0.0 ? 0 : room >= BUDGET_INDEX_MAX ? (size_t)BUDGET_INDEX_MAX : (size_t)room;
 }
 
+/* The first point of emitter i's layer inside mesh obstacle L, or -1
+ * (a layer over the cap is tested at its center, as emitters.c does). */
+static long layer_in_mesh(const fcl_emitter *e, double sp, const boundary_locator *L, float4 *pt, size_t cap)
+{
+    size_t n = emitter_layer(e, sp, pt, cap);
+    if (n > cap) {
+        n = 1;
+        pt[0] = fcl_f4((float)e->center[0], (float)e->center[1], (float)e->center[2], 0.0f);
+    }
+    for (size_t q = 0; q < n; q++)
+        if (boundary_mesh_inside(L, &pt[q]))
+            return (long)q;
+    return -1;
+}
+
+/* An emitter releasing particles inside a mesh obstacle, refused as the
+ * scene check refuses one inside a box, sphere or polygon (meshes are
+ * loaded only with the boundary). */
+static int emitters_clear_of_meshes(const fcl_scene *sc, const fcl_params *p, const fcl_boundary *b, char *err,
+                                    size_t errlen)
+{
+    enum { CAP = 1 << 16 };
+    float4 *pt = sc->nemitters ? malloc(CAP * sizeof *pt) : NULL;
+    int rc = sc->nemitters && !pt ? FCL_EXIT_DEVICE : 0;
+    for (int j = 0; j < sc->nobstacles && pt && rc == 0; j++) {
+        if (sc->obstacles[j].kind != FCL_OBST_MESH)
+            continue;
+        boundary_locator L;
+        rc = boundary_locator_build(&L, &b->meshes[j]) != 0 ? FCL_EXIT_DEVICE : 0;
+        for (int i = 0; i < sc->nemitters && rc == 0; i++) {
+            long q = layer_in_mesh(&sc->emitters[i], p->particles_spacing, &L, pt, CAP);
+            if (q >= 0) {
+                snprintf(err, errlen, "%s: emitters[%d]: releases particles at [%g, %g, %g], inside obstacles[%d] "
+                         "(a mesh): expected the emitter clear of every obstacle", sc->file, i, pt[q].x, pt[q].y,
+                         pt[q].z, j);
+                rc = FCL_EXIT_INPUT;
+            }
+        }
+        boundary_locator_free(&L);
+    }
+    if (rc == FCL_EXIT_DEVICE)
+        snprintf(err, errlen, "%s: not enough host memory to test the emitters against the mesh obstacles", sc->file);
+    free(pt);
+    return rc;
+}
+
 int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *be, fcl_initial *in,
                   char *err, size_t errlen)
 {
@@ -66,6 +113,11 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     size_t room = sample_room(&bd, p, be);
     if (boundary_build_max(sc, p, room, bd.walls + bd.obstacles, &in->b, err, errlen) != 0)
         return FCL_EXIT_INPUT;
+    int erc = emitters_clear_of_meshes(sc, p, &in->b, err, errlen);
+    if (erc != 0) {
+        setup_free(in);
+        return erc;
+    }
     double count = scene_count(sc, p);
     char why[768] = "";
     /* Check before filling: a lattice too large for the device is
