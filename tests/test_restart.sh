@@ -166,6 +166,37 @@ refused "a missing checkpoint" "$T/none.state" "cannot open"
 refused "a frame given as checkpoint" "$T/$S1-cpu-A/frame_000004.vtu" "not a fluidcl state file"
 refused "another parameter" "$GOODCK" "material.viscosity" --param material.viscosity=3
 [ -n "$S2" ] && refused "another solver's checkpoint" "$T/$S2-cpu-A/checkpoint.state" "solver $S2"
+# Scenes that differ only where the state's fingerprints look (each once
+# resumed silently, the run going on with other physics): a moved obstacle
+# of as many samples, other phases, another skeleton motion.
+moved=$T/moved.json
+sed 's/"min": \[0.14, 0, 0.05\], "max": \[0.18, 0.05, 0.15\]/"min": [0.16, 0, 0.05], "max": [0.2, 0.05, 0.15]/' "$SCENE" >"$moved"
+timeout 120 "$BIN" run "$moved" --quiet --backend cpu --solver "$S1" --steps 30 --every 4 --out "$T/mv_out" \
+    --resume "$GOODCK" >/dev/null 2>"$T/err.txt"
+RC=$?
+grep -q "0.16, 0, 0.05" "$moved" && [ "$RC" -eq 2 ] && grep -q "other boundary samples" "$T/err.txt" && [ ! -e "$T/mv_out" ] &&
+    ok "a scene with the obstacle moved (as many samples): exit 2, nothing written" ||
+    bad "moved obstacle" "exit $RC: $(cat "$T/err.txt")"
+PH='"phases": [ { "name": "water", "density": 1000, "viscosity": 0.001 }, { "name": "oil", "density": 800, "viscosity": 0.01 } ]'
+two() { # two FILE DENSITY: a two-phase mps scene, the oil at DENSITY
+    printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] }, "particles": { "spacing": 0.01 }, %s, "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.03, 0.1], "phase": "water" }, { "type": "box", "min": [0, 0.03, 0], "max": [0.1, 0.06, 0.1], "phase": "oil" } ] }\n' "${PH/800/$2}" >"$1"
+}
+two "$T/ph.json" 800
+two "$T/ph_other.json" 500
+timeout 120 "$BIN" run "$T/ph.json" --quiet --backend cpu --steps 2 --checkpoint-every 2 --checkpoint "$T/ph.state" >/dev/null 2>&1
+timeout 120 "$BIN" run "$T/ph_other.json" --quiet --backend cpu --steps 4 --resume "$T/ph.state" >/dev/null 2>"$T/err.txt"
+RC=$?
+[ "$RC" -eq 2 ] && grep -q "other fluid phases" "$T/err.txt" &&
+    ok "a two-phase checkpoint resumed into other phase densities: exit 2" ||
+    bad "other phases" "exit $RC: $(cat "$T/err.txt")"
+CW=(--quiet --backend cpu --param particles.spacing=0.02)
+timeout 120 "$BIN" run embedded:control_wave.json "${CW[@]}" --steps 2 --checkpoint-every 2 --checkpoint "$T/cw.state" >/dev/null 2>&1
+sed 's/1, 50\]/1, 90]/g; s/1, -50\]/1, -90]/g' "$(dirname "$0")/../scenes/control_wave.json" >"$T/cw_other.json"
+timeout 120 "$BIN" run "$T/cw_other.json" "${CW[@]}" --steps 4 --resume "$T/cw.state" >/dev/null 2>"$T/err.txt"
+RC=$?
+grep -q "1, 90\]" "$T/cw_other.json" && [ "$RC" -eq 2 ] && grep -q "pbf solver's state does not match" "$T/err.txt" &&
+    ok "a fluid-control checkpoint resumed into another skeleton motion: exit 2" ||
+    bad "other skeleton" "exit $RC: $(cat "$T/err.txt")"
 fl --backend cpu --solver "$S1" --steps 4 --checkpoint-every 2
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--checkpoint-every" &&
     ok "--checkpoint-every without --out or --checkpoint: exit 2" ||

@@ -6,7 +6,9 @@
  *   table order,
  *   i64 step, f64 time, fcl_step_stats, f64 emitter accumulators[16],
  *   i64 emitted, i64 refused, i64 removed, u64 the emitters' and
- *   outflows' fingerprint (inflow_fingerprint), u32 attributes,
+ *   outflows' fingerprint (inflow_fingerprint), u64 the phases'
+ *   (phase_fingerprint), u64 the boundary samples' (boundary_fingerprint),
+ *   u32 attributes,
  *   per attribute: name (64 bytes), u64 element bytes, the n elements;
  *   density and pressure (n floats each); u64 solver bytes, the solver's
  *   blob; u64 FNV-1a 64 of everything before it.
@@ -26,7 +28,7 @@
 #include "scene.h"
 #include "sim.h"
 
-enum { STATE_VERSION = 6, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
+enum { STATE_VERSION = 7, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
 static const char MAGIC[8] = { 'F', 'C', 'L', 'S', 'T', 'A', 'T', 'E' };
 
 /* A growable byte buffer with a read cursor. */
@@ -184,6 +186,41 @@ static uint64_t inflow_fingerprint(const fcl_sim *s)
     return h;
 }
 
+/* The phases' density, viscosity and sound speed (a two-fluid run once
+ * resumed into other phases, silently). */
+static uint64_t phase_fingerprint(const fcl_sim *s)
+{
+    uint64_t h = fcl_fnv1a(FCL_FNV1A_BASIS, &s->nphases, sizeof s->nphases);
+    for (uint k = 0; k < s->nphases; k++) {
+        const fcl_phase *f = &s->phase_table[k];
+        h = fcl_fnv1a(h, &f->density, sizeof f->density);
+        h = fcl_fnv1a(h, &f->viscosity, sizeof f->viscosity);
+        h = fcl_fnv1a(h, &f->sound_speed, sizeof f->sound_speed);
+    }
+    return h;
+}
+
+/* The boundary samples' positions as the device holds them (walls and
+ * every obstacle: a moved obstacle of as many samples once resumed
+ * silently); not w, which a solver may compute on the device (a volume)
+ * and so differ in its last bits between backends. 0 when they cannot be
+ * read. */
+static uint64_t boundary_fingerprint(fcl_sim *s)
+{
+    uint64_t h = fcl_fnv1a(FCL_FNV1A_BASIS, &s->nb, sizeof s->nb);
+    float4 *b = s->nb ? malloc(s->nb * sizeof *b) : NULL;
+    if (s->nb && (!b || s->be->ops->buf_read(s->be, sim_bpos(s), 0, s->nb * sizeof *b, b) != 0)) {
+        free(b);
+        return 0;
+    }
+    for (size_t i = 0; i < s->nb; i++) {
+        const float x[3] = { b[i].x, b[i].y, b[i].z };
+        h = fcl_fnv1a(h, x, sizeof x);
+    }
+    free(b);
+    return h;
+}
+
 static int encode(fcl_sim *s, blob *b)
 {
     char device[DEVICE_BYTES] = { 0 };
@@ -201,8 +238,12 @@ static int encode(fcl_sim *s, blob *b)
     put(b, &step, 8); put(b, &s->time, 8); put(b, &s->stats, sizeof s->stats);
     put(b, s->emit_acc, sizeof s->emit_acc); put(b, &s->emitted, 8); put(b, &s->refused, 8);
     put(b, &s->removed, 8);
-    uint64_t inflow = inflow_fingerprint(s);
+    uint64_t inflow = inflow_fingerprint(s), phases = phase_fingerprint(s), bound = boundary_fingerprint(s);
+    if (s->nb && bound == 0)
+        return -1;
     put(b, &inflow, 8);
+    put(b, &phases, 8);
+    put(b, &bound, 8);
     put(b, &nattr, 4);
     for (int a = 0; a < s->grid.nattr; a++) {
         char an[ATTR_NAME_BYTES] = { 0 };
@@ -367,6 +408,18 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
                  "resumed run needs the same \"emitters\" and \"outflows\"", path, s->nemitters, s->noutflows);
         return -1;
     }
+    uint64_t phases = 0, bound = 0;
+    if (get(b, &phases, 8) != 0 || phases != phase_fingerprint(s)) {
+        snprintf(err, errlen, "%s: saved with other fluid phases than the scene's (%u here; their density, viscosity "
+                 "or sound speed differ): a resumed run needs the same \"phases\"", path, s->nphases);
+        return -1;
+    }
+    if (get(b, &bound, 8) != 0 || bound != boundary_fingerprint(s)) {
+        snprintf(err, errlen, "%s: saved with other boundary samples than the scene's (as many, %zu, but elsewhere: "
+                 "walls, obstacles or particles.spacing differ): a resumed run needs the same \"domain\", "
+                 "\"boundary\" and \"obstacles\"", path, s->nb);
+        return -1;
+    }
     if (get(b, &nattr, 4) != 0 || nattr != (uint32_t)s->grid.nattr) {
         snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d", path, nattr, s->grid.nattr);
         return -1;
@@ -437,7 +490,7 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
     get(b, &s->emitted, 8);
     get(b, &s->refused, 8);
     get(b, &s->removed, 8);
-    skip(b, 8 + 4);   /* the inflow fingerprint (checked), the attribute count */
+    skip(b, 3 * 8 + 4);   /* the inflow, phase and boundary fingerprints (checked), the attribute count */
     if (b->bad) {
         snprintf(err, errlen, "%s: truncated before the particles", path);
         return -1;

@@ -206,6 +206,24 @@ void control_derive(pbf_control *k, const fcl_sim *s, double dt)
     c->alpha = p->control_alpha;
 }
 
+/* A skeleton's joints, bones and keys (a resume once went on silently
+ * into a scene whose skeleton moved otherwise). */
+static uint64_t skeleton_fingerprint(uint64_t h, const fcl_skeleton *sk)
+{
+    int none = sk == NULL;
+    h = fcl_fnv1a(h, &none, sizeof none);
+    if (none)
+        return h;
+    h = fcl_fnv1a(h, &sk->njoints, sizeof sk->njoints);
+    h = fcl_fnv1a(h, &sk->nbones, sizeof sk->nbones);
+    h = fcl_fnv1a(h, &sk->nkeys, sizeof sk->nkeys);
+    h = fcl_fnv1a(h, sk->joints, 3 * (size_t)sk->njoints * sizeof *sk->joints);
+    h = fcl_fnv1a(h, sk->bones, 2 * (size_t)sk->nbones * sizeof *sk->bones);
+    h = fcl_fnv1a(h, sk->key_t, (size_t)sk->nkeys * sizeof *sk->key_t);
+    h = fcl_fnv1a(h, sk->key_q, 4 * (size_t)sk->nkeys * sk->nbones * sizeof *sk->key_q);
+    return fcl_fnv1a(h, sk->key_tr, 3 * (size_t)sk->nkeys * sk->nbones * sizeof *sk->key_tr);
+}
+
 uint64_t control_fingerprint(const pbf_control *k)
 {
     uint64_t h = fcl_fnv1a(FCL_FNV1A_BASIS, &k->total, sizeof k->total);
@@ -222,6 +240,7 @@ uint64_t control_fingerprint(const pbf_control *k)
             h = fcl_fnv1a(h, key->axis, sizeof key->axis);
             h = fcl_fnv1a(h, &key->angle, sizeof key->angle);
         }
+        h = skeleton_fingerprint(h, tg->skeleton);
     }
     return h;
 }

@@ -53,7 +53,7 @@ void control_bind(pbf_control *k, float **weights);
  * (control.radius) stays live. */
 double control_interval(const fcl_sim *s);
 /* The control set's fingerprint (its particles at rest, their targets,
- * the targets' times and paths; skeleton motion is not in it): a
+ * the targets' times, paths and skeletons): a
  * resumed run must have the checkpoint's, as the springs saved with the
  * fluid particles name control particles by index. */
 uint64_t control_fingerprint(const pbf_control *k);
