@@ -206,20 +206,27 @@ static void bounds(const fcl_emitter *e, double lo[3], double hi[3])
     }
 }
 
+size_t emitter_probe_points(const fcl_emitter *e, double spacing, float4 *out, size_t cap)
+{
+    size_t n = emitter_layer(e, spacing, out, cap);
+    if (n <= cap)
+        return n;
+    out[0] = fcl_f4((float)e->center[0], (float)e->center[1], (float)e->center[2], 0.0f);
+    return 1;
+}
+
 /* Whether obstacle o, grown by half a spacing, holds point x: boxes,
- * spheres and polygons (the slab of its thickness, or boundary.layers
- * spacings, behind the polygon). Meshes are loaded after the scene is
- * checked: setup.c tests emitters against them then. */
-static int in_obstacle(const fcl_obstacle *o, const fcl_params *p, const float x[3])
+ * spheres and polygons (f its frame; the slab of its thickness, or
+ * boundary.layers spacings, behind it). Meshes are loaded after the
+ * scene is checked: setup.c tests emitters against them then. */
+static int in_obstacle(const fcl_obstacle *o, const fcl_polygon_frame *f, const fcl_params *p, const float x[3])
 {
     double sp = p->particles_spacing;
     if (o->kind != FCL_OBST_POLYGON)
         return scene_in_shape(o, x, 0.5 * sp);
-    fcl_polygon_frame f;
-    polygon_frame(o, &f);
     double depth = o->thickness > 0.0f ? (double)o->thickness : (double)p->boundary_layers * sp;
     const float4 q = fcl_f4(x[0], x[1], x[2], 0.0f);
-    return polygon_inside(&f, 0.5 * sp, depth + 0.5 * sp, &q);
+    return polygon_inside(f, 0.5 * sp, depth + 0.5 * sp, &q);
 }
 
 static const char *obstacle_kind(const fcl_obstacle *o)
@@ -230,29 +237,28 @@ static const char *obstacle_kind(const fcl_obstacle *o)
 }
 
 /* The first obstacle (grown by half a spacing: in_obstacle) holding a
- * point of emitter e's layer, or -1; *at is that point. A layer of more
- * points than the cap is tested at its center only. */
+ * point of emitter e's layer (emitter_probe_points), or -1; *at is that
+ * point. The polygons' frames are made once, not per point. */
 static int inside_obstacle(const fcl_scene *s, const fcl_params *p, const fcl_emitter *e, float at[3])
 {
-    double sp = p->particles_spacing;
     enum { CAP = 1 << 16 };
     float4 *pt = malloc(CAP * sizeof *pt);
-    size_t n = pt ? emitter_layer(e, sp, pt, CAP) : 0;
-    if (!pt || n > CAP) {
-        n = 1;
-        if (pt)
-            pt[0] = fcl_f4((float)e->center[0], (float)e->center[1], (float)e->center[2], 0.0f);
-    }
+    fcl_polygon_frame *fr = calloc((size_t)s->nobstacles + 1, sizeof *fr);
+    size_t n = pt && fr ? emitter_probe_points(e, p->particles_spacing, pt, CAP) : 0;
+    for (int j = 0; fr && j < s->nobstacles; j++)
+        if (s->obstacles[j].kind == FCL_OBST_POLYGON)
+            polygon_frame(&s->obstacles[j], &fr[j]);
     int hit = -1;
-    for (size_t q = 0; pt && q < n && hit < 0; q++) {
+    for (size_t q = 0; q < n && hit < 0; q++) {
         float x[3] = { pt[q].x, pt[q].y, pt[q].z };
         for (int j = 0; j < s->nobstacles && hit < 0; j++)
-            if (in_obstacle(&s->obstacles[j], p, x)) {
+            if (in_obstacle(&s->obstacles[j], &fr[j], p, x)) {
                 hit = j;
                 memcpy(at, x, sizeof x);
             }
     }
     free(pt);
+    free(fr);
     return hit;
 }
 

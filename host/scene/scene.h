@@ -152,6 +152,10 @@ void scene_free(fcl_scene *s);
  * 0) into out (at most cap; NULL counts), on the plane through its
  * center. Returns the layer's particle count. */
 size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t cap);
+/* The points of emitter e's layer to test against obstacles: the layer
+ * into out (room for cap), or, when it has more than cap, its center
+ * alone. Returns their count. */
+size_t emitter_probe_points(const fcl_emitter *e, double spacing, float4 *out, size_t cap);
 /* The most particles the scene's emitters add by simulated time
  * `duration`, layers rounded up: what particles.capacity must hold. */
 double emitters_bound(const fcl_scene *s, double spacing, double duration);

@@ -50,15 +50,10 @@ static size_t sample_room(const fcl_budget *bd, const fcl_params *p, const fcl_b
     return room <= 0.0 ? 0 : room >= BUDGET_INDEX_MAX ? (size_t)BUDGET_INDEX_MAX : (size_t)room;
 }
 
-/* The first point of emitter i's layer inside mesh obstacle L, or -1
- * (a layer over the cap is tested at its center, as emitters.c does). */
+/* The first of emitter e's probe points inside mesh obstacle L, or -1. */
 static long layer_in_mesh(const fcl_emitter *e, double sp, const boundary_locator *L, float4 *pt, size_t cap)
 {
-    size_t n = emitter_layer(e, sp, pt, cap);
-    if (n > cap) {
-        n = 1;
-        pt[0] = fcl_f4((float)e->center[0], (float)e->center[1], (float)e->center[2], 0.0f);
-    }
+    size_t n = emitter_probe_points(e, sp, pt, cap);
     for (size_t q = 0; q < n; q++)
         if (boundary_mesh_inside(L, &pt[q]))
             return (long)q;
@@ -215,12 +210,12 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int
         out_frame_free(&d);
         return FCL_EXIT_INPUT;
     }
+    const int np = sc_phases > 1 ? sc_phases : 1;   /* 0 or 1: one phase */
     for (size_t i = 0; phase && i < d.n; i++) {
         float k = floorf(phase[i] + 0.5f);
-        if (!(k >= 0.0f && k < (float)(sc_phases > 1 ? sc_phases : 1) && fabsf(phase[i] - k) < 1e-3f)) {
+        if (!(k >= 0.0f && k < (float)np && fabsf(phase[i] - k) < 1e-3f)) {
             snprintf(err, errlen, "%s: particle %zu's phase is %g: expected one of the scene's %d phases (0 to %d); "
-                     "the frame is of another scene", path, i, phase[i], sc_phases > 1 ? sc_phases : 1,
-                     (sc_phases > 1 ? sc_phases : 1) - 1);
+                     "the frame is of another scene", path, i, phase[i], np, np - 1);
             out_frame_free(&d);
             return FCL_EXIT_INPUT;
         }

@@ -336,8 +336,10 @@ void ls_init_from_speed(ls_state *s)
 #pragma omp parallel for schedule(static)
     for (size_t q = 0; q < s->nn; q++) {
         int i, j, k, beside = 0;
+        if (s->have[q])
+            continue; /* summed whole already: skip the coordinates' divisions */
         ls_coords(s, q, &i, &j, &k);
-        if (s->have[q] || !ls_inner(s, i, j, k))
+        if (!ls_inner(s, i, j, k))
             continue;
         for (int a = 0; a < 3 && !beside; a++)
             beside = s->F[q - step[a]] < 0.0f || s->F[q + step[a]] < 0.0f;
