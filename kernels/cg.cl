@@ -21,6 +21,16 @@ FCL_INLINE void cg_axpby_item(uint i, GLOBAL const float *x, GLOBAL float *y, fl
     y[i] = (ka != 0.0f ? ka * x[i] : 0.0f) + (kc != 0.0f ? kc * y[i] : 0.0f);
 }
 
+/* num / den, or 0 where den is 0 or below the normal floats: past
+ * convergence the dot products underflow (a solve whose residual is read
+ * only every few hundred iterations runs on there), and a denormal
+ * denominator, kept on CPUs, made the ratio infinite and the next iterate
+ * NaN. A zero ratio makes the iteration no step: x and r stay. */
+FCL_INLINE float cg_ratio(float num, float den)
+{
+    return fabs(den) >= FLT_MIN ? num / den : 0.0f;
+}
+
 /* alpha = rz / pq from the device scalars; x += alpha p, r -= alpha q,
  * z = D^-1 r (the Jacobi preconditioner, and the first term of the
  * polynomial one). */
@@ -28,7 +38,7 @@ FCL_INLINE void cg_update_item(uint i, GLOBAL float *x, GLOBAL float *r, GLOBAL 
                                GLOBAL const float *q, GLOBAL const float *diag, GLOBAL const float *rz,
                                GLOBAL const float *pq)
 {
-    float alpha = pq[0] != 0.0f ? rz[0] / pq[0] : 0.0f;
+    float alpha = cg_ratio(rz[0], pq[0]);
     float ri = r[i] - alpha * q[i];
     x[i] += alpha * p[i];
     r[i] = ri;
@@ -39,7 +49,7 @@ FCL_INLINE void cg_update_item(uint i, GLOBAL float *x, GLOBAL float *r, GLOBAL 
 FCL_INLINE void cg_direction_item(uint i, GLOBAL float *p, GLOBAL const float *z, GLOBAL const float *rz_new,
                                   GLOBAL const float *rz_old)
 {
-    float beta = rz_old[0] != 0.0f ? rz_new[0] / rz_old[0] : 0.0f;
+    float beta = cg_ratio(rz_new[0], rz_old[0]);
     p[i] = z[i] + beta * p[i];
 }
 

@@ -40,6 +40,7 @@
 #define FCL_SIMD_SUM3(a, b, c)
 #define FCL_LANES
 #else
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #define GLOBAL

@@ -5,6 +5,7 @@
 #ifndef FCL_SIM_CHECKS_H
 #define FCL_SIM_CHECKS_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -55,6 +56,32 @@ static inline void sc_count_escapes(fcl_sim *s, const fcl_initial *in, const fcl
         }
     *inside = s->n - boundary_carve(&in->b, pos, NULL, s->n, 0.0f);
     free(pos);
+}
+
+/* Runs a scene's first `steps` steps: -1 when one failed or left a
+ * non-finite pressure (step number in *at), else 0. For the solvers'
+ * linear solves past convergence (test_mps, test_mac). */
+static inline int sc_run_finite(fcl_backend *be, const char *text, int steps, int *at)
+{
+    fcl_sim s;
+    fcl_scene sc;
+    fcl_initial in;
+    *at = 0;
+    if (sc_make(be, &s, &sc, &in, text) != 0)
+        return -1;
+    float *p = malloc(s.n * 4 + 4);
+    int rc = 0;
+    for (int k = 1; k <= steps && rc == 0; k++) {
+        *at = k;
+        rc = sim_step(&s) == 0 && sim_download(&s, NULL, NULL, NULL, p, NULL) == 0 ? 0 : -1;
+        for (size_t i = 0; i < s.n && rc == 0; i++)
+            rc = isfinite(p[i]) ? 0 : -1;
+    }
+    free(p);
+    sim_destroy(&s);
+    setup_free(&in);
+    scene_free(&sc);
+    return rc;
 }
 
 #endif

@@ -146,8 +146,12 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
         cur = !cur;
         res->iters++;
         if (res->iters % o->check_every == 0 || res->iters == o->max_iter) {
-            if (check(g, be, A, bb, o, res, err, errlen) != 0)
+            /* A breakdown leaves x at its start, not at NaN (the next
+             * step's warm start, and the frame's pressure). */
+            if (check(g, be, A, bb, o, res, err, errlen) != 0) {
+                pass_cg_axpby(be, n, A->timer, g->x0, x, 1.0f, 0.0f);
                 return -1;
+            }
             if (res->converged)
                 break;
         }
