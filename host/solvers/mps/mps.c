@@ -393,14 +393,10 @@ static fcl_pcg_op pcg_op(fcl_sim *s, mps *d)
 static int solve(fcl_sim *s, mps *d)
 {
     fcl_buf *p = sim_attr(s, d->a_p), *x = d->walls.on ? d->xall : p;
-    fcl_pcg_opts o = pcg_opts(s);
-    fcl_pcg_op A = pcg_op(s, d);
-    if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", p, x, 0u, 0u) != 0)
-        return -1;
-    if (!s->prm->mps_warm_start && fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0)
-        return -1;
     /* mps.preconditioner is live: the coarse level is made the first time
-     * a solve wants it (mps_coarse_init does nothing otherwise). */
+     * a solve wants it (mps_coarse_init does nothing otherwise), before
+     * the operator that offers it is taken (once after, and the step of
+     * a switch to grid ran Jacobi: a review). */
     if (strcmp(s->prm->mps_preconditioner, "grid") == 0) {
         char err[256] = "";
         if (!d->coarse.on && mps_coarse_init(&d->coarse, s, d->walls.on, err, sizeof err) != 0) {
@@ -410,6 +406,12 @@ static int solve(fcl_sim *s, mps *d)
         if (mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
             return -1;
     }
+    fcl_pcg_opts o = pcg_opts(s);
+    fcl_pcg_op A = pcg_op(s, d);
+    if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", p, x, 0u, 0u) != 0)
+        return -1;
+    if (!s->prm->mps_warm_start && fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0)
+        return -1;
     if (fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
         return -1;
     if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", x, p, 0u, 0u) != 0)
