@@ -169,7 +169,11 @@ void view_viewproj(const fcl_view *v, float vp[16])
 }
 
 /* The frame's solver steps between the acquire and the release of the
- * vertex buffer; a blow-up pauses the view instead of ending it. */
+ * vertex buffer; a blow-up, or a step the solver refuses (a time step
+ * under its floor, no free surface, a solve that broke down: often after
+ * a live edit), pauses the view instead of ending it. The refused step
+ * may have moved the particles part way: the status says a reset is the
+ * sure way back. */
 static int step_frame(fcl_view *v)
 {
     fcl_backend *be = v->be;
@@ -186,8 +190,13 @@ static int step_frame(fcl_view *v)
             return FCL_EXIT_DEVICE;
     }
     for (; done < steps; done++) {
-        if (sim_step(&v->sim) != 0)
-            return FCL_EXIT_DEVICE;
+        if (sim_step(&v->sim) != 0) {
+            v->paused = v->step_failed = 1;
+            view_set_status(v, "step %ld failed: %s; paused (undo the last edit and resume, or reset)",
+                            v->sim.step + 1, v->sim.error[0] ? v->sim.error : "see the terminal");
+            break;
+        }
+        v->step_failed = 0;
         if (v->sim.stats.bad_id >= 0) {
             v->paused = 1;
             view_set_status(v, "numerical blow-up at step %ld (particle %ld): paused; lower sim.dt or reset",

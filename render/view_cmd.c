@@ -199,6 +199,9 @@ int cmd_view(int argc, char **argv)
         closing_report(v);
         if (v->status[0])
             printf("view: %s\n", v->status);
+        /* A scripted run whose last step failed says so in its code. */
+        if (v->step_failed)
+            rc = FCL_EXIT_DEVICE;
     }
     if (v)
         view_close(v);

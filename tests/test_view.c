@@ -217,6 +217,12 @@ static void check_params(fcl_view *v, state *s)
     CHECK(view_apply_param(v, "dfsph.dt_min", "0.01", err, sizeof err) == -1 && strstr(err, "dfsph.dt_max") &&
               v->live.dfsph_dt_min == was && v->edit.dfsph_dt_min == was && view_reset(v) == 0 && v->have_sim,
           "dfsph.dt_min above dt_max from the panel: '%s', live %g (was %g)", err, v->live.dfsph_dt_min, was);
+    /* surface.support under 1.2 spacings is refused as run --mesh refuses
+     * it (the panel took 0.5 and the mesh vanished without a word). */
+    double sup = v->live.surface_support;
+    CHECK(view_apply_param(v, "surface.support", "0.5", err, sizeof err) == -1 && strstr(err, "surface.support") &&
+              v->live.surface_support == sup && view_apply_param(v, "surface.support", "2.5", err, sizeof err) == 1,
+          "surface.support 0.5 from the panel: '%s', live %g (was %g)", err, v->live.surface_support, sup);
 }
 
 /* The user force: exactly w(d) dv within the radius of the ray. */
@@ -337,6 +343,35 @@ static void check_solver_fields(fcl_view *v)
           "back to wcsph: %d menu entries, field %d", view_field_count(v), v->field);
 }
 
+/* A live edit that makes the solver refuse its step (PBF's Courant step
+ * under pbf.dt_min once the fluid moves) pauses the view with the reason
+ * in its status; it ended the viewer with exit 3 (a review). Undoing the
+ * edit and resuming steps again. */
+static void check_refused_step(fcl_view *v)
+{
+    char err[512] = "";
+    CHECK(view_apply_param(v, "sim.solver", "pbf", err, sizeof err) >= 0 && view_reset(v) == 0,
+          "reset to pbf: %s %s", err, v->status);
+    CHECK(view_apply_param(v, "pbf.cfl", "0.01", err, sizeof err) == 1 &&
+              view_apply_param(v, "pbf.dt_min", "0.002", err, sizeof err) == 1,
+          "pbf.cfl 0.01 and dt_min 0.002 live: %s", err);
+    int f = 0, rc = 0;
+    for (; f < 40 && rc == 0 && !v->step_failed; f++)
+        rc = view_frame(v);
+    CHECK(rc == 0 && v->step_failed && v->paused && strstr(v->status, "failed") && strstr(v->status, "pbf.dt_min"),
+          "a refused step after %d frames: rc %d, failed %d, paused %d, status '%s'", f, rc, v->step_failed,
+          v->paused, v->status);
+    CHECK(view_apply_param(v, "pbf.dt_min", "1e-5", err, sizeof err) == 1 &&
+              view_apply_param(v, "pbf.cfl", "0.4", err, sizeof err) == 1,
+          "the edit undone: %s", err);
+    long step = v->sim.step;
+    v->paused = 0;
+    CHECK(view_frame(v) == 0 && !v->step_failed && v->sim.step > step, "resumed: failed %d, step %ld (was %ld)",
+          v->step_failed, v->sim.step, step);
+    CHECK(view_apply_param(v, "sim.solver", "wcsph", err, sizeof err) >= 0 && view_reset(v) == 0,
+          "back to wcsph: %s", v->status);
+}
+
 static void run_backend(const char *kind, const char *scene)
 {
     fcl_view v;
@@ -355,6 +390,7 @@ static void run_backend(const char *kind, const char *scene)
     check_ball(&v);
     check_compare(&v);
     check_solver_fields(&v);
+    check_refused_step(&v);
     if (strcmp(kind, "cpu") == 0)
         CHECK(view_reload_kernels(&v) == -1 && strstr(v.reload_msg, "OpenCL"),
               "the native backend says hot reload is for OpenCL: '%s'", v.reload_msg);

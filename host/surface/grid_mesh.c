@@ -20,7 +20,7 @@
 
 enum { TILE = 2 };
 
-int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errlen)
+int mc_support_check(const fcl_params *p, char *err, size_t errlen)
 {
     /* Under about a spacing a resting lattice has no neighbor within the
      * field's support: 0.5 gave no triangle and 0.01 half a minute and
@@ -31,6 +31,13 @@ int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errl
                  p->surface_support);
         return FCL_EXIT_INPUT;
     }
+    return 0;
+}
+
+int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errlen)
+{
+    if (mc_support_check(p, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
     if (strcmp(p->surface_method, "grid") != 0)
         return 0;
     const fcl_solver *s = solver_find(p->sim_solver);

@@ -149,6 +149,10 @@ int mc_grid_mesh(mc_ctx *x, const mc_config *c, struct fcl_sim *s, mc_mesh *out,
  * the reconstruction is of saved frames (from_frames) or the solver keeps
  * no level set; else 0. */
 int mc_method_check(const struct fcl_params *p, int from_frames, char *err, size_t errlen);
+/* Its first half: surface.support under 1.2 spacings (and not 0) refused
+ * with FCL_EXIT_INPUT; the viewer's panel checks each edit so (it falls
+ * back to spheres itself where surface.method grid has no level set). */
+int mc_support_check(const struct fcl_params *p, char *err, size_t errlen);
 
 /* Case tables (mc_tables.c), laid out as kernels/mc.cl's MC_TABLE_INTS
  * ints: triangle counts, then edge triples per case. */
