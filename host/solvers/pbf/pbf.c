@@ -102,9 +102,9 @@ static int choose_dt(fcl_sim *s, pbf *d)
     double v = s->stats.max_speed + g * p->pbf_dt_max, dt = p->pbf_dt_max;
     if (v > 1e-9)
         dt = fmin(dt, p->pbf_cfl * s->spacing / v);
+    /* No capillary bound (dfsph.c): PBF applies no surface tension. */
     if (sim_step_floor(s, dt, p->pbf_dt_min, "pbf") != 0)
         return -1;
-    dt = fmin(dt, sim_capillary_dt(s));   /* as dfsph's (dfsph.c); after the floor, which is the speed's */
     d->d.dt = (float)dt;
     d->d.inv_dt = (float)(1.0 / dt);
     s->c.dt = (float)dt;
