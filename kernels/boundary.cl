@@ -13,7 +13,9 @@
  * pass between samples; solids_project, called by the integrators after
  * every position update, moves a particle that ended inside a box or
  * sphere obstacle (grown by half a spacing on the host, sim.c) to the
- * nearest point of its surface, or one that ended in a polygon's slab
+ * nearest point of its surface, one nearer a mesh than half a spacing
+ * along its signed distance field's gradient, or one that ended in a
+ * polygon's slab
  * (its triangles, from half a spacing in front to its thickness behind)
  * to half a spacing in front (or behind, moving to the front), and
  * reflects the inward normal velocity
@@ -24,7 +26,9 @@
  * Invariant: V_b is computed with the density kernel of the solver that
  * reads it (kind 0: poly6, kind 1: cubic spline), once per simulation;
  * after solids_project no particle lies inside a box or sphere obstacle
- * or a polygon's slab, and none crossed a slab in it.
+ * or a polygon's slab, and none crossed a slab in it; none lies within
+ * half a spacing of a mesh by its field, down to the field's reach of two
+ * spacings inside.
  */
 
 /* The inward speed along the unit normal n reflected with restitution. */
@@ -108,6 +112,61 @@ FCL_INLINE int solid_triangle_exit(float4 *p, float4 v, float4 a, float4 b, floa
     return 1;
 }
 
+/* The entries an SDF head's values take after it (fcl_types.h). */
+FCL_INLINE uint solid_sdf_entries(GLOBAL const fcl_solid *s)
+{
+    return (s->dims[0] * s->dims[1] * s->dims[2] + 15u) / 16u;
+}
+
+/* Out of a mesh by its signed distance (fcl_types.h, host mesh_sdf.c):
+ * where the trilinear distance at p is under the closest approach b.x,
+ * p moves along the field's gradient by the shortfall; *n gets the unit
+ * gradient (outward). 0 outside the grid, or where the gradient vanishes
+ * (deeper than the field's reach: left to the boundary samples). */
+FCL_INLINE int solid_sdf_exit(float4 *p, GLOBAL const fcl_solid *s, float4 *n)
+{
+    float h = s->a.w, fx = (p->x - s->a.x) / h, fy = (p->y - s->a.y) / h, fz = (p->z - s->a.z) / h;
+    uint nx = s->dims[0], ny = s->dims[1];
+    if (!(fx >= 0.0f && fy >= 0.0f && fz >= 0.0f && fx < (float)(nx - 1u) && fy < (float)(ny - 1u) &&
+          fz < (float)(s->dims[2] - 1u)))
+        return 0;
+    uint ix = (uint)fx, iy = (uint)fy, iz = (uint)fz;   /* at most dims - 2: the test above */
+    float tx = fx - (float)ix, ty = fy - (float)iy, tz = fz - (float)iz;
+    GLOBAL const float *v = (GLOBAL const float *)(s + 1) + ix + nx * (iy + ny * iz);
+    uint sy = nx, sz = nx * ny;
+    float v000 = v[0], v100 = v[1], v010 = v[sy], v110 = v[sy + 1u];
+    float v001 = v[sz], v101 = v[sz + 1u], v011 = v[sz + sy], v111 = v[sz + sy + 1u];
+    /* Bilinear in (y, z) of the x-interpolated values and of their x steps. */
+    float a00 = v000 + tx * (v100 - v000), a10 = v010 + tx * (v110 - v010);
+    float a01 = v001 + tx * (v101 - v001), a11 = v011 + tx * (v111 - v011);
+    float b0 = a00 + ty * (a10 - a00), b1 = a01 + ty * (a11 - a01), phi = b0 + tz * (b1 - b0);
+    if (!(phi < s->b.x))
+        return 0;
+    float gx = ((v100 - v000) * (1.0f - ty) + (v110 - v010) * ty) * (1.0f - tz) +
+               ((v101 - v001) * (1.0f - ty) + (v111 - v011) * ty) * tz;
+    float gy = (a10 - a00) * (1.0f - tz) + (a11 - a01) * tz, gz = b1 - b0;
+    float g = FCL_SQRT(gx * gx + gy * gy + gz * gz);
+    if (!(g > 1e-6f))
+        return 0;
+    float m = (s->b.x - phi) * h / g;
+    *n = fcl_f4(gx / g, gy / g, gz / g, 0.0f);
+    *p = fcl_f4(p->x + m * n->x, p->y + m * n->y, p->z + m * n->z, p->w);
+    return 1;
+}
+
+/* Solid k's exit (an SDF head's values skipped: *k moves past them). */
+FCL_INLINE int solid_exit(float4 *p, float4 v, GLOBAL const fcl_solid *s, uint *k, float4 *n)
+{
+    GLOBAL const fcl_solid *e = s + *k;
+    if (e->kind == FCL_SOLID_SDF) {
+        *k += solid_sdf_entries(e);
+        return solid_sdf_exit(p, e, n);
+    }
+    return e->kind == FCL_SOLID_BOX      ? solid_box_exit(p, e->a, e->b, n)
+           : e->kind == FCL_SOLID_SPHERE ? solid_sphere_exit(p, e->a, n)
+                                         : solid_triangle_exit(p, v, e->a, e->b, e->c, n);
+}
+
 /* Every listed solid in turn; v and e (e may be NULL) lose their inward
  * normal speed at each exit. */
 FCL_INLINE void solids_project(float4 *p, float4 *v, float4 *e, GLOBAL const fcl_solid *s,
@@ -115,10 +174,7 @@ FCL_INLINE void solids_project(float4 *p, float4 *v, float4 *e, GLOBAL const fcl
 {
     for (uint k = 0u; k < c->nsolids; k++) {
         float4 n;
-        int hit = s[k].kind == FCL_SOLID_BOX      ? solid_box_exit(p, s[k].a, s[k].b, &n)
-                  : s[k].kind == FCL_SOLID_SPHERE ? solid_sphere_exit(p, s[k].a, &n)
-                                                  : solid_triangle_exit(p, *v, s[k].a, s[k].b, s[k].c, &n);
-        if (!hit)
+        if (!solid_exit(p, *v, s, &k, &n))
             continue;
         *v = solid_bounce(*v, n, c->restitution);
         if (e)

@@ -67,7 +67,7 @@ typedef struct fcl_sph_consts {
     uint tension_model; /* FCL_TENSION_* (kernels/forces.cl) */
     float cohesion;     /* gamma of Akinci et al. 2013 */
     float akinci_c;     /* 32 / (pi h^9): their cohesion spline's constant */
-    uint nsolids;       /* box, sphere and polygon-triangle solids */
+    uint nsolids;       /* fcl_solid entries: solids, and the values after an SDF head */
 } fcl_sph_consts;
 
 /* A static obstacle that the integrators keep particles out of
@@ -76,14 +76,16 @@ typedef struct fcl_sph_consts {
  * closest approach allowed. Triangle: one piece of a polygon obstacle,
  * vertices a, b, c (front side by the right-hand rule), the solid slab
  * from b.w in front of it (the closest approach) to a.w behind it (the
- * polygon's thickness). Mesh obstacles are not listed: their boundary
- * particles alone hold the fluid back. */
+ * polygon's thickness). Signed distance (a mesh obstacle): its values
+ * on nodes a.w apart from a.xyz, dims[0..2] per axis (x fastest), follow
+ * the head in the next ceil(count / 16) entries, 16 floats to an entry
+ * (host/boundary/mesh_sdf.c); b.x the closest approach. */
 typedef struct fcl_solid {
     float4 a, b, c;
     uint kind;          /* FCL_SOLID_* */
-    uint pad[3];
+    uint dims[3];       /* FCL_SOLID_SDF: nodes per axis */
 } fcl_solid;
-enum { FCL_SOLID_BOX = 0, FCL_SOLID_SPHERE = 1, FCL_SOLID_TRIANGLE = 2 };
+enum { FCL_SOLID_BOX = 0, FCL_SOLID_SPHERE = 1, FCL_SOLID_TRIANGLE = 2, FCL_SOLID_SDF = 3 };
 
 /* Surface tension models (material.tension_model): none, Mueller 2003's
  * color field, Akinci 2013's cohesion plus curvature. */

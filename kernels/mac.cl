@@ -155,16 +155,18 @@ FCL_HOT float4 mac_velocity(GLOBAL const float4 *v, float4 p, const fcl_mac_info
 }
 
 /* Whether p lies inside a listed obstacle (the exit functions of
- * boundary.cl on a copy). */
+ * boundary.cl on a copy). Meshes reach the grid as their boundary
+ * particles (mac_flag_boundary), not by their distance fields. */
 FCL_INLINE int mac_in_solid(float4 p, GLOBAL const fcl_solid *s, const fcl_sph_consts *c)
 {
     float4 still = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     for (uint k = 0u; k < c->nsolids; k++) {
         float4 q = p, n;
-        int hit = s[k].kind == FCL_SOLID_BOX      ? solid_box_exit(&q, s[k].a, s[k].b, &n)
-                  : s[k].kind == FCL_SOLID_SPHERE ? solid_sphere_exit(&q, s[k].a, &n)
-                                                  : solid_triangle_exit(&q, still, s[k].a, s[k].b, s[k].c, &n);
-        if (hit)
+        if (s[k].kind == FCL_SOLID_SDF) {
+            k += solid_sdf_entries(s + k);
+            continue;
+        }
+        if (solid_exit(&q, still, s, &k, &n))
             return 1;
     }
     return 0;

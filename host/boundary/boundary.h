@@ -83,6 +83,12 @@ int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_sampl
 size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n, float gap);
 
 void boundary_free(fcl_boundary *b);
+/* After boundary_carve at setup: the particles nearer a mesh obstacle than
+ * half a spacing by its signed distance field (mesh_sdf.c), which the
+ * integrators would move that far in the first step (a lattice point on a
+ * mesh's face is outside it by the ray parity), removed, order kept.
+ * Returns the count kept, or (size_t)-1 out of memory. */
+size_t boundary_carve_mesh_shells(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n, float spacing);
 
 /* The sampling cache's folder under boundary.cache_dir ("off": none,
  * empty: $XDG_CACHE_HOME/fluidcl, else $HOME/.cache/fluidcl); fluid

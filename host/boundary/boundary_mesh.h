@@ -10,6 +10,7 @@
 #define FCL_BOUNDARY_MESH_H
 
 #include "../../kernels/fcl_common.h"
+#include "../../kernels/fcl_types.h"
 #include "obj.h"
 
 typedef struct boundary_locator {
@@ -26,5 +27,28 @@ int boundary_locator_build(boundary_locator *L, const fcl_mesh *m);
 void boundary_locator_free(boundary_locator *L);
 /* Whether p is inside the closed mesh (parity of +x ray crossings). */
 int boundary_mesh_inside(const boundary_locator *L, const float4 *p);
+
+/* Squared distances to a mesh, one z plane of a lattice at a time
+ * (boundary_mesh_layers.c): point i along axis a at
+ * org[a] + (i0[a] + i + 1/2) d; each triangle writes the points within
+ * reach of it (the rest stay +inf). */
+typedef struct boundary_plane {
+    const fcl_mesh *m;
+    double d, reach, org[3];
+    long i0[3], n[3];            /* first lattice index and count per axis */
+    float *dist2;                /* n[0] * n[1] squared distances */
+} boundary_plane;
+double boundary_plane_coord(const boundary_plane *J, int a, long i);
+void boundary_plane_dist2(boundary_plane *J, long iz);
+
+/* The signed distance to a closed mesh (negative inside) on nodes
+ * cell = spacing / 2 apart over its bounding box grown by two spacings,
+ * clamped to +-2 spacings, as fcl_solid entries for the integrators'
+ * projection (kernels/boundary.cl, FCL_SOLID_SDF): a head, then the
+ * values 16 to an entry. r: the distance a particle is kept out at.
+ * *out is malloc'ed; 0, or -1 out of memory (mesh_sdf.c). */
+int boundary_mesh_sdf(const fcl_mesh *m, float spacing, float r, fcl_solid **out, unsigned *count);
+/* That field at p as the device interpolates it; +inf off its grid. */
+float boundary_mesh_sdf_at(const fcl_solid *s, const float4 *p);
 
 #endif

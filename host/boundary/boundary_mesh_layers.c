@@ -72,22 +72,14 @@ static double tri2(const double p[3], const double a[3], const double b[3], cons
     return fmin(seg2(p, a, ab), fmin(seg2(p, a, ac), seg2(p, b, bc)));
 }
 
-typedef struct plane_job {
-    const fcl_mesh *m;
-    double d, reach, org[3];
-    long i0[3], n[3];            /* first lattice index and count per axis */
-    float *dist2;                /* n[0] * n[1] squared distances */
-} plane_job;
-
-static double lattice(const plane_job *J, int a, long i)
+double boundary_plane_coord(const boundary_plane *J, int a, long i)
 {
     return J->org[a] + ((double)(J->i0[a] + i) + 0.5) * J->d;
 }
 
-/* Squared distances of plane iz's points to the triangles within reach. */
-static void plane_distances(plane_job *J, long iz)
+void boundary_plane_dist2(boundary_plane *J, long iz)
 {
-    double z = lattice(J, 2, iz), r = J->reach, p[3] = { 0.0, 0.0, z }, v[3][3];
+    double z = boundary_plane_coord(J, 2, iz), r = J->reach, p[3] = { 0.0, 0.0, z }, v[3][3];
     for (long i = 0; i < J->n[0] * J->n[1]; i++)
         J->dist2[i] = INFINITY;
     for (size_t t = 0; t < J->m->ntri; t++) {
@@ -106,8 +98,8 @@ static void plane_distances(plane_job *J, long iz)
         long y1 = (long)floor((hi[1] + r - J->org[1]) / J->d - 0.5) - J->i0[1];
         for (long y = y0 < 0 ? 0 : y0; y <= y1 && y < J->n[1]; y++)
             for (long x = x0 < 0 ? 0 : x0; x <= x1 && x < J->n[0]; x++) {
-                p[0] = lattice(J, 0, x);
-                p[1] = lattice(J, 1, y);
+                p[0] = boundary_plane_coord(J, 0, x);
+                p[1] = boundary_plane_coord(J, 1, y);
                 float *q = &J->dist2[y * J->n[0] + x];
                 *q = fminf(*q, (float)tri2(p, v[0], v[1], v[2]));
             }
@@ -117,7 +109,7 @@ static void plane_distances(plane_job *J, long iz)
 /* The lattice over the mesh's bounding box (points outside it are never
  * inside the mesh), clipped to the domain grown by the layers (the fluid
  * never comes nearer to points beyond). */
-static void job_bounds(plane_job *J, const fcl_mesh *m, float d, int layers, const float dlo[3], const float dhi[3])
+static void job_bounds(boundary_plane *J, const fcl_mesh *m, float d, int layers, const float dlo[3], const float dhi[3])
 {
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (size_t v = 0; v < m->nv; v++)
@@ -139,7 +131,7 @@ static void job_bounds(plane_job *J, const fcl_mesh *m, float d, int layers, con
 }
 
 /* The points of plane iz within reach and inside, onto their layers. */
-static int plane_collect(const plane_job *J, const boundary_locator *L, long iz, int layers, boundary_stack *st)
+static int plane_collect(const boundary_plane *J, const boundary_locator *L, long iz, int layers, boundary_stack *st)
 {
     double half2 = 0.25 * J->d * J->d, reach2 = J->reach * J->reach;
     for (long y = 0; y < J->n[1]; y++)
@@ -147,7 +139,8 @@ static int plane_collect(const plane_job *J, const boundary_locator *L, long iz,
             double q = J->dist2[y * J->n[0] + x];
             if (!(q > half2 && q <= reach2))
                 continue;
-            float4 p = fcl_f4((float)lattice(J, 0, x), (float)lattice(J, 1, y), (float)lattice(J, 2, iz), 0.0f);
+            float4 p = fcl_f4((float)boundary_plane_coord(J, 0, x), (float)boundary_plane_coord(J, 1, y),
+                              (float)boundary_plane_coord(J, 2, iz), 0.0f);
             if (!boundary_mesh_inside(L, &p))
                 continue;
             int k = (int)ceil(sqrt(q) / J->d - 0.5);
@@ -164,14 +157,14 @@ static int plane_collect(const plane_job *J, const boundary_locator *L, long iz,
 int boundary_mesh_layers(const fcl_mesh *m, float d, int layers, const float dlo[3], const float dhi[3],
                          boundary_stack *st)
 {
-    plane_job J;
+    boundary_plane J;
     boundary_locator L = { 0 };
     job_bounds(&J, m, d, layers, dlo, dhi);
     double plane = (double)J.n[0] * (double)J.n[1];
     J.dist2 = plane < 268435456.0 ? malloc((size_t)plane * sizeof *J.dist2 + 1) : NULL;
     int rc = J.dist2 && boundary_locator_build(&L, m) == 0 ? 0 : -1;
     for (long iz = 0; rc == 0 && iz < J.n[2]; iz++) {
-        plane_distances(&J, iz);
+        boundary_plane_dist2(&J, iz);
         rc = plane_collect(&J, &L, iz, layers, st);
     }
     boundary_locator_free(&L);

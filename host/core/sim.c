@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boundary_mesh.h"
+#include "infile.h"
 #include "reduce.h"
 #include "passes.h"
 #include "polygon.h"
@@ -300,7 +302,8 @@ static float face_past_wall(float face, float wall, float side)
 }
 
 /* Boxes and spheres as fcl_solid, grown by half a spacing, and polygons
- * as their triangles' slabs; meshes skipped. out may be NULL: count only. */
+ * as their triangles' slabs; meshes follow (solid_entries). out may be
+ * NULL: count only. */
 static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth, const float dmin[3],
                         const float dmax[3], fcl_solid *out)
 {
@@ -335,15 +338,59 @@ static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth,
     return k;
 }
 
+/* A mesh obstacle's signed distance field as fcl_solid entries (host
+ * mesh_sdf.c), the mesh placed as boundary.c places it (in double). */
+static int mesh_field(const fcl_obstacle *o, const fcl_params *p, float spacing, float grow, fcl_solid **out,
+                      unsigned *count)
+{
+    fcl_mesh m;
+    char why[1200];
+    if (obj_load(o->file, infile_limit(p), &m, why, sizeof why) != 0) {
+        fprintf(stderr, "fluidcl: obstacle %s: %s\n", o->file, why);
+        return -1;
+    }
+    for (size_t v = 0; v < 3 * m.nv; v++)
+        m.v[v] = (float)((double)o->scale * m.v[v] + o->translate[v % 3]);
+    int rc = boundary_mesh_sdf(&m, spacing, grow, out, count);
+    obj_free(&m);
+    return rc;
+}
+
+/* The solids, then each mesh's field, in one array (*k entries). */
+static fcl_solid *solid_entries(fcl_sim *s, const fcl_obstacle *obs, int n, uint *k)
+{
+    float grow = 0.5f * s->spacing, depth = (float)s->prm->boundary_layers * s->spacing;
+    const float *dmin = s->prm->domain_min, *dmax = s->prm->domain_max;
+    size_t total = solids_from(obs, n, grow, depth, dmin, dmax, NULL);
+    fcl_solid **field = calloc((size_t)n + 1, sizeof *field), *all = NULL;
+    unsigned *count = calloc((size_t)n + 1, sizeof *count);
+    int ok = field && count;
+    for (int i = 0; ok && i < n; i++)
+        if (obs[i].kind == FCL_OBST_MESH) {
+            ok = mesh_field(&obs[i], s->prm, s->spacing, grow, &field[i], &count[i]) == 0;
+            total += ok ? count[i] : 0;
+        }
+    if (ok && (all = malloc((total + 1) * sizeof *all)) != NULL) {
+        *k = solids_from(obs, n, grow, depth, dmin, dmax, all);
+        for (int i = 0; i < n; i++) {
+            memcpy(all + *k, field[i], (size_t)count[i] * sizeof *all);
+            *k += count[i];
+        }
+    }
+    for (int i = 0; field && i < n; i++)
+        free(field[i]);
+    free(field);
+    free(count);
+    return all;
+}
+
 int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
 {
     fcl_backend *be = s->be;
-    float grow = 0.5f * s->spacing, depth = (float)s->prm->boundary_layers * s->spacing;
-    const float *dmin = s->prm->domain_min, *dmax = s->prm->domain_max;
-    fcl_solid *tmp = malloc(((size_t)solids_from(obs, n, grow, depth, dmin, dmax, NULL) + 1) * sizeof *tmp);
+    uint k = 0;
+    fcl_solid *tmp = solid_entries(s, obs, n, &k);
     if (!tmp)
         return FCL_EXIT_DEVICE;
-    uint k = solids_from(obs, n, grow, depth, dmin, dmax, tmp);
     fcl_buf *buf = be->ops->buf_new(be, (k ? k : 1) * sizeof(fcl_solid), "obstacles");
     int rc = !buf || (k && be->ops->buf_write(be, buf, 0, k * sizeof(fcl_solid), tmp) != 0) ? FCL_EXIT_DEVICE : 0;
     free(tmp);

@@ -130,9 +130,10 @@ int sim_derived_put(fcl_sim *s, float *v);
 /* The box and sphere obstacles the integrators keep particles out of,
  * grown by half a spacing (the closest approach to their boundary
  * samples), and polygons' slabs (their triangles, from half a spacing in
- * front to their thickness behind); meshes are skipped: their samples
- * alone hold the fluid.
- * Call after sim_create; n = 0 clears them. 0, or FCL_EXIT_DEVICE. */
+ * front to their thickness behind), and meshes as signed distance fields
+ * (their files read again, placed as the boundary's; host mesh_sdf.c).
+ * Call after sim_create; n = 0 clears them. 0, or FCL_EXIT_DEVICE (a
+ * mesh that cannot be read says why on stderr). */
 struct fcl_obstacle;
 int sim_set_solids(fcl_sim *s, const struct fcl_obstacle *obs, int n);
 /* The scene's fluid phases (n = 0: one, from material.*), for solvers
