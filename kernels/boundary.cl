@@ -8,7 +8,8 @@
  * in bpos[b].w: densely sampled regions get small volumes, so the fluid
  * sees the same wall whatever the sampling. gamma (host
  * smoothing_wall_gamma) calibrates one layer against a flat wall. The fluid adds rho0 V_b W_ib to
- * its density and feels pressure from b as if p_b = p_i.
+ * its density and feels pressure from b with its own pressure alone
+ * (Akinci's -psi_b p_i / rho_i^2 grad W: the solvers' passes).
  * One layer of samples stops fluid by pressure, but a fast particle can
  * pass between samples; solids_project, called by the integrators after
  * every position update, moves a particle that ended inside a box or
