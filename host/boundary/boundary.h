@@ -88,7 +88,8 @@ void boundary_free(fcl_boundary *b);
  * integrators would move that far in the first step (a lattice point on a
  * mesh's face is outside it by the ray parity), removed, order kept.
  * Returns the count kept, or (size_t)-1 out of memory. */
-size_t boundary_carve_mesh_shells(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n, float spacing);
+size_t boundary_carve_mesh_shells(const fcl_boundary *b, const float dlo[3], const float dhi[3], float4 *pos,
+                                  float4 *vel, size_t n, float spacing);
 
 /* The sampling cache's folder under boundary.cache_dir ("off": none,
  * empty: $XDG_CACHE_HOME/fluidcl, else $HOME/.cache/fluidcl); fluid

@@ -77,12 +77,68 @@ double boundary_plane_coord(const boundary_plane *J, int a, long i)
     return J->org[a] + ((double)(J->i0[a] + i) + 0.5) * J->d;
 }
 
+/* The planes within reach of triangle t: [*z0, *z1] (empty when z0 > z1). */
+static void tri_planes(const boundary_plane *J, size_t t, long *z0, long *z1)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int c = 0; c < 3; c++) {
+        double z = J->m->v[3 * J->m->tri[3 * t + c] + 2];
+        lo = fmin(lo, z);
+        hi = fmax(hi, z);
+    }
+    *z0 = (long)ceil((lo - J->reach - J->org[2]) / J->d - 0.5) - J->i0[2];
+    *z1 = (long)floor((hi + J->reach - J->org[2]) / J->d - 0.5) - J->i0[2];
+    *z0 = *z0 < 0 ? 0 : *z0;
+    *z1 = *z1 >= J->n[2] ? J->n[2] - 1 : *z1;
+}
+
+int boundary_plane_buckets(boundary_plane *J)
+{
+    size_t nz = (size_t)J->n[2], total = 0;
+    J->zstart = calloc(nz + 1, sizeof *J->zstart);
+    for (size_t t = 0; J->zstart && t < J->m->ntri; t++) {
+        long z0, z1;
+        tri_planes(J, t, &z0, &z1);
+        for (long z = z0; z <= z1; z++)
+            J->zstart[z + 1]++;
+        total += z1 >= z0 ? (size_t)(z1 - z0 + 1) : 0;
+    }
+    J->zitems = J->zstart && total < 0xffffffffu ? malloc((total + 1) * sizeof *J->zitems) : NULL;
+    if (!J->zitems) {
+        boundary_plane_free(J);
+        return -1;
+    }
+    for (size_t z = 0; z < nz; z++)
+        J->zstart[z + 1] += J->zstart[z];
+    unsigned *fill = calloc(nz + 1, sizeof *fill);
+    for (size_t t = 0; fill && t < J->m->ntri; t++) {
+        long z0, z1;
+        tri_planes(J, t, &z0, &z1);
+        for (long z = z0; z <= z1; z++)
+            J->zitems[J->zstart[z] + fill[z]++] = (unsigned)t;
+    }
+    int rc = fill ? 0 : -1;
+    free(fill);
+    if (rc != 0)
+        boundary_plane_free(J);
+    return rc;
+}
+
+void boundary_plane_free(boundary_plane *J)
+{
+    free(J->zstart);
+    free(J->zitems);
+    J->zstart = J->zitems = NULL;
+}
+
 void boundary_plane_dist2(boundary_plane *J, long iz)
 {
     double z = boundary_plane_coord(J, 2, iz), r = J->reach, p[3] = { 0.0, 0.0, z }, v[3][3];
     for (long i = 0; i < J->n[0] * J->n[1]; i++)
         J->dist2[i] = INFINITY;
-    for (size_t t = 0; t < J->m->ntri; t++) {
+    size_t first = J->zstart ? J->zstart[iz] : 0, last = J->zstart ? J->zstart[iz + 1] : J->m->ntri;
+    for (size_t q = first; q < last; q++) {
+        size_t t = J->zitems ? J->zitems[q] : q;
         double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
         for (int c = 0; c < 3; c++)
             for (int k = 0; k < 3; k++) {
@@ -157,17 +213,18 @@ static int plane_collect(const boundary_plane *J, const boundary_locator *L, lon
 int boundary_mesh_layers(const fcl_mesh *m, float d, int layers, const float dlo[3], const float dhi[3],
                          boundary_stack *st)
 {
-    boundary_plane J;
+    boundary_plane J = { 0 };
     boundary_locator L = { 0 };
     job_bounds(&J, m, d, layers, dlo, dhi);
     double plane = (double)J.n[0] * (double)J.n[1];
     J.dist2 = plane < 268435456.0 ? malloc((size_t)plane * sizeof *J.dist2 + 1) : NULL;
-    int rc = J.dist2 && boundary_locator_build(&L, m) == 0 ? 0 : -1;
+    int rc = J.dist2 && boundary_locator_build(&L, m) == 0 && boundary_plane_buckets(&J) == 0 ? 0 : -1;
     for (long iz = 0; rc == 0 && iz < J.n[2]; iz++) {
         boundary_plane_dist2(&J, iz);
         rc = plane_collect(&J, &L, iz, layers, st);
     }
     boundary_locator_free(&L);
+    boundary_plane_free(&J);
     free(J.dist2);
     return rc;
 }

@@ -351,7 +351,7 @@ static int mesh_field(const fcl_obstacle *o, const fcl_params *p, float spacing,
     }
     for (size_t v = 0; v < 3 * m.nv; v++)
         m.v[v] = (float)((double)o->scale * m.v[v] + o->translate[v % 3]);
-    int rc = boundary_mesh_sdf(&m, spacing, grow, out, count);
+    int rc = boundary_mesh_sdf(&m, p->domain_min, p->domain_max, spacing, grow, out, count);
     obj_free(&m);
     return rc;
 }
@@ -373,7 +373,8 @@ static fcl_solid *solid_entries(fcl_sim *s, const fcl_obstacle *obs, int n, uint
     if (ok && (all = malloc((total + 1) * sizeof *all)) != NULL) {
         *k = solids_from(obs, n, grow, depth, dmin, dmax, all);
         for (int i = 0; i < n; i++) {
-            memcpy(all + *k, field[i], (size_t)count[i] * sizeof *all);
+            if (count[i])   /* NULL for the other kinds: no memcpy from it (UBSan stopped there) */
+                memcpy(all + *k, field[i], (size_t)count[i] * sizeof *all);
             *k += count[i];
         }
     }
