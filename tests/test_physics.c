@@ -265,6 +265,7 @@ static void test_pool_walls(void)
     free(p);
     free(v);
     sim_destroy(&s);
+    scene_free(&sc);
 }
 
 int main(void)
