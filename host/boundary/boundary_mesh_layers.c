@@ -77,7 +77,10 @@ double boundary_plane_coord(const boundary_plane *J, int a, long i)
     return J->org[a] + ((double)(J->i0[a] + i) + 0.5) * J->d;
 }
 
-/* The planes within reach of triangle t: [*z0, *z1] (empty when z0 > z1). */
+/* The planes within reach of triangle t, one more on each side: [*z0,
+ * *z1] (empty when z0 > z1). The sweep still tests each plane as it did
+ * without buckets, so the margin keeps its results bit for bit where a
+ * plane lies at the reach exactly and the two roundings differ. */
 static void tri_planes(const boundary_plane *J, size_t t, long *z0, long *z1)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -86,8 +89,8 @@ static void tri_planes(const boundary_plane *J, size_t t, long *z0, long *z1)
         lo = fmin(lo, z);
         hi = fmax(hi, z);
     }
-    *z0 = (long)ceil((lo - J->reach - J->org[2]) / J->d - 0.5) - J->i0[2];
-    *z1 = (long)floor((hi + J->reach - J->org[2]) / J->d - 0.5) - J->i0[2];
+    *z0 = (long)ceil((lo - J->reach - J->org[2]) / J->d - 0.5) - J->i0[2] - 1;
+    *z1 = (long)floor((hi + J->reach - J->org[2]) / J->d - 0.5) - J->i0[2] + 1;
     *z0 = *z0 < 0 ? 0 : *z0;
     *z1 = *z1 >= J->n[2] ? J->n[2] - 1 : *z1;
 }
