@@ -28,7 +28,7 @@
  * reads it (kind 0: poly6, kind 1: cubic spline), once per simulation;
  * after solids_project no particle lies inside a box or sphere obstacle
  * or a polygon's slab, and none crossed a slab in it; none lies within
- * half a spacing of a mesh by its field, down to the field's reach of two
+ * half a spacing of a mesh by its field, down to the field's reach of 1.5
  * spacings inside.
  */
 
