@@ -24,14 +24,13 @@ static int make(fcl_sim *s, fcl_scene *sc, const char *text, void (*perturb)(flo
     fcl_initial in;
     if (scene_parse(sc, text, "test scene", err, sizeof err) != 0 ||
         setup_initial(sc, &sc->params, be, &in, err, sizeof err) != 0) {
-        printf("FAIL scene: %s\n", err);
+        CHECK(0, "scene: %s", err);
         return -1;
     }
     if (perturb)
         perturb(in.vel, in.n);
     int rc = sim_create(s, be, &sc->params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
-    if (rc)
-        printf("FAIL sim: %s\n", err);
+    CHECK(rc == 0, "sim: %s", err);
     setup_free(&in);
     return rc;
 }
