@@ -59,8 +59,7 @@ static inline void sc_count_escapes(fcl_sim *s, const fcl_initial *in, const fcl
 }
 
 /* Runs a scene's first `steps` steps: -1 when one failed or left a
- * non-finite pressure (step number in *at), else 0. For the solvers'
- * linear solves past convergence (test_mps, test_mac). */
+ * non-finite pressure (step number in *at), else 0. */
 static inline int sc_run_finite(fcl_backend *be, const char *text, int steps, int *at)
 {
     fcl_sim s;
@@ -82,6 +81,26 @@ static inline int sc_run_finite(fcl_backend *be, const char *text, int steps, in
     setup_free(&in);
     scene_free(&sc);
     return rc;
+}
+
+/* A 2 cm dam break on `solver` (mps or mac; sim_extra: more sim keys)
+ * whose Jacobi-CG reads its residual only every 1000 iterations (the
+ * solver's cg_check_every), long past convergence, where the dot products
+ * underflow: a denormal p.q, kept on CPUs, once made alpha infinite and
+ * the pressure NaN ("broke down", exit 3; a review). Every step must
+ * succeed with a finite pressure (test_mps, test_mac; fcl_test.h's CHECK). */
+static inline void sc_check_cg_past_convergence(fcl_backend *be, const char *solver, const char *sim_extra, int steps)
+{
+    char text[640];
+    snprintf(text, sizeof text,
+             "{\"sim\": {\"solver\": \"%s\"%s}, \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.32, 0.2]},"
+             " \"%s\": {\"preconditioner\": \"jacobi\", \"cg_check_every\": 1000, \"cg_max_iter\": 3000},"
+             " \"particles\": {\"spacing\": 0.02},"
+             " \"fluid\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.16, 0.2, 0.2]}]}",
+             solver, sim_extra, solver);
+    int at = 0, rc = sc_run_finite(be, text, steps, &at);
+    CHECK(rc == 0, "%s on %s: the CG read after 1000 iterations failed or left a non-finite pressure in step %d",
+          solver, be->kind, at);
 }
 
 #endif

@@ -318,23 +318,6 @@ static void test_preconditioners(fcl_backend *be)
     }
 }
 
-/* A 2 cm dam break in steps of 5 ms whose Jacobi-CG reads its residual
- * after 1000 iterations (mac.cg_check_every), long past convergence,
- * where the dot products underflow: a denormal p.q, kept on CPUs, made
- * alpha infinite and the pressure NaN in step 1 ("broke down", exit 3; a
- * review). Each iteration past it must be no step. */
-static void test_past_convergence(fcl_backend *be)
-{
-    static const char *const text =
-        "{\"sim\": {\"solver\": \"mac\", \"dt\": 0.005}, \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.32, 0.2]},"
-        " \"mac\": {\"preconditioner\": \"jacobi\", \"cg_check_every\": 1000, \"cg_max_iter\": 3000},"
-        " \"particles\": {\"spacing\": 0.02},"
-        " \"fluid\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.16, 0.2, 0.2]}]}";
-    int at = 0, rc = sc_run_finite(be, text, 3, &at);
-    CHECK(rc == 0, "%s: the CG read after 1000 iterations failed or left a non-finite pressure in step %d", be->kind,
-          at);
-}
-
 /* The mean pressure of the bottom layer of fluid cells. */
 static double bottom_pressure(const fcl_mac_info *m, const grid_view *g)
 {
@@ -758,9 +741,9 @@ int main(void)
     test_preconditioners(cpu);
     if (ocl)
         test_preconditioners(ocl);
-    test_past_convergence(cpu);
+    sc_check_cg_past_convergence(cpu, "mac", ", \"dt\": 0.005", 3);   /* NaN in step 1 before */
     if (ocl)
-        test_past_convergence(ocl);
+        sc_check_cg_past_convergence(ocl, "mac", ", \"dt\": 0.005", 3);
     for (int full = 0; full < 2; full++) {
         test_density_target(cpu, full);
         if (ocl)

@@ -131,14 +131,9 @@ static void key_obstacle(uint64_t *h, const fcl_obstacle *o, const char *bytes, 
 static int place_mesh(const fcl_scene *s, const fcl_params *p, int i, fcl_mesh *m, char *err, size_t errlen)
 {
     const fcl_obstacle *o = &s->obstacles[i];
-    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (size_t v = 0; v < m->nv; v++)
-        for (int k = 0; k < 3; k++) {
-            float x = (float)((double)o->scale * m->v[3 * v + k] + o->translate[k]);
-            m->v[3 * v + k] = x;
-            lo[k] = fminf(lo[k], x);
-            hi[k] = fmaxf(hi[k], x);
-        }
+    float lo[3], hi[3];
+    obj_place_exact(m, o->scale, o->translate);
+    obj_bounds(m, lo, hi);
     char key[32];
     snprintf(key, sizeof key, "obstacles[%d]", i);
     return scene_check_mesh_bounds(s, p, key, o->file, o->scale, lo, hi, err, errlen);

@@ -40,16 +40,12 @@
 static void sdf_grid(const fcl_mesh *m, const float dlo[3], const float dhi[3], double reach, double *cell,
                      double lo[3], long n[3])
 {
-    double hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    lo[0] = lo[1] = lo[2] = INFINITY;
-    for (size_t v = 0; v < m->nv; v++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], m->v[3 * v + k]);
-            hi[k] = fmax(hi[k], m->v[3 * v + k]);
-        }
+    float mlo[3], mhi[3];
+    double hi[3];
+    obj_bounds(m, mlo, mhi);
     for (int k = 0; k < 3; k++) {
-        lo[k] = fmax(lo[k] - reach, (double)dlo[k] - reach);
-        hi[k] = fmin(hi[k] + reach, (double)dhi[k] + reach);
+        lo[k] = fmax((double)mlo[k] - reach, (double)dlo[k] - reach);
+        hi[k] = fmin((double)mhi[k] + reach, (double)dhi[k] + reach);
         hi[k] = fmax(hi[k], lo[k]);
     }
     for (;;) {
@@ -153,12 +149,12 @@ float boundary_mesh_sdf_at(const fcl_solid *s, const float4 *p)
 /* Whether any of the n points lies in the mesh's box grown by r. */
 static int any_near(const fcl_mesh *m, const float4 *pos, size_t n, float r)
 {
-    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (size_t v = 0; v < m->nv; v++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fminf(lo[k], m->v[3 * v + k] - r);
-            hi[k] = fmaxf(hi[k], m->v[3 * v + k] + r);
-        }
+    float lo[3], hi[3];
+    obj_bounds(m, lo, hi);
+    for (int k = 0; k < 3; k++) {
+        lo[k] -= r;
+        hi[k] += r;
+    }
     for (size_t k = 0; k < n; k++)
         if (pos[k].x >= lo[0] && pos[k].x <= hi[0] && pos[k].y >= lo[1] && pos[k].y <= hi[1] && pos[k].z >= lo[2] &&
             pos[k].z <= hi[2])

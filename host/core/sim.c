@@ -339,7 +339,7 @@ static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth,
 }
 
 /* A mesh obstacle's signed distance field as fcl_solid entries (host
- * mesh_sdf.c), the mesh placed as boundary.c places it (in double). */
+ * mesh_sdf.c), the mesh placed as boundary.c places it. */
 static int mesh_field(const fcl_obstacle *o, const fcl_params *p, float spacing, float grow, fcl_solid **out,
                       unsigned *count)
 {
@@ -349,8 +349,7 @@ static int mesh_field(const fcl_obstacle *o, const fcl_params *p, float spacing,
         fprintf(stderr, "fluidcl: obstacle %s: %s\n", o->file, why);
         return -1;
     }
-    for (size_t v = 0; v < 3 * m.nv; v++)
-        m.v[v] = (float)((double)o->scale * m.v[v] + o->translate[v % 3]);
+    obj_place_exact(&m, o->scale, o->translate);
     int rc = boundary_mesh_sdf(&m, p->domain_min, p->domain_max, spacing, grow, out, count);
     obj_free(&m);
     return rc;

@@ -405,3 +405,23 @@ void obj_place(fcl_mesh *m, float scale, const float translate[3])
         for (int a = 0; a < 3; a++)
             m->v[3 * i + a] = scale * m->v[3 * i + a] + translate[a];
 }
+
+void obj_place_exact(fcl_mesh *m, float scale, const float translate[3])
+{
+    for (size_t i = 0; i < m->nv; i++)
+        for (int a = 0; a < 3; a++)
+            m->v[3 * i + a] = (float)((double)scale * m->v[3 * i + a] + translate[a]);
+}
+
+void obj_bounds(const fcl_mesh *m, float lo[3], float hi[3])
+{
+    for (int a = 0; a < 3; a++) {
+        lo[a] = INFINITY;
+        hi[a] = -INFINITY;
+    }
+    for (size_t i = 0; i < m->nv; i++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fminf(lo[a], m->v[3 * i + a]);
+            hi[a] = fmaxf(hi[a], m->v[3 * i + a]);
+        }
+}

@@ -31,8 +31,13 @@ int obj_read(const char *path, size_t max_bytes, char **text, size_t *len, char 
 int obj_load(const char *path, size_t max_bytes, fcl_mesh *m, char *err, size_t errlen);
 void obj_free(fcl_mesh *m);
 /* x <- scale x + translate for every vertex, in float (a target's
- * placement; obstacles place theirs in double, boundary.c). */
+ * placement). */
 void obj_place(fcl_mesh *m, float scale, const float translate[3]);
+/* The same in double, rounded once to float: an obstacle's placement
+ * (its boundary samples, boundary.c, and its distance field, sim.c). */
+void obj_place_exact(fcl_mesh *m, float scale, const float translate[3]);
+/* The vertices' bounding box. */
+void obj_bounds(const fcl_mesh *m, float lo[3], float hi[3]);
 
 /* The distinct undirected edges of m, each once, in order of first use:
  * *edges is a malloc'd array of 2 vertex indices per edge (lower first).
