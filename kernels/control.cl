@@ -9,7 +9,10 @@
  *     C~_i = rhat~_i - 1, lambda~_i = -C~_i / (sum_j |V_H grad W(P_i - p_j, H)|^2 + eps)
  *     (the control particle does not move: no k = i term)
  * control_density (per fluid particle, every iteration, after pbf_delta):
- *     dp_i += sum_j alpha_j V_H lambda~_j grad W(p_i - P_j, H). Under-dense
+ *     dp_i += s sum_j alpha_j V_H lambda~_j grad W(p_i - P_j, H), s = dt /
+ *     pbf.dt_max (dscale, at most 1) as the spring's beta: a fixed
+ *     displacement per step is a speed 1/dt, which shortened the CFL step
+ *     until control.radius 4 ran away (344 m/s at step 23). Under-dense
  *     (C~ < 0) gives lambda~ > 0 and grad W(p_i - P_j) points from p_i toward
  *     P_j: the fluid is attracted; over-dense, repelled (the seed's Fig. 5).
  * control_steer (per fluid particle, once per step, before the iterations):
@@ -63,7 +66,7 @@ FCL_INLINE void control_density_item(uint i, GLOBAL const float4 *pos, GLOBAL co
         float rx = pi.x - pj.x, ry = pi.y - pj.y, rz = pi.z - pj.z, r2 = rx * rx + ry * ry + rz * rz;
         if (r2 >= k->H2)
             continue;
-        float a = pj.w >= 0.0f ? pj.w : k->alpha;
+        float a = (pj.w >= 0.0f ? pj.w : k->alpha) * k->dscale;
         float g = a * k->volume * clam[j] * w_spiky_grad(FCL_SQRT(r2), k->H, k->spiky_grad);
         dx += g * rx; dy += g * ry; dz += g * rz;
     }

@@ -216,7 +216,8 @@ typedef struct fcl_control_consts {
     uint step;          /* seeds the lifetimes' hash */
     uint n;             /* control particles */
     float alpha;        /* density strength of particles whose w < 0 */
-    float pad1, pad2;
+    float dscale;       /* density displacement: dt / pbf.dt_max (at most 1) */
+    float pad2;
 } fcl_control_consts;
 
 /* Mode bits of the dfsph_source pass: which solver, and whether this is

@@ -204,6 +204,9 @@ void control_derive(pbf_control *k, const fcl_sim *s, double dt)
     c->step = (uint)s->step;
     c->n = (uint)k->n;
     c->alpha = p->control_alpha;
+    /* The same for the control density's displacement (a fixed one per
+     * step ran away at control.radius 4: 344 m/s at step 23). */
+    c->dscale = (float)fmin(dt / p->pbf_dt_max, 1.0);
 }
 
 /* A skeleton's joints, bones and keys (a resume once went on silently
