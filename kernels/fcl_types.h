@@ -129,7 +129,9 @@ typedef struct fcl_pbf_consts {
     uint clamp;         /* 1: C = max(C, 0) (no attraction at the surface) */
     float xsph;         /* XSPH velocity smoothing c */
     float vorticity;    /* confinement epsilon (m/s); 0: off */
-    float pad0, pad1;
+    float tscale;       /* dt / pbf.dt_max (at most 1): scales the surface's
+                           attraction (C < 0) and s_corr */
+    float pad1;
 } fcl_pbf_consts;
 
 /* One fluid phase on the device (host sim_set_phases; a fluid particle's

@@ -3,12 +3,17 @@
  * V = m / rho0 from the poly6 lattice sum) with spiky gradients.
  *
  * predict:   v* = v + dt g, x_old = x, x* = x + dt v*, walls and solids
- * lambda:    C_i = rhat_i - 1 (max(C_i, 0) with pbf.clamp),
+ * lambda:    C_i = rhat_i - 1 (max(C_i, 0) with pbf.clamp; below 0,
+ *            times s = dt / pbf.dt_max, at most 1: tscale),
  *            lambda_i = -C_i / (|sum_j V grad W_ij + sum_b V_b grad W_ib|^2
  *                                + sum_j |V grad W_ij|^2 + eps)
  * delta:     dp_i = sum_j V (lambda_i + lambda_j + s_corr) grad W_ij
  *                   + sum_b V_b lambda_i grad W_ib,
- *            s_corr = -k (W_poly6(r) / W_poly6(dq))^n (k in units of 1/D0)
+ *            s_corr = -s k (W_poly6(r) / W_poly6(dq))^n (k in units of 1/D0).
+ *            The free surface's attraction (C < 0) and s_corr never vanish
+ *            at rest, so each is a fixed displacement per step, a speed
+ *            1/dt: scaled by s they stay speeds as the CFL step shrinks
+ *            (unscaled, an emitted layer ran away, 1,521 m/s at step 152).
  * apply:     x* += dp (Jacobi: every dp from the same x*), walls and solids
  * velocity:  v = (x* - x_old) / dt
  * vorticity: omega_i = sum_j V (v_j - v_i) x grad W_ij
@@ -104,8 +109,8 @@ FCL_INLINE void pbf_lambda_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
         gx += g * r.x; gy += g * r.y; gz += g * r.z;
     }
     float C = sum - 1.0f;
-    if (d->clamp && C < 0.0f)
-        C = 0.0f;
+    if (C < 0.0f)
+        C = d->clamp ? 0.0f : C * d->tscale;
     lam[i] = -C / (gx * gx + gy * gy + gz * gz + g2 + d->eps);
     rho[i] = sum * c->rest_density;
 }
@@ -125,7 +130,7 @@ FCL_INLINE void pbf_delta_item(uint i, GLOBAL const float4 *pos, GLOBAL const fl
     near_walls(pi, c, &plane);
     float li = lam[i], dx = 0.0f, dy = 0.0f, dz = 0.0f;
     uint n = nl_len(fcount, i, fl), base = i * fl->pstride, ks = fl->kstride, sn = d->scorr_n;
-    float sk = d->scorr_k, sw = d->scorr_inv_wdq;
+    float sk = d->scorr_k * d->tscale, sw = d->scorr_inv_wdq;
     for (uint k = 0u; k < n; k++) {
         uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = en >> NL_SHIFT;
         float4 pj = pos[j];

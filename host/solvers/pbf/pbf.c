@@ -107,6 +107,7 @@ static int choose_dt(fcl_sim *s, pbf *d)
         return -1;
     d->d.dt = (float)dt;
     d->d.inv_dt = (float)(1.0 / dt);
+    d->d.tscale = (float)fmin(dt / p->pbf_dt_max, 1.0);
     s->c.dt = (float)dt;
     s->dt_used = (float)dt;
     return 0;
