@@ -800,8 +800,14 @@ fl run "$F" --backend cpu --steps 2 --quiet
 # block's step: pbf.cfl 0.01 at 2 cm is 2e-4 s at 1 m/s.
 fl run "$GOOD" --backend cpu --solver pbf --steps 400 --quiet --param pbf.cfl=0.01 --param pbf.dt_min=0.001
 [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "the Courant step .* fell below pbf.dt_min = 0.001 s" &&
-    printf '%s' "$ERR" | grep -q "lower pbf.dt_max or pbf.cfl" && ok "26 pbf's Courant step under pbf.dt_min: exit 3" ||
+    printf '%s' "$ERR" | grep -q "set pbf.clamp = 1" && ok "26 pbf's Courant step under pbf.dt_min: exit 3" ||
     bad "26 pbf step floor" "exit $RC: $(errline)"
+# A fixed step above the explicit viscosity's bound is named with its
+# values (a review's wcsph run at viscosity 1e5 was told to raise it).
+fl run "$GOOD" --backend cpu --solver wcsph --steps 200 --quiet --param material.viscosity=100000
+[ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "sim.dt = 0.0005 s is above the explicit viscosity's bound" &&
+    printf '%s' "$ERR" | grep -q "lower sim.dt or material.viscosity" && ok "26 wcsph blow-up names the viscous bound" ||
+    bad "26 wcsph viscous bound" "exit $RC: $(errline)"
 # The adaptive steps keep under the capillary bound with Mueller's
 # tension: a 1 mm cube at 0.1 mm spacing blew up dfsph's first step.
 F=$T/tiny.json

@@ -426,12 +426,13 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
 
 static int report_blowup(const fcl_sim *s)
 {
+    char advice[300];
     const fcl_step_stats *st = &s->stats;
     cli_error("numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "
               "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s); "
               "%s. Frames written so far are intact.",
               st->step, st->time, st->bad_id, s->prm->sim_max_step_ratio, st->max_speed, st->dt,
-              solver_blowup_advice(s->solver));
+              sim_blowup_advice(s, advice, sizeof advice));
     return FCL_EXIT_DEVICE;
 }
 

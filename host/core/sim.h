@@ -243,6 +243,11 @@ int sim_step_floor(fcl_sim *s, double dt, double dt_min, const char *group);
  * al. 1992) with Mueller's tension on, for the adaptive solvers; infinity
  * without it. */
 double sim_capillary_dt(const fcl_sim *s);
+
+/* What to change after a blow-up: the solver's advice, or for a fixed
+ * step (sim.dt) above the explicit viscosity's bound 0.125 h^2 rho0 / mu,
+ * that bound with its values. Written into buf; returns buf. */
+const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 

@@ -348,7 +348,11 @@ static double pbf_longest_dt(const fcl_params *p)
 const fcl_solver fcl_solver_pbf = {
     .longest_dt = pbf_longest_dt,
     .name = "pbf",
-    .blowup_advice = "lower pbf.dt_max or pbf.cfl",
+    /* Not "lower pbf.cfl": a position correction is a speed 1/dt, so a
+     * shorter step turns the same corrections into larger speeds (a
+     * review: pbf.cfl 0.01 blew up at step 2 where 0.4 runs). */
+    .blowup_advice = "set pbf.clamp = 1 (no attraction at the free surface) or raise pbf.cfl; a smaller pbf.cfl "
+                     "or pbf.dt_max is no steadier (PBF's position corrections become speeds of 1/dt)",
     .summary = "Macklin & Mueller 2013 position-based fluids (poly6 density, spiky gradients, Jacobi density "
                "constraint with s_corr, XSPH and vorticity confinement, adaptive CFL step)",
     .extra_bytes_per_particle = 2 * 16 + 4 + 16 + 16,
