@@ -208,7 +208,7 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
  * first step's bound is FIRST_STEP_FRACTION of dt_max. */
 #define FIRST_STEP_FRACTION 0.125
 
-static void adapt_cap(dfsph *d, const fcl_params *p, long iters)
+static void adapt_cap(dfsph *d, const fcl_params *p, long iters, int converged)
 {
     long target = p->dfsph_iter_target;
     double dt = d->d.dt;
@@ -216,7 +216,10 @@ static void adapt_cap(dfsph *d, const fcl_params *p, long iters)
         return;
     if (d->dt_cap <= 0.0)
         d->dt_cap = FIRST_STEP_FRACTION * p->dfsph_dt_max;
-    if (iters >= p->dfsph_max_iter)
+    /* Only a solve that stopped at max_iter unconverged halves the bound:
+     * with max_iter = min_iter every solve stops there, converged or not,
+     * and the step once sank to dt_min for good (a review). */
+    if (iters >= p->dfsph_max_iter && !converged)
         d->dt_cap = 0.5 * dt;
     else if (iters > target)
         d->dt_cap = 0.9 * dt;
@@ -285,18 +288,20 @@ static int dfsph_step(fcl_sim *s)
 {
     dfsph *d = s->solver_data;
     double *st = s->stats.solver;
-    double avg = 0.0;
+    double avg = 0.0, eta = s->prm->dfsph_eta * 0.01;
     long dens = 0, div = 0;
     choose_dt(s, d);
     if (sim_normals(s) != 0 || launch_predict(s, d) != 0 ||
-        solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, s->prm->dfsph_eta * 0.01, &dens, &avg) != 0 ||
-        launch_advect(s, d) != 0 || rebuild(s) != 0 || launch_density_alpha(s, d) != 0 ||
+        solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, eta, &dens, &avg) != 0)
+        return -1;
+    int converged = !(avg > eta);
+    if (launch_advect(s, d) != 0 || rebuild(s) != 0 || launch_density_alpha(s, d) != 0 ||
         solve(s, d, sim_attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->d.dt, &div,
               &avg) != 0 ||
         launch_pressure(s, d) != 0)
         return -1;
     d->dt_prev = d->d.dt;
-    adapt_cap(d, s->prm, dens);
+    adapt_cap(d, s->prm, dens, converged);
     st[STAT_DENSITY_ITERS] = (double)dens;
     st[STAT_DIVERGENCE_ITERS] = (double)div;
     st[STAT_DIVERGENCE_ERR] = 100.0 * avg;
