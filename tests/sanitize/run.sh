@@ -14,7 +14,8 @@
 # unloaded when the window closes, leaves such nameless leaks behind.
 #
 # Left out (README: Sanitizers and fuzzing): the long physics runs,
-# test_dfsph, test_pbf, test_pbf_control and test_mps (1 to 4 min each in the plain
+# test_dfsph, test_pbf, test_pbf_control, test_mps, test_mac_pool and
+# test_mac_volume_1cm (1 to 4 min each in the plain
 # build on the shared CI machine, 3 to 3.5 min for the pbf ones under the
 # sanitizers: over the CI budget; every solver still runs sanitized in
 # test_solvers), and test_package (it bundles the shared libraries of an
