@@ -231,6 +231,30 @@ static int write_frame(run_ctx *r, const fcl_params *p)
     return r->mesh ? write_mesh(r, p) : 0;
 }
 
+/* Whether the carried rows (steps in their first column) run 1, 2, ...
+ * up to the checkpoint's step; if not, *from and *to are the first
+ * missing range (a resume with a shortened file once wrote a gap without
+ * a word; a review). */
+static int rows_complete(const char *rows, long last, long *from, long *to)
+{
+    long want = 1;
+    for (const char *line = rows ? rows : ""; *line && want <= last;) {
+        char *end;
+        long step = strtol(line, &end, 10);
+        if (step != want) {
+            *from = want;
+            *to = step > want && step <= last ? step - 1 : last;
+            return 0;
+        }
+        want++;
+        const char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    *from = want;
+    *to = last;
+    return want > last;
+}
+
 /* Everything that can be checked before simulating: the statistics file
  * (first, so that a bad one leaves no folder behind), the output folder,
  * host buffers for frames. */
@@ -252,6 +276,11 @@ static int prepare_stats(run_ctx *r, const fcl_cli *o, const fcl_solver *sv)
     if (rows && strcmp(used, o->stats) != 0 && !o->quiet)
         fprintf(stderr, "note: --stats: the rows up to step %ld come from %s (the earlier run did not finish)\n",
                 r->first_step, used);
+    long from, to;
+    if (r->first_step > 0 && !rows_complete(rows, r->first_step, &from, &to))
+        fprintf(stderr, "warning: --stats %s: %s steps %ld to %ld of the %ld before the checkpoint; the file will "
+                "go on from step %ld without them\n", o->stats, rows ? "the earlier rows lack" : "no earlier file, so no rows for",
+                from, to, r->first_step, r->first_step + 1);
     if (!(r->csv = out_csv_open(o->stats, cols, err, sizeof err))) {
         cli_error("%s", err);
         free(rows);
