@@ -15,7 +15,8 @@
 # - a statistics file short of the checkpoint's rows: a warning names the
 #   missing steps;
 # - damaged, truncated, foreign (another solver, another parameter, a
-#   frame) and missing checkpoints: exit 2 naming the file and what is
+#   frame), crafted (a NaN time, a negative step, a next id below the
+#   count, under a valid checksum) and missing checkpoints: exit 2 naming the file and what is
 #   wrong, and nothing written.
 # Write failures are test_write_fail.sh's.
 #
@@ -167,6 +168,30 @@ refused "a checkpoint with a flipped byte" "$T/flip.state" "checksum"
 refused "a missing checkpoint" "$T/none.state" "cannot open"
 refused "a frame given as checkpoint" "$T/$S1-cpu-A/frame_000004.vtu" "not a fluidcl state file"
 refused "another parameter" "$GOODCK" "material.viscosity" --param material.viscosity=3
+# Values no run writes, under a valid checksum (host/core/state.c's layout:
+# magic 8, version 4, solver name 32, count 8, capacity 8, next id 8,
+# device 320, the parameters' length 8 and text, then step 8 and time 8;
+# FNV-1a of the rest at the end). A next id of 3 gave duplicate ids and a
+# NaN time ran on (a review).
+craft() { # craft OUT FIELD VALUE
+    python3 - "$GOODCK" "$@" <<'PY'
+import struct, sys
+src, dst, what, val = sys.argv[1:5]
+d = bytearray(open(src, 'rb').read()[:-8])
+at = 52 + 8 + 8 + 320
+at += 8 + struct.unpack_from('<Q', d, at)[0]
+if what == 'step': struct.pack_into('<q', d, at, int(val))
+if what == 'time': struct.pack_into('<d', d, at + 8, float(val))
+if what == 'next_id': struct.pack_into('<Q', d, 60, int(val))
+h = 1469598103934665603
+for c in d:
+    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+open(dst, 'wb').write(d + struct.pack('<Q', h))
+PY
+}
+craft "$T/nan.state" time nan && refused "a checkpoint whose time is NaN" "$T/nan.state" "its time is impossible"
+craft "$T/step.state" step -5 && refused "a checkpoint at step -5" "$T/step.state" "its step is impossible"
+craft "$T/ids.state" next_id 3 && refused "a checkpoint whose next id is below its count" "$T/ids.state" "its next_id is impossible"
 [ -n "$S2" ] && refused "another solver's checkpoint" "$T/$S2-cpu-A/checkpoint.state" "solver $S2"
 # Scenes that differ only where the state's fingerprints look (each once
 # resumed silently, the run going on with other physics): a moved obstacle

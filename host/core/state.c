@@ -18,6 +18,7 @@
 #include "state.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -496,6 +497,18 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
     skip(b, 3 * 8 + 4);   /* the inflow, phase and boundary fingerprints (checked), the attribute count */
     if (b->bad) {
         snprintf(err, errlen, "%s: truncated before the particles", path);
+        return -1;
+    }
+    /* The checksum guards against damage, not against a file written by
+     * hand: a crafted next_id of 3 gave duplicate ids, a NaN time ran on
+     * (a review). Ids are unique below next_id, so it is at least n. */
+    const char *bad = step < 0 ? "step" : !(isfinite(s->time) && s->time >= 0.0) ? "time"
+                    : next_id < n || next_id > UINT32_MAX ? "next_id"
+                    : s->emitted < 0 || s->refused < 0 || s->removed < 0 ? "emitted/refused/removed" : NULL;
+    if (bad) {
+        snprintf(err, errlen, "%s: its %s is impossible (step %lld, time %g s, next id %llu for %llu particles): "
+                 "not a checkpoint fluidcl wrote", path, bad, (long long)step, s->time, (unsigned long long)next_id,
+                 (unsigned long long)n);
         return -1;
     }
     s->n = (size_t)n;
