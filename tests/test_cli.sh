@@ -717,6 +717,15 @@ fl surface "$T/offset.ply" --out "$T/offset_out" --backend cpu
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "lie up to 100000 m from the origin" && [ ! -e "$T/offset_out" ] &&
     ok "24 surface: particles 1e5 m from the origin (float steps past a quarter cell) refused, nothing written" ||
     bad "24 surface far from the origin" "exit $RC: $(errline)"
+# A recorded spacing outside particles.spacing's range, as a --param would
+# be (1e-5 gave an empty mesh with exit 0; a review).
+for sp in 1e-05 1e+30; do
+    plyframe "$T/sp.ply" "$sp" '\315\314\314\075' '\000\000\000\000'   # at 0.1 m
+    fl surface "$T/sp.ply" --out "$T/sp_out" --backend cpu
+    [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "the spacing it records is refused: particles.spacing" &&
+        [ ! -e "$T/sp_out" ] && ok "24 surface: a frame recording spacing $sp refused, nothing written" ||
+        bad "24 surface spacing $sp" "exit $RC: $(errline)"
+done
 printf '<?xml version="1.0"?>\n<VTKFile type="UnstructuredGrid" version="0.1"><UnstructuredGrid><Piece NumberOfPoints="1" NumberOfCells="0"><Points><DataArray type="Float32" NumberOfComponents="3" format="ascii">0.1 0.1 0.1</DataArray></Points></Piece></UnstructuredGrid></VTKFile>\n' >"$T/other.vtu"
 fl surface "$T/other.vtu" --out "$T/other_out" --backend cpu
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "other.vtu: not a fluidcl .vtu frame: no raw appended data" &&

@@ -182,6 +182,16 @@ static int check_frames(const surf_opts *o)
                       "fluidcl): pass --param particles.spacing=... (the run's spacing)", o->frames[i]);
             return FCL_EXIT_INPUT;
         }
+        /* The recorded spacing within particles.spacing's range, as a
+         * --param would be (1e-5 meshed to nothing, 1e30 to a 5e29 m cell;
+         * a review). */
+        fcl_params scratch = o->prm;
+        char as[64];
+        snprintf(as, sizeof as, "particles.spacing=%.9g", sp);
+        if (!o->spacing_given && params_assign(&scratch, as, err, sizeof err) != 0) {
+            cli_error("surface: %s: the spacing it records is refused: %s", o->frames[i], err);
+            return FCL_EXIT_INPUT;
+        }
         if (o->spacing_given && sp > 0.0 && (float)sp != o->prm.particles_spacing && differ++ == 0 && !o->quiet)
             fprintf(stderr, "fluidcl: surface: note: using --param particles.spacing=%g, not the spacing %g "
                     "recorded in %s%s\n", o->prm.particles_spacing, sp, o->frames[i],
