@@ -972,6 +972,18 @@ SMS=$(awk -F: '/"surface_ms_median_of_3"/ { gsub(/[ ,\t]/, "", $2); print $2 }' 
     awk -v a="${SUMP% *}" -v b="$SMS" 'BEGIN { exit !(a >= 0.6 * b && a <= 1.02 * b) }' &&
     ok "27 bench --mesh levelset: pass rows ${SUMP% *} of $SMS ms, none at 0" ||
     bad "27 bench levelset rows" "exit $RC: passes ${SUMP% *} (zeros ${SUMP#* }) of $SMS ms"
+# Level-set settings whose speed is not positive inside resting fluid are
+# refused up front (they meshed to nothing with exit 0; a review), and an
+# empty mesh that slips through is reported once.
+fl run "$GOOD" --backend cpu --steps 2 --every 2 --mesh --out "$T/ls_trunc" --param surface.method=levelset \
+    --param surface.ls_truncation=1
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "surface.method = levelset: the speed inside resting fluid" &&
+    [ ! -e "$T/ls_trunc" ] && ok "27 levelset: ls_truncation 1 (no positive speed inside fluid) refused, nothing written" ||
+    bad "27 levelset truncation 1" "exit $RC: $(errline)"
+fl run "$GOOD" --backend cpu --steps 4 --every 2 --mesh --out "$T/ls_empty" --param surface.method=levelset \
+    --param surface.ls_field=binary --param surface.ls_threshold=-0.9
+[ "$RC" -eq 0 ] && [ "$(grep -c "the surface mesh of $GOOD_N particles is empty" "$T/stderr.txt")" -eq 1 ] &&
+    ok "27 levelset: an empty mesh of particles is reported once" || bad "27 levelset empty mesh" "exit $RC: $(errline)"
 # bench --from a multi-phase scene takes the phases from the frame's mps
 # field (every particle came back in the first phase), and refuses a frame
 # without them.

@@ -41,6 +41,7 @@ typedef struct run_ctx {
     long meshes;
     double mesh_ms;
     size_t mesh_tris;
+    int empty_warned;        /* an empty mesh of particles was reported */
     /* The ParaView collection of the .vtu frames (DIR/frames.pvd). */
     fcl_pvd_entry *pvd;
     size_t npvd, pvd_cap;
@@ -90,6 +91,9 @@ static int write_mesh(run_ctx *r, const fcl_params *p)
         cli_error("%s", err);
         return rc;
     }
+    if (r->mesh_tris == 0 && r->sim.n > 0 && !r->empty_warned++)
+        fprintf(stderr, "fluidcl: warning: %s: the surface mesh of %zu particles is empty (%s); said once\n", base,
+                r->sim.n, mc_empty_hint(p));
     r->meshes++;
     r->mesh_ms += ms;
     return 0;

@@ -251,6 +251,7 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
 static int reconstruct_all(const surf_opts *o, mc_ctx *x)
 {
     char err[1024], base[4096];
+    int empty_warned = 0;
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
         mc_config c;
@@ -267,6 +268,9 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
             return rc;
         }
         const mc_stats *st = &x->last;
+        if (nt == 0 && d.n > 0 && !empty_warned++)
+            fprintf(stderr, "fluidcl: surface: warning: %s: the mesh of %zu particles is empty (%s); said once\n",
+                    o->frames[i], d.n, mc_empty_hint(&o->prm));
         if (!o->quiet && d.n == 0) /* no field, no level set: nothing to say of either */
             printf("%s: 0 particles -> %zu triangles in %.1f ms (%s)\n", o->frames[i], nt, ms, x->be->kind);
         else if (!o->quiet && c.method == MC_METHOD_LEVELSET)

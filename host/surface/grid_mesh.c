@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "levelset.h"
 #include "mc.h"
 #include "mesh_post.h"
 #include "output.h"
@@ -31,7 +32,28 @@ int mc_support_check(const fcl_params *p, char *err, size_t errlen)
                  p->surface_support);
         return FCL_EXIT_INPUT;
     }
+    if (strcmp(p->surface_method, "levelset") == 0) {
+        mc_config c;
+        mc_config_from_params(&c, p);
+        float F = ls_rest_speed(&c);
+        if (!(F > 0.0f)) {
+            snprintf(err, errlen, "surface.method = levelset: the speed inside resting fluid, T + sum f = %.3g, is not "
+                     "positive (surface.ls_threshold %g, ls_radius %g, ls_truncation %g, ls_field %s), so the surface "
+                     "would shrink to nothing: raise surface.ls_radius or ls_truncation, or the threshold",
+                     F, p->surface_ls_threshold, p->surface_ls_radius, p->surface_ls_truncation, p->surface_ls_field);
+            return FCL_EXIT_INPUT;
+        }
+    }
     return 0;
+}
+
+const char *mc_empty_hint(const fcl_params *p)
+{
+    if (strcmp(p->surface_method, "levelset") == 0)
+        return "surface.method levelset: see surface.ls_threshold, ls_radius, ls_truncation and ls_field";
+    if (strcmp(p->surface_method, "grid") == 0)
+        return "surface.method grid: the solver's level set holds no liquid";
+    return "surface.method mc: see surface.iso and surface.support";
 }
 
 int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errlen)

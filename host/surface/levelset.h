@@ -26,6 +26,16 @@ void ls_free(struct ls_state *s);
  * positions, a grid too large), before any grid is made or changed: 0 or
  * FCL_EXIT_INPUT with err. */
 int ls_check(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_t errlen);
+/* The speed F inside resting fluid (a cubic lattice at c->spacing,
+ * unstretched), where it is lowest: between 8 particles for the smooth
+ * field; for the binary one half way between 2 (its balls leave the
+ * points between 4 and 8 out and still mesh, measured). At or below 0
+ * the mesh is empty whatever the particles (smooth: ls_truncation 1,
+ * ls_radius 0.05 or 0.35 or ls_threshold -1000; binary: ls_radius 0.1 or
+ * 0.3 gave 0 triangles with exit 0; smooth ls_radius 0.4, F = 0.04 there,
+ * meshes). Not sufficient: binary at ls_threshold -0.9 passes and gives
+ * none (run and surface warn of an empty mesh). */
+float ls_rest_speed(const mc_config *c);
 
 /* phi at a point (m, trilinear; -(band + 1) cells off the grid), for
  * measurements: a signed distance to the last frame's surface within the

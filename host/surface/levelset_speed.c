@@ -35,6 +35,25 @@ void ls_field_from_config(ls_field *f, const mc_config *c)
     f->reach = (c->ls_binary ? r : R) * f->max_stretch;
 }
 
+float ls_rest_speed(const mc_config *c)
+{
+    ls_field f;
+    ls_field_from_config(&f, c);
+    int m = (int)ceilf(f.reach / c->spacing) + 1;
+    float sum = 0.0f, o = f.binary ? 0.0f : 0.5f;
+    for (int i = -m; i <= m; i++)
+        for (int j = -m; j <= m; j++)
+            for (int k = -m; k <= m; k++) {
+                float x = (float)i + 0.5f, y = (float)j + o, z = (float)k + o;
+                float q2 = (x * x + y * y + z * z) * c->spacing * c->spacing, w = 1.0f - q2 / f.rc2;
+                if (f.binary)
+                    sum += q2 < f.rbar2 ? 1.0f : 0.0f;
+                else if (q2 < f.rc2)
+                    sum += w * w / (1.0f + q2 * f.inv_rbar2);
+            }
+    return f.T + sum;
+}
+
 /* The stretch this frame's fastest particle gets bounds the reach, so a
  * resting frame searches no farther than an unstretched particle. */
 void ls_field_fit(ls_field *f, const float4 *vel, size_t n)

@@ -153,6 +153,9 @@ int mc_method_check(const struct fcl_params *p, int from_frames, char *err, size
  * with FCL_EXIT_INPUT; the viewer's panel checks each edit so (it falls
  * back to spheres itself where surface.method grid has no level set). */
 int mc_support_check(const struct fcl_params *p, char *err, size_t errlen);
+/* The parameters to look at when a mesh of particles came out empty, for
+ * run's and surface's warning (what mc_support_check cannot foresee). */
+const char *mc_empty_hint(const struct fcl_params *p);
 
 /* Case tables (mc_tables.c), laid out as kernels/mc.cl's MC_TABLE_INTS
  * ints: triangle counts, then edge triples per case. */
