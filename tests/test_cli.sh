@@ -548,6 +548,14 @@ if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "neighbors.capacity: particle
 else
     bad "20 neighbors.capacity too small" "exit $RC: $(errline)"
 fi
+# particles.capacity too large for the lists names itself, not the spacing
+# (a review); one below the scene's count is raised with a note.
+fl run "$GOOD" --backend cpu --steps 2 --param particles.capacity=100000000 --out "$T/bigcap"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "particles.capacity: 100000000 particles x" && [ ! -e "$T/bigcap" ] &&
+    ok "20 particles.capacity past the lists' addressing: exit 2 naming it" || bad "20 big capacity" "exit $RC: $(errline)"
+fl run "$GOOD" --backend cpu --steps 2 --param particles.capacity=5
+[ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "particles.capacity 5 is below the scene's $GOOD_N particles" &&
+    ok "20 particles.capacity below the scene's count: raised with a note" || bad "20 small capacity" "exit $RC: $(errline)"
 
 # 21. Options are declared once with the commands that read them: another
 # command's option, a fraction or hex where a whole number goes, and an

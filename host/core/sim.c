@@ -187,10 +187,17 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     list_caps(solver, prm, prm->particles_support * prm->particles_spacing, prm->particles_spacing, &cap, &bcap);
     /* The lists' 32-bit addressing binds on any device, whatever its
      * memory (nlist.c checks the same again at allocation). */
+    /* n is the capacity when it is over the fluid's count (sim_create):
+     * then that is what to lower (the message blamed the spacing; a
+     * review), set by hand or from the emitters over the run's horizon. */
+    int by_cap = prm->particles_capacity > 0 && (long)n == prm->particles_capacity;
+    const char *key = by_cap ? "particles.capacity" : "particles.spacing";
+    const char *fix = by_cap ? "a smaller particles.capacity (given, or the emitters' output over sim.duration or "
+                               "sim.steps when not)"
+                             : "a larger spacing or a smaller fluid";
     if (cap && !nlist_addressable(n, cap)) {
-        snprintf(err, errlen, "particles.spacing: %zu particles x %u neighbor-list entries exceed the 2^32 entries "
-                 "a list may address (and 2^29 particles): expected a larger spacing, a smaller fluid or a smaller "
-                 "neighbors.capacity", n, cap);
+        snprintf(err, errlen, "%s: %zu particles x %u neighbor-list entries exceed the 2^32 entries a list may "
+                 "address (and 2^29 particles): expected %s, or a smaller neighbors.capacity", key, n, cap, fix);
         return -1;
     }
     size_t need = sim_bytes_needed(solver, prm, &info, nb);
@@ -204,10 +211,9 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     if (strcmp(be->kind, "cpu") == 0)
         need += n * 80;
     if ((double)need > 0.9 * (double)be->mem_bytes || largest > be->max_alloc) {
-        snprintf(err, errlen, "particles.spacing: %zu particles need %.1f MiB (largest buffer %.1f MiB) "
-                 "but %s has %.1f MiB (largest buffer %.1f MiB): expected a larger spacing or a smaller "
-                 "fluid", n, need / 1048576.0, largest / 1048576.0, be->name,
-                 be->mem_bytes / 1048576.0, be->max_alloc / 1048576.0);
+        snprintf(err, errlen, "%s: %zu particles need %.1f MiB (largest buffer %.1f MiB) but %s has %.1f MiB "
+                 "(largest buffer %.1f MiB): expected %s", key, n, need / 1048576.0, largest / 1048576.0, be->name,
+                 be->mem_bytes / 1048576.0, be->max_alloc / 1048576.0, fix);
         return -1;
     }
     return 0;

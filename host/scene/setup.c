@@ -137,6 +137,9 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     }
     in->carved = in->n - kept;
     in->n = kept;
+    if (p->particles_capacity > 0 && (size_t)p->particles_capacity < kept)
+        fprintf(stderr, "fluidcl: note: %s: particles.capacity %ld is below the scene's %zu particles: the capacity "
+                "is %zu (room for no more)\n", sc->file, p->particles_capacity, kept, kept);
     if (kept == 0 && in->carved > 0 && sc->nemitters == 0) {
         snprintf(err, errlen, "%s: fluid: all %zu fluid particles lie inside the obstacles (carved out), and no "
                  "emitter adds any: nothing to simulate", sc->file, in->carved);
