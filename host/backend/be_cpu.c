@@ -3,11 +3,13 @@
  * the OpenCL backend's profiling events.
  * Invariant: launches are synchronous, so a timer covers exactly its pass.
  */
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "be_cpu.h"
@@ -142,6 +144,32 @@ static void cpu_model(char *out, size_t len)
         fclose(f);
 }
 
+/* The memory this process may use: the RAM, or less under ulimit -v or -d
+ * or a container's cgroup limit (v2 memory.max, v1 limit_in_bytes): the
+ * up-front size checks (sim_check_fits) compare against it, so a scene too
+ * large for a limit is refused naming what to change instead of failing
+ * on an allocation, or being killed, minutes in (a review's 4 GB grid
+ * under an 8 GB ulimit). */
+static size_t usable_memory(void)
+{
+    double m = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        m = fmin(m, (double)rl.rlim_cur);
+    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        m = fmin(m, (double)rl.rlim_cur);
+    static const char *const files[] = { "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes" };
+    for (int k = 0; k < 2; k++) {
+        FILE *f = fopen(files[k], "r");
+        double v = 0.0;
+        if (f && fscanf(f, "%lf", &v) == 1 && v > 0.0)   /* "max" reads as no number: no limit */
+            m = fmin(m, v);
+        if (f)
+            fclose(f);
+    }
+    return (size_t)m;
+}
+
 fcl_backend *be_cpu_create(char *err, size_t errlen)
 {
     fcl_backend *be = calloc(1, sizeof *be);
@@ -154,7 +182,7 @@ fcl_backend *be_cpu_create(char *err, size_t errlen)
     be->ops = &cpu_ops;
     snprintf(be->kind, sizeof be->kind, "cpu");
     snprintf(be->name, sizeof be->name, "%s (native, OpenMP %d threads)", model, omp_get_max_threads());
-    be->mem_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    be->mem_bytes = usable_memory();
     be->max_alloc = be->mem_bytes;
     be->serial_groups = 1;
     be->profile = 1;

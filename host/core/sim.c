@@ -211,9 +211,15 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     if (strcmp(be->kind, "cpu") == 0)
         need += n * 80;
     if ((double)need > 0.9 * (double)be->mem_bytes || largest > be->max_alloc) {
+        /* A large domain for little fluid: the grid's cells are the cost. */
+        char gridfix[160];
+        int grid = (double)cells > 2.0 * (double)n * 16.0;
+        snprintf(gridfix, sizeof gridfix, "a smaller domain or a larger spacing (the neighbor grid's %u cells over the "
+                 "domain take most of it)", info.ncells);
         snprintf(err, errlen, "%s: %zu particles need %.1f MiB (largest buffer %.1f MiB) but %s has %.1f MiB "
-                 "(largest buffer %.1f MiB): expected %s", key, n, need / 1048576.0, largest / 1048576.0, be->name,
-                 be->mem_bytes / 1048576.0, be->max_alloc / 1048576.0, fix);
+                 "(largest buffer %.1f MiB): expected %s", grid ? "domain" : key, n, need / 1048576.0,
+                 largest / 1048576.0, be->name, be->mem_bytes / 1048576.0, be->max_alloc / 1048576.0,
+                 grid ? gridfix : fix);
         return -1;
     }
     return 0;
