@@ -70,6 +70,9 @@ struct fcl_backend {
 fcl_backend *backend_create(const char *kind, const char *device, const char *kernel_dir,
                             char *err, size_t errlen);
 fcl_backend *be_cpu_create(char *err, size_t errlen);
+/* The host memory this process may use: the RAM, or less under ulimit -v
+ * or -d or a cgroup's limit (the native backend's mem_bytes). */
+size_t backend_host_memory(void);
 fcl_backend *be_opencl_create(const char *device, const char *kernel_dir, char *err, size_t errlen);
 
 static inline void backend_destroy(fcl_backend *be)

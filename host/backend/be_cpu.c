@@ -150,7 +150,7 @@ static void cpu_model(char *out, size_t len)
  * large for a limit is refused naming what to change instead of failing
  * on an allocation, or being killed, minutes in (a review's 4 GB grid
  * under an 8 GB ulimit). */
-static size_t usable_memory(void)
+size_t backend_host_memory(void)
 {
     double m = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     struct rlimit rl;
@@ -182,7 +182,7 @@ fcl_backend *be_cpu_create(char *err, size_t errlen)
     be->ops = &cpu_ops;
     snprintf(be->kind, sizeof be->kind, "cpu");
     snprintf(be->name, sizeof be->name, "%s (native, OpenMP %d threads)", model, omp_get_max_threads());
-    be->mem_bytes = usable_memory();
+    be->mem_bytes = backend_host_memory();
     be->max_alloc = be->mem_bytes;
     be->serial_groups = 1;
     be->profile = 1;

@@ -563,8 +563,9 @@ int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh
     run_free(x, &r);
     if (rc != 0) {
         mc_mesh_free(out);
-        snprintf(err, errlen, "surface reconstruction of %zu particles failed on %s (out of device memory?)", in->n,
-                 x->be->name);
+        snprintf(err, errlen, "surface reconstruction of %zu particles failed on %s (out of device memory? its grid "
+                 "has %u x %u x %u nodes: a larger surface.cell, now %g spacings, takes fewer)", in->n, x->be->name,
+                 r.m.nx, r.m.ny, r.m.nz, c->cell);
         return FCL_EXIT_DEVICE;
     }
     /* Optional smoothing and decimation (mesh_post.c), in cells of r.m. */

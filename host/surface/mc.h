@@ -88,6 +88,7 @@ typedef struct mc_ctx {
     mc_stats last;
     struct ls_state *ls; /* surface.method levelset: phi kept between frames (levelset.c) */
     unsigned last_method; /* the method of the last reconstruction (MC_METHOD_*) */
+    int big_noted;        /* the note on a level-set grid of many nodes was printed */
 } mc_ctx;
 
 /* The particles a reconstruction reads: host arrays (vel may be NULL
