@@ -229,6 +229,8 @@ F=$T/phase_one_wcsph.json; scene "$F" '"phases": [ { "name": "w", "density": 500
 refused "one phase for wcsph (it would be ignored)" "$F" "phases: solver wcsph simulates one fluid from material.*" -- run "$F"
 F=$T/phase_sound.json; scene "$F" '"phases": [ { "name": "a", "density": 1000, "viscosity": 1, "sound_speed": -3 } ]' "$BOX"
 refused "a phase of negative sound speed" "$F" "phases[0].sound_speed" "got -3" -- run "$F" --solver mps
+F=$T/phase_sound_soft.json; scene "$F" '"phases": [ { "name": "a", "density": 1000, "viscosity": 1, "sound_speed": 1e-6 } ]' "$BOX"
+refused "a phase of sound speed 1e-6 m/s (every pressure solve stalled)" "$F" "phases[0].sound_speed" "got 1e-06" -- run "$F" --solver mps
 F=$T/phase_sound_wcsph.json; scene "$F" '"phases": [ { "name": "a", "density": 1.3, "viscosity": 1e-5, "sound_speed": 100 } ]' "$BOX"
 refused "a sound speed for wcsph" "$F" "phases[0].sound_speed: solver wcsph has no compressible phases" "got 100" -- run "$F"
 # ---- shapes that would hold or keep no particle, or lie outside -----------------------

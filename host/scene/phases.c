@@ -80,6 +80,17 @@ static int read_phase(fcl_scene *s, const cJSON *o, int idx, const char *file, c
         scene_read_number(o, "sound_speed", 0.0, 1e5, 0, &c, where, file, err, errlen) != 0)
         return -1;
     ph->sound_speed = (float)c;
+    /* Below about 1 m/s the gas's term p / (rho c^2 dt^2) dwarfs the
+     * Laplacian's and CG stalls in float: at 1e-6 m/s every solve of the
+     * rising bubble failed (|r|/|b| = 1 after 500 iterations) and the run
+     * went on with exit 0; 1e-4 took 208 iterations, 1 m/s 25, 100 m/s
+     * 13 (a review). No gas is that soft: air is 343 m/s. */
+    if (c > 0.0 && c < 1.0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "expected 0 (incompressible) or 1 to 1e5 m/s, got %g (below 1 m/s the pressure "
+                 "solve stalls)", c);
+        return fail(err, errlen, file, strcat(where, ".sound_speed"), msg);
+    }
     for (int k = 0; k < 3; k++)
         if (!(ph->color[k] >= 0.0f && ph->color[k] <= 1.0f)) {
             char msg[160];
