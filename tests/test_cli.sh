@@ -631,6 +631,27 @@ if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--json $T/no/such/dir/b.j
 else
     bad "21 bench --json unwritable" "exit $RC: $(errline)"
 fi
+# An output that names an input is refused before any step, the input
+# intact (bench --json and run --stats replaced the scene with exit 0; a
+# review); an empty --json too (it ran the whole bench, then failed).
+cp "$GOOD" "$T/in.json"
+fl run "$T/in.json" --backend cpu --steps 2 --out "$T/in_fr" --every 2 --quiet
+sum_in=$(cksum <"$T/in.json") sum_fr=$(cksum <"$T/in_fr/frame_000002.vtu")
+fl bench "$T/in.json" --backend cpu --steps 2 --json "$T/in.json"
+r1=$RC e1=$ERR
+fl bench "$T/in.json" --backend cpu --steps 2 --from "$T/in_fr/frame_000002.vtu" --json "$T/in_fr/frame_000002.vtu"
+r2=$RC e2=$ERR
+fl run "$T/in.json" --backend cpu --steps 2 --stats "$T/in.json"
+r3=$RC e3=$ERR
+fl bench "$T/in.json" --backend cpu --steps 2 --json ''
+if [ "$r1$r2$r3$RC" = 2222 ] && printf '%s' "$e1" | grep -q -- "--json $T/in.json: is the scene" &&
+   printf '%s' "$e2" | grep -q "is the --from frame" && printf '%s' "$e3" | grep -q -- "--stats $T/in.json: is the scene" &&
+   printf '%s' "$ERR" | grep -q -- "--json: an empty file name" && [ "$(cksum <"$T/in.json")" = "$sum_in" ] &&
+   [ "$(cksum <"$T/in_fr/frame_000002.vtu")" = "$sum_fr" ]; then
+    ok "21 --json or --stats naming the scene or the --from frame, and an empty --json: exit 2, inputs intact"
+else
+    bad "21 outputs over inputs" "exit $r1 $r2 $r3 $RC: $e1 / $e2 / $e3 / $(errline)"
+fi
 # bench under the default --backend all: a --device that names nothing is
 # refused before any step; a device that fails (its kernels do not build)
 # gives exit 3, the columns that ran, and no --json file.

@@ -449,7 +449,7 @@ int cmd_bench(int argc, char **argv)
     }
     signal(SIGXFSZ, SIG_IGN);   /* a file-size limit is a write error (exit 3), as for run */
     /* The table's file must take a file before any work is done. */
-    if (rc == 0 && o.json)
+    if (rc == 0 && o.json && (rc = cli_check_not_input(&o, "--json", o.json, 0)) == 0)
         rc = cli_probe_file("--json", o.json);
     if (rc != 0 || (rc = cli_scene(&o, &sc)) != 0)
         return rc;

@@ -60,6 +60,11 @@ int cli_probe_file(const char *opt, const char *path);
  * folder): for files whose temporary must not be touched yet, such as the
  * statistics a killed run left in FILE.tmp. 0 or FCL_EXIT_INPUT. */
 int cli_check_file(const char *opt, const char *path);
+/* An output path (opt names it) that is one of the command's inputs, the
+ * scene, the --from frame or (unless resume_ok) the --resume checkpoint,
+ * by device and inode: printed and FCL_EXIT_INPUT (bench --json and run
+ * --stats over the scene replaced it with exit 0; a review). */
+int cli_check_not_input(const fcl_cli *o, const char *opt, const char *path, int resume_ok);
 /* --device and --kernel-dir against --backend for command name: a
  * missing kernel folder, and either option with the native backend
  * (unless later: the viewer may switch to OpenCL), print and return -1. */

@@ -683,7 +683,9 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
      * opens it once the run's columns are known; opening truncates
      * FILE.tmp, where a killed run's rows wait for a resume). */
     int rc = check_output_options(o, p);
-    if (rc != 0 || (o->stats && (rc = cli_check_file("--stats", o->stats)) != 0) ||
+    if (rc != 0 || (o->stats && ((rc = cli_check_not_input(o, "--stats", o->stats, 0)) != 0 ||
+                                 (rc = cli_check_file("--stats", o->stats)) != 0)) ||
+        (o->checkpoint && (rc = cli_check_not_input(o, "--checkpoint", o->checkpoint, 1)) != 0) ||
         (rc = ckpt_setup(&r->ck, o, p)) != 0)
         return rc;
     fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
