@@ -198,9 +198,12 @@ static int step_frame(fcl_view *v)
         }
         v->step_failed = 0;
         if (v->sim.stats.bad_id >= 0) {
-            v->paused = 1;
-            view_set_status(v, "numerical blow-up at step %ld (particle %ld): paused; lower sim.dt or reset",
-                            v->sim.step, v->sim.stats.bad_id);
+            /* A failed step too: a scripted run ending on one exits 3, as
+             * run does (it exited 0; a review). */
+            char advice[300];
+            v->paused = v->step_failed = 1;
+            view_set_status(v, "numerical blow-up at step %ld (particle %ld): paused; %s, or reset", v->sim.step,
+                            v->sim.stats.bad_id, sim_blowup_advice(&v->sim, advice, sizeof advice));
             done++;
             break;
         }

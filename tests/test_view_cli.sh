@@ -3,7 +3,8 @@
 # Xvfb: a scripted run renders N frames, writes a PNG of the window's size,
 # prints the frame rate and the particle path; --record writes numbered
 # frames; --draw mesh and splats run, and a valid --color or --draw value is
-# not mistaken for a recording folder; bad viewer options exit 2 naming the
+# not mistaken for a recording folder; a run ending on a blow-up exits 3;
+# bad viewer options exit 2 naming the
 # option; --control draws fluid control's control particles; with no
 # display the viewer exits 3 saying so. Skips (77) when
 # Xvfb is missing.
@@ -49,6 +50,12 @@ if [ "$RC" -eq 0 ] && [ "$(png_size "$T/a.png" 2>/dev/null)" = "320x240" ] &&
 else
     bad "scripted view" "exit $RC, png $(png_size "$T/a.png" 2>/dev/null): $(tr '\n' ' ' <"$T/out.txt" "$T/err.txt" | cut -c1-300)"
 fi
+# A scripted run whose last step blew up exits 3, as run does (it exited
+# 0 with the screenshot written; a review): sim.dt 0.05 blows up at step 2.
+fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --param sim.dt=0.05 --screenshot "$T/blow.png"
+[ "$RC" -eq 3 ] && grep -q "numerical blow-up at step" "$T/out.txt" &&
+    ok "scripted view ending on a blow-up: exit 3, the status says so" ||
+    bad "view blow-up exit" "exit $RC: $(tr '\n' ' ' <"$T/out.txt" | cut -c1-300)"
 fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --no-panel --record "$T/rec"
 n=$(ls "$T/rec" 2>/dev/null | grep -c '^frame_0000[0-2]\.png$')
 [ "$RC" -eq 0 ] && [ "$n" -eq 3 ] && [ "$(png_size "$T/rec/frame_00002.png")" = "200x150" ] &&
