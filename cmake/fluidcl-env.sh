@@ -9,8 +9,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 lib=${1:-}
+given=
 case "$lib" in
-  */*|*.so*) shift ;;
+  */*|*.so*) shift; given=1 ;;
   *) # ldconfig lives in /sbin, off an ordinary user's PATH; then the
      # usual driver folders (an H100 machine had it in /usr/local/nvidia/lib64).
      lib=
@@ -21,7 +22,17 @@ case "$lib" in
        [ -n "$lib" ] || [ ! -e "$d/libnvidia-opencl.so.1" ] || lib=$d/libnvidia-opencl.so.1
      done ;;
 esac
-if [ -z "$lib" ] || [ ! -e "$lib" ]; then
+# A library given by path must exist; one given by its name alone (an
+# .icd line may be either) is left to the loader's search (a bare soname
+# was refused as "no OpenCL library given"; a review).
+if [ -n "$given" ]; then
+  case "$lib" in
+    */*) if [ ! -e "$lib" ]; then
+           echo "fluidcl-env.sh: $lib: no such file (expected the vendor's OpenCL library, or its name alone for the dynamic linker to find)" >&2
+           exit 2
+         fi ;;
+  esac
+elif [ -z "$lib" ] || [ ! -e "$lib" ]; then
   echo "fluidcl-env.sh: no OpenCL library given and libnvidia-opencl.so.1 not found; usage: $0 /path/to/lib.so fluidcl ARGS..." >&2
   exit 2
 fi

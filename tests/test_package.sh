@@ -67,6 +67,14 @@ else
     out=$(env -i HOME="$T" PATH=/usr/bin:/bin "$P/bin/fluidcl-env.sh" "$pocl" fluidcl devices 2>&1)
     printf '%s\n' "$out" | grep -qi 'portable computing language\|pthread' && ok "7 fluidcl-env.sh LIB fluidcl devices" ||
         bad "7 fluidcl-env.sh" "$out"
+    # The library by its name alone is the loader's to find; a path that
+    # is not there is named (both were "no OpenCL library given").
+    out=$(env -i HOME="$T" PATH=/usr/bin:/bin "$P/bin/fluidcl-env.sh" libpocl.so.2 fluidcl devices 2>&1)
+    printf '%s\n' "$out" | grep -qi 'portable computing language\|pthread' && ok "7 fluidcl-env.sh libpocl.so.2 (a bare name)" ||
+        bad "7 fluidcl-env.sh bare name" "$out"
+    out=$(env -i HOME="$T" PATH=/usr/bin:/bin "$P/bin/fluidcl-env.sh" /no/such/lib.so fluidcl devices 2>&1); rc=$?
+    [ "$rc" -eq 2 ] && printf '%s\n' "$out" | grep -q "/no/such/lib.so: no such file" &&
+        ok "7 fluidcl-env.sh with a missing library path: exit 2 naming it" || bad "7 fluidcl-env.sh missing" "exit $rc: $out"
     # The control: an OCL_ICD_VENDORS folder with no .icd file gives no
     # device, so check 6's PoCL came from the named file, not from
     # /etc/OpenCL/vendors.
