@@ -184,10 +184,11 @@ static int check_frames(const surf_opts *o)
         }
         /* The recorded spacing within particles.spacing's range, as a
          * --param would be (1e-5 meshed to nothing, 1e30 to a 5e29 m cell;
-         * a review). */
+         * a review). Seven digits: a run at the range's 1e-4 records the
+         * float 9.99999975e-05, below the double bound. */
         fcl_params scratch = o->prm;
         char as[64];
-        snprintf(as, sizeof as, "particles.spacing=%.9g", sp);
+        snprintf(as, sizeof as, "particles.spacing=%.7g", sp);
         if (!o->spacing_given && params_assign(&scratch, as, err, sizeof err) != 0) {
             cli_error("surface: %s: the spacing it records is refused: %s", o->frames[i], err);
             return FCL_EXIT_INPUT;

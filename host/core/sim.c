@@ -211,11 +211,15 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     if (strcmp(be->kind, "cpu") == 0)
         need += n * 80;
     if ((double)need > 0.9 * (double)be->mem_bytes || largest > be->max_alloc) {
-        /* A large domain for little fluid: the grid's cells are the cost. */
-        char gridfix[160];
-        int grid = (double)cells > 2.0 * (double)n * 16.0;
+        /* A large domain for little fluid: the grid's cells are the cost
+         * when they are most of it (sim_bytes_needed: the fluid's and the
+         * boundary's cell starts, and with lists and walls a flag a cell;
+         * a share of 22 % was once blamed). */
+        char gridfix[200];
+        double cell_bytes = 4.0 * ((double)info.ncells + 1.0) * (cap && nb ? 3.0 : 2.0);
+        int grid = cell_bytes > 0.5 * (double)need;
         snprintf(gridfix, sizeof gridfix, "a smaller domain or a larger spacing (the neighbor grid's %u cells over the "
-                 "domain take most of it)", info.ncells);
+                 "domain take %.0f %% of it)", info.ncells, 100.0 * cell_bytes / (double)need);
         snprintf(err, errlen, "%s: %zu particles need %.1f MiB (largest buffer %.1f MiB) but %s has %.1f MiB "
                  "(largest buffer %.1f MiB): expected %s", grid ? "domain" : key, n, need / 1048576.0,
                  largest / 1048576.0, be->name, be->mem_bytes / 1048576.0, be->max_alloc / 1048576.0,

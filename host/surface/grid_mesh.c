@@ -35,12 +35,14 @@ int mc_support_check(const fcl_params *p, char *err, size_t errlen)
     if (strcmp(p->surface_method, "levelset") == 0) {
         mc_config c;
         mc_config_from_params(&c, p);
-        float F = ls_rest_speed(&c);
+        float F = ls_rest_speed(&c), T = ls_threshold_of(&c);
         if (!(F > 0.0f)) {
             snprintf(err, errlen, "surface.method = levelset: the speed inside resting fluid, T + sum f = %.3g, is not "
-                     "positive (surface.ls_threshold %g, ls_radius %g, ls_truncation %g, ls_field %s), so the surface "
-                     "would shrink to nothing: raise surface.ls_radius or ls_truncation, or the threshold",
-                     F, p->surface_ls_threshold, p->surface_ls_radius, p->surface_ls_truncation, p->surface_ls_field);
+                     "positive (T = %g%s, ls_radius %g, ls_truncation %g, ls_field %s), so the surface would shrink to "
+                     "nothing: raise surface.ls_radius or ls_truncation%s", F, T,
+                     p->surface_ls_threshold != 0.0f ? " from surface.ls_threshold" : ", the field's own",
+                     p->surface_ls_radius, p->surface_ls_truncation, p->surface_ls_field,
+                     p->surface_ls_threshold != 0.0f ? ", or surface.ls_threshold toward 0 (0: the field's own)" : "");
             return FCL_EXIT_INPUT;
         }
     }

@@ -36,6 +36,9 @@ int ls_check(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_
  * meshes). Not sufficient: binary at ls_threshold -0.9 passes and gives
  * none (run and surface warn of an empty mesh). */
 float ls_rest_speed(const mc_config *c);
+/* The constant T of F in use: surface.ls_threshold, or when 0 the field's
+ * own (-2 smooth, -0.5 binary). */
+float ls_threshold_of(const mc_config *c);
 
 /* phi at a point (m, trilinear; -(band + 1) cells off the grid), for
  * measurements: a signed distance to the last frame's surface within the

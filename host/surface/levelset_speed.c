@@ -35,6 +35,13 @@ void ls_field_from_config(ls_field *f, const mc_config *c)
     f->reach = (c->ls_binary ? r : R) * f->max_stretch;
 }
 
+float ls_threshold_of(const mc_config *c)
+{
+    ls_field f;
+    ls_field_from_config(&f, c);
+    return f.T;
+}
+
 float ls_rest_speed(const mc_config *c)
 {
     ls_field f;

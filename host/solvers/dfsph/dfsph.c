@@ -219,11 +219,15 @@ static void adapt_cap(dfsph *d, const fcl_params *p, long iters, int converged)
     /* Only a solve that stopped at max_iter unconverged halves the bound:
      * with max_iter = min_iter every solve stops there, converged or not,
      * and the step once sank to dt_min for good (a review). */
+    /* Iterations dfsph.min_iter imposes say nothing of the step: above
+     * the target they shrank it every step, down to dt_min (min_iter 20;
+     * a review), and a solve converged at its least is an easy one. */
+    long least = p->dfsph_min_iter;
     if (iters >= p->dfsph_max_iter && !converged)
         d->dt_cap = 0.5 * dt;
-    else if (iters > target)
+    else if (iters > (target > least ? target : least))
         d->dt_cap = 0.9 * dt;
-    else if (2 * iters < target)
+    else if (2 * iters < target || (converged && iters <= least))
         d->dt_cap = fmin(1.1 * d->dt_cap, p->dfsph_dt_max);
 }
 
