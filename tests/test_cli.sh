@@ -771,6 +771,11 @@ for sp in 1e-05 1e+30; do
         [ ! -e "$T/sp_out" ] && ok "24 surface: a frame recording spacing $sp refused, nothing written" ||
         bad "24 surface spacing $sp" "exit $RC: $(errline)"
 done
+# ... but the float a run at the range's 1e-4 records is taken (it was
+# refused as below 1e-4; a review).
+plyframe "$T/sp.ply" 9.99999975e-05 '\315\314\314\075' '\000\000\000\000'
+fl surface "$T/sp.ply" --out "$T/sp_min" --backend cpu
+[ "$RC" -eq 0 ] && ok "24 surface: a frame recording the float of 1e-4 is meshed" || bad "24 surface spacing 1e-4" "exit $RC: $(errline)"
 printf '<?xml version="1.0"?>\n<VTKFile type="UnstructuredGrid" version="0.1"><UnstructuredGrid><Piece NumberOfPoints="1" NumberOfCells="0"><Points><DataArray type="Float32" NumberOfComponents="3" format="ascii">0.1 0.1 0.1</DataArray></Points></Piece></UnstructuredGrid></VTKFile>\n' >"$T/other.vtu"
 fl surface "$T/other.vtu" --out "$T/other_out" --backend cpu
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "other.vtu: not a fluidcl .vtu frame: no raw appended data" &&
