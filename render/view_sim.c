@@ -201,9 +201,10 @@ int view_reset(fcl_view *v)
  * live, of the running one (s->prm is read at every step); each copy is
  * kept only when its ordered pairs still hold, as the command line checks
  * them (dfsph.dt_min set above dt_max was taken live: the step pinned, and
- * a Reset found no parameters that loaded and left no simulation), and
- * the meshes' surface.support as `run --mesh` checks it (0.5 was taken
- * and the mesh vanished without a word: a review). text
+ * a Reset found no parameters that loaded and left no simulation), and a
+ * surface.* edit when the mesh's settings pass `run --mesh`'s check
+ * (surface.support 0.5 was taken and the mesh vanished without a word: a
+ * review; the level set's speed likewise). text
  * NULL: the number. 1 applied live, 0 kept for the next reset, -1 refused. */
 static int apply(fcl_view *v, const fcl_param_def *d, const char *text, int comp, double value, char *err,
                  size_t errlen)
@@ -214,7 +215,12 @@ static int apply(fcl_view *v, const fcl_param_def *d, const char *text, int comp
         copy[k] = *sets[k];
         int rc = text ? params_set_text(&copy[k], d, text, err, errlen)
                       : params_set_number(&copy[k], d, comp, value, err, errlen);
-        if (rc != 0 || params_check_order(&copy[k], err, errlen) != 0 || mc_support_check(&copy[k], err, errlen) != 0)
+        /* The surface's own check on surface.* edits only: a scene opened
+         * with a refused level set (the viewer does not check at start, as
+         * run without --mesh does not) blocked every other edit (a review). */
+        int surface = strcmp(d->group, "surface") == 0;
+        if (rc != 0 || params_check_order(&copy[k], err, errlen) != 0 ||
+            (surface && mc_support_check(&copy[k], err, errlen) != 0))
             return -1;
     }
     for (int k = 0; k < n; k++)

@@ -223,6 +223,17 @@ static void check_params(fcl_view *v, state *s)
     CHECK(view_apply_param(v, "surface.support", "0.5", err, sizeof err) == -1 && strstr(err, "surface.support") &&
               v->live.surface_support == sup && view_apply_param(v, "surface.support", "2.5", err, sizeof err) == 1,
           "surface.support 0.5 from the panel: '%s', live %g (was %g)", err, v->live.surface_support, sup);
+    /* The level set's speed too, but only on surface.* edits: with a
+     * refused level set in the running set (a scene may open with one),
+     * other edits still apply (every edit was refused; a review). */
+    CHECK(view_apply_param(v, "surface.method", "levelset", err, sizeof err) == 1 &&
+              view_apply_param(v, "surface.ls_truncation", "1", err, sizeof err) == -1 && strstr(err, "shrink to nothing"),
+          "surface.ls_truncation 1 from the panel with the level set: '%s'", err);
+    v->live.surface_ls_truncation = v->edit.surface_ls_truncation = 1.0f;   /* as a scene could open */
+    CHECK(view_apply_param(v, "sim.gravity", "0,-9.81,0", err, sizeof err) == 1,
+          "sim.gravity with a refused level set in the set: '%s'", err);
+    v->live.surface_ls_truncation = v->edit.surface_ls_truncation = 3.0f;
+    CHECK(view_apply_param(v, "surface.method", "mc", err, sizeof err) == 1, "surface.method back to mc: %s", err);
 }
 
 /* The user force: exactly w(d) dv within the radius of the ray. */
