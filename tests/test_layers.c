@@ -344,11 +344,14 @@ static void test_density_obstacles(void)
     const char *aligned =
         ", \"obstacles\": [{\"type\": \"box\", \"min\": [0.225, 0.225, 0.225], \"max\": [0.425, 0.425, 0.425]}]";
     /* Faces on the fluid lattice's planes: the layers continue it. Faces
-     * half-way between them: the first fluid layer stays half a spacing
-     * from the samples (0.87 d from the nearest, beyond the carving gap). */
+     * half-way between them: the fluid within 0.75 d of the box is carved,
+     * so the first layer lies 1.5 d from the face, -18 % under-dense;
+     * before, it stayed half a spacing from the face (0.87 d from the
+     * nearest sample, beyond the samples' gap), +29 % over-dense, and a
+     * block abutting a box started with a jolt (test_solids). Limit 20 %. */
     obstacle_density("box on the lattice", aligned, 3, box_dist_aligned, 1e-5);
     for (int L = 1; L <= 3; L += 2) {
-        obstacle_density("box between lattice planes", box, L, box_dist, 0.35);
+        obstacle_density("box between lattice planes", box, L, box_dist, 0.2);
         obstacle_density("sphere obstacle", sph, L, sphere_dist, 0.1);
     }
 }

@@ -84,12 +84,14 @@ size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n,
 
 void boundary_free(fcl_boundary *b);
 /* After boundary_carve at setup: the particles nearer a mesh obstacle than
- * half a spacing by its signed distance field (mesh_sdf.c), which the
- * integrators would move that far in the first step (a lattice point on a
- * mesh's face is outside it by the ray parity), removed, order kept.
- * Returns the count kept, or (size_t)-1 out of memory. */
+ * gap by its signed distance field (mesh_sdf.c), removed, order kept: the
+ * integrators would move those within half a spacing that far in the
+ * first step (a lattice point on a mesh's face is outside it by the ray
+ * parity), and those within the gap start compressed against its samples,
+ * as beside a box (setup.h's SETUP_GAP). Returns the count kept, or
+ * (size_t)-1 out of memory. */
 size_t boundary_carve_mesh_shells(const fcl_boundary *b, const float dlo[3], const float dhi[3], float4 *pos,
-                                  float4 *vel, size_t n, float spacing);
+                                  float4 *vel, size_t n, float spacing, float gap);
 
 /* The sampling cache's folder under boundary.cache_dir ("off": none,
  * empty: $XDG_CACHE_HOME/fluidcl, else $HOME/.cache/fluidcl); fluid

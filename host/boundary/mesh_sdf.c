@@ -163,13 +163,13 @@ static int any_near(const fcl_mesh *m, const float4 *pos, size_t n, float r)
 }
 
 size_t boundary_carve_mesh_shells(const fcl_boundary *b, const float dlo[3], const float dhi[3], float4 *pos,
-                                  float4 *vel, size_t n, float spacing)
+                                  float4 *vel, size_t n, float spacing, float gap)
 {
-    float r = 0.5f * spacing;
+    float r = 0.5f * spacing;   /* the field as sim_set_solids builds it */
     for (int i = 0; i < b->nobstacles; i++) {
         /* No fluid near the mesh (a pour from above): no field to build,
          * sim_set_solids builds it once. */
-        if (b->obstacles[i].kind != FCL_OBST_MESH || !any_near(&b->meshes[i], pos, n, r))
+        if (b->obstacles[i].kind != FCL_OBST_MESH || !any_near(&b->meshes[i], pos, n, gap))
             continue;
         fcl_solid *s;
         unsigned count;
@@ -177,7 +177,7 @@ size_t boundary_carve_mesh_shells(const fcl_boundary *b, const float dlo[3], con
             return (size_t)-1;
         size_t kept = 0;
         for (size_t k = 0; k < n; k++) {
-            if (boundary_mesh_sdf_at(s, &pos[k]) < r)
+            if (boundary_mesh_sdf_at(s, &pos[k]) < gap)
                 continue;
             pos[kept] = pos[k];
             if (vel)

@@ -129,7 +129,7 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     size_t kept = boundary_carve(&in->b, in->pos, in->vel, in->n, SETUP_GAP * p->particles_spacing);
     if (kept != (size_t)-1)
         kept = boundary_carve_mesh_shells(&in->b, p->domain_min, p->domain_max, in->pos, in->vel, kept,
-                                          p->particles_spacing);
+                                          p->particles_spacing, SETUP_GAP * p->particles_spacing);
     if (kept == (size_t)-1) {
         snprintf(err, errlen, "%s: not enough host memory to carve the fluid out of the obstacles", sc->file);
         setup_free(in);

@@ -2,7 +2,9 @@
  * lattice, the boundary samples of walls and obstacles (cached), and the
  * fluid carved out of the solids, checked against the backend's memory.
  * Invariant: on success every fluid particle lies outside every obstacle
- * and at least SETUP_GAP spacings from every boundary sample.
+ * grown by SETUP_GAP spacings (boxes, spheres, meshes by their distance
+ * field, polygons in front) and at least SETUP_GAP spacings from every
+ * boundary sample.
  */
 #ifndef FCL_SETUP_H
 #define FCL_SETUP_H
