@@ -199,6 +199,18 @@ typedef struct fcl_mac_info {
     uint pad0, pad1;
 } fcl_mac_info;
 
+/* One open emitter as a velocity source of the MAC grid (kernels/mac.cl,
+ * mac_inflow): faces in a slab over its outline, from half a cell behind
+ * its plane to depth in front, take its velocity. */
+typedef struct fcl_mac_inflow {
+    float4 center;      /* the emitter's center */
+    float4 vel;         /* speed times its unit direction */
+    float4 dir;         /* unit direction; w: the slab's depth downstream (m) */
+    float4 u, v;        /* in-plane unit axes; w: half extents (disk: u.w the radius) */
+    uint disk;          /* 1: a disk of radius u.w */
+    uint pad0, pad1, pad2;
+} fcl_mac_inflow;
+
 /* Fluid control's constants (kernels/control.cl; seed 001, SEED-NOTES
  * 3.3-3.5), derived from the control.* parameters before every step. The
  * control density is relative like PBF's: rhat~ = V_H sum_j W_poly6(H),

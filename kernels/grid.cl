@@ -354,5 +354,6 @@ __kernel void fcl_type_sizes(__global uint *out)
     out[10] = (uint)sizeof(fcl_mps_consts);
     out[11] = (uint)sizeof(fcl_phase);
     out[12] = (uint)sizeof(fcl_mac_info);
+    out[13] = (uint)sizeof(fcl_mac_inflow);
 }
 #endif

@@ -180,12 +180,12 @@ static void check_type_sizes(fcl_backend *be)
     static const char *const names[] = { "fcl_grid_info", "fcl_sph_consts", "fcl_stats_partial", "float4",
                                          "fcl_dfsph_consts", "fcl_solid", "fcl_mc_info", "fcl_nlist_info",
                                          "fcl_pbf_consts", "fcl_control_consts", "fcl_mps_consts", "fcl_phase",
-                                         "fcl_mac_info" };
+                                         "fcl_mac_info", "fcl_mac_inflow" };
     const size_t host[] = { sizeof(fcl_grid_info), sizeof(fcl_sph_consts), sizeof(fcl_stats_partial),
                             sizeof(float4), sizeof(fcl_dfsph_consts), sizeof(fcl_solid), sizeof(fcl_mc_info),
                             sizeof(fcl_nlist_info), sizeof(fcl_pbf_consts),
                             sizeof(fcl_control_consts), sizeof(fcl_mps_consts), sizeof(fcl_phase),
-                            sizeof(fcl_mac_info) };
+                            sizeof(fcl_mac_info), sizeof(fcl_mac_inflow) };
     enum { NT = sizeof host / sizeof host[0] };
     fcl_kernel *k = be->ops->kernel(be, "fcl_type_sizes");
     fcl_buf *b = be->ops->buf_new(be, NT * 4, "sizes");

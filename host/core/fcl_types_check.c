@@ -22,6 +22,7 @@ _Static_assert(sizeof(fcl_control_consts) == 80, "fcl_control_consts layout chan
 _Static_assert(sizeof(fcl_mps_consts) == 100, "fcl_mps_consts layout changed");
 _Static_assert(sizeof(fcl_mac_info) == 80 && offsetof(fcl_mac_info, nx) == 48, "fcl_mac_info layout changed");
 _Static_assert(sizeof(fcl_phase) == 16, "fcl_phase layout changed");
+_Static_assert(sizeof(fcl_mac_inflow) == 96 && offsetof(fcl_mac_inflow, disk) == 80, "fcl_mac_inflow layout changed");
 _Static_assert(sizeof(fcl_nlist_info) == 32, "fcl_nlist_info layout changed");
 _Static_assert(sizeof(fcl_solid) == 64 && offsetof(fcl_solid, kind) == 48, "fcl_solid layout changed");
 _Static_assert(sizeof(fcl_mc_info) == 128 && offsetof(fcl_mc_info, field) == 40,

@@ -167,6 +167,11 @@ static void basis(const float d[3], double u[3], double v[3])
     v[2] = d[0] * u[1] - d[1] * u[0];
 }
 
+void emitter_basis(const fcl_emitter *e, double u[3], double v[3])
+{
+    basis(e->dir, u, v);
+}
+
 size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t cap)
 {
     double u[3], v[3];

@@ -31,6 +31,7 @@
 
 #include "mac.h"
 #include "passes.h"
+#include "scene.h"
 #include "sim.h"
 
 mac *mac_of(fcl_sim *s)
@@ -237,6 +238,33 @@ static int launch_advect(fcl_sim *s, mac *d)
     if (pass_mac_advect(s->be, d->m.ncell, "advect", d->vel[d->cur], d->vel[!d->cur], d->flags, d->m) != 0)
         return -1;
     d->cur = !d->cur;
+    return 0;
+}
+
+/* The seed's advection carries no marker's velocity, so each open
+ * emitter sets its own on the faces of a slab over its outline, from half
+ * a cell behind its plane to a cell in front (kernels/mac.cl,
+ * mac_inflow): a 1 m/s jet fell as one column at up to 4.4 m/s (a review). */
+static int launch_inflow(fcl_sim *s, mac *d)
+{
+    for (int i = 0; i < s->nemitters; i++) {
+        const fcl_emitter *e = &s->emitters[i];
+        if (s->time < e->start || s->time >= e->end)
+            continue;
+        double u[3], v[3];
+        emitter_basis(e, u, v);
+        float hu = e->disk ? e->size[0] : 0.5f * e->size[0], hv = e->disk ? e->size[0] : 0.5f * e->size[1];
+        fcl_mac_inflow f = {
+            .center = fcl_f4(e->center[0], e->center[1], e->center[2], 0.0f),
+            .vel = fcl_f4(e->speed * e->dir[0], e->speed * e->dir[1], e->speed * e->dir[2], 0.0f),
+            .dir = fcl_f4(e->dir[0], e->dir[1], e->dir[2], d->m.dx),
+            .u = fcl_f4((float)u[0], (float)u[1], (float)u[2], hu),
+            .v = fcl_f4((float)v[0], (float)v[1], (float)v[2], hv),
+            .disk = e->disk ? 1u : 0u,
+        };
+        if (pass_mac_inflow(s->be, d->m.ncell, "inflow", d->vel[d->cur], d->flags, d->m, f) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -449,7 +477,9 @@ static int pressure(fcl_sim *s, mac *d, float kappa)
  * transfer from the markers (mac.transfer). */
 static int velocity(fcl_sim *s, mac *d)
 {
-    return flip_on(s) ? launch_transfer(s, d) : launch_advect(s, d);
+    if (flip_on(s))
+        return launch_transfer(s, d);
+    return launch_advect(s, d) != 0 || launch_inflow(s, d) != 0 ? -1 : 0;
 }
 
 /* The markers' grid, flags and level set where the markers are now: at
