@@ -996,6 +996,16 @@ fl run "$F" --backend cpu --steps 100 --out "$T/emit_window" --every 100 --quiet
 fl bench "$F" --backend cpu --steps 40 --from "$T/emit_window/frame_000100.vtu" --param particles.capacity=9 --quiet
 [ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "t = 0.05 s" && ! printf '%s' "$ERR" | grep -q "exceed" &&
     ok "27 bench --from runs from the frame's time (a closed emitter stays closed)" || bad "27 bench --from time" "exit $RC: $(errline)"
+# An emitter releasing inside an outflow, and a fluid block inside one,
+# get a note each (both ran silently, their particles leaving at once).
+printf '%s\n' '{ "sim": { "dt": 0.0005 }, "domain": { "min": [0, 0, 0], "max": [0.4, 0.32, 0.2] }, "particles": { "spacing": 0.02 },
+  "fluid": [ { "type": "box", "min": [0.25, 0, 0], "max": [0.35, 0.1, 0.2] } ],
+  "emitters": [ { "shape": "rect", "center": [0.3, 0.22, 0.1], "direction": [1, 0, 0], "size": [0.08, 0.06], "speed": 1 } ],
+  "outflows": [ { "min": [0.2, 0, 0], "max": [0.4, 0.3, 0.2] } ] }' >"$T/ofl.json"
+fl run "$T/ofl.json" --backend cpu --steps 2 --quiet
+[ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "emitters\[0\] releases inside outflows\[0\]" &&
+    printf '%s' "$ERR" | grep -q "fluid\[0\] lies inside outflows\[0\]" &&
+    ok "27 an emitter and a fluid block inside an outflow: a note each" || bad "27 outflow notes" "exit $RC: $(errline)"
 # An emitter scene filling from empty: the footer and the JSON give the
 # mean count the rate divides by (they said 0 particles; a review).
 F=$T/emit_fill.json

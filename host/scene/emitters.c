@@ -404,8 +404,42 @@ int outflows_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, s
     return 0;
 }
 
+/* Whether the box lo - hi lies within outflow b. */
+static int within(const fcl_outflow *b, const float lo[3], const float hi[3])
+{
+    int in = 1;
+    for (int k = 0; k < 3; k++)
+        in &= lo[k] >= b->min[k] && hi[k] <= b->max[k];
+    return in;
+}
+
+/* Legal, but most likely a mistake, said once each: an emitter releasing
+ * inside an outflow and a fluid block inside one ran silently (their
+ * particles left at once; a review). */
+static void outflow_notes(const fcl_scene *s)
+{
+    for (int i = 0; i < s->noutflows; i++) {
+        for (int k = 0; k < s->nemitters; k++)
+            if (within(&s->outflows[i], s->emitters[k].center, s->emitters[k].center))
+                fprintf(stderr, "fluidcl: note: %s: emitters[%d] releases inside outflows[%d]: its particles leave "
+                        "at once\n", s->file, k, i);
+        for (int k = 0; k < s->nblocks; k++) {
+            const fcl_block *f = &s->blocks[k];
+            float lo[3], hi[3];
+            for (int a = 0; a < 3; a++) {
+                lo[a] = f->kind == FCL_BOX ? f->min[a] : f->center[a] - f->radius;
+                hi[a] = f->kind == FCL_BOX ? f->max[a] : f->center[a] + f->radius;
+            }
+            if (within(&s->outflows[i], lo, hi))
+                fprintf(stderr, "fluidcl: note: %s: fluid[%d] lies inside outflows[%d]: it leaves in the first step\n",
+                        s->file, k, i);
+        }
+    }
+}
+
 int outflows_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
 {
+    outflow_notes(s);
     for (int i = 0; i < s->noutflows; i++) {
         const fcl_outflow *b = &s->outflows[i];
         int meets = 1;
