@@ -430,7 +430,7 @@ static void test_spring_reach(fcl_backend *be)
  * control density's displacement once was a fixed step per iteration
  * whatever dt, a speed that grew as the CFL step shrank; it ran away (344
  * m/s at step 23). Scaled by dt / pbf.dt_max, as the spring is: measured
- * 5.9 m/s largest while the H-balls reshape the ball, 0.59 m/s at 0.1 s. */
+ * 6.1 m/s largest while the H-balls reshape the ball, 0.35 m/s at 0.1 s. */
 static void test_large_radius(fcl_backend *be)
 {
     const char *text = "{ \"sim\": {\"solver\": \"pbf\"}, \"domain\": {\"min\": [0,0,0], \"max\": [0.4,0.4,0.3]},"
@@ -458,8 +458,7 @@ static void test_large_radius(fcl_backend *be)
 
 /* A target that switches shape: a sphere until 0.4 s, then a flat box
  * around it (twice the fluid's volume). Measured: 48 % of the fluid in the
- * box at 0.4 s, 77 % at 1 s (83 % before the control density was scaled
- * with dt). */
+ * box at 0.4 s, 83 % at 1 s. */
 static void test_switch(fcl_backend *be)
 {
     static const float c[3] = { 0.2f, 0.2f, 0.2f }, box[6] = { 0.06f, 0.16f, 0.06f, 0.34f, 0.2125f, 0.34f };
