@@ -144,8 +144,53 @@ static void cpu_model(char *out, size_t len)
         fclose(f);
 }
 
+/* A cgroup limit file's number (v2 "max" reads as none: infinity). */
+static double limit_in(const char *dir, const char *file)
+{
+    char path[4400];
+    double v = 0.0;
+    snprintf(path, sizeof path, "/sys/fs/cgroup%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    int got = f && fscanf(f, "%lf", &v) == 1 && v > 0.0;
+    if (f)
+        fclose(f);
+    return got ? v : INFINITY;
+}
+
+/* The least memory limit on this process's cgroup and its ancestors, from
+ * /proc/self/cgroup (v2's "0::PATH", v1's memory controller's line); the
+ * root's files alone missed a limit set on a slice or a job's cgroup
+ * outside a cgroup namespace (a review). */
+static double cgroup_limit(void)
+{
+    double m = fmin(limit_in("", "memory.max"), limit_in("/memory", "memory.limit_in_bytes"));
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[4096], dir[4200];
+    while (f && fgets(line, sizeof line, f)) {
+        char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+        if (!b)
+            continue;
+        b[strcspn(b, "\n")] = '\0';
+        *b = '\0';   /* a + 1: the controllers (none in v2), b + 1: the path */
+        int v2 = a[1] == '\0', v1 = !v2 && strstr(a + 1, "memory") != NULL;
+        if (!v1 && !v2)
+            continue;
+        snprintf(dir, sizeof dir, "%s%s", v1 ? "/memory" : "", b + 1);
+        size_t root = v1 ? strlen("/memory") : 0;
+        for (size_t len = strlen(dir); len > root;) {   /* the cgroup, then each parent above the root */
+            dir[len] = '\0';
+            m = fmin(m, limit_in(dir, v2 ? "memory.max" : "memory.limit_in_bytes"));
+            char *slash = strrchr(dir, '/');
+            len = slash ? (size_t)(slash - dir) : 0;
+        }
+    }
+    if (f)
+        fclose(f);
+    return m;
+}
+
 /* The memory this process may use: the RAM, or less under ulimit -v or -d
- * or a container's cgroup limit (v2 memory.max, v1 limit_in_bytes): the
+ * or a cgroup's limit on this process or an ancestor (cgroup_limit): the
  * up-front size checks (sim_check_fits) compare against it, so a scene too
  * large for a limit is refused naming what to change instead of failing
  * on an allocation, or being killed, minutes in (a review's 4 GB grid
@@ -158,16 +203,7 @@ size_t backend_host_memory(void)
         m = fmin(m, (double)rl.rlim_cur);
     if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         m = fmin(m, (double)rl.rlim_cur);
-    static const char *const files[] = { "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes" };
-    for (int k = 0; k < 2; k++) {
-        FILE *f = fopen(files[k], "r");
-        double v = 0.0;
-        if (f && fscanf(f, "%lf", &v) == 1 && v > 0.0)   /* "max" reads as no number: no limit */
-            m = fmin(m, v);
-        if (f)
-            fclose(f);
-    }
-    return (size_t)m;
+    return fmin(m, cgroup_limit());
 }
 
 fcl_backend *be_cpu_create(char *err, size_t errlen)
