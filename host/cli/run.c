@@ -244,7 +244,8 @@ static int rows_complete(const char *rows, long last, long *from, long *to)
     long want = 1;
     for (const char *line = rows ? rows : ""; *line && want <= last;) {
         char *end;
-        long step = strtol(line, &end, 10);
+        double first = strtod(line, &end);   /* rows are written %.9g: step 1e9 reads "1e+09" */
+        long step = first >= 0.0 && first < 9e18 ? (long)first : -1;
         if (step != want) {
             *from = want;
             *to = step > want && step <= last ? step - 1 : last;
