@@ -1,10 +1,10 @@
 /* setup.h - from a scene to the initial state of a simulation: the fluid
  * lattice, the boundary samples of walls and obstacles (cached), and the
  * fluid carved out of the solids, checked against the backend's memory.
- * Invariant: on success every fluid particle lies outside every obstacle
- * grown by SETUP_GAP spacings (boxes, spheres, meshes by their distance
- * field, polygons in front) and at least SETUP_GAP spacings from every
- * boundary sample.
+ * Invariant: on success every fluid particle lies outside every obstacle,
+ * outside boxes, meshes (by their distance field) and polygons' fronts
+ * grown by SETUP_GAP spacings, and at least SETUP_GAP spacings from every
+ * boundary sample (which is all that keeps it off a sphere).
  */
 #ifndef FCL_SETUP_H
 #define FCL_SETUP_H
