@@ -216,12 +216,12 @@ static void adapt_cap(dfsph *d, const fcl_params *p, long iters, int converged)
         return;
     if (d->dt_cap <= 0.0)
         d->dt_cap = FIRST_STEP_FRACTION * p->dfsph_dt_max;
-    /* Only a solve that stopped at max_iter unconverged halves the bound:
-     * with max_iter = min_iter every solve stops there, converged or not,
-     * and the step once sank to dt_min for good (a review). */
-    /* Iterations dfsph.min_iter imposes say nothing of the step: above
-     * the target they shrank it every step, down to dt_min (min_iter 20;
-     * a review), and a solve converged at its least is an easy one. */
+    /* Only a solve that stopped at max_iter unconverged halves the bound
+     * (with max_iter = min_iter every solve stops there, and the step once
+     * sank to dt_min for good), and iterations dfsph.min_iter imposes say
+     * nothing of the step (above the target they shrank it every step,
+     * down to dt_min at min_iter 20): a solve converged at its least is
+     * an easy one (reviews). */
     long least = p->dfsph_min_iter;
     if (iters >= p->dfsph_max_iter && !converged)
         d->dt_cap = 0.5 * dt;
