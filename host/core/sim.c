@@ -185,8 +185,6 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     const fcl_solver *solver = solver_find(prm->sim_solver);
     uint cap, bcap;
     list_caps(solver, prm, prm->particles_support * prm->particles_spacing, prm->particles_spacing, &cap, &bcap);
-    /* The lists' 32-bit addressing binds on any device, whatever its
-     * memory (nlist.c checks the same again at allocation). */
     /* n is the capacity when it is over the fluid's count (sim_create):
      * then that is what to lower (the message blamed the spacing; a
      * review), set by hand or from the emitters over the run's horizon. */
@@ -195,6 +193,8 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
     const char *fix = by_cap ? "a smaller particles.capacity (given, or the emitters' output over sim.duration or "
                                "sim.steps when not)"
                              : "a larger spacing or a smaller fluid";
+    /* The lists' 32-bit addressing binds on any device, whatever its
+     * memory (nlist.c checks the same again at allocation). */
     if (cap && !nlist_addressable(n, cap)) {
         snprintf(err, errlen, "%s: %zu particles x %u neighbor-list entries exceed the 2^32 entries a list may "
                  "address (and 2^29 particles): expected %s, or a smaller neighbors.capacity", key, n, cap, fix);

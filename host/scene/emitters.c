@@ -167,16 +167,18 @@ static void basis(const float d[3], double u[3], double v[3])
     v[2] = d[0] * u[1] - d[1] * u[0];
 }
 
-void emitter_basis(const fcl_emitter *e, double u[3], double v[3])
+void emitter_frame(const fcl_emitter *e, double u[3], double v[3], double half[2])
 {
     basis(e->dir, u, v);
+    half[0] = e->disk ? e->size[0] : 0.5 * e->size[0];
+    half[1] = e->disk ? e->size[0] : 0.5 * e->size[1];
 }
 
 size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t cap)
 {
-    double u[3], v[3];
-    basis(e->dir, u, v);
-    double hw = e->disk ? e->size[0] : 0.5 * e->size[0], hh = e->disk ? e->size[0] : 0.5 * e->size[1];
+    double u[3], v[3], half[2];
+    emitter_frame(e, u, v, half);
+    double hw = half[0], hh = half[1];
     /* The points per side as a block's (scene.c: + 1e-4, so a width of k
      * spacings gives k points whatever the rounding of size / spacing). */
     long nu = (long)floor(2.0 * hw / spacing + 1e-4), nv = (long)floor(2.0 * hh / spacing + 1e-4);
@@ -201,9 +203,9 @@ size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t c
 /* The emitter's extent: its outline's bounding box. */
 static void bounds(const fcl_emitter *e, double lo[3], double hi[3])
 {
-    double u[3], v[3];
-    basis(e->dir, u, v);
-    double hw = e->disk ? e->size[0] : 0.5 * e->size[0], hh = e->disk ? e->size[0] : 0.5 * e->size[1];
+    double u[3], v[3], half[2];
+    emitter_frame(e, u, v, half);
+    double hw = half[0], hh = half[1];
     for (int k = 0; k < 3; k++) {
         double r = hw * fabs(u[k]) + hh * fabs(v[k]);
         lo[k] = e->center[k] - r;

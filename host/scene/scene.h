@@ -152,9 +152,10 @@ void scene_free(fcl_scene *s);
  * 0) into out (at most cap; NULL counts), on the plane through its
  * center. Returns the layer's particle count. */
 size_t emitter_layer(const fcl_emitter *e, double spacing, float4 *out, size_t cap);
-/* The in-plane unit axes of emitter e's outline (a rectangle's size[0]
- * along u, size[1] along v), perpendicular to its direction. */
-void emitter_basis(const fcl_emitter *e, double u[3], double v[3]);
+/* Emitter e's outline: its in-plane unit axes u, v, perpendicular to its
+ * direction, and its half extents along them (a rectangle's size[0] / 2
+ * along u, size[1] / 2 along v; a disk's radius on both). */
+void emitter_frame(const fcl_emitter *e, double u[3], double v[3], double half[2]);
 /* The points of emitter e's layer to test against obstacles: the layer
  * into out (room for cap), or, when it has more than cap, its center
  * alone. Returns their count. */

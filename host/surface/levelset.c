@@ -70,12 +70,13 @@ static int particles(mc_ctx *x, const mc_input *in, ls_parts *p, char *err, size
     return 0;
 }
 
+/* Past this many nodes a frame is slow enough to say why, once (plan). */
+#define LS_BIG_NODES 2e6
+
 /* The grid for these particles: nodes within reach + band + rim of every
  * particle's box, an odd count per axis (a whole number of marching
  * cubes' tiles of 2 cells), refused before any allocation when its
  * arrays would not fit. */
-#define LS_BIG_NODES 2e6
-
 static int plan(mc_ctx *x, const mc_config *c, const ls_parts *p, const ls_field *fd, long long o[3], int n[3],
                 char *err, size_t errlen)
 {

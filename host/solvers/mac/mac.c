@@ -251,15 +251,14 @@ static int launch_inflow(fcl_sim *s, mac *d)
         const fcl_emitter *e = &s->emitters[i];
         if (s->time < e->start || s->time >= e->end)
             continue;
-        double u[3], v[3];
-        emitter_basis(e, u, v);
-        float hu = e->disk ? e->size[0] : 0.5f * e->size[0], hv = e->disk ? e->size[0] : 0.5f * e->size[1];
+        double u[3], v[3], half[2];
+        emitter_frame(e, u, v, half);
         fcl_mac_inflow f = {
             .center = fcl_f4(e->center[0], e->center[1], e->center[2], 0.0f),
             .vel = fcl_f4(e->speed * e->dir[0], e->speed * e->dir[1], e->speed * e->dir[2], 0.0f),
             .dir = fcl_f4(e->dir[0], e->dir[1], e->dir[2], d->m.dx),
-            .u = fcl_f4((float)u[0], (float)u[1], (float)u[2], hu),
-            .v = fcl_f4((float)v[0], (float)v[1], (float)v[2], hv),
+            .u = fcl_f4((float)u[0], (float)u[1], (float)u[2], (float)half[0]),
+            .v = fcl_f4((float)v[0], (float)v[1], (float)v[2], (float)half[1]),
             .disk = e->disk ? 1u : 0u,
         };
         if (pass_mac_inflow(s->be, d->m.ncell, "inflow", d->vel[d->cur], d->flags, d->m, f) != 0)
