@@ -17,6 +17,7 @@
 #include "atomic.h"
 #include "cli.h"
 #include "clrt.h"
+#include "corewait.h"
 #include "mc.h"
 #include "progress.h"
 #include "setup.h"
@@ -29,6 +30,7 @@ typedef struct bench_col {
     int device_index;        /* OpenCL device number, -1 for the CPU */
     fcl_timers timers;       /* summed over the measured steps */
     double wall_ms;          /* per step */
+    double core_wait_pct;    /* of its threads' time spent waiting for a core (corewait.h), -1 unknown */
     long steps;
     size_t n, n_end;         /* at the start of the timed steps and at their end */
     double psteps;           /* particles summed over the timed steps (emitters change the count) */
@@ -138,7 +140,7 @@ static int timed_steps(fcl_sim *sim, bench_col *col, long steps, int quiet)
     fcl_progress bar;
     progress_start(&bar, quiet ? NULL : "bench", steps);
     int rc = 0;
-    double t0 = omp_get_wtime(), sim_t0 = sim->time;
+    double t0 = omp_get_wtime(), sim_t0 = sim->time, waited0 = corewait_seconds();
     col->n = sim->n;
     for (long k = 0; k < steps && rc == 0; k++) {
         col->psteps += (double)sim->n;
@@ -154,6 +156,8 @@ static int timed_steps(fcl_sim *sim, bench_col *col, long steps, int quiet)
     if (rc == 0 && sim->be->ops->finish(sim->be) != 0)
         rc = FCL_EXIT_DEVICE;
     col->wall_ms = (omp_get_wtime() - t0) * 1e3 / (double)steps;
+    col->core_wait_pct = corewait_pct(waited0, corewait_seconds(), col->wall_ms * 1e-3 * (double)steps,
+                                      corewait_threads(sim->be->kind));
     col->n_end = sim->n;
     col->sim_time = sim->time - sim_t0;
     progress_end(&bar);
@@ -346,6 +350,13 @@ static void print_table(const bench_table *t)
             printf("%-6s = %s, %.0f particles on average (%zu to %zu), %ld steps\n", h, b->device,
                    b->psteps / (double)b->steps, b->n, b->n_end, b->steps);
     }
+    for (int c = 0; c < t->ncols; c++) {
+        const bench_col *b = &t->col[c];
+        char what[32];
+        head(t, c, h, sizeof h);
+        snprintf(what, sizeof what, "bench column %s", h);
+        corewait_note(what, b->backend, b->core_wait_pct, corewait_threads(b->backend));
+    }
 }
 
 static int write_json(const bench_table *t, const fcl_scene *sc, const char *path)
@@ -368,6 +379,7 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const char *pat
         cJSON_AddItemToObject(o, "ms_per_step", passes);
         cJSON_AddNumberToObject(o, "sum_of_passes_ms", timers_total(&b->timers) / (double)b->steps);
         cJSON_AddNumberToObject(o, "wall_ms_per_step", b->wall_ms);
+        cJSON_AddNumberToObject(o, "core_wait_pct", b->core_wait_pct);
         cJSON_AddNumberToObject(o, "particle_steps_per_s", b->psteps * 1e3 / (b->wall_ms * (double)b->steps));
         cJSON_AddNumberToObject(o, "mean_dt_s", b->sim_time / (double)b->steps);
         cJSON_AddNumberToObject(o, "ms_per_simulated_s", b->sim_time > 0 ? b->wall_ms * b->steps / b->sim_time : 0);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "checkpoint.h"
+#include "corewait.h"
 #include "cli.h"
 #include "mc.h"
 #include "output.h"
@@ -551,7 +552,7 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
     long done = 0;
     progress_start(&bar, o->quiet ? NULL : "run", total > 0 ? total : 1000);
     bar.per_mille = total <= 0;     /* a run for a simulated time */
-    double t0 = omp_get_wtime();
+    double t0 = omp_get_wtime(), waited0 = corewait_seconds();
     for (long k = r->first_step; rc == 0 && !finished(s, p, total, k, &done); k++) {
         r->psteps += (double)s->n;   /* the step's own count (emitters change it) */
         if ((rc = sim_step(s)) != 0)
@@ -575,6 +576,8 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
     }
     *wall = omp_get_wtime() - t0;
     progress_end(&bar);
+    int threads = corewait_threads(s->be->kind);
+    corewait_note("run", s->be->kind, corewait_pct(waited0, corewait_seconds(), *wall, threads), threads);
     return rc == 0 && r->ck.at_end ? ckpt_write(&r->ck, s, 1) : rc;
 }
 
