@@ -73,6 +73,22 @@ FCL_INLINE int solid_sphere_exit(float4 *p, float4 c, float4 *n)
     return 1;
 }
 
+/* Over the triangle a, b, c of unit normal n: p on the inner side of all
+ * three edges. */
+FCL_INLINE int solid_over_triangle(float4 p, float4 a, float4 b, float4 c, float nx, float ny, float nz)
+{
+    float4 q[3] = { a, b, c };
+    for (uint k = 0u; k < 3u; k++) {
+        float4 e0 = q[k], e1 = q[(k + 1u) % 3u];
+        float ex = e1.x - e0.x, ey = e1.y - e0.y, ez = e1.z - e0.z;
+        float wx = p.x - e0.x, wy = p.y - e0.y, wz = p.z - e0.z;
+        float cx = ey * wz - ez * wy, cy = ez * wx - ex * wz, cz = ex * wy - ey * wx;
+        if (cx * nx + cy * ny + cz * nz < 0.0f)
+            return 0;
+    }
+    return 1;
+}
+
 /* Out of one triangle's slab (a polygon obstacle's piece, fcl_solid): a
  * particle over the triangle that is less than b.w in front of its plane
  * or less than a.w behind it goes to b.w in front, or, when it moves along
@@ -92,16 +108,8 @@ FCL_INLINE int solid_triangle_exit(float4 *p, float4 v, float4 a, float4 b, floa
     float s = (p->x - a.x) * nx + (p->y - a.y) * ny + (p->z - a.z) * nz;
     if (!(s < b.w && s > -a.w))
         return 0;
-    /* Over the triangle: p on the inner side of all three edges. */
-    float4 q[3] = { a, b, c };
-    for (uint k = 0u; k < 3u; k++) {
-        float4 e0 = q[k], e1 = q[(k + 1u) % 3u];
-        float ex = e1.x - e0.x, ey = e1.y - e0.y, ez = e1.z - e0.z;
-        float wx = p->x - e0.x, wy = p->y - e0.y, wz = p->z - e0.z;
-        float cx = ey * wz - ez * wy, cy = ez * wx - ex * wz, cz = ex * wy - ey * wx;
-        if (cx * nx + cy * ny + cz * nz < 0.0f)
-            return 0;
-    }
+    if (!solid_over_triangle(*p, a, b, c, nx, ny, nz))
+        return 0;
     /* Behind only when it moves to the front and is nearer the back face:
      * the direction alone sent particles resting on the front face, whose
      * normal speed jitters about 0, through to the back (222 samples of
