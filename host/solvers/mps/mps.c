@@ -553,5 +553,5 @@ const fcl_solver fcl_solver_mps = {
     .nfields = NFIELDS,
     .boundary_tags = 1,                  /* bpos.w: layer tags (every layer completes n*) */
     .max_phases = FCL_PHASES_MAX,        /* phases of their own density and viscosity */
-    .check = mps_walls_check,            /* wall unknowns' parameters */
+    .check = mps_check,                  /* wall parameters (walls.c) */
 };
