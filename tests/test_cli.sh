@@ -1162,6 +1162,19 @@ N3=$(printf '%s' "$ERR" | grep -c "note: mps with")
     ok "28 mps with one layer of wall particles: one note naming boundary.layers; none with 3" ||
     bad "28 mps wall layers note" "exit $R1 $RC, notes $N1 $N3"
 
+# mac's substep held at mac.dt_min: the blow-up names the floor (it said
+# "lower mac.cfl or mac.dt_max", which such a step does not feel; a
+# review), and a domain of no whole number of cells gives the fraction
+# (it said "is 102 cells" of 102.04 while refusing it).
+fl run embedded:mac_dam_break.json --backend cpu --steps 40 --param mac.dt_min=0.01 --quiet
+R1=$RC
+E1=$ERR
+fl run embedded:dam_break_model.json --solver mac --backend cpu --steps 1 --quiet
+[ "$R1" -eq 3 ] && printf '%s' "$E1" | grep -q "was raised to mac.dt_min = 0.01 s: lower mac.dt_min" &&
+    [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "along x is 102.041 cells of 0.0392 m" &&
+    ok "28 mac: a blow-up at mac.dt_min names it; the domain's fractional cell count shown" ||
+    bad "28 mac dt_min advice" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
+
 # A run or bench whose threads waited for a core says so (two runs at once
 # on 2 cores, with OpenMP's spinning barriers, made mps's thin box above
 # 0.6 s -> 33 s). Three OpenMP threads a core make the wait here, on the

@@ -117,13 +117,20 @@ static void mac_derive(fcl_sim *s)
     d->m.margin = 0.01f * d->m.dx;
 }
 
-/* The substep's dt from last substep's largest face speed. */
-static double cfl_dt(const fcl_sim *s, const mac *d)
+/* The substep's dt from last substep's largest face speed. One raised to
+ * mac.dt_min is recorded for the blow-up advice (it said "lower mac.cfl",
+ * which a step held at the floor does not feel; a review). */
+static double cfl_dt(fcl_sim *s, const mac *d)
 {
     const fcl_params *p = s->prm;
     const float *g = p->sim_gravity;
     double k = p->mac_cfl, dx = d->m.dx, gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     double v = d->max_u + sqrt(k * dx * gn), dt = v > 0.0 ? k * dx / v : p->mac_dt_max;
+    if (dt < p->mac_dt_min && !s->dt_floor_key[0]) {
+        snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "mac.dt_min");
+        s->dt_floor_cfl = dt;
+        s->dt_floor = p->mac_dt_min;
+    }
     return fmin(fmax(dt, p->mac_dt_min), p->mac_dt_max);
 }
 
@@ -564,6 +571,7 @@ static int mac_step(fcl_sim *s)
     d->resid = 0.0;
     d->substeps = 0;
     d->reseeded = 0;
+    s->dt_floor_key[0] = '\0';
     if (reseed_count(s, d, 0) != 0)
         return -1;
     while (left > 0.0) {

@@ -35,7 +35,7 @@ static int axis_cells(const fcl_params *p, int a, double dx, uint *n, char *err,
 {
     double len = (double)p->domain_max[a] - (double)p->domain_min[a], c = floor(len / dx + 0.5);
     if (c >= 2.0 && fabs(len / dx - c) > 1e-3) {
-        snprintf(err, errlen, "domain.max: the domain's %g m along %c is %.4g cells of %g m (mac.cell_size, or "
+        snprintf(err, errlen, "domain.max: the domain's %g m along %c is %.6g cells of %g m (mac.cell_size, or "
                  "cbrt(mac.particles_per_cell) particles.spacing): expected a whole number of cells, such as %g m "
                  "(%.0f cells) or %g m (%.0f)", len, AXIS[a], len / dx, dx, floor(len / dx) * dx, floor(len / dx),
                  ceil(len / dx) * dx, ceil(len / dx));
