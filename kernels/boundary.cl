@@ -73,6 +73,19 @@ FCL_INLINE int solid_sphere_exit(float4 *p, float4 c, float4 *n)
     return 1;
 }
 
+/* The unit right-hand normal of the triangle a, b, c; 0 when it has no
+ * area. */
+FCL_INLINE int solid_triangle_normal(float4 a, float4 b, float4 c, float *nx, float *ny, float *nz)
+{
+    float ux = b.x - a.x, uy = b.y - a.y, uz = b.z - a.z, vx = c.x - a.x, vy = c.y - a.y, vz = c.z - a.z;
+    float x = uy * vz - uz * vy, y = uz * vx - ux * vz, z = ux * vy - uy * vx;
+    float len = FCL_SQRT(x * x + y * y + z * z);
+    if (!(len > 0.0f))
+        return 0;
+    *nx = x / len; *ny = y / len; *nz = z / len;
+    return 1;
+}
+
 /* Over the triangle a, b, c of unit normal n: p on the inner side of all
  * three edges. */
 FCL_INLINE int solid_over_triangle(float4 p, float4 a, float4 b, float4 c, float nx, float ny, float nz)
@@ -99,12 +112,9 @@ FCL_INLINE int solid_over_triangle(float4 p, float4 a, float4 b, float4 c, float
  * right-hand normal of a, b, c points to the front. */
 FCL_INLINE int solid_triangle_exit(float4 *p, float4 v, float4 a, float4 b, float4 c, float4 *n)
 {
-    float ux = b.x - a.x, uy = b.y - a.y, uz = b.z - a.z, vx = c.x - a.x, vy = c.y - a.y, vz = c.z - a.z;
-    float nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-    float len = FCL_SQRT(nx * nx + ny * ny + nz * nz);
-    if (!(len > 0.0f))
+    float nx, ny, nz;
+    if (!solid_triangle_normal(a, b, c, &nx, &ny, &nz))
         return 0;
-    nx /= len; ny /= len; nz /= len;
     float s = (p->x - a.x) * nx + (p->y - a.y) * ny + (p->z - a.z) * nz;
     if (!(s < b.w && s > -a.w))
         return 0;

@@ -182,12 +182,9 @@ FCL_INLINE int mac_in_box(float4 p, float4 lo, float4 hi, float hc)
 
 FCL_INLINE int mac_in_slab(float4 p, float4 a, float4 b, float4 c, float hc)
 {
-    float ux = b.x - a.x, uy = b.y - a.y, uz = b.z - a.z, vx = c.x - a.x, vy = c.y - a.y, vz = c.z - a.z;
-    float nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-    float len = FCL_SQRT(nx * nx + ny * ny + nz * nz);
-    if (!(len > 0.0f))
+    float nx, ny, nz;
+    if (!solid_triangle_normal(a, b, c, &nx, &ny, &nz))
         return 0;
-    nx /= len; ny /= len; nz /= len;
     float s = (p.x - a.x) * nx + (p.y - a.y) * ny + (p.z - a.z) * nz;
     /* In float on both backends (C's fabs would sum in double). */
     float ax = nx < 0.0f ? -nx : nx, ay = ny < 0.0f ? -ny : ny, az = nz < 0.0f ? -nz : nz;
