@@ -8,8 +8,9 @@
  * accumulated time reaches the layer's period) and starts as far past the
  * plane as it has travelled since; its particles carry the emitter's
  * phase in pos.w and its velocity. A point of a layer (not of a rate)
- * with a particle within a quarter spacing is not added (counted
- * refused): the inflow has backed up; and the layers of several emitters
+ * with a particle within the solver's emit_room (a quarter spacing, mps
+ * 0.4) is not added (counted refused): the inflow has backed up; and the
+ * layers of several emitters
  * in one step are merged as overlapping fluid blocks are
  * (host/scene/overlap.c), so that two emitters in one place do not stack.
  * Invariant: s->emit_acc[i] is emitter i's travel (m) since its last
@@ -94,12 +95,21 @@ static int interacting(const fcl_sim *s)
     return s->solver->list_radius != NULL;
 }
 
-/* Drops the points with a particle within a quarter spacing (the pass
- * grid_emit_room on the last grid): an inflow whose fluid backs up to the
- * plane, as a filling corridor's does, would otherwise place particles on
- * top of others (0.5 mm apart at 12.5 mm spacing, 448 kPa, a blow-up).
- * A quarter, not a half: a rate may pack layers 0.4 spacings apart.
+/* Drops the points with a particle within the solver's emit_room (the
+ * pass grid_emit_room on the last grid): an inflow whose fluid backs up
+ * to the plane, as a filling corridor's does, would otherwise place
+ * particles on top of others (0.5 mm apart at 12.5 mm spacing, 448 kPa,
+ * a blow-up). A quarter spacing by default: half refused 26 and 42 of a
+ * free rectangle jet's 480 points on wcsph and pbf (8 and 3 at a
+ * quarter), whose last layer lags. mps takes 0.4: its number density
+ * feels a pair at a third of a spacing, and a 1 m/s jet facing a wall 1.5
+ * spacings away reached 23.5 m/s at a quarter (3.3 at 0.4; test_emitters).
  * Returns the points kept, in order; -1 when the device failed. */
+static double emit_room(const fcl_sim *s)
+{
+    return s->solver->emit_room > 0.0 ? s->solver->emit_room : 0.25;
+}
+
 static long make_room(fcl_sim *s, float4 *pos, float4 *vel, size_t n)
 {
     if (s->n == 0 || !interacting(s))
@@ -107,7 +117,7 @@ static long make_room(fcl_sim *s, float4 *pos, float4 *vel, size_t n)
     fcl_backend *be = s->be;
     fcl_buf *q = be->ops->buf_new(be, n * sizeof *pos, "emitter points");
     fcl_buf *busy = be->ops->buf_new(be, n * sizeof(float), "emitter points taken");
-    float *b = malloc(n * sizeof *b), r = 0.25f * (float)s->spacing;
+    float *b = malloc(n * sizeof *b), r = (float)(emit_room(s) * s->spacing);
     int ok = q && busy && b && be->ops->buf_write(be, q, 0, n * sizeof *pos, pos) == 0 &&
              pass_grid_emit_room(be, n, "emit", q, s->grid.attr[s->a_pos].cur, s->grid.start, busy, s->grid.info,
                                  r * r) == 0 &&
@@ -197,9 +207,9 @@ static void warn_refused(fcl_sim *s, size_t n, size_t blocked, size_t overlapped
         s->emit_overlap_warned = 1;
     }
     if (blocked > overlapped && !s->emit_blocked_warned) {
-        fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' %zu new particles had a particle within a quarter "
-                "spacing (the inflow is backed up) and were not added; they count as refused (said once)\n",
-                s->step, blocked - overlapped, n + blocked);
+        fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' %zu new particles had a particle within %g "
+                "spacings (the inflow is backed up) and were not added; they count as refused (said once)\n",
+                s->step, blocked - overlapped, n + blocked, emit_room(s));
         s->emit_blocked_warned = 1;
     }
     if (wanted > added && !s->emit_warned) {

@@ -131,6 +131,9 @@ typedef struct fcl_solver {
     /* The most fluid phases it simulates together (scene "phases";
      * sim_set_phases refuses more); 0 means 1. */
     int max_phases;
+    /* An emitter's new point with a particle nearer than this many
+     * spacings is refused as backed up (host/core/emit.c); 0: a quarter. */
+    double emit_room;
     /* The largest particles.support it runs, in spacings (solver_check_support
      * refuses more); 0: the parameter table's range. */
     double max_support;
