@@ -1175,6 +1175,17 @@ fl run embedded:dam_break_model.json --solver mac --backend cpu --steps 1 --quie
     ok "28 mac: a blow-up at mac.dt_min names it; the domain's fractional cell count shown" ||
     bad "28 mac dt_min advice" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
 
+# --stats and --checkpoint inside the --out folder a fresh run creates
+# (a review: refused as "no such folder"); one level further down still is.
+fl run "$GOOD" --backend cpu --steps 4 --every 2 --out "$T/newout" --stats "$T/newout/s.csv" \
+    --checkpoint "$T/newout/ck.state" --quiet
+R1=$RC
+fl run "$GOOD" --backend cpu --steps 4 --every 2 --out "$T/newout2" --stats "$T/newout2/sub/s.csv" --quiet
+[ "$R1" -eq 0 ] && [ -s "$T/newout/s.csv" ] && [ -s "$T/newout/ck.state" ] && [ -s "$T/newout/frame_000004.vtu" ] &&
+    [ "$RC" -eq 2 ] && [ ! -e "$T/newout2" ] &&
+    ok "28 --stats and --checkpoint inside a new --out folder run; a subfolder of it still refused" ||
+    bad "28 files in a new --out" "exit $R1 $RC: $(errline)"
+
 # A run or bench whose threads waited for a core says so (two runs at once
 # on 2 cores, with OpenMP's spinning barriers, made mps's thin box above
 # 0.6 s -> 33 s). Three OpenMP threads a core make the wait here, on the

@@ -79,8 +79,9 @@ int ckpt_setup(fcl_ckpt *c, const fcl_cli *o, const fcl_params *p)
         cli_error("--checkpoint-every %ld: give --checkpoint FILE or --out DIR for the checkpoints", c->every);
         return FCL_EXIT_INPUT;
     }
-    /* DIR/checkpoint.state is probed with DIR, after the folder exists. */
-    return o->checkpoint ? cli_probe_file("--checkpoint", c->path) : 0;
+    /* DIR/checkpoint.state, and a --checkpoint in a DIR the run creates,
+     * are probed with DIR, after the folder exists (prepare_outputs). */
+    return o->checkpoint && !cli_in_new_dir(c->path, p) ? cli_probe_file("--checkpoint", c->path) : 0;
 }
 
 int ckpt_write(fcl_ckpt *c, fcl_sim *s, int force)

@@ -411,6 +411,20 @@ int cli_check_not_input(const fcl_cli *o, const char *opt, const char *path, int
     return 0;
 }
 
+int cli_in_new_dir(const char *path, const fcl_params *p)
+{
+    struct stat st;
+    if (!path || p->output_every <= 0 || !p->output_dir[0] || stat(p->output_dir, &st) == 0)
+        return 0;
+    const char *slash = strrchr(path, '/');
+    size_t dl = strlen(p->output_dir), fl = slash ? (size_t)(slash - path) : 0;
+    while (dl > 1 && p->output_dir[dl - 1] == '/')
+        dl--;
+    while (fl > 1 && path[fl - 1] == '/')
+        fl--;
+    return slash && fl == dl && strncmp(path, p->output_dir, dl) == 0;
+}
+
 int cli_probe_file(const char *opt, const char *path)
 {
     fcl_atomic a;

@@ -55,6 +55,10 @@ int cli_scene(const fcl_cli *o, fcl_scene *s);
  * temporary is created and removed, nothing else written. 0 or
  * FCL_EXIT_INPUT (message printed). */
 int cli_probe_file(const char *opt, const char *path);
+/* 1 when PATH lies directly in the output folder that run is about to
+ * create (output.dir, not there yet): its probe waits for the folder
+ * (--out DIR --stats DIR/s.csv was refused as "no such folder"). */
+int cli_in_new_dir(const char *path, const struct fcl_params *p);
 /* What cli_probe_file refuses that can be told without creating anything
  * (a folder, a path that is not a regular file, a missing or read-only
  * folder): for files whose temporary must not be touched yet, such as the

@@ -424,7 +424,9 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
     char err[1024], from[FCL_STR_MAX + 64];
     const fcl_solver *sv = solver_find(p->sim_solver);
     int rc;
-    if (o->stats && (rc = prepare_stats(r, o, sv)) != 0)
+    /* Files inside the folder this run creates wait for it. */
+    int stats_in = o->stats && cli_in_new_dir(o->stats, p), ck_in = o->checkpoint && cli_in_new_dir(o->checkpoint, p);
+    if (o->stats && !stats_in && (rc = prepare_stats(r, o, sv)) != 0)
         return rc;
     if (p->output_every <= 0)
         return 0;
@@ -436,12 +438,15 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         drop_stats(r);
         return FCL_EXIT_INPUT;
     }
+    if (stats_in && (rc = prepare_stats(r, o, sv)) != 0)
+        return rc;
     /* The folder's own files, probed as the named ones are (a link or a
      * folder there once stopped the run at its first checkpoint or after
      * frame 0, exit 3). Only a folder that was there can hold them. */
     char pvd[FCL_STR_MAX + 32];
     snprintf(pvd, sizeof pvd, "%s/frames.pvd", p->output_dir);
-    if ((!o->checkpoint && r->ck.path[0] && (rc = cli_probe_file("the checkpoint", r->ck.path)) != 0) ||
+    if ((ck_in && (rc = cli_probe_file("--checkpoint", r->ck.path)) != 0) ||
+        (!o->checkpoint && r->ck.path[0] && (rc = cli_probe_file("the checkpoint", r->ck.path)) != 0) ||
         (wants(p->output_format, "vtu") && (rc = cli_probe_file(o->out ? "--out" : "output.dir", pvd)) != 0)) {
         drop_stats(r);
         return rc;
@@ -688,7 +693,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
      * FILE.tmp, where a killed run's rows wait for a resume). */
     int rc = check_output_options(o, p);
     if (rc != 0 || (o->stats && ((rc = cli_check_not_input(o, "--stats", o->stats, 0)) != 0 ||
-                                 (rc = cli_check_file("--stats", o->stats)) != 0)) ||
+                                 (!cli_in_new_dir(o->stats, p) && (rc = cli_check_file("--stats", o->stats)) != 0))) ||
         (o->checkpoint && (rc = cli_check_not_input(o, "--checkpoint", o->checkpoint, 1)) != 0) ||
         (rc = ckpt_setup(&r->ck, o, p)) != 0)
         return rc;
