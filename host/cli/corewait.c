@@ -2,7 +2,11 @@
  * Invariant: a thread that ended between two readings takes its wait
  * with it, so the share can only be understated.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
+#endif
 #include <dirent.h>
+#include <sched.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,20 +61,32 @@ int corewait_threads(const char *backend_kind)
     return n > 0 ? (int)n : 1;
 }
 
+/* The cores this process may run on (taskset, cgroup cpusets), else the
+ * online ones: a process pinned to one core of two said "other programs
+ * shared the 2 cores" of its own two threads (a review). */
+static long usable_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 void corewait_note(const char *what, const char *kind, double pct, int threads)
 {
     if (pct < NOTE_PCT)
         return;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = usable_cores();
     char why[96];
     if (threads > cores)
-        snprintf(why, sizeof why, "more threads than the %ld cores", cores);
+        snprintf(why, sizeof why, "more threads than the %ld core%s it may use", cores, cores == 1 ? "" : "s");
     else
-        snprintf(why, sizeof why, "other programs shared the %ld cores", cores);
+        snprintf(why, sizeof why, "other programs shared the %ld core%s it may use", cores, cores == 1 ? "" : "s");
     fprintf(stderr, "fluidcl: note: %s: its %d thread%s waited for a core %.0f %% of the time (%s), so its timings "
             "are not this machine's", what, threads, threads == 1 ? "" : "s", pct, why);
     const char *wait = getenv("OMP_WAIT_POLICY");
-    if (strcmp(kind, "cpu") == 0 && !(wait && strcasecmp(wait, "passive") == 0))
+    /* One thread has no barrier to spin at. */
+    if (strcmp(kind, "cpu") == 0 && threads > 1 && !(wait && strcasecmp(wait, "passive") == 0))
         fprintf(stderr, "; OpenMP threads spinning at barriers make it far slower: OMP_WAIT_POLICY=passive "
                 "(README: Sharing the cores)");
     fprintf(stderr, "\n");
