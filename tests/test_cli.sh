@@ -1197,6 +1197,16 @@ fl run "$GOOD" --backend cpu --steps 4 --every 2 --out "$T/newout2" --stats "$T/
     ok "28 --stats and --checkpoint inside a new --out folder run; a subfolder of it still refused" ||
     bad "28 files in a new --out" "exit $R1 $RC: $(errline)"
 
+# A rerun into a folder that holds an earlier run's frames says so once
+# (they were left mixed in with its own, exit 0; a review); a fresh folder
+# and a resume do not.
+fl run "$GOOD" --backend cpu --steps 4 --every 2 --out "$T/rerun" --quiet
+N0=$(printf '%s' "$ERR" | grep -c "already holds")
+fl run "$GOOD" --backend cpu --steps 2 --every 2 --out "$T/rerun" --quiet
+[ "$RC" -eq 0 ] && [ "$N0" = 0 ] && [ "$(printf '%s' "$ERR" | grep -c "already holds 3 frame, mesh or grid files of an earlier run")" = 1 ] &&
+    ok "28 a rerun into a folder with an earlier run's 3 frames notes them once" ||
+    bad "28 rerun note" "exit $RC, fresh notes $N0: $(errline)"
+
 # A run or bench whose threads waited for a core says so (two runs at once
 # on 2 cores, with OpenMP's spinning barriers, made mps's thin box above
 # 0.6 s -> 33 s). Three OpenMP threads a core make the wait here, on the

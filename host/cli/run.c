@@ -6,6 +6,7 @@
  * atomically, so the newest frame on disk is always a complete, good one,
  * and a failed write stops the run (exit 3) naming the file.
  */
+#include <dirent.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
@@ -415,6 +416,27 @@ static void frame_names(const fcl_cli *o, const fcl_params *p, const char *names
     names[k] = NULL;
 }
 
+/* Files an earlier run left in the output folder (frames, meshes,
+ * grids): a fresh run replaces those of the steps it writes and leaves
+ * the others, mixed in with its own (a review: a rerun without --mesh
+ * kept the first run's meshes beside its new frames, exit 0). Said once,
+ * not removed: they may be wanted. */
+static void note_earlier_files(const fcl_params *p)
+{
+    DIR *d = opendir(p->output_dir);
+    if (!d)
+        return;
+    long count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        count += strncmp(e->d_name, "frame_", 6) == 0 || strncmp(e->d_name, "grid_", 5) == 0;
+    closedir(d);
+    if (count > 0)
+        fprintf(stderr, "fluidcl: note: %s already holds %ld frame, mesh or grid file%s of an earlier run: this run "
+                "replaces those of the steps it writes and leaves the others (its frames.pvd lists only its own)\n",
+                p->output_dir, count, count == 1 ? "" : "s");
+}
+
 /* After check_output_options: the statistics file first (a failure then
  * loses nothing: opening it truncates "<stats>.tmp", where a killed run's
  * rows wait; and a bad one leaves no folder behind), then the output
@@ -438,6 +460,8 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
         drop_stats(r);
         return FCL_EXIT_INPUT;
     }
+    if (!o->resume)
+        note_earlier_files(p);
     if (stats_in && (rc = prepare_stats(r, o, sv)) != 0)
         return rc;
     /* The folder's own files, probed as the named ones are (a link or a
