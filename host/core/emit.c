@@ -10,8 +10,8 @@
  * phase in pos.w and its velocity. A point of a layer (not of a rate)
  * with a particle within the solver's emit_room (a quarter spacing, mps
  * 0.4) is not added (counted refused): the inflow has backed up; and the
- * layers of several emitters
- * in one step are merged as overlapping fluid blocks are
+ * layers of several emitters in one step are merged as overlapping fluid
+ * blocks are
  * (host/scene/overlap.c), so that two emitters in one place do not stack.
  * Invariant: s->emit_acc[i] is emitter i's travel (m) since its last
  * layer (with a rate: speed times the time); it is saved in checkpoints
@@ -95,21 +95,22 @@ static int interacting(const fcl_sim *s)
     return s->solver->list_radius != NULL;
 }
 
-/* Drops the points with a particle within the solver's emit_room (the
- * pass grid_emit_room on the last grid): an inflow whose fluid backs up
- * to the plane, as a filling corridor's does, would otherwise place
- * particles on top of others (0.5 mm apart at 12.5 mm spacing, 448 kPa,
- * a blow-up). A quarter spacing by default: half refused 26 and 42 of a
- * free rectangle jet's 480 points on wcsph and pbf (8 and 3 at a
- * quarter), whose last layer lags. mps takes 0.4: its number density
- * feels a pair at a third of a spacing, and a 1 m/s jet facing a wall 1.5
- * spacings away reached 23.5 m/s at a quarter (3.3 at 0.4; test_emitters).
- * Returns the points kept, in order; -1 when the device failed. */
+/* How near (spacings) a particle may be to a new point. A quarter by
+ * default: half refused 26 and 42 of a free rectangle jet's 480 points on
+ * wcsph and pbf (8 and 3 at a quarter), whose last layer lags. mps takes
+ * 0.4: its number density feels a pair at a third of a spacing, and a 1
+ * m/s jet facing a wall 1.5 spacings away reached 23.5 m/s at a quarter
+ * (3.3 at 0.4; test_emitters). */
 static double emit_room(const fcl_sim *s)
 {
     return s->solver->emit_room > 0.0 ? s->solver->emit_room : 0.25;
 }
 
+/* Drops the points with a particle within emit_room (the pass
+ * grid_emit_room on the last grid): an inflow whose fluid backs up to the
+ * plane, as a filling corridor's does, would otherwise place particles on
+ * top of others (0.5 mm apart at 12.5 mm spacing, 448 kPa, a blow-up).
+ * Returns the points kept, in order; -1 when the device failed. */
 static long make_room(fcl_sim *s, float4 *pos, float4 *vel, size_t n)
 {
     if (s->n == 0 || !interacting(s))
