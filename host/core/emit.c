@@ -11,8 +11,8 @@
  * with a particle within the solver's emit_room (a quarter spacing, mps
  * 0.4) is not added (counted refused): the inflow has backed up; and the
  * layers of several emitters in one step are merged as overlapping fluid
- * blocks are
- * (host/scene/overlap.c), so that two emitters in one place do not stack.
+ * blocks are (host/scene/overlap.c), so that two emitters in one place do
+ * not stack.
  * Invariant: s->emit_acc[i] is emitter i's travel (m) since its last
  * layer (with a rate: speed times the time); it is saved in checkpoints
  * with the step and time, so a resumed run emits as the uninterrupted one
