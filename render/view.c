@@ -151,9 +151,12 @@ int view_open(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo, char *err,
         if (rc == 0 && !vo->hide_panel && !v->show_panel)
             view_set_status(v, "the panel starts hidden in a window under %d pixels wide: H shows it",
                             2 * RND_GUI_WIDTH + 1);
-        if (rc == 0 && v->show_overlay && !v->sim.solver->overlay)
-            view_set_status(v, "--overlay: the %s solver draws no overlay (pbf with targets and mac do)",
-                            v->sim.solver->name);
+        /* A solver with fluid control draws its control particles: none
+         * without targets (pbf on a plain scene said nothing; a review). */
+        const fcl_solver *sv = v->sim.solver;
+        if (rc == 0 && v->show_overlay && (!sv->overlay || (sv->set_targets && v->scene.ntargets == 0)))
+            view_set_status(v, "--overlay: the %s solver draws no overlay %s(pbf with targets and mac do)", sv->name,
+                            sv->overlay ? "without targets " : "");
     }
     return rc;
 }

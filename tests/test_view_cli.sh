@@ -92,6 +92,11 @@ fl view "$T/m.json" --backend cpu --frames 2 --size 200x150 --no-panel --screens
 fl view "$T/m.json" --backend cpu --frames 2 --size 200x150 --no-panel --overlay --screenshot "$T/m1.png"
 [ "$r0$RC" = "00" ] && ! cmp -s "$T/m0.png" "$T/m1.png" && ok "--overlay draws a mac run's grid cells (the frame differs)" ||
     bad "--overlay (mac)" "exit $r0/$RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
+# pbf draws its control particles: without targets there are none, and
+# --overlay says so as it does for wcsph (it said nothing; a review).
+fl view "$T/s.json" --backend cpu --solver pbf --frames 1 --size 200x150 --no-panel --overlay
+[ "$RC" -eq 0 ] && grep -q "the pbf solver draws no overlay without targets" "$T/out.txt" "$T/err.txt" &&
+    ok "--overlay with pbf and no targets says there is none" || bad "--overlay pbf" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --draw splats --screenshot "$T/sp.png"
 [ "$RC" -eq 0 ] && [ "$(png_size "$T/sp.png" 2>/dev/null)" = "200x150" ] && ok "--draw splats renders" ||
     bad "--draw splats" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
