@@ -1207,6 +1207,15 @@ fl run "$GOOD" --backend cpu --steps 2 --every 2 --out "$T/rerun" --quiet
     ok "28 a rerun into a folder with an earlier run's 3 frames notes them once" ||
     bad "28 rerun note" "exit $RC, fresh notes $N0: $(errline)"
 
+# bench writes no frames: --param output.* there is noted, not taken in
+# silence (a review); other --param keys are not.
+fl bench "$GOOD" --backend cpu --steps 1 --quiet --param output.every=1 --param output.dir="$T/bdir"
+R1=$RC
+N1=$(printf '%s' "$ERR" | grep -c "note: --param output.every=1 does nothing here")
+fl bench "$GOOD" --backend cpu --steps 1 --quiet --param sim.dt=0.0002
+[ "$R1" -eq 0 ] && [ "$N1" = 1 ] && [ ! -e "$T/bdir" ] && [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "does nothing here" &&
+    ok "28 bench notes --param output.* once (it writes no frames)" || bad "28 bench output note" "exit $R1 $RC, notes $N1: $(errline)"
+
 # A run or bench whose threads waited for a core says so (two runs at once
 # on 2 cores, with OpenMP's spinning barriers, made mps's thin box above
 # 0.6 s -> 33 s). Three OpenMP threads a core make the wait here, on the
