@@ -161,14 +161,13 @@ FCL_HOT float4 mac_velocity(GLOBAL const float4 *v, float4 p, const fcl_mac_info
  * liquid flowed through it (at sim.dt 5 ms, 1,611 of a dam break's 8,960
  * markers past an 8 mm box wall in 2 cm cells by 0.4 s, 4,120 past a 1
  * mm polygon; markers move up to a cell per substep, past their own
- * push-out: test_cli 28). So a box's axis
- * thinner than a cell spans the cell centered on its middle, a polygon's
- * slab thinner than the cells it crosses spans them (hc (|nx| + |ny| +
- * |nz|) either side of its middle plane), a sphere reaches the nearest
- * center (radius hc sqrt 3). Thicker obstacles keep the exit functions'
- * strict test, so their cells are those of the centers alone. Meshes
- * reach the grid as their boundary particles (mac_flag_boundary), not by
- * their distance fields. */
+ * push-out: test_cli 28). So a box's axis thinner than a cell spans the
+ * cell centered on its middle, a polygon's slab thinner than the cells it
+ * crosses spans them (hc (|nx| + |ny| + |nz|) either side of its middle
+ * plane), a sphere reaches the nearest center (radius hc sqrt 3). Thicker
+ * obstacles keep the exit functions' strict test, so their cells are
+ * those of the centers alone. Meshes reach the grid as their boundary
+ * particles (mac_flag_boundary), not by their distance fields. */
 FCL_INLINE int mac_in_box(float4 p, float4 lo, float4 hi, float hc)
 {
     float q[3] = { p.x, p.y, p.z }, l[3] = { lo.x, lo.y, lo.z }, h[3] = { hi.x, hi.y, hi.z };
@@ -203,10 +202,10 @@ FCL_INLINE int mac_in_solid(float4 p, GLOBAL const fcl_solid *s, const fcl_sph_c
             continue;
         }
         float4 ctr = e->a;
-        float dx = p.x - ctr.x, dy = p.y - ctr.y, dz = p.z - ctr.z, R = fmax(ctr.w, hc * 1.7320508f);
+        float dx = p.x - ctr.x, dy = p.y - ctr.y, dz = p.z - ctr.z, r2 = dx * dx + dy * dy + dz * dz;
+        float R = fmax(ctr.w, hc * 1.7320508f);   /* a grown sphere takes the center at R too */
         int in = e->kind == FCL_SOLID_BOX      ? mac_in_box(p, e->a, e->b, hc)
-                 : e->kind == FCL_SOLID_SPHERE ? dx * dx + dy * dy + dz * dz < R * R ||
-                                                     (ctr.w < R && dx * dx + dy * dy + dz * dz <= R * R)
+                 : e->kind == FCL_SOLID_SPHERE ? (ctr.w < R ? r2 <= R * R : r2 < R * R)
                                                : mac_in_slab(p, e->a, e->b, e->c, hc);
         if (in)
             return 1;

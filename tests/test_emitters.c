@@ -47,6 +47,19 @@ typedef struct run_out {
     double vmax;              /* the largest speed over the steps */
 } run_out;
 
+/* Steps s to time t: 1 when every step ran without a bad particle; the
+ * largest speed over them into *vmax. */
+static int step_until(fcl_sim *s, double t, double *vmax)
+{
+    int ok = 1;
+    *vmax = 0.0;
+    while (ok && s->time < t - 1e-9) {
+        ok = sim_step(s) == 0 && s->stats.bad_id < 0;
+        *vmax = fmax(*vmax, s->stats.max_speed);
+    }
+    return ok;
+}
+
 static void run_scene(fcl_backend *be, const char *text, double t, run_out *o)
 {
     fcl_sim s;
@@ -56,11 +69,7 @@ static void run_scene(fcl_backend *be, const char *text, double t, run_out *o)
     if (sc_make(be, &s, &sc, &in, text) != 0)
         return;
     o->initial = s.n;
-    o->ok = 1;
-    while (o->ok && s.time < t - 1e-9) {
-        o->ok = sim_step(&s) == 0 && s.stats.bad_id < 0;
-        o->vmax = fmax(o->vmax, s.stats.max_speed);
-    }
+    o->ok = step_until(&s, t, &o->vmax);
     o->n = s.n;
     o->emitted = s.emitted;
     o->refused = s.refused;
@@ -291,12 +300,8 @@ static void falling_jet(fcl_backend *be, const char *solver)
         CHECK(0, "%s falling jet scene", solver);
         return;
     }
-    double vmax = 0.0;
-    int ok = 1;
-    while (ok && s.time < 0.2 - 1e-9) {
-        ok = sim_step(&s) == 0 && s.stats.bad_id < 0;
-        vmax = fmax(vmax, s.stats.max_speed);
-    }
+    double vmax;
+    int ok = step_until(&s, 0.2, &vmax);
     printf("%s, a 3 m/s jet falling into an outflow, 0.2 s: %s at step %ld, largest speed %.2f m/s, %ld emitted\n",
            solver, ok ? "ran" : "failed", s.step, vmax, s.emitted);
     CHECK(ok && vmax < 20.0, "%s falling jet: %s at step %ld, largest speed %.4g m/s (limit 20)", solver,
@@ -331,12 +336,8 @@ static void mac_jet(fcl_backend *be, const char *transfer)
         CHECK(0, "mac jet scene (%s)", transfer);
         return;
     }
-    int ok = 1;
-    double vmax = 0.0;
-    while (ok && s.time < 0.2 - 1e-9) {
-        ok = sim_step(&s) == 0 && s.stats.bad_id < 0;
-        vmax = fmax(vmax, s.stats.max_speed);
-    }
+    double vmax;
+    int ok = step_until(&s, 0.2, &vmax);
     float4 *p = malloc(s.n * 16 + 16), *v = malloc(s.n * 16 + 16);
     double vy = 0.0;
     long near = 0;
