@@ -25,7 +25,7 @@
  * without the slab, resting water 0.2 m deep seeped through one under
  * wcsph (test_layers).
  * Invariant: V_b is computed with the density kernel of the solver that
- * reads it (kind 0: poly6, kind 1: cubic spline), once per simulation;
+ * reads it (kind: FCL_KERNEL_*), once per simulation;
  * after solids_project no particle lies inside a box or sphere obstacle
  * or a polygon's slab, and none crossed a slab in it; none lies within
  * half a spacing of a mesh by its field, down to the field's reach of 1.5
@@ -204,8 +204,10 @@ FCL_INLINE void solids_project(float4 *p, float4 *v, float4 *e, GLOBAL const fcl
 /* W of the solver's density kernel at squared distance r2. */
 FCL_INLINE float boundary_w(float r2, const fcl_sph_consts *c, uint kind, float cubic_k)
 {
-    if (kind == 0u)
+    if (kind == FCL_KERNEL_POLY6)
         return w_poly6(r2, c->h2, c->poly6);
+    if (kind == FCL_KERNEL_SPIKY)
+        return w_spiky_r2(r2, c->h, c->h2, c->spiky);
     return r2 < c->h2 ? w_cubic(FCL_SQRT(r2) / c->h, cubic_k) : 0.0f;
 }
 

@@ -35,6 +35,9 @@
 #define FCL_ATOMIC_MIN(p, v) atomic_min(p, v)
 #define FCL_ATOMIC_MAX(p, v) atomic_max(p, v)
 #define FCL_SQRT(x) native_sqrt(x)
+/* Where a sum must agree between backends to a few ulps (WCSPH's spiky
+ * density): OpenCL's sqrt, which CPU devices round as the host does. */
+#define FCL_SQRT_EXACT(x) sqrt(x)
 #define FCL_EXP(x) exp(x)
 #define FCL_ISFINITE(x) isfinite(x)
 #define FCL_SIMD_SUM3(a, b, c)
@@ -52,6 +55,7 @@
 #define FCL_ATOMIC_MIN(p, v) fcl_atomic_min_u32((p), (v))
 #define FCL_ATOMIC_MAX(p, v) fcl_atomic_max_u32((p), (v))
 #define FCL_SQRT(x) sqrtf(x)
+#define FCL_SQRT_EXACT(x) sqrtf(x)
 #define FCL_EXP(x) expf(x)
 #define FCL_ISFINITE(x) isfinite(x)
 typedef uint32_t uint;

@@ -68,6 +68,8 @@ typedef struct fcl_sph_consts {
     float cohesion;     /* gamma of Akinci et al. 2013 */
     float akinci_c;     /* 32 / (pi h^9): their cohesion spline's constant */
     uint nsolids;       /* fcl_solid entries: solids, and the values after an SDF head */
+    uint density_spiky; /* 1: WCSPH's density sums the spiky kernel (wcsph.density_kernel) */
+    float spiky;        /* 15 / (pi h^6): the spiky kernel's constant */
 } fcl_sph_consts;
 
 /* A static obstacle that the integrators keep particles out of
@@ -86,6 +88,10 @@ typedef struct fcl_solid {
     uint dims[3];       /* FCL_SOLID_SDF: nodes per axis */
 } fcl_solid;
 enum { FCL_SOLID_BOX = 0, FCL_SOLID_SPHERE = 1, FCL_SOLID_TRIANGLE = 2, FCL_SOLID_SDF = 3 };
+
+/* Density kernels of the boundary volumes and lattice sums (kind in
+ * boundary.cl's boundary_w, host smoothing_lattice_sum_of). */
+enum { FCL_KERNEL_POLY6 = 0, FCL_KERNEL_CUBIC = 1, FCL_KERNEL_SPIKY = 2 };
 
 /* Surface tension models (material.tension_model): none, Mueller 2003's
  * color field, Akinci 2013's cohesion plus curvature. */

@@ -25,10 +25,12 @@
 /* Private buffer of the CPU build (nl_walk). */
 #define NL_LOCAL 160u
 
-/* A kernel sum the build makes on the way (nlist_build_sum): W_poly6 with
- * support^2 h2 and constant coef over the neighbors found. */
+/* A kernel sum the build makes on the way (nlist_build_sum): WCSPH's
+ * density kernel (w_density: poly6, or spiky when `spiky`) with support h
+ * and constant coef over the neighbors found. */
 typedef struct fcl_nl_sum {
-    float h2, coef, sum;
+    float h, h2, coef, sum;
+    uint spiky;
 } fcl_nl_sum;
 
 #ifdef FCL_AVX512
@@ -67,9 +69,11 @@ FCL_INLINE uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, u
             _mm512_storeu_si512((void *)(buf + n), _mm512_maskz_compress_epi32(in, e));
         n += (uint)_mm_popcnt_u32((unsigned)in);
         if (ws) {
-            /* W_poly6 as smoothing.h computes it, (coef d) d d, per lane. */
+            /* W as smoothing.h computes it, (coef d) d d per lane with
+             * d = h^2 - r^2 (poly6) or h - r (spiky). */
             __mmask16 w_in = _mm512_mask_cmp_ps_mask(in, d2, _mm512_set1_ps(ws->h2), _CMP_LT_OQ);
-            __m512 d = _mm512_sub_ps(_mm512_set1_ps(ws->h2), d2);
+            __m512 d = ws->spiky ? _mm512_sub_ps(_mm512_set1_ps(ws->h), _mm512_sqrt_ps(d2))
+                                 : _mm512_sub_ps(_mm512_set1_ps(ws->h2), d2);
             __m512 w = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(ws->coef), d), d), d);
             *acc = _mm512_mask_add_ps(*acc, w_in, *acc, w);
         }
@@ -194,7 +198,7 @@ FCL_INLINE void nl_row(const fcl_grid_info *g, GLOBAL const uint *start, uint x0
  * number found. `collect` (CPUs) gathers into a private buffer without a
  * branch on the distance test, which is unpredictable in a disordered
  * fluid; it returns ~0 when the buffer overflowed, for the direct walk.
- * ws (or 0): W_poly6 summed over the neighbors found, into ws->sum: in
+ * ws (or 0): w_density summed over the neighbors found, into ws->sum: in
  * list order, but for the AVX-512 rows, which add 16 lanes apiece. */
 FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL const uint *restrict qstart,
                         const fcl_grid_info *g, const fcl_nlist_info *L, const uint *masks, uint nm, float4 plane,
@@ -239,7 +243,7 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
                     if (ws && !collect) {
                         /* + 0 for a candidate out of range: the same bits as
                          * a sum over the list. */
-                        float w = w_poly6(d2, ws->h2, ws->coef);
+                        float w = w_density(d2, ws->spiky, ws->h, ws->h2, ws->coef, ws->coef);
                         sum += in ? w : 0.0f;
                     }
                     if (collect) {
@@ -260,7 +264,7 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
     for (uint k = 0u; ws && collect && k < n && k < NL_LOCAL - 1u; k++) {
         float4 q = mirror(qpos[buf[k] & NL_INDEX], buf[k] >> NL_SHIFT, plane);
         float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
-        sum += w_poly6(dx * dx + dy * dy + dz * dz, ws->h2, ws->coef);
+        sum += w_density(dx * dx + dy * dy + dz * dz, ws->spiky, ws->h, ws->h2, ws->coef, ws->coef);
     }
 #endif
     if (ws)
@@ -347,18 +351,20 @@ FCL_INLINE void nlist_build_sparse_item(uint i, GLOBAL const float4 *pos, GLOBAL
         count[i] = 0u;
 }
 
-/* The same, and wsum[i] = sum of W_poly6 (support h) over the neighbors
- * found: WCSPH's fluid density sum made while the candidates are in
- * registers, which saves the density pass its own walk over the list
- * (wcsph.c; README). */
+/* The same, and wsum[i] = sum of WCSPH's density kernel (support h) over
+ * the neighbors found: WCSPH's fluid density sum made while the
+ * candidates are in registers, which saves the density pass its own walk
+ * over the list (wcsph.c; README). */
 FCL_INLINE void nlist_build_sum_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *qpos,
                                      GLOBAL const uint *qstart, GLOBAL uint *count, GLOBAL uint *idx,
                                      GLOBAL uint *over, uint report, GLOBAL float *wsum, const fcl_grid_info *g,
                                      const fcl_nlist_info *L, const fcl_sph_consts *c)
 {
     fcl_nl_sum ws;
+    ws.h = c->h;
     ws.h2 = c->h2;
-    ws.coef = c->poly6;
+    ws.spiky = c->density_spiky;
+    ws.coef = c->density_spiky ? c->spiky : c->poly6;
     ws.sum = 0.0f;
     nl_build_one(i, pos, qpos, qstart, count, idx, over, report, g, L, c, &ws);
     wsum[i] = ws.sum;

@@ -39,6 +39,22 @@ FCL_INLINE float w_spiky_grad(float r, float h, float coef_grad)
     return (r < h && r > 1e-9f) ? coef_grad * d * d / r : 0.0f;
 }
 
+/* The spiky kernel itself, 15/(pi h^6) (h - r)^3 at r^2 < h^2: a density
+ * kernel whose gradient is the one the pressure force takes
+ * (wcsph.density_kernel = spiky); coef = 15/(pi h^6). */
+FCL_INLINE float w_spiky_r2(float r2, float h, float h2, float coef)
+{
+    float d = h - FCL_SQRT_EXACT(r2);
+    return r2 < h2 ? coef * d * d * d : 0.0f;
+}
+
+/* W of WCSPH's density kernel: poly6 (Mueller's eq. 3), or spiky when
+ * `spiky` (the density whose gradient the pressure force is). */
+FCL_INLINE float w_density(float r2, uint spiky, float h, float h2, float poly6, float spiky_coef)
+{
+    return spiky ? w_spiky_r2(r2, h, h2, spiky_coef) : w_poly6(r2, h2, poly6);
+}
+
 /* Viscosity kernel, eq. 22, Laplacian only: 45/(pi h^6) (h - r). */
 FCL_INLINE float w_visc_lap(float r, float h, float coef_lap)
 {

@@ -1,6 +1,8 @@
 /* wcsph.cl - Mueller, Charypar, Gross 2003 SPH passes over sorted particles.
  *
- * density:   rho_i = m sum_j W_poly6(r_ij), p_i = k (rho_i - rho0), with
+ * density:   rho_i = m sum_j W(r_ij), p_i = k (rho_i - rho0), with W the
+ *            spiky kernel whose gradient the pressure force takes, or
+ *            Mueller's poly6 (wcsph.density_kernel), and
  *            negative pressures scaled by material.negative_pressure (as
  *            a cell walk, or density_nl over the step's lists, which
  *            forces_nl reads too)
@@ -22,7 +24,17 @@
  * *_item functions are shared with the CPU backend.
  */
 
-/* Sum of W_poly6 over the neighbors of pi, each reflected by mask m. */
+/* W of the density kernel (wcsph.density_kernel): Mueller's poly6 pairs
+ * with the spiky gradient of the pressure force, whose work then is not
+ * the change of the energy the density defines: a resting 2 cm pool
+ * gained energy until it boiled at 4 m/s (README: WCSPH). spiky makes the
+ * force the density's own gradient. */
+FCL_INLINE float density_w(float r2, const fcl_sph_consts *c)
+{
+    return w_density(r2, c->density_spiky, c->h, c->h2, c->poly6, c->spiky);
+}
+
+/* Sum of density_w over the neighbors of pi, each reflected by mask m. */
 FCL_INLINE float density_sum(float4 pi, uint m, float4 plane, uint rows, const uint *lo, const uint *hi,
                              GLOBAL const float4 *pos, const fcl_sph_consts *c)
 {
@@ -31,13 +43,13 @@ FCL_INLINE float density_sum(float4 pi, uint m, float4 plane, uint rows, const u
         for (uint j = lo[r]; j < hi[r]; j++) {
             float4 q = mirror(pos[j], m, plane);
             float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
-            sum += w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+            sum += density_w(dx * dx + dy * dy + dz * dz, c);
         }
     }
     return sum;
 }
 
-/* Sum of V_b W_poly6 over the boundary particles near pi (boundary.cl). */
+/* Sum of V_b density_w over the boundary particles near pi (boundary.cl). */
 FCL_INLINE float boundary_density_sum(float4 pi, GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
                                       const fcl_grid_info *g, const fcl_sph_consts *c)
 {
@@ -48,7 +60,7 @@ FCL_INLINE float boundary_density_sum(float4 pi, GLOBAL const float4 *bpos, GLOB
         for (uint b = lo[r]; b < hi[r]; b++) {
             float4 q = bpos[b];
             float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
-            sum += q.w * w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+            sum += q.w * density_w(dx * dx + dy * dy + dz * dz, c);
         }
     return sum;
 }
@@ -265,7 +277,7 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
  * instead of walking cells (wcsph.neighbors = lists): entries hold every
  * neighbor and wall image within h, images after the neighbors
  * themselves, so sums add in another order than the cell walk's. The
- * fluid's share of the density, sum_j W_poly6, the list build made on
+ * fluid's share of the density, sum_j W, the list build made on
  * its way (nlist_build_sum: wsum); the boundary's is summed here. */
 FCL_INLINE void density_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                 GLOBAL const float *wsum, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
@@ -278,7 +290,7 @@ FCL_INLINE void density_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
         float4 q = bpos[b];
         float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
         (void)mb;
-        bsum += q.w * w_poly6(dx * dx + dy * dy + dz * dz, c->h2, c->poly6);
+        bsum += q.w * density_w(dx * dx + dy * dy + dz * dz, c);
     }
     float d = c->mass * sum + c->rest_density * bsum;
     float p = c->stiffness * (d - c->rest_density);

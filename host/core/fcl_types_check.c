@@ -12,7 +12,7 @@
 _Static_assert(sizeof(float4) == 16 && _Alignof(float4) == 16, "float4 must match OpenCL's");
 _Static_assert(sizeof(fcl_grid_info) == 48, "fcl_grid_info layout changed: update this assert");
 _Static_assert(offsetof(fcl_grid_info, nx) == 24, "fcl_grid_info offsets");
-_Static_assert(sizeof(fcl_sph_consts) == 144, "fcl_sph_consts layout changed: update this assert");
+_Static_assert(sizeof(fcl_sph_consts) == 160, "fcl_sph_consts layout changed: update this assert");
 _Static_assert(offsetof(fcl_sph_consts, h) == 48 && offsetof(fcl_sph_consts, tension_model) == 128,
                "fcl_sph_consts offsets");
 _Static_assert(sizeof(fcl_stats_partial) == 16, "fcl_stats_partial layout changed");

@@ -21,6 +21,7 @@ void smoothing_consts(fcl_sph_consts *c, float h)
     c->spiky_grad = (float)(-45.0 / (PI * pow(hd, 6)));
     c->visc_lap = (float)(45.0 / (PI * pow(hd, 6)));
     c->akinci_c = (float)(32.0 / (PI * pow(hd, 9)));
+    c->spiky = smoothing_spiky_coef(h);
 }
 
 float smoothing_spiky_coef(float h)
@@ -65,7 +66,7 @@ void smoothing_cubic_tables(float h, unsigned n, float *w, float *g)
 
 /* One kernel's constants, computed once for the sums below. */
 typedef struct kernel_k {
-    unsigned kind;      /* 0 poly6, 1 cubic spline */
+    unsigned kind;      /* FCL_KERNEL_*: poly6, cubic spline, spiky */
     fcl_sph_consts c;
     float cubic_k;
 } kernel_k;
@@ -82,8 +83,10 @@ static kernel_k kernel_of(unsigned kind, float h)
 /* W at squared distance r2. */
 static double kernel_w(const kernel_k *k, float r2)
 {
-    if (k->kind == 0)
+    if (k->kind == FCL_KERNEL_POLY6)
         return w_poly6(r2, k->c.h2, k->c.poly6);
+    if (k->kind == FCL_KERNEL_SPIKY)
+        return w_spiky_r2(r2, k->c.h, k->c.h2, k->c.spiky);
     return r2 < k->c.h2 ? w_cubic(sqrtf(r2) / k->c.h, k->cubic_k) : 0.0;
 }
 

@@ -16,7 +16,7 @@ float smoothing_visc_coef(float h);
  * centred on a lattice point: the density of a fluid at rest is
  * mass * this sum, so mass = rho0 / sum. */
 double smoothing_lattice_sum(float h, float spacing);
-/* The same for kernel `kind` (0 poly6, 1 cubic spline); *count (may be
+/* The same for kernel `kind` (FCL_KERNEL_*: poly6, cubic spline, spiky); *count (may be
  * NULL) gets the number of lattice points within the support. */
 double smoothing_lattice_sum_of(unsigned kind, float h, float spacing, unsigned *count);
 
@@ -31,7 +31,7 @@ void smoothing_cubic_tables(float h, unsigned n, float *w, float *g);
  * particles at the mirror position of the first fluid layer (half a
  * spacing d outside the wall) too much weight: the layer stands in for the
  * whole solid. gamma scales V_b so that a fluid lattice at rest next to a
- * flat wall has exactly rho0, for kernel `kind` (0 poly6, 1 cubic spline)
+ * flat wall has exactly rho0, for kernel `kind` (FCL_KERNEL_*)
  * and support h; edges and corners then stay within 3 % (poly6) and
  * 1.5 % (cubic) of rho0. */
 double smoothing_wall_gamma(unsigned kind, float h, float d);

@@ -11,12 +11,20 @@
 
 #include "passes.h"
 #include "sim.h"
+#include "smoothing.h"
 
 /* With lists, m / rho per particle for the forces pass (density_nl);
  * everything else lives in the simulation's buffers. */
 typedef struct wcsph {
     fcl_buf *vol;
 } wcsph;
+
+/* The density kernel, FCL_KERNEL_SPIKY or _POLY6 (wcsph.density_kernel):
+ * fixed for a simulation, since the walls' volumes are made with it. */
+static unsigned density_kernel(const fcl_params *p)
+{
+    return strcmp(p->wcsph_density_kernel, "spiky") == 0 ? FCL_KERNEL_SPIKY : FCL_KERNEL_POLY6;
+}
 
 static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
 {
@@ -30,7 +38,7 @@ static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
     if (s->nl.fl.cap > 0 && (nlist_want_poly6_sum(&s->nl, s->be) != 0 ||
                              !(w->vol = s->be->ops->buf_new(s->be, s->cap * 4 + 4, "WCSPH particle volumes"))))
         return -1;
-    return sim_boundary_volumes(s, 0u, 0.0f);
+    return sim_boundary_volumes(s, density_kernel(s->prm), 0.0f);
 }
 
 static int launch_density(fcl_sim *s)
@@ -97,13 +105,16 @@ static int wcsph_step(fcl_sim *s)
     return 0;
 }
 
-/* m = rho0 / sum W_poly6 over a resting lattice (a particle inside one
- * has rho = rho0), and the equation of state and viscosity, which only
- * this solver's passes read. */
+/* m = rho0 / sum W over a resting lattice of the density kernel (a
+ * particle inside one has rho = rho0), and the equation of state and
+ * viscosity, which only this solver's passes read. */
 static void wcsph_derive(fcl_sim *s)
 {
     const fcl_params *p = s->prm;
-    s->c.mass = (float)(p->material_rest_density / s->lattice_sum);
+    unsigned kind = density_kernel(p);
+    double sum = kind == FCL_KERNEL_POLY6 ? s->lattice_sum : smoothing_lattice_sum_of(kind, s->h, s->spacing, NULL);
+    s->c.density_spiky = kind == FCL_KERNEL_SPIKY;
+    s->c.mass = (float)(p->material_rest_density / sum);
     s->c.stiffness = p->material_stiffness;
     s->c.negative_pressure = p->material_negative_pressure;
     s->c.viscosity = p->material_viscosity;
