@@ -7,6 +7,7 @@
 # frames and the checkpoint written before it byte for byte as they were,
 # and leave no partial file under a final name (no .tmp either, but for
 # the statistics' rows, which are kept in FILE.tmp for a post-mortem).
+# A new --out folder under a read-only one is refused naming mkdir's reason.
 #
 # usage: bash tests/test_write_fail.sh path/to/fluidcl
 set -u
@@ -179,6 +180,16 @@ else
         >/dev/null 2>&1 || problems+="the last checkpoint does not resume; "
     [ -z "$problems" ] && ok "folder made read-only after frame $last: exit 3, file and reason named, frames whole, no .tmp, the last checkpoint resumes" ||
         bad "read-only folder" "$problems$ERR"
+    # A new --out folder under a read-only one: the reason is mkdir's
+    # (it said "No such file or directory", the errno of a stat after it).
+    chmod 555 "$R"
+    "${AS[@]}" timeout 60 "$BIN" "${RUN[@]}" --steps 1 --out "$R/sub" >/dev/null 2>"$T/ro.txt"
+    RC=$?
+    chmod 755 "$R"
+    ERR=$(tr '\n' ' ' <"$T/ro.txt" | cut -c1-400)
+    [ "$RC" -ne 0 ] && printf '%s' "$ERR" | grep -q "cannot create directory '$R/sub': Permission denied" &&
+        ok "an --out folder under a read-only one: exit $RC, 'Permission denied'" ||
+        bad "--out under a read-only folder" "exit $RC: $ERR"
 fi
 
 checks_done

@@ -393,8 +393,11 @@ int fio_make_dirs(const char *dir, char *err, size_t errlen)
         char saved = *s;
         *s = '\0';
         struct stat st;
-        if (mkdir(p, 0777) != 0 && !(stat(p, &st) == 0 && S_ISDIR(st.st_mode))) {
-            int e = errno == EEXIST ? ENOTDIR : errno;  /* exists, not a dir */
+        /* mkdir's errno, before stat's (an unwritable parent is EACCES,
+         * which stat's ENOENT would hide). */
+        int made = mkdir(p, 0777) == 0, e = made ? 0 : errno;
+        if (!made && !(stat(p, &st) == 0 && S_ISDIR(st.st_mode))) {
+            e = e == EEXIST ? ENOTDIR : e;  /* exists, not a dir */
             if (strcmp(p, dir) == 0)
                 fio_plain_fail(err, errlen, "cannot create directory '%s': %s", dir, strerror(e));
             else
