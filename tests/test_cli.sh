@@ -652,6 +652,26 @@ if [ "$r1$r2$r3$RC" = 2222 ] && printf '%s' "$e1" | grep -q -- "--json $T/in.jso
 else
     bad "21 outputs over inputs" "exit $r1 $r2 $r3 $RC: $e1 / $e2 / $e3 / $(errline)"
 fi
+# ... nor a mesh file the scene reads (--checkpoint glass.obj replaced the
+# glass pour's glass with exit 0; a review), and a checkpoint replaces only
+# a checkpoint (it replaced another run's frame).
+mkdir -p "$T/mo" && cp "$SRC/../scenes/glass_pour.json" "$SRC/../scenes/glass.obj" "$T/mo/"
+sum_obj=$(cksum <"$T/mo/glass.obj")
+fl run "$T/mo/glass_pour.json" --backend cpu --steps 2 --checkpoint "$T/mo/glass.obj"
+r1=$RC e1=$ERR
+fl run "$T/mo/glass_pour.json" --backend cpu --steps 2 --stats "$T/mo/glass.obj"
+r2=$RC e2=$ERR
+fl bench "$T/mo/glass_pour.json" --backend cpu --steps 2 --json "$T/mo/glass.obj"
+r3=$RC e3=$ERR
+fl run "$T/in.json" --backend cpu --steps 2 --checkpoint "$T/in_fr/frame_000002.vtu"
+if [ "$r1$r2$r3$RC" = 2222 ] && [ "$(printf '%s\n%s\n%s\n' "$e1" "$e2" "$e3" |
+   grep -c "is the mesh file .*glass.obj of the scene's obstacles\[0\]")" = 3 ] &&
+   printf '%s' "$ERR" | grep -q "is not a fluidcl checkpoint" &&
+   [ "$(cksum <"$T/mo/glass.obj")" = "$sum_obj" ] && [ "$(cksum <"$T/in_fr/frame_000002.vtu")" = "$sum_fr" ]; then
+    ok "21 --checkpoint, --stats or --json naming the scene's mesh, or --checkpoint over a frame: exit 2, files intact"
+else
+    bad "21 outputs over meshes" "exit $r1 $r2 $r3 $RC: $e1 / $e2 / $e3 / $(errline)"
+fi
 # bench under the default --backend all: a --device that names nothing is
 # refused before any step; a device that fails (its kernels do not build)
 # gives exit 3, the columns that ran, and no --json file.

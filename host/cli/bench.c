@@ -498,6 +498,10 @@ int cmd_bench(int argc, char **argv)
         rc = cli_probe_file("--json", o.json);
     if (rc != 0 || (rc = cli_scene(&o, &sc)) != 0)
         return rc;
+    if (o.json && (rc = cli_check_not_mesh(&sc, "--json", o.json)) != 0) {
+        scene_free(&sc);
+        return rc;
+    }
     long steps = o.steps > 0 ? o.steps : 20;
     /* bench writes no frames: an output setting given here does nothing
      * (it was taken without a word; a review). Once, naming the first. */

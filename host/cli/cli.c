@@ -17,6 +17,7 @@
 #include "clrt.h"
 #include "infile.h"
 #include "sim.h"
+#include "targets.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -408,6 +409,30 @@ int cli_check_not_input(const fcl_cli *o, const char *opt, const char *path, int
             cli_error("%s %s: is %s (%s): it would be overwritten; expected another file", opt, path, what[k], in[k]);
             return FCL_EXIT_INPUT;
         }
+    return 0;
+}
+
+/* Whether a and b are one file (by device and inode). */
+static int same_file(const struct stat *a, const char *b)
+{
+    struct stat st;
+    return b && b[0] && stat(b, &st) == 0 && a->st_dev == st.st_dev && a->st_ino == st.st_ino;
+}
+
+int cli_check_not_mesh(const fcl_scene *sc, const char *opt, const char *path)
+{
+    struct stat a;
+    if (!path || stat(path, &a) != 0)
+        return 0;
+    for (int k = 0; k < sc->nobstacles + sc->ntargets; k++) {
+        const fcl_obstacle *ob = k < sc->nobstacles ? &sc->obstacles[k] : &sc->targets[k - sc->nobstacles].shape;
+        if (ob->kind == FCL_OBST_MESH && same_file(&a, ob->file)) {
+            cli_error("%s %s: is the mesh file %s of the scene's %s[%d]: it would be overwritten; expected another "
+                      "file", opt, path, ob->file, k < sc->nobstacles ? "obstacles" : "targets",
+                      k < sc->nobstacles ? k : k - sc->nobstacles);
+            return FCL_EXIT_INPUT;
+        }
+    }
     return 0;
 }
 

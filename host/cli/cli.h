@@ -69,6 +69,10 @@ int cli_check_file(const char *opt, const char *path);
  * by device and inode: printed and FCL_EXIT_INPUT (bench --json and run
  * --stats over the scene replaced it with exit 0; a review). */
 int cli_check_not_input(const fcl_cli *o, const char *opt, const char *path, int resume_ok);
+/* The same against the mesh files scene sc reads (obstacles, control
+ * targets): --checkpoint glass.obj replaced the scene's glass, exit 0 (a
+ * review). */
+int cli_check_not_mesh(const fcl_scene *sc, const char *opt, const char *path);
 /* --device and --kernel-dir against --backend for command name: a
  * missing kernel folder, and either option with the native backend
  * (unless later: the viewer may switch to OpenCL), print and return -1. */

@@ -23,6 +23,7 @@
 #include "progress.h"
 #include "setup.h"
 #include "sim.h"
+#include "state.h"
 
 typedef struct run_ctx {
     fcl_sim sim;
@@ -703,6 +704,34 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     return rc;
 }
 
+/* --stats and --checkpoint apart from every input (the scene, its
+ * meshes, --from, --resume but for the checkpoint itself), the statistics
+ * file as far as it can be checked without opening it (prepare_stats
+ * opens it once the run's columns are known; opening truncates FILE.tmp,
+ * where a killed run's rows wait for a resume), and a checkpoint replacing
+ * only a checkpoint: --checkpoint over a frame replaced it, exit 0. */
+static int check_output_files(const fcl_cli *o, const fcl_scene *sc)
+{
+    const fcl_params *p = &sc->params;
+    int rc = 0;
+    if (o->stats && ((rc = cli_check_not_input(o, "--stats", o->stats, 0)) != 0 ||
+                     (rc = cli_check_not_mesh(sc, "--stats", o->stats)) != 0 ||
+                     (!cli_in_new_dir(o->stats, p) && (rc = cli_check_file("--stats", o->stats)) != 0)))
+        return rc;
+    if (!o->checkpoint)
+        return 0;
+    if ((rc = cli_check_not_input(o, "--checkpoint", o->checkpoint, 1)) != 0 ||
+        (rc = cli_check_not_mesh(sc, "--checkpoint", o->checkpoint)) != 0)
+        return rc;
+    struct stat st;
+    if (stat(o->checkpoint, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && !sim_state_is_file(o->checkpoint)) {
+        cli_error("--checkpoint %s: exists and is not a fluidcl checkpoint, which is all a checkpoint replaces; "
+                  "expected a new file name", o->checkpoint);
+        return FCL_EXIT_INPUT;
+    }
+    return 0;
+}
+
 static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
 {
     char err[1024] = "";
@@ -711,15 +740,9 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
         cli_error("%s: %s", sc->file, err);
         return FCL_EXIT_INPUT;
     }
-    /* The output paths before any work: named apart, and the statistics
-     * file as far as it can be checked without opening it (prepare_stats
-     * opens it once the run's columns are known; opening truncates
-     * FILE.tmp, where a killed run's rows wait for a resume). */
+    /* The output paths before any work. */
     int rc = check_output_options(o, p);
-    if (rc != 0 || (o->stats && ((rc = cli_check_not_input(o, "--stats", o->stats, 0)) != 0 ||
-                                 (!cli_in_new_dir(o->stats, p) && (rc = cli_check_file("--stats", o->stats)) != 0))) ||
-        (o->checkpoint && (rc = cli_check_not_input(o, "--checkpoint", o->checkpoint, 1)) != 0) ||
-        (rc = ckpt_setup(&r->ck, o, p)) != 0)
+    if (rc != 0 || (rc = check_output_files(o, sc)) != 0 || (rc = ckpt_setup(&r->ck, o, p)) != 0)
         return rc;
     fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
     if (!be) {

@@ -557,6 +557,16 @@ int sim_state_load(fcl_sim *s, const char *path, char *err, size_t errlen)
     return rc;
 }
 
+int sim_state_is_file(const char *path)
+{
+    char head[8];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return got == sizeof head && memcmp(head, MAGIC, 8) == 0;
+}
+
 int sim_state_info(const char *path, fcl_state_info *info, char *err, size_t errlen)
 {
     unsigned char head[8 + 4 + NAME_BYTES + 24 + DEVICE_BYTES];

@@ -40,6 +40,9 @@ typedef struct fcl_state_info {
     size_t n;
 } fcl_state_info;
 int sim_state_info(const char *path, fcl_state_info *info, char *err, size_t errlen);
+/* Whether path starts as a state file does (any version): what a
+ * checkpoint may replace. */
+int sim_state_is_file(const char *path);
 
 /* 64-bit FNV-1a of n bytes continuing from h (FCL_FNV1A_BASIS to begin):
  * the boundary cache's key and the control targets' fingerprint. (The
