@@ -1282,4 +1282,24 @@ else
     echo "SKIP 28 core wait pinned: no taskset or schedstat"
 fi
 
+# 29. From a review of the command line: a scene's output.dir alone writes
+# frames (every 100 steps, as --out; it wrote none, and --mesh asked for
+# --out); --out with --param output.every=0 writes none and says so (it
+# wrote every 100); a run ending between frames says where the last is.
+cat >"$T/od.json" <<EOF
+{ "domain": { "min": [0,0,0], "max": [0.2,0.2,0.2] }, "particles": { "spacing": 0.02 },
+  "output": { "dir": "$T/od_frames" }, "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,0.1] } ] }
+EOF
+fl run "$T/od.json" --backend cpu --steps 200 --quiet --mesh
+R1=$RC
+n1=$(ls "$T/od_frames"/frame_*.vtu 2>/dev/null | wc -l) m1=$(ls "$T/od_frames"/*.surface.ply 2>/dev/null | wc -l)
+fl run "$T/od.json" --backend cpu --steps 30 --quiet --out "$T/od_none" --param output.every=0
+R2=$RC E2=$ERR
+fl run "$T/od.json" --backend cpu --steps 30 --quiet --out "$T/od_between" --every 20
+[ "$R1$R2$RC" = 000 ] && [ "$n1" = 3 ] && [ "$m1" = 3 ] && [ ! -e "$T/od_none" ] &&
+    printf '%s' "$E2" | grep -q "note: output.every is 0: no frames go to $T/od_none" &&
+    printf '%s' "$OUT" | grep -q "frames           2 in $T/od_between, the last at step 20: the final step 30 falls between" &&
+    ok "29 a scene's output.dir writes frames and meshes; output.every=0 with --out none, noted; the last frame named" ||
+    bad "29 output.dir and output.every" "exit $R1 $R2 $RC, $n1 frames, $m1 meshes: $(printf '%s' "$E2" | tr '\n' ' ') / $(printf '%s' "$OUT" | grep frames)"
+
 checks_done

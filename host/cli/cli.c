@@ -293,6 +293,16 @@ int cli_parse(fcl_cli *o, int argc, char **argv, unsigned cmd)
         return 0;
     return check_options(o, cmd) != 0 ? FCL_EXIT_INPUT : 0;
 }
+/* Whether a --param sets key. */
+static int overridden(const fcl_cli *o, const char *key)
+{
+    size_t kl = strlen(key);
+    for (int i = 0; i < o->noverrides; i++)
+        if (strncmp(o->overrides[i], key, kl) == 0 && o->overrides[i][kl] == '=')
+            return 1;
+    return 0;
+}
+
 static int apply_flags(const fcl_cli *o, fcl_params *p, char *err, size_t errlen)
 {
     char buf[FCL_STR_MAX + 32];
@@ -305,8 +315,13 @@ static int apply_flags(const fcl_cli *o, fcl_params *p, char *err, size_t errlen
     snprintf(steps, sizeof steps, "%ld", o->steps);
     snprintf(every, sizeof every, "%ld", o->every);
     snprintf(dur, sizeof dur, "%.17g", o->time);
+    /* A folder means frames: --out, or output.dir from the scene or a
+     * --param, writes every 100 steps unless --every or --param
+     * output.every says otherwise (0: none). A scene's output.dir alone
+     * wrote nothing, and --out with --param output.every=0 every 100. */
+    int folder = o->out || p->output_dir[0], told = o->every >= 0 || overridden(o, "output.every");
     set[2].key = "output.every";
-    set[2].text = o->every >= 0 ? every : (o->out && p->output_every == 0 ? "100" : NULL);
+    set[2].text = o->every >= 0 ? every : (folder && !told && p->output_every == 0 ? "100" : NULL);
     set[3].key = o->time >= 0 ? "sim.duration" : "sim.steps";
     set[3].text = o->time >= 0 ? dur : (o->steps >= 0 ? steps : NULL);
     if (o->time >= 0)

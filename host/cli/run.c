@@ -396,6 +396,9 @@ static int check_output_options(const fcl_cli *o, const fcl_params *p)
         cli_error("output.every is %ld but output.dir is empty: give --out DIR", p->output_every);
         return FCL_EXIT_INPUT;
     }
+    if (p->output_every <= 0 && p->output_dir[0])
+        fprintf(stderr, "fluidcl: note: %s is 0: no frames go to %s\n",
+                o->every >= 0 ? "--every" : "output.every", p->output_dir);
     return check_output_paths(o, p);
 }
 
@@ -635,8 +638,14 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
         printf("%-16s %.4g%s%s (%s over the steps)\n", d->label, stat_fold_value(&r->solver_fold, s->solver, k),
                d->unit[0] ? " " : "", d->unit, d->fold == FCL_FOLD_MAX ? "largest" : "mean");
     }
-    if (r->frames)
+    /* The last state is a frame only when the frames' interval divides
+     * the steps: say so, since the last state is what one looks for. */
+    long every = s->prm->output_every, last = every > 0 ? s->step - s->step % every : 0;
+    if (r->frames && last == s->step)
         printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
+    else if (r->frames)
+        printf("frames           %ld in %s, the last at step %ld: the final step %ld falls between frames "
+               "(every %ld steps)\n", r->frames, s->prm->output_dir, last, s->step, every);
     if (s->nemitters + s->noutflows > 0)
         printf("inflow, outflow  %ld particles added, %ld refused (particles.capacity %zu), %ld removed\n",
                s->emitted, s->refused, s->cap, s->removed);
