@@ -1226,6 +1226,11 @@ fl run "$GOOD" --backend cpu --steps 2 --every 2 --out "$T/rerun" --quiet
 [ "$RC" -eq 0 ] && [ "$N0" = 0 ] && [ "$(printf '%s' "$ERR" | grep -c "already holds 3 frame, mesh or grid files of an earlier run")" = 1 ] &&
     ok "28 a rerun into a folder with an earlier run's 3 frames notes them once" ||
     bad "28 rerun note" "exit $RC, fresh notes $N0: $(errline)"
+# ... and one writing PLY frames only says the frames.pvd there is the
+# earlier run's (it said the collection listed only its own).
+fl run "$GOOD" --backend cpu --steps 2 --every 2 --out "$T/rerun" --quiet --param output.format=ply
+[ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "(frames.pvd, which it does not write, lists the earlier run's)" &&
+    ok "28 a PLY rerun names frames.pvd as the earlier run's" || bad "28 PLY rerun note" "exit $RC: $(errline)"
 
 # bench writes no frames: --param output.* there is noted, not taken in
 # silence (a review); other --param keys are not.

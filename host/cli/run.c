@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "corewait.h"
@@ -435,10 +436,18 @@ static void note_earlier_files(const fcl_params *p)
     while ((e = readdir(d)) != NULL)
         count += strncmp(e->d_name, "frame_", 6) == 0 || strncmp(e->d_name, "grid_", 5) == 0;
     closedir(d);
+    /* The collection is rewritten by a run that writes .vtu frames; one
+     * that writes none leaves the earlier run's, which lists its frames
+     * (it said "its frames.pvd lists only its own" then too). */
+    char pvd[FCL_STR_MAX + 16];
+    snprintf(pvd, sizeof pvd, "%s/frames.pvd", p->output_dir);
+    const char *which = wants(p->output_format, "vtu") ? "its frames.pvd lists only its own"
+                        : access(pvd, F_OK) == 0 ? "frames.pvd, which it does not write, lists the earlier run's"
+                                                  : "";
     if (count > 0)
         fprintf(stderr, "fluidcl: note: %s already holds %ld frame, mesh or grid file%s of an earlier run: this run "
-                "replaces those of the steps it writes and leaves the others (its frames.pvd lists only its own)\n",
-                p->output_dir, count, count == 1 ? "" : "s");
+                "replaces those of the steps it writes and leaves the others%s%s%s\n", p->output_dir, count,
+                count == 1 ? "" : "s", *which ? " (" : "", which, *which ? ")" : "");
 }
 
 /* After check_output_options: the statistics file first (a failure then
