@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_targets_cli.sh - bad fluid-control targets on the command line
 # (issue 12): a target mesh that is missing, open or flipped, a skeleton
-# bone that references no joint, keyframes out of order, a target for a
+# bone that references no joint or has no length, keyframes out of order
+# or moving the target out of the domain, a target for a
 # solver without fluid control, and more. Each must exit 2 with a message
 # naming the scene file and the key (and the value where there is one),
 # and write nothing: no output folder, no statistics file. A good target
@@ -96,6 +97,18 @@ refused "a skeleton key with two rotations for one bone shows the count" skcount
 SKEL_NEG='{ "joints": [[0.1,0.1,0.1],[0.2,0.1,0.1]], "bones": [[0, 1]], "keys": [ { "t": -1, "rotate": [[0,0,1,0]] } ] }'
 scene skneg.json pbf "[ { \"shape\": $SPHERE, \"skeleton\": $SKEL_NEG } ]"
 refused "a skeleton key at a negative time (a path's is refused)" skneg.json "targets[0].skeleton.keys[0].t" "a time >= 0" "got -1"
+# A bone of length 0, and keys that move the target out of the domain
+# (only the rest pose was checked: they ran at 48 and 73 m/s, exit 0).
+SKEL_ZERO='{ "joints": [[0.1,0.1,0.1],[0.1,0.1,0.1]], "bones": [[0, 1]], "keys": [ { "t": 0, "rotate": [[0,0,1,0]] } ] }'
+scene skzero.json pbf "[ { \"shape\": $SPHERE, \"skeleton\": $SKEL_ZERO } ]"
+refused "a bone of length 0" skzero.json "targets[0].skeleton.bones[0][1]" "a bone of length 0"
+SKEL_OUT='{ "joints": [[5,5,5],[6,5,5]], "bones": [[0, 1]], "keys": [ { "t": 0, "rotate": [[0,0,1,0]] }, { "t": 0.5, "rotate": [[0,0,1,90]] } ] }'
+scene skout.json pbf "[ { \"shape\": $SPHERE, \"skeleton\": $SKEL_OUT } ]"
+refused "a skeleton key that swings the target out of the domain" skout.json "targets[0].skeleton.keys[1] (t = 0.5 s)" \
+    "moves the target outside the domain"
+scene pathout.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0, \"translate\": [0,0,0] }, { \"t\": 0.3, \"translate\": [5,0,0] } ] } ]"
+refused "a path key that moves the target out of the domain" pathout.json "targets[0].path[1] (t = 0.3 s)" \
+    "moves the target outside the domain" "the domain is 0..0.3"
 scene path.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 1, \"translate\": [0,0,0] }, { \"t\": 0.5, \"translate\": [0.1,0,0] } ] } ]"
 refused "path keyframes out of order name the key and both times" path.json "targets[0].path[1]" "t = 0.5 after t = 1"
 scene both.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0 } ], \"skeleton\": $SKEL_ORDER } ]"

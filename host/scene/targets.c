@@ -247,14 +247,106 @@ static double signed_volume6(const fcl_mesh *m)
     return v;
 }
 
+/* The shape's bounds at rest: box, sphere, or (mesh) lo/hi as given. */
+static void rest_bounds(const fcl_obstacle *o, float lo[3], float hi[3])
+{
+    for (int i = 0; i < 3 && o->kind != FCL_OBST_MESH; i++) {
+        lo[i] = o->kind == FCL_OBST_SPHERE ? o->center[i] - o->radius : o->min[i];
+        hi[i] = o->kind == FCL_OBST_SPHERE ? o->center[i] + o->radius : o->max[i];
+    }
+}
+
+/* Whether box lo..hi overlaps the domain of p. */
+static int meets_domain(const fcl_params *p, const double lo[3], const double hi[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (!(hi[i] >= p->domain_min[i] && lo[i] <= p->domain_max[i]))
+            return 0;
+    return 1;
+}
+
+/* Bounds of target g's posed shape at time t, from its rest bounds: a
+ * path moves every point within the rest box moved by T(t) and grown by
+ * its diagonal (the rotation is about a centroid inside the box); a
+ * skeleton moves every point within the hull of the box's corners under
+ * each bone's T_i(t) T_i(0)^-1. */
+static void posed_bounds(const fcl_target *g, double t, const float rlo[3], const float rhi[3], double lo[3],
+                         double hi[3])
+{
+    float r[9], tr[3] = { 0.0f, 0.0f, 0.0f };
+    double diag = sqrt(((double)rhi[0] - rlo[0]) * (rhi[0] - rlo[0]) + ((double)rhi[1] - rlo[1]) * (rhi[1] - rlo[1]) +
+                       ((double)rhi[2] - rlo[2]) * (rhi[2] - rlo[2]));
+    if (!g->skeleton) {
+        target_pose(g, t, r, tr);
+        for (int i = 0; i < 3; i++) {
+            lo[i] = rlo[i] + tr[i] - (g->nkeys ? diag : 0.0);
+            hi[i] = rhi[i] + tr[i] + (g->nkeys ? diag : 0.0);
+        }
+        return;
+    }
+    const fcl_skeleton *sk = g->skeleton;
+    double *x0 = malloc(24 * sk->nbones * sizeof *x0), *x1 = x0 ? x0 + 12 * sk->nbones : NULL;
+    for (int i = 0; i < 3; i++)
+        lo[i] = INFINITY, hi[i] = -INFINITY;
+    if (!x0) {   /* no room to tell: taken as inside */
+        for (int i = 0; i < 3; i++)
+            lo[i] = rlo[i], hi[i] = rhi[i];
+        return;
+    }
+    ctl_skin_pose(sk, 0.0, x0);
+    ctl_skin_pose(sk, t, x1);
+    for (int b = 0; b < sk->nbones; b++)
+        for (int c = 0; c < 8; c++) {
+            const double *a0 = x0 + 12 * b, *a1 = x1 + 12 * b;
+            double q[3] = { c & 1 ? rhi[0] : rlo[0], c & 2 ? rhi[1] : rlo[1], c & 4 ? rhi[2] : rlo[2] }, u[3];
+            for (int i = 0; i < 3; i++)   /* T_0^-1 q = R0^T (q - c0) */
+                u[i] = a0[i] * (q[0] - a0[3]) + a0[4 + i] * (q[1] - a0[7]) + a0[8 + i] * (q[2] - a0[11]);
+            for (int i = 0; i < 3; i++) {
+                double v = a1[4 * i] * u[0] + a1[4 * i + 1] * u[1] + a1[4 * i + 2] * u[2] + a1[4 * i + 3];
+                lo[i] = fmin(lo[i], v), hi[i] = fmax(hi[i], v);
+            }
+        }
+    free(x0);
+}
+
+/* Every key of target g's path or skeleton in its active interval leaves
+ * the shape overlapping the domain (only its rest pose was checked: a
+ * path key 5 m away ran at 48 m/s with exit 0; a review). */
+static int check_keys_in_domain(const fcl_scene *s, int gi, const float rlo[3], const float rhi[3], char *err,
+                                size_t errlen)
+{
+    const fcl_target *g = &s->targets[gi];
+    int n = g->skeleton ? g->skeleton->nkeys : g->nkeys;
+    for (int k = 0; k < n; k++) {
+        double t = g->skeleton ? g->skeleton->key_t[k] : g->keys[k].t, lo[3], hi[3];
+        if (t >= g->end)
+            continue;
+        posed_bounds(g, t < g->start ? g->start : t, rlo, rhi, lo, hi);
+        if (!meets_domain(&s->params, lo, hi)) {
+            snprintf(err, errlen, "%s: targets[%d].%s[%d] (t = %g s): moves the target outside the domain (to "
+                     "%.4g..%.4g, %.4g..%.4g, %.4g..%.4g m at most; the domain is %g..%g, %g..%g, %g..%g m)", s->file,
+                     gi, g->skeleton ? "skeleton.keys" : "path", k, t, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2],
+                     s->params.domain_min[0], s->params.domain_max[0], s->params.domain_min[1],
+                     s->params.domain_max[1], s->params.domain_min[2], s->params.domain_max[2]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int targets_check(const fcl_scene *s, char *err, size_t errlen)
 {
     for (int g = 0; g < s->ntargets; g++) {
         const fcl_obstacle *o = &s->targets[g].shape;
         char why[768];
         fcl_mesh m = { 0 };
-        if (o->kind != FCL_OBST_MESH)
+        float rlo[3], rhi[3];
+        rest_bounds(o, rlo, rhi);
+        if (o->kind != FCL_OBST_MESH) {
+            if (check_keys_in_domain(s, g, rlo, rhi, err, errlen) != 0)
+                return -1;
             continue;
+        }
         if (obj_load(o->file, infile_limit(&s->params), &m, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s: targets[%d].shape.file: %s", s->file, g, why);
             return -1;
@@ -278,6 +370,8 @@ int targets_check(const fcl_scene *s, char *err, size_t errlen)
                      v6 / 6.0);
             return -1;
         }
+        if (check_keys_in_domain(s, g, lo, hi, err, errlen) != 0)
+            return -1;
     }
     return 0;
 }

@@ -95,6 +95,12 @@ static int read_bones(const cJSON *list, fcl_skeleton *sk, const char *file, con
         }
         if (sk->bones[2 * i] == sk->bones[2 * i + 1])
             return fail(err, errlen, file, path, cJSON_GetArrayItem(b, 1), "a joint other than bones[%d][0]", i);
+        /* A bone of no length passes through one voxel and has no axis
+         * (it was taken in silence; a review). */
+        const double *a = sk->joints + 3 * sk->bones[2 * i], *c = sk->joints + 3 * sk->bones[2 * i + 1];
+        if (a[0] == c[0] && a[1] == c[1] && a[2] == c[2])
+            return fail(err, errlen, file, path, cJSON_GetArrayItem(b, 1),
+                        "a joint at another point than joint %d's (a bone of length 0)", sk->bones[2 * i]);
     }
     return 0;
 }

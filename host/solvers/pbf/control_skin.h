@@ -23,7 +23,7 @@
  * before 0 is the identity, the usual case).
  *
  * Invariant: a parsed skeleton has at least one joint, bone and key,
- * every bone joins two different existing joints, key times are finite
+ * every bone joins two different existing joints at different points, key times are finite
  * and strictly increasing, rotations are unit quaternions and all numbers
  * are finite; ctl_skin_weights gives each particle nbones weights >= 0
  * that sum to 1.
