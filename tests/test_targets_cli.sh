@@ -133,8 +133,13 @@ refused "targets for a solver without fluid control" wcsph.json "targets" "sim.s
 scene good.json pbf "[ { \"shape\": $(printf "$MESH" cube.obj), \"alpha\": 0.5 } ]"
 timeout 120 "$BIN" run good.json --backend cpu --steps 3 --quiet --out out --stats stats.csv >stdout.txt 2>stderr.txt
 rc=$?
-if [ "$rc" -eq 0 ] && [ "$(wc -l <stats.csv)" -eq 4 ]; then
-    ok "a good target scene runs 3 steps"
+# The control particles are counted (no output showed how many there
+# were; a review): the summary and the statistics' last column agree.
+nc=$(sed -n 's/^control particles *\([0-9][0-9]*\) (largest over the steps)$/\1/p' stdout.txt)
+if [ "$rc" -eq 0 ] && [ "$(wc -l <stats.csv)" -eq 4 ] && [ "${nc:-0}" -gt 0 ] &&
+   [ "$(head -1 stats.csv | awk -F, '{print $NF}')" = control_particles ] &&
+   [ "$(tail -1 stats.csv | awk -F, '{print $NF}')" = "$nc" ]; then
+    ok "a good target scene runs 3 steps; its $nc control particles in the summary and the statistics"
 else
     bad "a good target scene runs 3 steps" "exit $rc: $(tr '\n' ' ' <stderr.txt | cut -c1-300)"
 fi

@@ -644,8 +644,11 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     printf("time step        mean %.4g s, min %.4g s\n", r->sum_dt / steps, r->min_dt);
     for (int k = 0; k < s->solver->nstats; k++) {
         const fcl_stat_decl *d = &s->solver->stats[k];
-        printf("%-16s %.4g%s%s (%s over the steps)\n", d->label, stat_fold_value(&r->solver_fold, s->solver, k),
-               d->unit[0] ? " " : "", d->unit, d->fold == FCL_FOLD_MAX ? "largest" : "mean");
+        double v = stat_fold_value(&r->solver_fold, s->solver, k);
+        /* Whole numbers (counts) in full: 19683 control particles, not 1.968e+04. */
+        printf(v == floor(v) && fabs(v) < 1e15 ? "%-16s %.0f%s%s (%s over the steps)\n"
+                                                : "%-16s %.4g%s%s (%s over the steps)\n",
+               d->label, v, d->unit[0] ? " " : "", d->unit, d->fold == FCL_FOLD_MAX ? "largest" : "mean");
     }
     /* The last state is a frame only when the frames' interval divides
      * the steps: say so, since the last state is what one looks for. */

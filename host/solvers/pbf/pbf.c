@@ -217,9 +217,12 @@ static int pbf_prepare(fcl_sim *s)
     return choose_dt(s, d) != 0 || rebuild(s) != 0 || launch_lambda(s, d, "density") != 0 ? -1 : 0;
 }
 
-enum { STAT_ITERS, NSTATS };
+/* control_particles: the control particles of the targets active in the
+ * step (0 without targets), so the sampling's size can be seen. */
+enum { STAT_ITERS, STAT_CONTROL, NSTATS };
 static const fcl_stat_decl pbf_stats[NSTATS] = {
     { "iterations", "iterations", "", FCL_FOLD_MEAN },
+    { "control_particles", "control particles", "", FCL_FOLD_MAX },
 };
 
 static int pbf_step(fcl_sim *s)
@@ -231,6 +234,7 @@ static int pbf_step(fcl_sim *s)
         launch_lambda(s, d, "density") != 0 || finish_velocity(s, d) != 0)
         return -1;
     s->stats.solver[STAT_ITERS] = (double)iters;
+    s->stats.solver[STAT_CONTROL] = d->ctl ? (double)d->ctl->n : 0.0;
     return 0;
 }
 
