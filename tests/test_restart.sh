@@ -168,6 +168,9 @@ refused "a checkpoint with a flipped byte" "$T/flip.state" "checksum"
 refused "a missing checkpoint" "$T/none.state" "cannot open"
 refused "a frame given as checkpoint" "$T/$S1-cpu-A/frame_000004.vtu" "not a fluidcl state file"
 refused "another parameter" "$GOODCK" "material.viscosity" --param material.viscosity=3
+# ... its values as given, not the float's nine digits (0.000500000024).
+refused "another time step, named in its shortest form" "$GOODCK" \
+    "written with sim.dt=0.0005, this run has sim.dt=0.0004" --param sim.dt=0.0004
 # Values no run writes, under a valid checksum (host/core/state.c's layout:
 # magic 8, version 4, solver name 32, count 8, capacity 8, next id 8,
 # device 320, the parameters' length 8 and text, then step 8 and time 8;

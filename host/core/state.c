@@ -328,6 +328,37 @@ static int slurp(const char *path, size_t limit, blob *b, char *err, size_t errl
     return 0;
 }
 
+/* f in the fewest digits that read back as f (0.2, not the stored
+ * 0.200000003 a message once showed). */
+static void short_float(float f, char *out, size_t len)
+{
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(out, len, "%.*g", digits, f);
+        if (strtof(out, NULL) == f)
+            return;
+    }
+}
+
+/* A "group.name=value" line of param_line's for messages: float values
+ * in their shortest form. */
+static void readable_line(const fcl_param_def *d, const char *line, size_t l, char *out, size_t len)
+{
+    const char *eq = memchr(line, '=', l);
+    snprintf(out, len, "%.*s", (int)(l < 300 ? l : 300), line);
+    if (!eq || (d->type != PT_FLOAT && d->type != PT_VEC3))
+        return;
+    size_t at = (size_t)(eq - line) + 1;
+    char num[32], *next = (char *)line + at;
+    out[at < len ? at : len - 1] = '\0';
+    for (int k = 0; k < (d->type == PT_VEC3 ? 3 : 1) && next < line + l; k++) {
+        float f = strtof(next, &next);
+        short_float(f, num, sizeof num);
+        size_t o = strlen(out);
+        snprintf(out + o, len - o, "%s%s", k ? "," : "", num);
+        next += next < line + l && *next == ',';
+    }
+}
+
 /* The saved parameters against s's, line by line in table order, but
  * for those a resumed run may change. */
 static int check_params(const fcl_params *p, const char *text, size_t len, const char *path, char *err,
@@ -347,8 +378,10 @@ static int check_params(const fcl_params *p, const char *text, size_t len, const
         size_t l = (size_t)(nl - at);
         param_line(p, d, want, sizeof want);
         if (l != strlen(want) || memcmp(at, want, l) != 0) {
-            snprintf(err, errlen, "%s: the checkpoint was written with %.*s, this run has %s", path,
-                     (int)(l < 300 ? l : 300), at, want);
+            char was[400], now[400];
+            readable_line(d, at, l, was, sizeof was);
+            readable_line(d, want, strlen(want), now, sizeof now);
+            snprintf(err, errlen, "%s: the checkpoint was written with %s, this run has %s", path, was, now);
             return -1;
         }
         at = nl + 1;
