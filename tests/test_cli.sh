@@ -1306,5 +1306,14 @@ fl run "$T/od.json" --backend cpu --steps 30 --quiet --out "$T/od_between" --eve
     printf '%s' "$OUT" | grep -q "frames           2 in $T/od_between, the last at step 20: the final step 30 falls between" &&
     ok "29 a scene's output.dir writes frames and meshes; output.every=0 with --out none, noted; the last frame named" ||
     bad "29 output.dir and output.every" "exit $R1 $R2 $RC, $n1 frames, $m1 meshes: $(printf '%s' "$E2" | tr '\n' ' ') / $(printf '%s' "$OUT" | grep frames)"
+# Another solver's --param (dfsph.eta under wcsph, control.* without pbf)
+# is noted once per group (it was taken in silence); the run's own is not.
+fl run "$GOOD" --backend cpu --steps 1 --quiet --param dfsph.eta=0.5 --param dfsph.eta_v=1 --param control.beta=1 \
+    --param wcsph.neighbors=cells
+[ "$RC" -eq 0 ] && [ "$(printf '%s' "$ERR" | grep -c "only the dfsph solver reads these, and this run's is wcsph")" = 1 ] &&
+    printf '%s' "$ERR" | grep -q -- "--param control.\*: only the pbf solver reads these" &&
+    ! printf '%s' "$ERR" | grep -q "wcsph.\*" &&
+    ok "29 another solver's --param is noted once per group, the run's own is not" ||
+    bad "29 other solver's params" "exit $RC: $(errline)"
 
 checks_done

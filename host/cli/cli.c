@@ -349,6 +349,30 @@ static size_t scene_file_limit(const fcl_cli *o)
     return infile_limit(&p);
 }
 
+/* A --param of another solver's group (dfsph.eta under wcsph), or of
+ * fluid control without pbf, is noted: it was taken in silence (a
+ * review). Once per group. */
+static void note_other_solver_params(const fcl_cli *o, const char *solver)
+{
+    char seen[512] = " ";
+    for (int i = 0; i < o->noverrides; i++) {
+        const char *dot = strchr(o->overrides[i], '.');
+        char group[64], key[72];
+        size_t gl = dot ? (size_t)(dot - o->overrides[i]) : 0;
+        if (!gl || gl >= sizeof group)
+            continue;
+        snprintf(group, sizeof group, "%.*s", (int)gl, o->overrides[i]);
+        const char *reader = strcmp(group, "control") == 0 ? "pbf" : group;
+        snprintf(key, sizeof key, " %s ", group);
+        if (!solver_find(reader) || strcmp(reader, solver) == 0 || strstr(seen, key))
+            continue;
+        if (strlen(seen) + strlen(key) < sizeof seen)
+            strcat(seen, key + 1);
+        fprintf(stderr, "fluidcl: note: --param %s.*: only the %s solver reads these, and this run's is %s\n", group,
+                reader, solver);
+    }
+}
+
 int cli_scene(const fcl_cli *o, fcl_scene *s)
 {
     char err[1024] = "";
@@ -380,6 +404,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         return FCL_EXIT_INPUT;
     }
     scene_emitter_capacity(s, sv->longest_dt ? sv->longest_dt(&s->params) : s->params.sim_dt);
+    note_other_solver_params(o, sv->name);
     return 0;
 }
 
