@@ -46,6 +46,9 @@ void ckpt_signals(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    /* Restarted system calls: a signal during PoCL's kernel build made
+     * its link fail ("Final linking of kernel grid_clear failed"). */
+    sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);

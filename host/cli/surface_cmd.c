@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "atomic.h"
+#include "checkpoint.h"
 #include "cli.h"
 #include "infile.h"
 #include "mc.h"
@@ -258,6 +259,14 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         mc_config c;
         double ms;
         size_t nt;
+        /* SIGINT or SIGTERM stops between meshes, each written one whole
+         * (the default action, mid-write, left NAME.surface.ply.tmp). */
+        int sig = ckpt_signal();
+        if (sig) {
+            cli_error("surface: stopped by %s after %d of %d meshes", sig == SIGINT ? "SIGINT" : "SIGTERM", i,
+                      o->nframes);
+            return 128 + sig;
+        }
         if (load_frame(o, i, &d, &c) != 0)
             return FCL_EXIT_INPUT;
         base_name(base, sizeof base, o->out, o->frames[i]);
@@ -316,8 +325,9 @@ int cmd_surface(int argc, char **argv)
     if (rc == 0 && cli_check_device_options("surface", o.backend, o.device, o.kernel_dir, 0) != 0)
         rc = FCL_EXIT_INPUT;
     /* A file-size limit is a write error (exit 3, the temporary removed),
-     * not a kill, as for run. */
-    signal(SIGXFSZ, SIG_IGN);
+     * not a kill, as for run; SIGINT and SIGTERM stop after a whole mesh
+     * (ckpt_signals also ignores SIGXFSZ). */
+    ckpt_signals();
     if (rc == 0)
         rc = check_frames(&o);
     if (rc == 0)
