@@ -359,36 +359,85 @@ static void readable_line(const fcl_param_def *d, const char *line, size_t l, ch
     }
 }
 
-/* The saved parameters against s's, line by line in table order, but
- * for those a resumed run may change. */
+/* The saved line of key d ("group.name=..."), or NULL; *l its length. */
+static const char *saved_line(const fcl_param_def *d, const char *text, size_t len, size_t *l)
+{
+    char key[160];
+    int kl = snprintf(key, sizeof key, "%s.%s=", d->group, d->name);
+    for (const char *at = text, *end = text + len; at < end;) {
+        const char *nl = memchr(at, '\n', (size_t)(end - at));
+        size_t n = nl ? (size_t)(nl - at) : (size_t)(end - at);
+        if (n >= (size_t)kl && memcmp(at, key, (size_t)kl) == 0) {
+            *l = n;
+            return at;
+        }
+        at += n + 1;
+    }
+    return NULL;
+}
+
+/* A saved line whose key this build does not save (a parameter since
+ * removed), or NULL. */
+static const char *unknown_line(const char *text, size_t len, size_t *l)
+{
+    for (const char *at = text, *end = text + len; at < end;) {
+        const char *nl = memchr(at, '\n', (size_t)(end - at)), *eq;
+        size_t n = nl ? (size_t)(nl - at) : (size_t)(end - at);
+        int known = 0;
+        for (size_t k = 0; k < fcl_param_count && !known && (eq = memchr(at, '=', n)) != NULL; k++) {
+            const fcl_param_def *d = &fcl_param_table[k];
+            size_t gl = strlen(d->group);
+            known = !may_change(d) && (size_t)(eq - at) == gl + 1 + strlen(d->name) && memcmp(at, d->group, gl) == 0 &&
+                    at[gl] == '.' && memcmp(at + gl + 1, d->name, strlen(d->name)) == 0;
+        }
+        if (!known && n > 0) {
+            *l = n;
+            return at;
+        }
+        at += n + 1;
+    }
+    return NULL;
+}
+
+/* The saved parameters against s's, by key, but for those a resumed run
+ * may change. A parameter the checkpoint lacks (written before it
+ * existed) resumes at its default, which keeps the behaviour the older
+ * build had: matched by position, one new parameter made every later
+ * line differ, and an older checkpoint was refused naming two unrelated
+ * keys (a review). */
 static int check_params(const fcl_params *p, const char *text, size_t len, const char *path, char *err,
                         size_t errlen)
 {
-    char want[FCL_STR_MAX + 200];
-    const char *at = text, *end = text + len;
+    char want[FCL_STR_MAX + 200], dflt[FCL_STR_MAX + 200], was[400], now[400];
+    fcl_params def;
+    params_defaults(&def);
+    size_t l;
+    const char *at = unknown_line(text, len, &l);
+    if (at) {
+        snprintf(err, errlen, "%s: the checkpoint has %.*s, a parameter this build does not have: resume it with the "
+                 "build that wrote it", path, (int)(l < 300 ? l : 300), at);
+        return -1;
+    }
     for (size_t k = 0; k < fcl_param_count; k++) {
         const fcl_param_def *d = &fcl_param_table[k];
         if (may_change(d))
             continue;
-        const char *nl = memchr(at, '\n', (size_t)(end - at));
-        if (!nl) {
-            snprintf(err, errlen, "%s: the parameters end after %zu of this build's %zu", path, k, fcl_param_count);
+        param_line(p, d, want, sizeof want);
+        if (!(at = saved_line(d, text, len, &l))) {
+            param_line(&def, d, dflt, sizeof dflt);
+            if (strcmp(want, dflt) == 0)
+                continue;
+            readable_line(d, want, strlen(want), now, sizeof now);
+            snprintf(err, errlen, "%s: the checkpoint was written before %s.%s existed, and this run has %s: it "
+                     "resumes only at the default", path, d->group, d->name, now);
             return -1;
         }
-        size_t l = (size_t)(nl - at);
-        param_line(p, d, want, sizeof want);
         if (l != strlen(want) || memcmp(at, want, l) != 0) {
-            char was[400], now[400];
             readable_line(d, at, l, was, sizeof was);
             readable_line(d, want, strlen(want), now, sizeof now);
             snprintf(err, errlen, "%s: the checkpoint was written with %s, this run has %s", path, was, now);
             return -1;
         }
-        at = nl + 1;
-    }
-    if (at != end) {
-        snprintf(err, errlen, "%s: the checkpoint has more parameters than this build's %zu", path, fcl_param_count);
-        return -1;
     }
     return 0;
 }

@@ -23,7 +23,8 @@ int sim_state_save(struct fcl_sim *s, const char *path, char *err, size_t errlen
 /* s must have been created from the same scene and parameters (same
  * solver, particle and boundary counts). A damaged, truncated or
  * mismatched file is refused with err naming the file and what is wrong
- * (a parameter that differs is named with both values; the output,
+ * (a parameter that differs is named with both values, one the file
+ * lacks, from an older build, resumes at its default only; the output,
  * surface, sim.steps, sim.duration and boundary.cache_dir parameters may
  * differ, since they do not enter the state);
  * the checksum and the header are checked before anything in s changes,
