@@ -542,7 +542,7 @@ int sim_boundary_volumes(fcl_sim *s, uint kind, float cubic_k)
         return -1;
     }
     fcl_buf *vol = be->ops->buf_new(be, s->nb * 4, "boundary volumes");
-    float gamma = (float)smoothing_wall_gamma(kind, s->h, s->spacing);
+    float gamma = (float)smoothing_wall_gamma(kind, s->h, s->spacing, (int)s->prm->boundary_layers);
     int rc = (!vol ||
               pass_boundary_volume(be, s->nb, "boundary", sim_bpos(s), s->bgrid.start, vol, s->bgrid.info, s->c, kind,
                                    cubic_k, gamma) != 0 ||

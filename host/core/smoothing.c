@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "../../kernels/smoothing.h"
 
@@ -108,31 +109,40 @@ double smoothing_lattice_sum_of(unsigned kind, float h, float spacing, unsigned 
     return sum;
 }
 
-/* A fluid lattice filling z > 0 (layers at z = d/2, 3d/2, ...) and one
- * wall layer at z = -d/2 with volumes 1 / sum W over the layer itself.
- * For the first fluid particle, with V = 1 / (full lattice sum):
- *   rho/rho0 = V sum_fluid W + gamma V_b sum_layer W = 1
- * gives gamma. */
-double smoothing_wall_gamma(unsigned kind, float h, float d)
+/* A fluid lattice filling z > 0 (layers at z = d/2, 3d/2, ...) and wall
+ * layers j = 0 .. L-1 at z = -d/2 - j d, each sample's volume 1 / sum W
+ * over the wall's samples (S_j, which depends on its layer). For the
+ * first fluid particle, with V = 1 / (full lattice sum):
+ *   rho/rho0 = V sum_fluid W + gamma sum_j P((j+1) d) / S_j = 1
+ * with P(z) the sum of W over a lattice plane z away, gives gamma. With
+ * one layer's gamma, 2 or 3 layers left a floor 1.45 % (spiky) to 4.5 %
+ * (poly6) light (a review). */
+double smoothing_wall_gamma(unsigned kind, float h, float d, int layers)
 {
+    enum { KMAX = 64 };
     kernel_k kk = kernel_of(kind, h);
-    int r = (int)ceil(h / d) + 1;
-    double full = 0.0, half = 0.0, layer_self = 0.0, layer_at = 0.0;
-    for (int i = -r; i <= r; i++)
-        for (int j = -r; j <= r; j++) {
-            float p2 = (float)(i * i + j * j) * d * d;
-            layer_self += kernel_w(&kk, p2);
-            layer_at += kernel_w(&kk, p2 + d * d);
-            for (int k = -r; k <= r; k++) {
-                double w = kernel_w(&kk, p2 + (float)(k * k) * d * d);
-                full += w;
-                half += k >= 0 ? w : 0.0;
-            }
-        }
+    int r = (int)ceil(h / d) + 1, kmax = r > layers ? r : layers;
+    double plane[KMAX] = { 0.0 };
+    layers = layers < 1 ? 1 : layers;
+    for (int k = 0; k <= kmax && k < KMAX; k++)
+        for (int i = -r; i <= r; i++)
+            for (int j = -r; j <= r; j++)
+                plane[k] += kernel_w(&kk, (float)(i * i + j * j) * d * d + (float)(k * k) * d * d);
+    double full = plane[0], half = plane[0], walls = 0.0;
+    for (int k = 1; k <= r && k < KMAX; k++) {
+        full += 2.0 * plane[k];
+        half += plane[k];
+    }
+    for (int j = 0; j < layers && j + 1 < KMAX; j++) {
+        double self = 0.0;
+        for (int i = 0; i < layers; i++)
+            self += plane[abs(i - j)];
+        walls += plane[j + 1] / self;
+    }
     /* A layer one spacing off weighs nothing when h is at most d (a
      * lattice with no neighbors): 0 / 0, which once made every wall
      * particle's volume NaN. */
-    if (!(layer_at > 0.0))
+    if (!(walls > 0.0))
         return 1.0;
-    return (1.0 - half / full) / (layer_at / layer_self);
+    return (1.0 - half / full) / walls;
 }

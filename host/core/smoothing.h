@@ -27,13 +27,13 @@ float smoothing_cubic_l_over_h2(float h);
  * g(q) (grad W = x_ij g) into g; either may be NULL. */
 void smoothing_cubic_tables(float h, unsigned n, float *w, float *g);
 
-/* Akinci's boundary volumes V_b = 1 / sum_k W_bk give one layer of wall
- * particles at the mirror position of the first fluid layer (half a
- * spacing d outside the wall) too much weight: the layer stands in for the
- * whole solid. gamma scales V_b so that a fluid lattice at rest next to a
- * flat wall has exactly rho0, for kernel `kind` (FCL_KERNEL_*)
- * and support h; edges and corners then stay within 3 % (poly6) and
- * 1.5 % (cubic) of rho0. */
-double smoothing_wall_gamma(unsigned kind, float h, float d);
+/* Akinci's boundary volumes V_b = 1 / sum_k W_bk give walls of `layers`
+ * layers of particles at the mirror positions of the fluid lattice
+ * (starting half a spacing d outside the wall) the wrong weight: one
+ * layer stands in for the whole solid. gamma scales V_b so that a fluid
+ * lattice at rest next to a flat wall has exactly rho0, for kernel `kind`
+ * (FCL_KERNEL_*) and support h; edges and corners then stay within 3 %
+ * (poly6) and 1.5 % (cubic) of rho0 with one layer. */
+double smoothing_wall_gamma(unsigned kind, float h, float d, int layers);
 
 #endif
