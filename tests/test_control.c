@@ -323,7 +323,7 @@ static void test_glass(void)
     float *w = malloc(3 * p.n * sizeof *w);
     CHECK(parse(json, &sk, err, sizeof err) == 0, "glass skeleton: %s", err);
     t0 = now();
-    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, err, sizeof err) == 0, "glass weights: %s", err);
+    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, NULL, err, sizeof err) == 0, "glass weights: %s", err);
     t1 = now();
     double worst = 0.0;
     for (size_t j = 0; j < p.n; j++)
@@ -514,7 +514,7 @@ static void test_rigid(void)
     ctl_sample_mesh(&m, 0.0125, CTL_SAMPLE_AVERAGE, &p, err, sizeof err);
     float *w = malloc(p.n * sizeof *w);
     float4 *out = malloc(p.n * sizeof *out);
-    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, err, sizeof err) == 0, "weights: %s", err);
+    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, NULL, err, sizeof err) == 0, "weights: %s", err);
     int ones = 1;
     for (size_t j = 0; j < p.n; j++)
         ones &= w[j] == 1.0f;
@@ -615,7 +615,23 @@ static void test_two_bones(void)
     ctl_mesh_sphere(c, 0.1f, 3, &m);
     ctl_sample_mesh(&m, 0.0125, CTL_SAMPLE_AVERAGE, &p, err, sizeof err);
     float *w = malloc(2 * p.n * sizeof *w);
-    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, err, sizeof err) == 0, "weights: %s", err);
+    size_t fell = 1;
+    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, &fell, err, sizeof err) == 0 && fell == 0,
+          "weights: %s (%zu particles by straight-line distance, expected 0)", err, fell);
+    /* The same bones 0.2 m above the ball reach none of it through its
+     * voxels: every particle falls back to straight-line distance, and the
+     * count says so (the run notes it; it was silent). */
+    fcl_skeleton far;
+    char jfar[512];
+    snprintf(jfar, sizeof jfar, "%s", json);
+    for (char *q = jfar; (q = strstr(q, "0.2, 0.25]")) != NULL; q++)
+        memcpy(q, "0.4", 3);
+    float *wf = malloc(2 * p.n * sizeof *wf);
+    CHECK(parse(jfar, &far, err, sizeof err) == 0 &&
+          ctl_skin_weights(&far, &p, CTL_SKIN_ALPHA_DEFAULT, wf, &fell, err, sizeof err) == 0 && fell == p.n,
+          "bones above the ball: %zu of %zu particles by straight-line distance, expected all (%s)", fell, p.n, err);
+    ctl_skeleton_free(&far);
+    free(wf);
     double worst = 0.0, left = 1.0, right = 1.0;
     int sides = 1;
     for (size_t j = 0; j < p.n; j++) {
@@ -662,7 +678,7 @@ static void test_geodesic(void)
     CHECK(closed_oriented(&m) && parse(json, &sk, err, sizeof err) == 0, "two boxes, skeleton: %s", err);
     CHECK(ctl_sample_mesh(&m, 0.0125, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) == 0, "two boxes: %s", err);
     float *w = malloc(2 * p.n * sizeof *w);
-    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, err, sizeof err) == 0, "weights: %s", err);
+    CHECK(ctl_skin_weights(&sk, &p, CTL_SKIN_ALPHA_DEFAULT, w, NULL, err, sizeof err) == 0, "weights: %s", err);
     size_t na = 0, nb = 0, bad = 0;
     double wb1 = 0.0;
     for (size_t j = 0; j < p.n; j++) {
@@ -678,7 +694,7 @@ static void test_geodesic(void)
     printf("two boxes: %zu particles in A bound to bone 0 alone, %zu in B on Euclidean fallback (mean weight of the "
            "outside bone there %.3f)\n", na, nb, wb1 * (double)p.n / (double)(nb ? nb : 1));
     CHECK(na > 0 && nb > 0 && bad == 0, "geodesic binding and fallback: %zu wrong", bad);
-    CHECK(ctl_skin_weights(&sk, &p, 1.5, w, err, sizeof err) != 0 && strstr(err, "1.5"), "alpha 1.5 refused: %s", err);
+    CHECK(ctl_skin_weights(&sk, &p, 1.5, w, NULL, err, sizeof err) != 0 && strstr(err, "1.5"), "alpha 1.5 refused: %s", err);
     free(w);
     ctl_points_free(&p);
     obj_free(&a);

@@ -463,14 +463,15 @@ static double eq1(double d, double alpha)
 /* Eq. 2, and the fallback: a particle that no bone reaches through the
  * voxels (its voxel walled off from every bone) is weighted by its
  * Euclidean distances to the bones instead. */
-static void normalize(const fcl_skeleton *sk, const fcl_ctl_points *p, const double *bone, double alpha, float *w)
+static size_t normalize(const fcl_skeleton *sk, const fcl_ctl_points *p, const double *bone, double alpha, float *w)
 {
-    size_t nb = (size_t)sk->nbones;
+    size_t nb = (size_t)sk->nbones, fell = 0;
     for (size_t j = 0; j < p->n; j++) {
         float *wj = w + j * nb;
         double sum = 0.0, x[3] = { p->pos[j].x, p->pos[j].y, p->pos[j].z };
         for (size_t i = 0; i < nb; i++)
             sum += wj[i];
+        fell += sum == 0.0;
         if (sum == 0.0)
             for (size_t i = 0; i < nb; i++) {
                 wj[i] = (float)eq1(seg_dist(x, bone + 6 * i, bone + 6 * i + 3) / p->voxel, alpha);
@@ -479,10 +480,11 @@ static void normalize(const fcl_skeleton *sk, const fcl_ctl_points *p, const dou
         for (size_t i = 0; i < nb; i++)
             wj[i] = (float)(wj[i] / sum);
     }
+    return fell;
 }
 
-int ctl_skin_weights(const fcl_skeleton *sk, const fcl_ctl_points *pts, double alpha, float *w, char *err,
-                     size_t errlen)
+int ctl_skin_weights(const fcl_skeleton *sk, const fcl_ctl_points *pts, double alpha, float *w, size_t *fallback,
+                     char *err, size_t errlen)
 {
     if (!(alpha >= 0.0 && alpha <= 1.0)) {
         snprintf(err, errlen, "skinning: expected alpha in [0, 1], got %g", alpha);
@@ -510,6 +512,8 @@ int ctl_skin_weights(const fcl_skeleton *sk, const fcl_ctl_points *pts, double a
         snprintf(err, errlen, "skinning: out of memory (%zu voxels)", nvox);
         return -1;
     }
-    normalize(sk, pts, bone, alpha, w);
+    size_t fell = normalize(sk, pts, bone, alpha, w);
+    if (fallback)
+        *fallback = fell;
     return 0;
 }

@@ -74,10 +74,10 @@ void ctl_skin_pose(const fcl_skeleton *sk, double t, double *xf);
  * particle's voxel to the voxels the bone passes through at t = 0,
  * clamped to >= 0.5; w = (1 / ((1 - alpha) d + alpha d^2))^2. A bone no
  * path reaches gets weight 0; a particle no bone reaches falls back to
- * Euclidean distances to all bones. 0, or -1 (alpha outside [0, 1], out of
- * memory) with err. */
-int ctl_skin_weights(const fcl_skeleton *sk, const fcl_ctl_points *pts, double alpha, float *w, char *err,
-                     size_t errlen);
+ * Euclidean distances to all bones; *fallback (may be NULL) gets how many
+ * did. 0, or -1 (alpha outside [0, 1], out of memory) with err. */
+int ctl_skin_weights(const fcl_skeleton *sk, const fcl_ctl_points *pts, double alpha, float *w, size_t *fallback,
+                     char *err, size_t errlen);
 
 /* Linear blend skinning: out[j] = sum_i w[j nbones + i] T_i(t) T_i(0)^-1
  * p0[j] for j < n, w = 0 in out. out may not alias p0; sk has at most

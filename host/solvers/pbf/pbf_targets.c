@@ -61,8 +61,18 @@ static int bind(const fcl_target *t, const fcl_ctl_points *cp, double alpha, flo
     if (!t->skeleton)
         return 0;
     *w = malloc((cp->n * (size_t)t->skeleton->nbones + 1) * sizeof **w);
-    if (*w && ctl_skin_weights(t->skeleton, cp, alpha, *w, why, sizeof why) == 0)
+    size_t fell = 0;
+    if (*w && ctl_skin_weights(t->skeleton, cp, alpha, *w, &fell, why, sizeof why) == 0) {
+        /* Bones outside the target (joints placed apart from it) reach no
+         * particle through its voxels: said, since the binding then is
+         * by straight-line distance, not the seed's geodesic (it was
+         * silent; a review). */
+        if (fell > 0)
+            fprintf(stderr, "fluidcl: note: %s.skeleton: %zu of the target's %zu control particles are reached by no "
+                    "bone through its voxels (are the joints inside it?): bound by straight-line distance\n", where,
+                    fell, cp->n);
         return 0;
+    }
     snprintf(err, errlen, "%s.skeleton: %s", where, *w ? why : "out of memory for the binding weights");
     return -1;
 }
