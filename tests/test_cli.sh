@@ -1343,14 +1343,17 @@ fi
 # run two steps and says so, the JSON recording it (its warm-up ran no
 # kernel, and PoCL's first builds fell in the timed steps; a review); one
 # whose emitter never opens is refused; sim.steps is noted as bench's
-# --steps; the JSON has the speedup, --from and the --param overrides.
+# --steps; the JSON has the speedup, --from and the --param overrides,
+# and no row for the walls' volumes, a setup pass (it was 0 in every
+# table).
 F=$T/bench_empty.json
 printf '%s\n' '{ "sim": { "solver": "wcsph", "gravity": [0, 0, 0] }, "domain": { "min": [0, 0, 0], "max": [0.4, 0.2, 0.2] },
   "particles": { "spacing": 0.02 }, "boundary": { "cache_dir": "off" }, "fluid": [],
   "emitters": [ { "shape": "rect", "center": [0.05, 0.1, 0.1], "direction": [1, 0, 0], "size": [0.06, 0.06], "speed": 1 } ] }' >"$F"
 fl bench "$F" --backend cpu --steps 3 --quiet --json "$T/be.json" --param sim.steps=7 --param material.viscosity=2
 W=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); b=d['backends'][0]
-print(b['warmup_steps'], b['start_time_s'] > 0, b['particles_start'] > 0, b['speedup_vs_cpu'], d['from'], ' '.join(d['params']))" \
+print(b['warmup_steps'], b['start_time_s'] > 0, b['particles_start'] > 0 and 'boundary' not in b['ms_per_step'],
+      b['speedup_vs_cpu'], d['from'], ' '.join(d['params']))" \
     "$T/be.json" 2>&1)
 R1=$RC E1=$ERR
 sed 's/"speed": 1 }/"speed": 1, "start": 50 }/' "$F" >"$T/bench_never.json"

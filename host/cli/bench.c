@@ -262,10 +262,12 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     return rc;
 }
 
+/* The passes tm recorded since its reset: a setup pass (the walls'
+ * volumes, "boundary") made a row of zeros in every table (a review). */
 static void add_labels(bench_table *t, const fcl_timers *tm)
 {
     for (int i = 0; i < tm->count; i++) {
-        int seen = 0;
+        int seen = !tm->used[i];
         for (int k = 0; k < t->nlabels; k++)
             seen |= strcmp(t->label[k], tm->label[i]) == 0;
         if (!seen && t->nlabels < FCL_TIMERS_MAX)
@@ -433,7 +435,8 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const fcl_cli *
         cJSON_AddNumberToObject(o, "warmup_steps", (double)b->warmup);
         cJSON_AddNumberToObject(o, "start_time_s", b->t_start);
         for (int l = 0; l < b->timers.count; l++)
-            cJSON_AddNumberToObject(passes, b->timers.label[l], b->timers.ms[l] / (double)b->steps);
+            if (b->timers.used[l])   /* not a setup pass's 0 */
+                cJSON_AddNumberToObject(passes, b->timers.label[l], b->timers.ms[l] / (double)b->steps);
         cJSON_AddItemToObject(o, "ms_per_step", passes);
         cJSON_AddNumberToObject(o, "sum_of_passes_ms", timers_total(&b->timers) / (double)b->steps);
         cJSON_AddNumberToObject(o, "wall_ms_per_step", b->wall_ms);

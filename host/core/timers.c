@@ -18,15 +18,19 @@ int timers_slot(fcl_timers *t, const char *label)
 void timers_add(fcl_timers *t, const char *label, double ms)
 {
     int i = timers_slot(t, label);
-    if (i >= 0)
+    if (i >= 0) {
         t->ms[i] += ms;
+        t->used[i] = 1;
+    }
 }
 
 /* Keeps the labels (and their order) so tables stay stable across resets. */
 void timers_reset(fcl_timers *t)
 {
-    for (int i = 0; i < t->count; i++)
+    for (int i = 0; i < t->count; i++) {
         t->ms[i] = 0.0;
+        t->used[i] = 0;
+    }
 }
 
 double timers_total(const fcl_timers *t)

@@ -12,6 +12,7 @@ typedef struct fcl_timers {
     int count;
     const char *label[FCL_TIMERS_MAX];
     double ms[FCL_TIMERS_MAX];
+    unsigned char used[FCL_TIMERS_MAX];   /* recorded since the last reset */
 } fcl_timers;
 
 /* Index of label, adding it if new; -1 if the table is full. */
