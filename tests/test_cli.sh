@@ -1104,18 +1104,18 @@ fl run "$GOOD" --backend cpu --steps 4 --every 2 --mesh --out "$T/ls_empty" --pa
 # bench --from a multi-phase scene takes the phases from the frame's mps
 # field (every particle came back in the first phase), and refuses a frame
 # without them.
-fl run embedded:two_fluids.json --backend cpu --steps 4 --out "$T/tf_vtu" --every 4 --param particles.spacing=0.02 --quiet
-fl run embedded:two_fluids.json --backend cpu --steps 4 --out "$T/tf_ply" --every 4 --param particles.spacing=0.02 \
-    --param output.format=ply --quiet
-fl bench embedded:two_fluids.json --backend cpu --steps 1 --from "$T/tf_vtu/frame_000004.vtu" --param particles.spacing=0.02 --quiet
+# (A scene of two blocks: two_fluids.json pours its phases from emitters.)
+PH='"phases": [ { "name": "water", "density": 1000, "viscosity": 0.001 }, { "name": "oil", "density": 800, "viscosity": 0.01 } ],'
+printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] }, "particles": { "spacing": 0.01 }, %s "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.03, 0.1], "phase": "water" }, { "type": "box", "min": [0, 0.03, 0], "max": [0.1, 0.06, 0.1], "phase": "oil" } ] }\n' "$PH" >"$T/ph2.json"
+fl run "$T/ph2.json" --backend cpu --steps 4 --out "$T/tf_vtu" --every 4 --quiet
+fl run "$T/ph2.json" --backend cpu --steps 4 --out "$T/tf_ply" --every 4 --param output.format=ply --quiet
+fl bench "$T/ph2.json" --backend cpu --steps 1 --from "$T/tf_vtu/frame_000004.vtu" --quiet
 R1=$RC
-fl bench embedded:two_fluids.json --backend cpu --steps 1 --from "$T/tf_ply/frame_000004.ply" --param particles.spacing=0.02 --quiet
+fl bench "$T/ph2.json" --backend cpu --steps 1 --from "$T/tf_ply/frame_000004.ply" --quiet
 [ "$R1" -eq 0 ] && [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "has 2 fluid phases and the frame does not record them" &&
     ok "27 bench --from a two-phase scene: the VTU frame's phases, a PLY frame refused" || bad "27 bench --from phases" "exit $R1, $RC: $(errline)"
 # A frame's phase outside the scene's (a frame of another scene) is
 # refused, naming the particle: it once became the first phase silently.
-PH='"phases": [ { "name": "water", "density": 1000, "viscosity": 0.001 }, { "name": "oil", "density": 800, "viscosity": 0.01 } ],'
-printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] }, "particles": { "spacing": 0.01 }, %s "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.03, 0.1], "phase": "water" }, { "type": "box", "min": [0, 0.03, 0], "max": [0.1, 0.06, 0.1], "phase": "oil" } ] }\n' "$PH" >"$T/ph2.json"
 printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0, 0, 0], "max": [0.1, 0.1, 0.1] }, "particles": { "spacing": 0.01 }, "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.1, 0.06, 0.1] } ] }\n' >"$T/ph1.json"
 fl run "$T/ph2.json" --backend cpu --steps 1 --out "$T/ph2o" --every 1 --quiet
 R1=$RC
