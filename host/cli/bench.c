@@ -279,6 +279,17 @@ static void add_labels(bench_table *t, const fcl_timers *tm)
  * ("viscosity CG iterations", 23) once pushed its values out of line. */
 enum { LABEL_W = 25 };
 
+/* The native column's wall ms per step, the speedup's reference; 0 when
+ * there is none (--backend opencl). */
+static double native_wall_ms(const bench_table *t)
+{
+    double ms = 0.0;
+    for (int c = 0; c < t->ncols; c++)
+        if (strcmp(t->col[c].backend, "cpu") == 0)
+            ms = t->col[c].wall_ms;
+    return ms;
+}
+
 /* Short column heads: "cpu" or "ocl:N" with N as in `fluidcl devices`. */
 static void head(const bench_table *t, int c, char *out, size_t len)
 {
@@ -358,10 +369,7 @@ static void print_table(const bench_table *t)
             printf(" %12.4f", timers_get(&t->col[c].timers, t->label[l]) / (double)t->col[c].steps);
         printf("\n");
     }
-    double cpu_wall = 0.0;
-    for (int c = 0; c < t->ncols; c++)
-        if (strcmp(t->col[c].backend, "cpu") == 0)
-            cpu_wall = t->col[c].wall_ms;
+    double cpu_wall = native_wall_ms(t);
     const char *rows[] = { "sum of passes", "wall ms/step", "particle-steps/s", "speedup vs cpu",
                            "mean dt (ms)", "ms per sim second", "avg density err %", "max density err %" };
     for (int r = 0; r < 8; r++) {
@@ -418,10 +426,7 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const fcl_cli *
     cJSON *ov = cJSON_AddArrayToObject(root, "params");
     for (int i = 0; i < cl->noverrides; i++)
         cJSON_AddItemToArray(ov, cJSON_CreateString(cl->overrides[i]));
-    double cpu_wall = 0.0;
-    for (int c = 0; c < t->ncols; c++)
-        if (strcmp(t->col[c].backend, "cpu") == 0)
-            cpu_wall = t->col[c].wall_ms;
+    double cpu_wall = native_wall_ms(t);
     for (int c = 0; c < t->ncols; c++) {
         const bench_col *b = &t->col[c];
         cJSON *o = cJSON_CreateObject(), *passes = cJSON_CreateObject();

@@ -354,22 +354,21 @@ static size_t scene_file_limit(const fcl_cli *o)
  * review). Once per group. */
 static void note_other_solver_params(const fcl_cli *o, const char *solver)
 {
-    char seen[512] = " ";
+    unsigned long noted = 0;   /* by group: fcl_solvers[k]'s, and control's (bit fcl_solver_count) */
     for (int i = 0; i < o->noverrides; i++) {
         const char *dot = strchr(o->overrides[i], '.');
-        char group[64], key[72];
         size_t gl = dot ? (size_t)(dot - o->overrides[i]) : 0;
-        if (!gl || gl >= sizeof group)
-            continue;
-        snprintf(group, sizeof group, "%.*s", (int)gl, o->overrides[i]);
-        const char *reader = strcmp(group, "control") == 0 ? "pbf" : group;
-        snprintf(key, sizeof key, " %s ", group);
-        if (!solver_find(reader) || strcmp(reader, solver) == 0 || strstr(seen, key))
-            continue;
-        if (strlen(seen) + strlen(key) < sizeof seen)
-            strcat(seen, key + 1);
-        fprintf(stderr, "fluidcl: note: --param %s.*: only the %s solver reads these, and this run's is %s\n", group,
-                reader, solver);
+        int control = gl == 7 && strncmp(o->overrides[i], "control", 7) == 0;
+        for (size_t k = 0; k < fcl_solver_count && k + 1 < 8 * sizeof noted; k++) {
+            const char *name = fcl_solvers[k]->name;
+            size_t bit = control ? fcl_solver_count : k;
+            if (!(control ? strcmp(name, "pbf") == 0 : strlen(name) == gl && strncmp(o->overrides[i], name, gl) == 0) ||
+                strcmp(name, solver) == 0 || (noted >> bit & 1ul))
+                continue;
+            noted |= 1ul << bit;
+            fprintf(stderr, "fluidcl: note: --param %.*s.*: only the %s solver reads these, and this run's is %s\n",
+                    (int)gl, o->overrides[i], name, solver);
+        }
     }
 }
 
@@ -437,26 +436,26 @@ int cli_check_file(const char *opt, const char *path)
     return 0;
 }
 
-int cli_check_not_input(const fcl_cli *o, const char *opt, const char *path, int resume_ok)
-{
-    const char *in[3] = { o->scene, o->from, resume_ok ? NULL : o->resume };
-    static const char *const what[3] = { "the scene", "the --from frame", "the --resume checkpoint" };
-    struct stat a, b;
-    if (!path || stat(path, &a) != 0)
-        return 0;   /* not there yet: no input either */
-    for (int k = 0; k < 3; k++)
-        if (in[k] && stat(in[k], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-            cli_error("%s %s: is %s (%s): it would be overwritten; expected another file", opt, path, what[k], in[k]);
-            return FCL_EXIT_INPUT;
-        }
-    return 0;
-}
-
 /* Whether a and b are one file (by device and inode). */
 static int same_file(const struct stat *a, const char *b)
 {
     struct stat st;
     return b && b[0] && stat(b, &st) == 0 && a->st_dev == st.st_dev && a->st_ino == st.st_ino;
+}
+
+int cli_check_not_input(const fcl_cli *o, const char *opt, const char *path, int resume_ok)
+{
+    const char *in[3] = { o->scene, o->from, resume_ok ? NULL : o->resume };
+    static const char *const what[3] = { "the scene", "the --from frame", "the --resume checkpoint" };
+    struct stat a;
+    if (!path || stat(path, &a) != 0)
+        return 0;   /* not there yet: no input either */
+    for (int k = 0; k < 3; k++)
+        if (same_file(&a, in[k])) {
+            cli_error("%s %s: is %s (%s): it would be overwritten; expected another file", opt, path, what[k], in[k]);
+            return FCL_EXIT_INPUT;
+        }
+    return 0;
 }
 
 int cli_check_not_mesh(const fcl_scene *sc, const char *opt, const char *path)
@@ -506,17 +505,11 @@ int cli_probe_file(const char *opt, const char *path)
 
 const char *cli_origin(const fcl_cli *o, const char *key, const char *flag, char *buf, size_t len)
 {
-    size_t kl = strlen(key);
-    if (flag) {
+    if (flag)
         snprintf(buf, len, "%s", flag);
-        return buf;
-    }
-    /* The last --param of the key wins (apply_flags), so look from the end. */
-    for (int i = o->noverrides - 1; i >= 0; i--)
-        if (strncmp(o->overrides[i], key, kl) == 0 && o->overrides[i][kl] == '=') {
-            snprintf(buf, len, "--param %s", key);
-            return buf;
-        }
-    snprintf(buf, len, "%s: %s", o->scene, key);
+    else if (overridden(o, key))
+        snprintf(buf, len, "--param %s", key);
+    else
+        snprintf(buf, len, "%s: %s", o->scene, key);
     return buf;
 }

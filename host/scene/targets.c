@@ -284,29 +284,19 @@ static void posed_bounds(const fcl_target *g, double t, const float rlo[3], cons
         }
         return;
     }
-    const fcl_skeleton *sk = g->skeleton;
-    double *x0 = malloc(24 * sk->nbones * sizeof *x0), *x1 = x0 ? x0 + 12 * sk->nbones : NULL;
+    double m[12 * CTL_MAX_BONES];
+    ctl_skin_motion(g->skeleton, t, m);
     for (int i = 0; i < 3; i++)
         lo[i] = INFINITY, hi[i] = -INFINITY;
-    if (!x0) {   /* no room to tell: taken as inside */
-        for (int i = 0; i < 3; i++)
-            lo[i] = rlo[i], hi[i] = rhi[i];
-        return;
-    }
-    ctl_skin_pose(sk, 0.0, x0);
-    ctl_skin_pose(sk, t, x1);
-    for (int b = 0; b < sk->nbones; b++)
+    for (int b = 0; b < g->skeleton->nbones; b++)
         for (int c = 0; c < 8; c++) {
-            const double *a0 = x0 + 12 * b, *a1 = x1 + 12 * b;
-            double q[3] = { c & 1 ? rhi[0] : rlo[0], c & 2 ? rhi[1] : rlo[1], c & 4 ? rhi[2] : rlo[2] }, u[3];
-            for (int i = 0; i < 3; i++)   /* T_0^-1 q = R0^T (q - c0) */
-                u[i] = a0[i] * (q[0] - a0[3]) + a0[4 + i] * (q[1] - a0[7]) + a0[8 + i] * (q[2] - a0[11]);
+            const double *M = m + 12 * b;
+            double q[3] = { c & 1 ? rhi[0] : rlo[0], c & 2 ? rhi[1] : rlo[1], c & 4 ? rhi[2] : rlo[2] };
             for (int i = 0; i < 3; i++) {
-                double v = a1[4 * i] * u[0] + a1[4 * i + 1] * u[1] + a1[4 * i + 2] * u[2] + a1[4 * i + 3];
+                double v = M[4 * i] * q[0] + M[4 * i + 1] * q[1] + M[4 * i + 2] * q[2] + M[4 * i + 3];
                 lo[i] = fmin(lo[i], v), hi[i] = fmax(hi[i], v);
             }
         }
-    free(x0);
 }
 
 /* Every key of target g's path or skeleton in its active interval leaves

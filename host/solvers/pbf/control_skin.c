@@ -283,15 +283,21 @@ static void relative(const double *t1, const double *t0, double *m)
     }
 }
 
-void ctl_skin_apply(const fcl_skeleton *sk, const float *w, const float4 *p0, size_t n, double t, float4 *out)
+void ctl_skin_motion(const fcl_skeleton *sk, double t, double *m)
 {
-    /* 72 KB of stack at most (CTL_MAX_BONES), so nothing can fail here. */
-    size_t nb = (size_t)sk->nbones;
-    double x0[12 * CTL_MAX_BONES], x1[12 * CTL_MAX_BONES], m[12 * CTL_MAX_BONES];
+    /* 48 KB of stack at most (CTL_MAX_BONES), so nothing can fail here. */
+    double x0[12 * CTL_MAX_BONES], x1[12 * CTL_MAX_BONES];
     ctl_skin_pose(sk, 0.0, x0);
     ctl_skin_pose(sk, t, x1);
-    for (size_t i = 0; i < nb; i++)
+    for (int i = 0; i < sk->nbones; i++)
         relative(x1 + 12 * i, x0 + 12 * i, m + 12 * i);
+}
+
+void ctl_skin_apply(const fcl_skeleton *sk, const float *w, const float4 *p0, size_t n, double t, float4 *out)
+{
+    size_t nb = (size_t)sk->nbones;
+    double m[12 * CTL_MAX_BONES];
+    ctl_skin_motion(sk, t, m);
 #pragma omp parallel for schedule(static)
     for (long long j = 0; j < (long long)n; j++) {
         double p[3] = { p0[j].x, p0[j].y, p0[j].z }, s[3] = { 0, 0, 0 };

@@ -82,6 +82,9 @@ int ctl_skin_weights(const fcl_skeleton *sk, const fcl_ctl_points *pts, double a
 /* Linear blend skinning: out[j] = sum_i w[j nbones + i] T_i(t) T_i(0)^-1
  * p0[j] for j < n, w = 0 in out. out may not alias p0; sk has at most
  * CTL_MAX_BONES bones (as every parsed one has). */
+/* Each bone's motion from t = 0 to t, T_i(t) T_i(0)^-1, as a row-major
+ * 3 x 4 matrix in m[12 i .. 12 i + 12). */
+void ctl_skin_motion(const fcl_skeleton *sk, double t, double *m);
 void ctl_skin_apply(const fcl_skeleton *sk, const float *w, const float4 *p0, size_t n, double t, float4 *out);
 
 #endif
