@@ -17,7 +17,8 @@
 # - damaged, truncated, foreign (another solver, another parameter, a
 #   frame), crafted (a NaN time, a negative step, a next id below the
 #   count, under a valid checksum) and missing checkpoints: exit 2 naming the file and what is
-#   wrong, and nothing written.
+#   wrong, and nothing written; a fluid-control checkpoint resumed into
+#   other targets names the target and what differs (skeleton, span, shape).
 # Write failures are test_write_fail.sh's.
 #
 # usage: bash tests/test_restart.sh path/to/fluidcl
@@ -245,9 +246,22 @@ timeout 120 "$BIN" run embedded:control_wave.json "${CW[@]}" --steps 2 --checkpo
 sed 's/1, 50\]/1, 90]/g; s/1, -50\]/1, -90]/g' "$(dirname "$0")/../scenes/control_wave.json" >"$T/cw_other.json"
 timeout 120 "$BIN" run "$T/cw_other.json" "${CW[@]}" --steps 4 --resume "$T/cw.state" >/dev/null 2>"$T/err.txt"
 RC=$?
-grep -q "1, 90\]" "$T/cw_other.json" && [ "$RC" -eq 2 ] && grep -q "pbf solver's state does not match" "$T/err.txt" &&
-    ok "a fluid-control checkpoint resumed into another skeleton motion: exit 2" ||
+grep -q "1, 90\]" "$T/cw_other.json" && [ "$RC" -eq 2 ] &&
+    grep -q "pbf solver's state does not match this run's: targets\[0\] (box) has another skeleton" "$T/err.txt" &&
+    ok "a fluid-control checkpoint resumed into another skeleton motion: exit 2 naming the target" ||
     bad "other skeleton" "exit $RC: $(cat "$T/err.txt")"
+# The same target active for another span, and one sampled from a shorter
+# box: each refusal names the target and what differs.
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); s["targets"][0]["end"] = 5; json.dump(s, open(sys.argv[2], "w")); s["targets"][0].pop("end"); s["targets"][0]["shape"]["max"][0] = 0.42; json.dump(s, open(sys.argv[3], "w"))' \
+    "$(dirname "$0")/../scenes/control_wave.json" "$T/cw_end.json" "$T/cw_box.json"
+timeout 120 "$BIN" run "$T/cw_end.json" "${CW[@]}" --steps 4 --resume "$T/cw.state" >/dev/null 2>"$T/err.txt"
+RC=$?
+timeout 120 "$BIN" run "$T/cw_box.json" "${CW[@]}" --steps 4 --resume "$T/cw.state" >/dev/null 2>"$T/err2.txt"
+RC2=$?
+[ "$RC" -eq 2 ] && grep -q "targets\[0\] (box) is active from 0 to 5 s, in the checkpoint's scene from 0 s on" "$T/err.txt" &&
+    [ "$RC2" -eq 2 ] && grep -q "targets\[0\] (box) samples into 81 control particles, in the checkpoint's scene 99" "$T/err2.txt" &&
+    ok "fluid-control checkpoints resumed into another target span and a shorter target: exit 2, each named" ||
+    bad "other target span or shape" "exit $RC, $RC2: $(cat "$T/err.txt" "$T/err2.txt")"
 fl --backend cpu --solver "$S1" --steps 4 --checkpoint-every 2
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--checkpoint-every" &&
     ok "--checkpoint-every without --out or --checkpoint: exit 2" ||

@@ -101,9 +101,10 @@ typedef struct fcl_solver {
      * grid attributes, saved with the others): save writes at most cap
      * bytes to blob and returns how many, or FCL_SAVE_FAILED (no room, a
      * device read failed: no checkpoint is written then); load takes them
-     * back, 0 or -1. NULL when the solver keeps none. */
+     * back, 0, or -1 with why saying what differs from this run (for the
+     * refusal's message). NULL when the solver keeps none. */
     size_t (*save)(struct fcl_sim *s, void *blob, size_t cap);
-    int (*load)(struct fcl_sim *s, const void *blob, size_t bytes);
+    int (*load)(struct fcl_sim *s, const void *blob, size_t bytes, char *why, size_t whylen);
     /* Fluid-control targets of the scene (host/scene/targets.h), which
      * outlive the simulation: 0, or -1 with err naming the target. NULL
      * when the solver has no fluid control (sim_set_targets refuses). */

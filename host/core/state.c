@@ -607,6 +607,7 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
 static int finish_load(fcl_sim *s, blob *b, const char *path, char *err, size_t errlen)
 {
     uint64_t sbytes = 0;
+    char why[512] = "its size does not match";
     if (s->n * 8 > b->len - b->at) {
         snprintf(err, errlen, "%s: truncated before the density", path);
         return -1;
@@ -614,9 +615,9 @@ static int finish_load(fcl_sim *s, blob *b, const char *path, char *err, size_t 
     const unsigned char *dens = b->p + b->at;
     b->at += s->n * 8;
     if (get(b, &sbytes, 8) != 0 || sbytes != b->len - b->at ||
-        (s->solver->load && s->solver->load(s, b->p + b->at, (size_t)sbytes) != 0)) {
-        snprintf(err, errlen, "%s: the %s solver's state does not match this run's (a checkpoint resumes into the "
-                 "scene that wrote it: for pbf, the same control targets)", path, s->solver->name);
+        (s->solver->load && s->solver->load(s, b->p + b->at, (size_t)sbytes, why, sizeof why) != 0)) {
+        snprintf(err, errlen, "%s: the %s solver's state does not match this run's: %s (a checkpoint resumes into "
+                 "the scene that wrote it)", path, s->solver->name, why);
         return -1;
     }
     if (s->solver->prepare(s) != 0 || s->be->ops->buf_write(s->be, s->rho, 0, s->n * 4, dens) != 0 ||

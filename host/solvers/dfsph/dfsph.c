@@ -355,12 +355,14 @@ static size_t dfsph_save(fcl_sim *s, void *blob, size_t cap)
     return sizeof v;
 }
 
-static int dfsph_load(fcl_sim *s, const void *blob, size_t bytes)
+static int dfsph_load(fcl_sim *s, const void *blob, size_t bytes, char *why, size_t whylen)
 {
     dfsph *d = s->solver_data;
     dfsph_saved v;
-    if (bytes != sizeof v)
+    if (bytes != sizeof v) {
+        snprintf(why, whylen, "its step controller's state is %zu bytes, not %zu", bytes, sizeof v);
         return -1;
+    }
     memcpy(&v, blob, sizeof v);
     d->dt_prev = v.dt_prev;
     d->dt_cap = v.dt_cap;

@@ -634,9 +634,9 @@ static size_t mac_save(fcl_sim *s, void *blob, size_t cap)
     return mac_state_save(s->solver_data, s->be, blob, cap);
 }
 
-static int mac_load(fcl_sim *s, const void *blob, size_t bytes)
+static int mac_load(fcl_sim *s, const void *blob, size_t bytes, char *why, size_t whylen)
 {
-    return mac_state_load(s->solver_data, s->be, blob, bytes);
+    return mac_state_load(s->solver_data, s->be, blob, bytes, why, whylen);
 }
 
 /* Flags, level set and fields for the outputs where no step has made

@@ -108,10 +108,10 @@ int mac_grid_levelset(mac *d, fcl_backend *be, struct fcl_grid_frame *g);
  * next call; their count (0 when the device fails). */
 size_t mac_grid_slice(mac *d, fcl_backend *be, const float **pts);
 /* The grid state for restarts: bytes needed, save into blob (cap bytes),
- * load (0 or -1 when it does not fit this grid). */
+ * load (0, or -1 with why when it does not fit this grid). */
 size_t mac_state_bytes(const mac *d);
 size_t mac_state_save(mac *d, fcl_backend *be, void *blob, size_t cap);
-int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes);
+int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes, char *why, size_t whylen);
 
 /* For tests: the solver state of a simulation running mac (NULL
  * otherwise). */

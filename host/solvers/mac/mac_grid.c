@@ -280,20 +280,24 @@ size_t mac_state_save(mac *d, fcl_backend *be, void *blob, size_t cap)
     return need;
 }
 
-int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes)
+int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes, char *why, size_t whylen)
 {
     size_t n = d->m.ncell;
     const unsigned char *b = blob;
-    uint32_t head[2];
-    if (bytes != mac_state_bytes(d))
+    uint32_t head[2] = { 0, 0 };
+    if (bytes >= 8)
+        memcpy(head, b, 8);
+    if (bytes != mac_state_bytes(d) || head[0] != n) {
+        snprintf(why, whylen, "its grid has %u cells with the ghost layer, this run's %u x %u x %u interior has %zu "
+                 "(the domain or mac.cell differs)", (unsigned)head[0], d->m.nx, d->m.ny, d->m.nz, n);
         return -1;
-    memcpy(head, b, 8);
-    if (head[0] != n)
-        return -1;
+    }
     memcpy(&d->max_u, b + 8, 8);
     if (be->ops->buf_write(be, d->vel[d->cur], 0, n * 16, b + 16) != 0 ||
-        be->ops->buf_write(be, d->p, 0, n * 4, b + 16 + n * 16) != 0)
+        be->ops->buf_write(be, d->p, 0, n * 4, b + 16 + n * 16) != 0) {
+        snprintf(why, whylen, "writing its grid to %s failed", be->name);
         return -1;
+    }
     d->ready = 1;
     return 0;
 }

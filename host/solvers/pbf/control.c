@@ -227,7 +227,10 @@ static uint64_t skeleton_fingerprint(uint64_t h, const fcl_skeleton *sk)
     return fcl_fnv1a(h, sk->key_tr, 3 * (size_t)sk->nkeys * sk->nbones * sizeof *sk->key_tr);
 }
 
-uint64_t control_fingerprint(const pbf_control *k)
+/* The whole set: its particles at rest, their targets, the targets'
+ * times, paths and skeletons (all a checkpoint from before the per-target
+ * records held). */
+static uint64_t whole_fingerprint(const pbf_control *k)
 {
     uint64_t h = fcl_fnv1a(FCL_FNV1A_BASIS, &k->total, sizeof k->total);
     h = fcl_fnv1a(h, k->rest, k->total * sizeof *k->rest);
@@ -246,6 +249,127 @@ uint64_t control_fingerprint(const pbf_control *k)
         h = skeleton_fingerprint(h, tg->skeleton);
     }
     return h;
+}
+
+/* One target's part of a checkpoint, so that a refusal can name the
+ * target and what about it differs. */
+typedef struct target_record {
+    double start, end;
+    uint32_t count, nkeys;
+    uint64_t sample, path, skeleton;
+} target_record;
+
+enum { SAVED_MAGIC = 0x324c5443u };      /* "CTL2" */
+
+static target_record target_of(const pbf_control *k, int g)
+{
+    const fcl_target *tg = &k->targets[g];
+    target_record r = { tg->start, tg->end, (uint32_t)k->count[g], (uint32_t)tg->nkeys, 0, 0, 0 };
+    r.sample = fcl_fnv1a(FCL_FNV1A_BASIS, k->rest + k->first[g], k->count[g] * sizeof *k->rest);
+    r.path = FCL_FNV1A_BASIS;
+    for (int i = 0; i < tg->nkeys; i++) {
+        const fcl_target_key *key = &tg->keys[i];
+        r.path = fcl_fnv1a(r.path, &key->t, sizeof key->t);
+        r.path = fcl_fnv1a(r.path, key->translate, sizeof key->translate);
+        r.path = fcl_fnv1a(r.path, key->axis, sizeof key->axis);
+        r.path = fcl_fnv1a(r.path, &key->angle, sizeof key->angle);
+    }
+    r.skeleton = skeleton_fingerprint(FCL_FNV1A_BASIS, tg->skeleton);
+    return r;
+}
+
+size_t control_save(const pbf_control *k, void *blob, size_t cap)
+{
+    uint32_t head[2] = { SAVED_MAGIC, (uint32_t)k->ntargets };
+    uint64_t whole = whole_fingerprint(k);
+    size_t need = sizeof head + sizeof whole + (size_t)k->ntargets * sizeof(target_record);
+    unsigned char *b = blob;
+    if (cap < need)
+        return FCL_SAVE_FAILED;
+    memcpy(b, head, sizeof head);
+    memcpy(b + sizeof head, &whole, sizeof whole);
+    for (int g = 0; g < k->ntargets; g++) {
+        target_record r = target_of(k, g);
+        memcpy(b + 16 + (size_t)g * sizeof r, &r, sizeof r);
+    }
+    return need;
+}
+
+/* "targets[1] (mesh glass.obj)" */
+static void target_name(const pbf_control *k, int g, char *out, size_t len)
+{
+    static const char *kinds[] = { [FCL_OBST_BOX] = "box", [FCL_OBST_SPHERE] = "sphere",
+                                   [FCL_OBST_MESH] = "mesh", [FCL_OBST_POLYGON] = "polygon" };
+    const fcl_obstacle *o = &k->targets[g].shape;
+    const char *base = strrchr(o->file, '/');
+    snprintf(out, len, "targets[%d] (%s%s%s)", g, kinds[o->kind], o->kind == FCL_OBST_MESH ? " " : "",
+             o->kind == FCL_OBST_MESH ? (base ? base + 1 : o->file) : "");
+}
+
+/* "from 0 to 2 s", "from 0 s on" */
+static const char *span(double start, double end, char *out, size_t len)
+{
+    if (isinf(end))
+        snprintf(out, len, "from %g s on", start);
+    else
+        snprintf(out, len, "from %g to %g s", start, end);
+    return out;
+}
+
+/* What differs between target g and its saved record; 0 when nothing. */
+static int target_differs(const pbf_control *k, int g, const target_record *saved, char *why, size_t whylen)
+{
+    target_record r = target_of(k, g);
+    char name[160], a[64], b[64];
+    target_name(k, g, name, sizeof name);
+    if (r.start != saved->start || r.end != saved->end)
+        snprintf(why, whylen, "%s is active %s, in the checkpoint's scene %s", name,
+                 span(r.start, r.end, a, sizeof a), span(saved->start, saved->end, b, sizeof b));
+    else if (r.count != saved->count || r.sample != saved->sample)
+        snprintf(why, whylen, "%s samples into %u control particles, in the checkpoint's scene %u%s (its shape, "
+                 "placement, control.spacing or the spacing differs)", name, r.count, saved->count,
+                 r.count == saved->count ? " at other places" : "");
+    else if (r.nkeys != saved->nkeys || r.path != saved->path)
+        snprintf(why, whylen, "%s has a path of %u keys, in the checkpoint's scene another of %u", name, r.nkeys,
+                 saved->nkeys);
+    else if (r.skeleton != saved->skeleton)
+        snprintf(why, whylen, "%s has another skeleton (joints, bones or keys) than in the checkpoint's scene", name);
+    else
+        return 0;
+    return 1;
+}
+
+int control_check_saved(const pbf_control *k, const void *blob, size_t bytes, char *why, size_t whylen)
+{
+    const unsigned char *b = blob;
+    uint32_t head[2] = { 0, 0 };
+    uint64_t whole = 0, now = whole_fingerprint(k);
+    if (bytes == sizeof whole) {         /* a checkpoint from before the records */
+        memcpy(&whole, b, sizeof whole);
+        if (whole != now)
+            snprintf(why, whylen, "its control targets differ from this scene's");
+        return whole == now ? 0 : -1;
+    }
+    if (bytes >= 16)
+        memcpy(head, b, sizeof head);
+    if (head[0] != SAVED_MAGIC || bytes != 16 + (size_t)head[1] * sizeof(target_record)) {
+        snprintf(why, whylen, "its fluid-control record is damaged (%zu bytes)", bytes);
+        return -1;
+    }
+    if (head[1] != (uint32_t)k->ntargets) {
+        snprintf(why, whylen, "its scene has %u control targets, this one %d", head[1], k->ntargets);
+        return -1;
+    }
+    for (int g = 0; g < k->ntargets; g++) {
+        target_record r;
+        memcpy(&r, b + 16 + (size_t)g * sizeof r, sizeof r);
+        if (target_differs(k, g, &r, why, whylen))
+            return -1;
+    }
+    memcpy(&whole, b + sizeof head, sizeof whole);
+    if (whole != now)                    /* points of no target (tests) */
+        snprintf(why, whylen, "its control points differ from this run's");
+    return whole == now ? 0 : -1;
 }
 
 /* Where particle i of the control set is at time t (its target's rigid

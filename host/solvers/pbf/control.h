@@ -52,11 +52,16 @@ void control_bind(pbf_control *k, float **weights);
  * when they are sampled: springs reach d / 2 from then on, while H
  * (control.radius) stays live. */
 double control_interval(const fcl_sim *s);
-/* The control set's fingerprint (its particles at rest, their targets,
- * the targets' times, paths and skeletons): a
- * resumed run must have the checkpoint's, as the springs saved with the
- * fluid particles name control particles by index. */
-uint64_t control_fingerprint(const pbf_control *k);
+/* The control set for a checkpoint: a fingerprint of the whole (its
+ * particles at rest, their targets, the targets' times, paths and
+ * skeletons) and a record per target. A resumed run must have the
+ * checkpoint's set, as the springs saved with the fluid particles name
+ * control particles by index: check_saved gives 0, or -1 with why naming
+ * the first target that differs and how (a checkpoint of 8 bytes, from
+ * before the records, is checked as a whole). save: bytes written, or
+ * FCL_SAVE_FAILED when cap is short. */
+size_t control_save(const pbf_control *k, void *blob, size_t cap);
+int control_check_saved(const pbf_control *k, const void *blob, size_t bytes, char *why, size_t whylen);
 /* Constants from the control.* parameters (before every step). */
 void control_derive(pbf_control *k, const fcl_sim *s, double dt);
 /* The active set at the end of the step that starts at t (targets

@@ -309,25 +309,23 @@ static const fcl_field_decl pbf_fields[NFIELDS] = {
 };
 
 /* Restarts: the springs are grid attributes, saved with the particles;
- * with control, the blob is the control set's fingerprint, so that a
- * checkpoint resumes only into a scene with the same targets. */
+ * with control, the blob is the control set's fingerprint and a record
+ * per target, so that a checkpoint resumes only into a scene with the
+ * same targets, and a refusal names the target that differs. */
 static size_t pbf_save(fcl_sim *s, void *blob, size_t cap)
 {
     const pbf *d = s->solver_data;
-    if (!d->ctl)
-        return 0;
-    uint64_t f = control_fingerprint(d->ctl);
-    if (cap < sizeof f)
-        return FCL_SAVE_FAILED;
-    memcpy(blob, &f, sizeof f);
-    return sizeof f;
+    return d->ctl ? control_save(d->ctl, blob, cap) : 0;
 }
 
-static int pbf_load(fcl_sim *s, const void *blob, size_t bytes)
+static int pbf_load(fcl_sim *s, const void *blob, size_t bytes, char *why, size_t whylen)
 {
     const pbf *d = s->solver_data;
-    uint64_t f = d->ctl ? control_fingerprint(d->ctl) : 0;
-    return bytes == (d->ctl ? sizeof f : 0) && (!d->ctl || memcmp(blob, &f, sizeof f) == 0) ? 0 : -1;
+    if (d->ctl)
+        return control_check_saved(d->ctl, blob, bytes, why, whylen);
+    if (bytes)
+        snprintf(why, whylen, "it was written with fluid-control targets, and this scene has none");
+    return bytes ? -1 : 0;
 }
 
 static void pbf_destroy(fcl_sim *s)
