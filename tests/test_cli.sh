@@ -949,6 +949,17 @@ fl run "$GOOD" --backend cpu --steps 20 --out "$D/b" --every 10 --checkpoint-eve
 fl run "$GOOD" --backend cpu --steps 20 --out "$D/c" --every 10
 [ "$RC" -eq 2 ] && [ "$(ls "$D/c")" = frames.pvd ] && printf '%s' "$ERR" | grep -q "frames.pvd: is a folder" &&
     ok "27 a folder at DIR/frames.pvd refused before any frame" || bad "27 folder pvd" "exit $RC: $(errline)"
+# --stats or --checkpoint at a frame's or a mesh's name in the output
+# folder (each writes PATH.tmp and renames it): --stats spliced its rows
+# into frame 0 and lost them (exit 3, naming a .tmp that was gone),
+# --checkpoint replaced frame 2 (exit 0).
+fl run "$GOOD" --backend cpu --steps 2 --out "$D/f" --stats "$D/f/frame_000000.vtu"
+[ "$RC" -eq 2 ] && [ ! -e "$D/f" ] && printf '%s' "$ERR" | grep -q "\-\-stats names a frame file (frame_#.vtu)" &&
+    ok "27 --stats naming a frame refused before any step" || bad "27 stats on a frame" "exit $RC: $(errline)"
+mkdir -p "$D/g"
+fl run "$GOOD" --backend cpu --steps 4 --out "$D/g/" --every 2 --mesh --checkpoint-every 2 --checkpoint "$D/g/./frame_000002.surface.ply"
+[ "$RC" -eq 2 ] && [ -z "$(ls "$D/g")" ] && printf '%s' "$ERR" | grep -q "\-\-checkpoint names a frame file (frame_#.surface.ply)" &&
+    ok "27 --checkpoint naming a mesh's frame refused before any step" || bad "27 checkpoint on a frame" "exit $RC: $(errline)"
 # A link or folder at a frame's or a mesh's name in the output folder was
 # met when that frame was due: exit 3 part-way, frames before it written.
 mkdir -p "$D/d" "$D/e/frame_000010.surface.ply"

@@ -336,11 +336,54 @@ static int same_path(const char *a, const char *b)
     return la == lb && strncmp(a, b, la) == 0;
 }
 
+/* The names this run writes per frame (out_check_frame_names). */
+static void frame_names(const fcl_cli *o, const fcl_params *p, const char *names[8])
+{
+    int k = 0;
+    static const char *const fmt[][2] = { { "vtu", "frame_#.vtu" }, { "vtk", "frame_#.vtk" }, { "ply", "frame_#.ply" } };
+    for (int f = 0; f < 3; f++)
+        if (wants(p->output_format, fmt[f][0]))
+            names[k++] = fmt[f][1];
+    const char *sf = p->surface_format;
+    if (o->mesh && (strcmp(sf, "ply") == 0 || strcmp(sf, "both") == 0))
+        names[k++] = "frame_#.surface.ply";
+    if (o->mesh && (strcmp(sf, "obj") == 0 || strcmp(sf, "both") == 0))
+        names[k++] = "frame_#.surface.obj";
+    if (p->output_grid)
+        names[k++] = "grid_#.vti";
+    names[k] = NULL;
+}
+
+/* path's file name matches a per-frame name ("frame_#.vtu": # one or
+ * more digits) and its folder is dir (by name, or by inode where both
+ * exist): the name pattern it matches, or NULL. */
+static const char *frame_clash(const char *path, const char *dir, const char *const names[])
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    char parent[FCL_STR_MAX + 32];
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+    struct stat a, b;
+    int here = same_path(parent, dir) || (stat(parent, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev &&
+                                           a.st_ino == b.st_ino);
+    for (int k = 0; here && names[k]; k++) {
+        const char *hash = strchr(names[k], '#'), *tail = hash + 1, *q = base + (hash - names[k]);
+        size_t digits = 0;
+        if (strncmp(base, names[k], (size_t)(hash - names[k])) != 0)
+            continue;
+        while (q[digits] >= '0' && q[digits] <= '9')
+            digits++;
+        if (digits && strcmp(q + digits, tail) == 0)
+            return names[k];
+    }
+    return NULL;
+}
+
 /* The statistics, the checkpoint and the frames on distinct paths, the
  * checkpoint's default (DIR/checkpoint.state, written at a signal even
- * without --checkpoint-every: ckpt_setup) and
- * the frames' index (DIR/frames.pvd) included: --stats naming the default
- * checkpoint once ran to the end and lost its rows (both write PATH.tmp). */
+ * without --checkpoint-every: ckpt_setup), the frames' index
+ * (DIR/frames.pvd) and the per-frame names included: --stats naming the
+ * default checkpoint once ran to the end and lost its rows (both write
+ * PATH.tmp). */
 static int check_output_paths(const fcl_cli *o, const fcl_params *p)
 {
     const char *dir = p->output_every > 0 ? p->output_dir : "", *ck = o->checkpoint ? o->checkpoint : "";
@@ -363,6 +406,18 @@ static int check_output_paths(const fcl_cli *o, const fcl_params *p)
         clash = "--checkpoint names the frames' index", path = ck;
     else if (ck[0] && dir[0] && same_path(ck, dir))
         clash = "--checkpoint names the output folder", path = ck;
+    if (!clash && dir[0]) {
+        /* Each writes PATH.tmp and renames it: --stats on a frame's name
+         * spliced its rows into the frame and lost them, --checkpoint
+         * replaced the frame (exit 0). */
+        const char *names[8], *pat;
+        static char what[96];
+        frame_names(o, p, names);
+        if (st[0] && (pat = frame_clash(st, dir, names)) != NULL)
+            snprintf(what, sizeof what, "--stats names a frame file (%s)", pat), clash = what, path = st;
+        else if (ck[0] && (pat = frame_clash(ck, dir, names)) != NULL)
+            snprintf(what, sizeof what, "--checkpoint names a frame file (%s)", pat), clash = what, path = ck;
+    }
     if (!clash)
         return 0;
     cli_error("%s (%s): expected different paths for the statistics, the checkpoint and the frames", clash, path);
@@ -401,24 +456,6 @@ static int check_output_options(const fcl_cli *o, const fcl_params *p)
         fprintf(stderr, "fluidcl: note: %s is 0: no frames go to %s\n",
                 o->every >= 0 ? "--every" : "output.every", p->output_dir);
     return check_output_paths(o, p);
-}
-
-/* The names this run writes per frame (out_check_frame_names). */
-static void frame_names(const fcl_cli *o, const fcl_params *p, const char *names[8])
-{
-    int k = 0;
-    static const char *const fmt[][2] = { { "vtu", "frame_#.vtu" }, { "vtk", "frame_#.vtk" }, { "ply", "frame_#.ply" } };
-    for (int f = 0; f < 3; f++)
-        if (wants(p->output_format, fmt[f][0]))
-            names[k++] = fmt[f][1];
-    const char *sf = p->surface_format;
-    if (o->mesh && (strcmp(sf, "ply") == 0 || strcmp(sf, "both") == 0))
-        names[k++] = "frame_#.surface.ply";
-    if (o->mesh && (strcmp(sf, "obj") == 0 || strcmp(sf, "both") == 0))
-        names[k++] = "frame_#.surface.obj";
-    if (p->output_grid)
-        names[k++] = "grid_#.vti";
-    names[k] = NULL;
 }
 
 /* Files an earlier run left in the output folder (frames, meshes,
