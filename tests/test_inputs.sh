@@ -238,6 +238,12 @@ F=$T/tiny_box.json; scene "$F" "" '[ { "type": "box", "min": [0, 0, 0], "max": [
 refused "a fluid box thinner than a spacing" "$F" "fluid[0]: holds no particle" -- run "$F"
 F=$T/all_carved.json; scene "$F" "" "$BOX" '[ { "type": "box", "min": [0, 0, 0], "max": [0.15, 0.15, 0.15] } ]'
 refused "a fluid entirely inside an obstacle" "$F" "all 125 fluid particles lie inside the obstacles" -- run "$F" --backend cpu
+# An empty fluid list and no emitter ran 0 particles with exit 0 (frames
+# and statistics of nothing); bench too.
+refused "an empty fluid list and no emitter" "$T/empty_fluid.json" "fluid: no fluid block and no emitter: nothing to simulate" \
+    -- run "$T/empty_fluid.json" --backend cpu
+refused "bench of an empty fluid list and no emitter" "$T/empty_fluid.json" "fluid: no fluid block and no emitter" \
+    -- bench "$T/empty_fluid.json" --backend cpu
 F=$T/far_target.json; printf '{ "sim": { "solver": "pbf" }, "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": %s, "targets": [ { "shape": { "type": "sphere", "center": [5, 5, 5], "radius": 0.05 } } ] }\n' "$BOX" >"$F"
 refused "a target outside the domain" "$F" "targets[0].shape: expected a shape overlapping the domain" -- run "$F"
 # ---- emitters --------------------------------------------------------------------------

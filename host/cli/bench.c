@@ -220,6 +220,8 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     int rc = !be ? FCL_EXIT_DEVICE : setup_initial(sc, &sc->params, be, &in, err, sizeof err);
     if (rc == 0 && o->from)
         rc = setup_from_frame(&in, o->from, &sc->params, sc->nphases, &t_frame, err, sizeof err);
+    else if (rc == 0)
+        rc = setup_check_fluid(sc, &in, err, sizeof err);
     if (rc == 0)
         rc = sim_create(&sim, be, &sc->params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
     if (rc == 0)

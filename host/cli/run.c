@@ -744,6 +744,8 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     const fcl_params *p = &sc->params;
     fcl_initial in;
     int rc = setup_initial(sc, p, be, &in, err, sizeof err);
+    if (rc == 0 && !o->resume && (rc = setup_check_fluid(sc, &in, err, sizeof err)) != 0)
+        setup_free(&in);
     if (rc != 0) {
         cli_error("%s", err);
         return rc;

@@ -140,13 +140,20 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     if (p->particles_capacity > 0 && (size_t)p->particles_capacity < kept)
         fprintf(stderr, "fluidcl: note: %s: particles.capacity %ld is below the scene's %zu particles: the capacity "
                 "is %zu (room for no more)\n", sc->file, p->particles_capacity, kept, kept);
-    if (kept == 0 && in->carved > 0 && sc->nemitters == 0) {
+    return 0;
+}
+
+int setup_check_fluid(const fcl_scene *sc, const fcl_initial *in, char *err, size_t errlen)
+{
+    if (in->n > 0 || sc->nemitters > 0)
+        return 0;
+    if (in->carved > 0)
         snprintf(err, errlen, "%s: fluid: all %zu fluid particles lie inside the obstacles (carved out), and no "
                  "emitter adds any: nothing to simulate", sc->file, in->carved);
-        setup_free(in);
-        return FCL_EXIT_INPUT;
-    }
-    return 0;
+    else
+        snprintf(err, errlen, "%s: fluid: no fluid block and no emitter: nothing to simulate (give \"fluid\" a box or "
+                 "sphere, or \"emitters\" one)", sc->file);
+    return FCL_EXIT_INPUT;
 }
 
 /* The first particle outside the domain box, or n. */

@@ -42,6 +42,10 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
  * FCL_EXIT_INPUT with err naming the file. */
 int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int sc_phases, double *time, char *err,
                      size_t errlen);
+/* Something to simulate: fluid left after carving, or an emitter; 0, or
+ * FCL_EXIT_INPUT with err saying which is missing. For run and bench
+ * from the scene (the viewer may start empty: it drops balls). */
+int setup_check_fluid(const fcl_scene *sc, const fcl_initial *in, char *err, size_t errlen);
 void setup_free(fcl_initial *in);
 /* The scene's parts beyond the particles, onto a made simulation, in the
  * order every command uses: obstacles, phases, emitters, outflows,
