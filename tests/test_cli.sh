@@ -614,6 +614,19 @@ fl run "$T/mac_inflow.json" --backend cpu --steps 30
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "2400 particles added" &&
     ok "21 mac with a 2.5 m/s inflow at dt 0.01 s runs (the widened blow-up bound kept after emission)" ||
     bad "21 mac inflow" "exit $RC: $(errline)"
+# ... and a 6 m/s jet into an empty box: its first markers carry the
+# emitter's speed before any substep, and the first substep is the
+# CFL's for that speed (exit 3 at step 1 before, whatever mac.dt_max).
+cat >"$T/mac_jet.json" <<'EOF'
+{ "sim": { "solver": "mac", "dt": 0.01 }, "domain": { "min": [0, 0, 0], "max": [0.4, 0.24, 0.16] },
+  "particles": { "spacing": 0.01 }, "boundary": { "walls": "mirror", "cache_dir": "off" }, "fluid": [],
+  "emitters": [ { "shape": "rect", "center": [0.03, 0.15, 0.08], "direction": [1, 0, 0], "size": [0.06, 0.04],
+                  "speed": 6, "end": 0.1 } ],
+  "outflows": [ { "min": [0.34, 0, 0], "max": [0.4, 0.24, 0.16] } ] }
+EOF
+fl run "$T/mac_jet.json" --backend cpu --steps 20
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^substeps  *[2-9]" &&
+    ok "21 mac with a 6 m/s jet into an empty box runs, in substeps" || bad "21 mac jet" "exit $RC: $(errline)"
 # A pressure solve cut at 2 iterations whose residual grew past |b| puts
 # the start back: the cg_residual column reports the start's (1 from a
 # zero pressure), not the discarded solution's (it read 1.03-1.45 here).

@@ -82,6 +82,17 @@ static int mac_init(fcl_sim *s, char *err, size_t errlen)
     return 0;
 }
 
+/* The fastest emitter: open at the step's time (launch_inflow's test;
+ * the faces it sets move at its speed from this substep on), or any. */
+static double inflow_speed(const fcl_sim *s, int open_only)
+{
+    double v = 0.0;
+    for (int i = 0; i < s->nemitters; i++)
+        if (!open_only || (s->time >= s->emitters[i].start && s->time < s->emitters[i].end))
+            v = fmax(v, fabs(s->emitters[i].speed));
+    return v;
+}
+
 /* The blow-up test (sim.max_step_ratio support radii per step, on the
  * markers' speeds at the step's end) reads per substep here: a speed up
  * to R h / dt_last passes, R = max(sim.max_step_ratio, 2 k_CFL dx / h),
@@ -89,14 +100,17 @@ static int mac_init(fcl_sim *s, char *err, size_t errlen)
  * A step of sim.dt may move a marker many cells, and its substeps shrink
  * as the flow speeds up within it; counted as substeps of the step's mean
  * length, the 128^3 drop's central jet at 0.39 s (9 -> 26 m/s within one
- * substep, then 18-26 m/s at 0.2 ms substeps) read as a blow-up. Set with
- * the constants, so that a rebuild of them within a step (emitters)
- * keeps it. */
+ * substep, then 18-26 m/s at 0.2 ms substeps) read as a blow-up. At
+ * least twice the fastest emitter's speed passes: its new markers carry
+ * it before any substep (a 6 m/s jet into an empty box stopped at step
+ * 1, whatever mac.dt_max). Set with the constants, so that a rebuild of
+ * them within a step (emitters) keeps it. */
 static float blowup_ratio(const fcl_sim *s, const mac *d)
 {
     double cfl_h = 2.0 * s->prm->mac_cfl * d->m.dx / s->h;
     double per = d->dt_last > 0.0 ? s->c.dt / d->dt_last : 1.0;
-    return (float)(fmax(s->prm->sim_max_step_ratio, cfl_h) * fmax(per, 1.0));
+    double jet = 2.0 * inflow_speed(s, 0) * s->c.dt / s->h;
+    return (float)fmax(fmax(s->prm->sim_max_step_ratio, cfl_h) * fmax(per, 1.0), jet);
 }
 
 /* The particle mass rho0 d^3 (markers carry no mass in the method; frames
@@ -117,15 +131,18 @@ static void mac_derive(fcl_sim *s)
     d->m.margin = 0.01f * d->m.dx;
 }
 
-/* The substep's dt from last substep's largest face speed. One raised to
- * mac.dt_min is recorded for the blow-up advice (it said "lower mac.cfl",
- * which a step held at the floor does not feel; a review). */
+/* The substep's dt from last substep's largest face speed, or an open
+ * inflow's where faster (a 6 m/s jet into an empty box took a 10 ms
+ * first substep, moved its markers 3 cells and stopped as a blow-up).
+ * One raised to mac.dt_min is recorded for the blow-up advice (it said
+ * "lower mac.cfl", which a step held at the floor does not feel; a
+ * review). */
 static double cfl_dt(fcl_sim *s, const mac *d)
 {
     const fcl_params *p = s->prm;
     const float *g = p->sim_gravity;
     double k = p->mac_cfl, dx = d->m.dx, gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-    double v = d->max_u + sqrt(k * dx * gn), dt = v > 0.0 ? k * dx / v : p->mac_dt_max;
+    double v = fmax(d->max_u, inflow_speed(s, 1)) + sqrt(k * dx * gn), dt = v > 0.0 ? k * dx / v : p->mac_dt_max;
     if (dt < p->mac_dt_min && !s->dt_floor_key[0]) {
         snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "mac.dt_min");
         s->dt_floor_cfl = dt;
