@@ -627,6 +627,13 @@ EOF
 fl run "$T/mac_jet.json" --backend cpu --steps 20
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^substeps  *[2-9]" &&
     ok "21 mac with a 6 m/s jet into an empty box runs, in substeps" || bad "21 mac jet" "exit $RC: $(errline)"
+# Fewer markers a cell than the seed's 8 lose liquid (cells no marker
+# holds read as air): noted once, and not at 8.
+fl run embedded:mac_dam_break.json --backend cpu --steps 1 --param mac.particles_per_cell=4 --param particles.spacing=0.015749
+N4=$(printf '%s' "$ERR" | grep -c "mac.particles_per_cell = 4 is below the seed's 8")
+fl run embedded:mac_dam_break.json --backend cpu --steps 1
+[ "$N4" -eq 1 ] && [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "particles_per_cell" &&
+    ok "21 mac below 8 markers a cell noted once, at 8 not" || bad "21 mac ppc note" "notes $N4, exit $RC: $(errline)"
 # A pressure solve cut at 2 iterations whose residual grew past |b| puts
 # the start back: the cg_residual column reports the start's (1 from a
 # zero pressure), not the discarded solution's (it read 1.03-1.45 here).
