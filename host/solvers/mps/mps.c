@@ -37,6 +37,7 @@
 #include "sim.h"
 #include "walls.h"
 #include "coarse.h"
+#include "sealed.h"
 
 typedef struct mps {
     int a_p;                             /* grid attribute: pressure (warm start) */
@@ -56,6 +57,7 @@ typedef struct mps {
     fcl_pcg_result last;
     double surface;                      /* this step's surface particles */
     int warned;                          /* non-convergence said once */
+    long sealed_checked;                 /* 1 + the step of the last sealed-fluid search; 0: none */
 } mps;
 
 enum { DIM = 3 };
@@ -386,6 +388,30 @@ static fcl_pcg_op pcg_op(fcl_sim *s, mps *d)
     return A;
 }
 
+/* Fluid no free surface reaches (sealed.c) stops the run as a closed box
+ * does, rather than churning: looked for after the run's first solve
+ * (whether a singular block converges depends on rounding: one did on
+ * PoCL and not natively), and after one that did not converge, at most
+ * every 50 steps (it reads the lists back). */
+static int sealed(fcl_sim *s, mps *d)
+{
+    char msg[600];
+    int first = d->sealed_checked == 0;
+    if (!first && (d->last.converged || s->step < d->sealed_checked + 50))
+        return 0;
+    d->sealed_checked = s->step + 1;
+    int rc = mps_sealed_region(s, d->surf, d->walls.on, msg, sizeof msg);
+    if (rc == 1 && d->last.converged)
+        snprintf(s->error, sizeof s->error, "mps: %s", msg);
+    else if (rc == 1)
+        snprintf(s->error, sizeof s->error, "mps: the pressure solve stopped at |r|/|b| = %.3g: %s",
+                 d->last.rel_resid, msg);
+    else if (rc < 0)
+        snprintf(s->error, sizeof s->error, "mps: reading the lists back to look for fluid no free surface reaches "
+                 "failed");
+    return rc == 0 ? 0 : -1;
+}
+
 /* The pressure equation on the device; a solve that stops at
  * mps.cg_max_iter is said once on stderr and shows in the stats. With
  * wall unknowns the solve runs on xall, the fluid's part copied from and
@@ -415,6 +441,8 @@ static int solve(fcl_sim *s, mps *d)
     if (fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, &o, &d->last, s->error, sizeof s->error) != 0)
         return -1;
     if (d->walls.on && pass_mps_copy(s->be, s->n, "pressure-solve", x, p, 0u, 0u) != 0)
+        return -1;
+    if (sealed(s, d) != 0)
         return -1;
     if (!d->last.converged && !d->warned) {
         fprintf(stderr, "fluidcl: mps: step %ld: the pressure solve stopped at mps.cg_max_iter = %ld with |r|/|b| = "
@@ -475,6 +503,12 @@ int mps_system(fcl_sim *s, float *diag, float *rhs, float *x, float *coef)
     return be->ops->buf_read(be, d->diag, 0, s->n * 4, diag) | be->ops->buf_read(be, d->rhs, 0, s->n * 4, rhs) |
            be->ops->buf_read(be, sim_attr(s, d->a_p), 0, s->n * 4, x) |
            be->ops->buf_read(be, COEF(s, d), 0, entries * 4, coef);
+}
+
+int mps_sealed(fcl_sim *s, char *msg, size_t len)
+{
+    mps *d = s->solver_data;
+    return mps_sealed_region(s, d->surf, d->walls.on, msg, len);
 }
 
 const fcl_mps_consts *mps_consts(const fcl_sim *s)

@@ -21,6 +21,10 @@ void mps_lattice(double re, double l0, double *n0, double *lambda);
 int mps_system(struct fcl_sim *s, float *diag, float *rhs, float *x, float *coef);
 /* The constants the passes get this step (kernels/mps.cl). */
 const struct fcl_mps_consts *mps_consts(const struct fcl_sim *s);
+/* Fluid of the last step's system that no free surface reaches
+ * (sealed.c; the search a solve that did not converge runs): 1 with msg,
+ * 0 when none, -1 on a device failure. */
+int mps_sealed(struct fcl_sim *s, char *msg, size_t len);
 /* Solve the last step's system again from zero with these options. */
 int mps_resolve(struct fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *err, size_t errlen);
 
