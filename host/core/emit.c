@@ -33,12 +33,23 @@ _Static_assert(FCL_EMITTERS_MAX <= sizeof ((fcl_sim *)0)->emit_acc / sizeof(doub
 int sim_set_emitters(fcl_sim *s, const fcl_emitter *e, int n, char *err, size_t errlen)
 {
     uint phases = s->nphases > 0 ? s->nphases : 1u;
-    for (int i = 0; i < n; i++)
+    double gap = s->solver->rate_gap;
+    for (int i = 0; i < n; i++) {
         if ((uint)e[i].phase_index >= phases) {
             snprintf(err, errlen, "emitters[%d].phase: phase %d, but the simulation has %u", i, e[i].phase_index,
                      phases);
             return FCL_EXIT_INPUT;
         }
+        double layer = (double)emitter_layer(&e[i], s->spacing, NULL, 0), most = e[i].speed * layer / (gap * s->spacing);
+        if (gap > 0.0 && e[i].rate > most) {
+            snprintf(err, errlen, "emitters[%d].rate: %g particles/s packs its layers of %.0f particles %.3g "
+                     "spacings apart at %g m/s; %s takes them at least %g spacings apart (closer they are compressed "
+                     "fluid, which its pressure blows apart): expected at most %.6g, or a larger speed or size",
+                     i, e[i].rate, layer, e[i].speed * layer / e[i].rate / s->spacing, e[i].speed, s->solver->name,
+                     gap, most);
+            return FCL_EXIT_INPUT;
+        }
+    }
     s->emitters = e;
     s->nemitters = n;
     memset(s->emit_acc, 0, sizeof s->emit_acc);

@@ -135,6 +135,10 @@ typedef struct fcl_solver {
     /* An emitter's new point with a particle nearer than this many
      * spacings is refused as backed up (host/core/emit.c); 0: a quarter. */
     double emit_room;
+    /* The least distance between an emitter's layers with a `rate`, in
+     * spacings (sim_set_emitters refuses a rate that packs them closer);
+     * 0: the scene's own quarter. */
+    double rate_gap;
     /* The largest particles.support it runs, in spacings (solver_check_support
      * refuses more); 0: the parameter table's range. */
     double max_support;
