@@ -276,6 +276,12 @@ refused "an emitter rate packing layers under a quarter spacing (once a silent e
 # step 182, 0.8 reached 27 m/s); wcsph takes them down to a quarter.
 F=$T/emit_rate_mps.json; printf '{ "sim": { "solver": "mps" }, "boundary": { "walls": "mirror" }, "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "particles": { "spacing": 0.02 }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"rate": 300')" >"$F"
 refused "an mps emitter rate packing layers 0.67 spacings apart" "$F" "emitters[0].rate: 300 particles/s packs its layers of 4 particles 0.667 spacings apart" "mps takes them at least 0.9 spacings apart" "at most 222.222" -- run "$F"
+F=$T/particles_null.json; printf '{ "particles": null, "fluid": [] }\n' >"$F"
+refused "a group given null (once 'got null null')" "$F" "particles: expected an object of parameters, got null" -- run "$F"
+grep -q "null null" "$T/stderr.txt" && bad "a group given null" "said 'null null': $(cat "$T/stderr.txt")"
+# 2,000 levels of valid JSON: the reader's nesting limit, not a syntax error.
+F=$T/deep.json; { printf '{ "x": '; printf '%.0s[' $(seq 2000); printf '%.0s]' $(seq 2000); printf ' }\n'; } >"$F"
+refused "JSON nested 2,000 levels deep" "$F" "arrays and objects nested deeper than 1000 levels" -- run "$F"
 F=$T/emit_null.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"start": null')" >"$F"
 refused "an emitter start of null (once 'got null null')" "$F" "emitters[0].start: expected a number in [0, 1e+09], got null" -- run "$F"
 grep -q "got null null" "$T/stderr.txt" && bad "emitters[0].start null named twice" "$(cat "$T/stderr.txt")"

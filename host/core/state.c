@@ -329,13 +329,21 @@ static int slurp(const char *path, size_t limit, blob *b, char *err, size_t errl
 }
 
 /* f in the fewest digits that read back as f (0.2, not the stored
- * 0.200000003 a message once showed). */
+ * 0.200000003 a message once showed), without an exponent where a plain
+ * number is as short to read (1000, not the 1e+03 of %.1g). */
 static void short_float(float f, char *out, size_t len)
 {
     for (int digits = 1; digits <= 9; digits++) {
         snprintf(out, len, "%.*g", digits, f);
         if (strtof(out, NULL) == f)
-            return;
+            break;
+    }
+    int exp10 = f != 0.0f && isfinite(f) ? (int)floor(log10(fabs((double)f))) : 0;
+    if (strchr(out, 'e') && exp10 >= 0 && exp10 < 9) {
+        char plain[64];
+        snprintf(plain, sizeof plain, "%.*g", exp10 + 1, f);
+        if (strtof(plain, NULL) == f && !strchr(plain, 'e'))
+            snprintf(out, len, "%s", plain);
     }
 }
 

@@ -309,13 +309,18 @@ int fio_rfinish(struct io *io, fcl_frame_data *d, int rc)
     return rc;
 }
 
-/* A recorded spacing: a finite number >= 0 that ends the text. */
+/* A recorded spacing: a finite number > 0 that ends the text (no run
+ * records 0; a frame without one has no spacing line at all). */
 int fio_parse_spacing(struct io *io, const char *text, const char *line, double *spacing)
 {
     char *end;
     *spacing = strtod(text, &end);
-    if (end == text || *end != '\0' || !(*spacing >= 0.0) || !isfinite(*spacing))
-        return fio_fail(io, "\"%s\" has no valid spacing (expected a number >= 0)", line);
+    if (end == text || *end != '\0' || !(*spacing > 0.0) || !isfinite(*spacing)) {
+        if (strcmp(text, line) == 0)
+            return fio_fail(io, "the recorded particle spacing '%s': expected a positive number of metres", text);
+        return fio_fail(io, "the recorded particle spacing '%s' (in \"%s\"): expected a positive number of metres",
+                        text, line);
+    }
     return 0;
 }
 

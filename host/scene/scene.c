@@ -138,9 +138,9 @@ static int read_param(fcl_params *p, const fcl_param_def *d, const cJSON *v, con
 static int read_group(fcl_params *p, const cJSON *obj, const char *file, char *err, size_t errlen)
 {
     char got[96];
-    if (!cJSON_IsObject(obj))
-        return err_at(err, errlen, file, "%s: expected an object of parameters, got %s %s", obj->string,
-                      json_type(obj), show(obj, got, sizeof got));
+    if (!cJSON_IsObject(obj))   /* null's type is its text: "got null", not "got null null" */
+        return err_at(err, errlen, file, "%s: expected an object of parameters, got %s%s%s", obj->string,
+                      json_type(obj), cJSON_IsNull(obj) ? "" : " ", cJSON_IsNull(obj) ? "" : show(obj, got, sizeof got));
     for (const cJSON *v = obj->child; v; v = v->next) {
         char key[160], names[1024] = "";
         snprintf(key, sizeof key, "%s.%s", obj->string, v->string);
@@ -422,6 +422,26 @@ static int read_obstacles(fcl_scene *s, const cJSON *arr, const char *file, char
     return 0;
 }
 
+/* Whether the text nests arrays and objects deeper than cJSON parses
+ * (CJSON_NESTING_LIMIT), outside strings, before at. */
+static int too_deep(const char *text, const char *at)
+{
+    int depth = 0, str = 0;
+    for (const char *c = text; *c && (!at || c <= at); c++) {
+        if (str)
+            str = *c == '\\' ? (c[1] ? (c++, 1) : 0) : *c != '"';
+        else if (*c == '"')
+            str = 1;
+        else if (*c == '[' || *c == '{')
+            depth++;
+        else if (*c == ']' || *c == '}')
+            depth--;
+        if (depth > CJSON_NESTING_LIMIT)
+            return 1;
+    }
+    return 0;
+}
+
 /* cJSON reports where parsing stopped; turn that into line:column. */
 static int syntax_error(const char *text, const char *file, char *err, size_t errlen)
 {
@@ -434,7 +454,11 @@ static int syntax_error(const char *text, const char *file, char *err, size_t er
     if (at)
         snprintf(near, sizeof near, "%.16s", at);
     near[strcspn(near, "\n")] = '\0';
-    snprintf(err, errlen, "%s:%d:%d: JSON syntax error near '%s'", file, line, col, near);
+    if (too_deep(text, at))   /* valid JSON, said to be a syntax error */
+        snprintf(err, errlen, "%s:%d:%d: arrays and objects nested deeper than %d levels (the JSON reader's limit)",
+                 file, line, col, CJSON_NESTING_LIMIT);
+    else
+        snprintf(err, errlen, "%s:%d:%d: JSON syntax error near '%s'", file, line, col, near);
     return -1;
 }
 
