@@ -40,7 +40,8 @@ int sim_set_emitters(fcl_sim *s, const fcl_emitter *e, int n, char *err, size_t 
                      phases);
             return FCL_EXIT_INPUT;
         }
-        double layer = (double)emitter_layer(&e[i], s->spacing, NULL, 0), most = e[i].speed * layer / (gap * s->spacing);
+        double layer = (double)emitter_layer(&e[i], s->spacing, NULL, 0);
+        double most = e[i].speed * layer / (gap * s->spacing);
         if (gap > 0.0 && e[i].rate > most) {
             snprintf(err, errlen, "emitters[%d].rate: %g particles/s packs its layers of %.0f particles %.3g "
                      "spacings apart at %g m/s; %s takes them at least %g spacings apart (closer they are compressed "

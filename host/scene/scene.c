@@ -138,9 +138,10 @@ static int read_param(fcl_params *p, const fcl_param_def *d, const cJSON *v, con
 static int read_group(fcl_params *p, const cJSON *obj, const char *file, char *err, size_t errlen)
 {
     char got[96];
-    if (!cJSON_IsObject(obj))   /* null's type is its text: "got null", not "got null null" */
+    int null = cJSON_IsNull(obj);   /* its type is its text: "got null", not "got null null" */
+    if (!cJSON_IsObject(obj))
         return err_at(err, errlen, file, "%s: expected an object of parameters, got %s%s%s", obj->string,
-                      json_type(obj), cJSON_IsNull(obj) ? "" : " ", cJSON_IsNull(obj) ? "" : show(obj, got, sizeof got));
+                      json_type(obj), null ? "" : " ", null ? "" : show(obj, got, sizeof got));
     for (const cJSON *v = obj->child; v; v = v->next) {
         char key[160], names[1024] = "";
         snprintf(key, sizeof key, "%s.%s", obj->string, v->string);

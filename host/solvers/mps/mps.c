@@ -333,8 +333,8 @@ static int count_surface(fcl_sim *s, mps *d)
         snprintf(s->error, sizeof s->error,
                  "mps: no particle has n* < mps.beta n0 (%g) any more: every pressure solve since step %ld stopped "
                  "at mps.cg_max_iter = %ld short of mps.cg_tolerance, and the fluid compressed (average density "
-                 "error %.3g %%); raise mps.cg_max_iter", s->prm->mps_beta, d->short_since, (long)s->prm->mps_cg_max_iter,
-                 s->stats.avg_density_err);
+                 "error %.3g %%); raise mps.cg_max_iter", s->prm->mps_beta, d->short_since,
+                 (long)s->prm->mps_cg_max_iter, s->stats.avg_density_err);
         return -1;
     }
     if (d->surface < 0.5 && pinned < 0.5) {
