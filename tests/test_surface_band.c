@@ -68,11 +68,16 @@ static int recon(fcl_backend *be, const mc_config *c, const mc_input *in, mc_mes
     return rc;
 }
 
-/* Band on and off give the same mesh; returns the band's node count. */
-static size_t same_both_ways(fcl_backend *be, const char *what, const float4 *p, const float4 *v, size_t n,
-                             float cell, unsigned field)
+/* Band on and off give the same mesh at iso and band_fill (0: the
+ * defaults); returns the band's node count. */
+static size_t same_at(fcl_backend *be, const char *what, const float4 *p, const float4 *v, size_t n, float cell,
+                      unsigned field, float iso, float fill)
 {
     mc_config on = config(cell, field, 1), off = config(cell, field, 0);
+    if (iso > 0.0f)
+        on.iso = off.iso = iso;
+    if (fill > 0.0f)
+        on.band_fill = off.band_fill = fill;
     mc_input in = mc_input_host(p, v, n);
     mc_mesh a, b;
     mc_stats sa, sb;
@@ -88,6 +93,36 @@ static size_t same_both_ways(fcl_backend *be, const char *what, const float4 *p,
     mc_mesh_free(&a);
     mc_mesh_free(&b);
     return sa.cells;
+}
+
+static size_t same_both_ways(fcl_backend *be, const char *what, const float4 *p, const float4 *v, size_t n,
+                             float cell, unsigned field)
+{
+    return same_at(be, what, p, v, n, cell, field, 0.0f, 0.0f);
+}
+
+/* At the ends of the parameters' ranges (params.def): surface.iso 0.95
+ * and surface.band_fill 0.6. At iso 0.99 a resting lattice's own field,
+ * which dips to about 0.98 between its sites, gave the full field cavities
+ * inside the ball and the band clamped nodes to iso (zero-area triangles,
+ * +10 % volume); at band_fill 0.45 a one-layer sheet's particles (fill
+ * about 0.5) went unflagged and the band meshed 570 zero-area triangles. */
+static void test_range_ends(fcl_backend *be)
+{
+    size_t n = 0;
+    float4 *ball = block(20, 20, 20, 0.0f, NULL, 0, 0.0f, 1u, &n), *sheet;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        float dx = ball[i].x - (0.1f + 9.5f * D), dy = ball[i].y - (0.2f + 9.5f * D);
+        float dz = ball[i].z - (0.3f + 9.5f * D);
+        if (dx * dx + dy * dy + dz * dz < 81.0f * D * D)
+            ball[kept++] = ball[i];
+    }
+    same_at(be, "lattice ball at surface.iso 0.95", ball, NULL, kept, 0.5f, FCL_MC_ZOU, 0.95f, 0.0f);
+    sheet = block(20, 1, 20, 0.0f, NULL, 0, 0.0f, 1u, &n);
+    same_at(be, "one-layer sheet at surface.band_fill 0.6", sheet, NULL, n, 0.5f, FCL_MC_ZOU, 0.0f, 0.6f);
+    free(ball);
+    free(sheet);
 }
 
 static void test_same(fcl_backend *be)
@@ -240,6 +275,7 @@ int main(void)
             continue;
         ran = 1;
         test_same(be);
+        test_range_ends(be);
         test_scaling(be);
         test_closed_when_flags_miss(be);
         test_device_input(be);
