@@ -396,6 +396,7 @@ int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_sampl
     memset(b, 0, sizeof *b);
     b->spacing = p->particles_spacing;
     b->layers = (int)p->boundary_layers;
+    b->grow_spheres = !counts_samples(p);
     if (b->layers < 1 || b->layers > FCL_BOUNDARY_LAYERS_MAX) {
         snprintf(err, errlen, "%s: boundary.layers: expected 1 to %d, got %d", s->file, FCL_BOUNDARY_LAYERS_MAX,
                  b->layers);

@@ -55,6 +55,8 @@ typedef struct fcl_boundary {
     int layers;                  /* boundary.layers */
     float spacing;               /* particles.spacing they were taken at */
     int from_cache;              /* 1 when read from the cache file */
+    int grow_spheres;            /* carve fluid within the gap of a sphere's
+                                    surface (not for mps: boundary_carve) */
     char cache_file[1024];       /* "" when caching is off */
     fcl_obstacle *obstacles;     /* the scene's, copied, for the inside tests */
     int nobstacles;

@@ -265,11 +265,14 @@ static int in_obstacle(const fcl_boundary *b, const solids *S, const float4 *p)
              * lie on its faces on their own lattice, and fluid half a
              * spacing from a face was over 0.75 from every sample and
              * kept, starting compressed (a block abutting a box: dfsph 24.6
-             * m/s in 20 steps, mps a blow-up at step 2; a review). Not a
-             * sphere: its samples already keep the fluid off (1.6 m/s
-             * there), and grown it left the nearest fluid under-dense
-             * (MPS n/n0 - 1 near a 2.5 d sphere -5.1 % -> -10.6 %). */
-            if (scene_in_shape(o, x, o->kind == FCL_OBST_BOX ? S->front : 0.0))
+             * m/s in 20 steps, mps a blow-up at step 2; a review). A
+             * sphere too, but for mps: fluid 0.46 spacings from a 2.5 d
+             * sphere's surface, between its samples, read +11 % and dfsph
+             * threw it at 3.6-5.0 m/s in the first step (0.007 grown; a
+             * review); mps counts samples as particles, and grown it left
+             * the nearest fluid under-dense (n/n0 - 1 -5.1 % -> -10.6 %). */
+            int grow = o->kind == FCL_OBST_BOX || b->grow_spheres;
+            if (scene_in_shape(o, x, grow ? S->front : 0.0))
                 return 1;
         } else if (o->kind == FCL_OBST_POLYGON) {
             if (polygon_inside(&S->F[i], S->front, S->depth[i], p))

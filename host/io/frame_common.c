@@ -309,16 +309,16 @@ int fio_rfinish(struct io *io, fcl_frame_data *d, int rc)
     return rc;
 }
 
-/* A recorded spacing: a finite number > 0 that ends the text (no run
- * records 0; a frame without one has no spacing line at all). */
+/* A recorded spacing: a finite number >= 0 that ends the text (0: none
+ * recorded, as frames of earlier builds say; tests/data has some). */
 int fio_parse_spacing(struct io *io, const char *text, const char *line, double *spacing)
 {
     char *end;
     *spacing = strtod(text, &end);
-    if (end == text || *end != '\0' || !(*spacing > 0.0) || !isfinite(*spacing)) {
+    if (end == text || *end != '\0' || !(*spacing >= 0.0) || !isfinite(*spacing)) {
         if (strcmp(text, line) == 0)
-            return fio_fail(io, "the recorded particle spacing '%s': expected a positive number of metres", text);
-        return fio_fail(io, "the recorded particle spacing '%s' (in \"%s\"): expected a positive number of metres",
+            return fio_fail(io, "the recorded particle spacing '%s': expected a number of metres, 0 for none", text);
+        return fio_fail(io, "the recorded particle spacing '%s' (in \"%s\"): expected a number of metres, 0 for none",
                         text, line);
     }
     return 0;
