@@ -962,6 +962,13 @@ fl run "$GOOD" --backend cpu --solver pbf --steps 1 --param particles.support=4
 fl run "$GOOD" --backend cpu --solver dfsph --steps 50 --quiet --param sim.max_step_ratio=0.01
 [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "numerical blow-up.*lower dfsph.dt_max or dfsph.cfl" &&
     ok "26 dfsph's blow-up message names dfsph.dt_max" || bad "26 dfsph blow-up advice" "exit $RC: $(errline)"
+# A dfsph.viscosity whose step bound 0.125 d^2 / nu is below dfsph.dt_min,
+# which overruled it: refused before any step (10 m^2/s at 2 cm blew up at
+# step 28, 4,970 m/s, told to lower dfsph.dt_max).
+fl run "$GOOD" --backend cpu --solver dfsph --steps 5 --param particles.spacing=0.02 --param dfsph.viscosity=10
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "dfsph.viscosity = 10 m^2/s bounds the step to 0.125 d^2 / nu = 5e-06 s" &&
+    printf '%s' "$ERR" | grep -q "below dfsph.dt_min = 1e-05 s" &&
+    ok "26 a dfsph.viscosity whose step bound is below dfsph.dt_min refused" || bad "26 dfsph viscosity bound" "exit $RC: $(errline)"
 
 # 27. From a review of emitters, checkpoints and outputs.
 # With --steps, the emitters' default capacity covers the solver's own

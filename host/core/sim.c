@@ -96,7 +96,7 @@ const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len)
      * 500 blew up at step 63, where this bound is 0.26 and 0.16 ms. A
      * review's run at 1e5 was told to raise the viscosity. */
     if (s->dt_floor_key[0])
-        snprintf(buf, len, "the Courant step %.3g s was raised to %s = %g s: lower %s", s->dt_floor_cfl,
+        snprintf(buf, len, "the step's bound %.3g s was raised to %s = %g s: lower %s", s->dt_floor_cfl,
                  s->dt_floor_key, s->dt_floor, s->dt_floor_key);
     else if (!s->solver->blowup_advice && p->sim_dt > bound)
         snprintf(buf, len, "sim.dt = %g s is above the explicit viscosity's bound 0.125 h^2 rho0 / mu = %.3g s "

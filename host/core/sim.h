@@ -97,10 +97,10 @@ typedef struct fcl_sim {
     int stats_serial;                /* 1: per-group stats_chunks */
     fcl_sph_consts c;
     double dt_used;                  /* set by the solver's step() */
-    /* Set by a solver whose Courant step, in the last step, fell below its
-     * dt_min and was raised to it (the key, the Courant step, the floor):
-     * blow-up advice names the floor, not the Courant number. Empty
-     * otherwise. */
+    /* Set by a solver whose step's bound (Courant, or dfsph's viscous and
+     * capillary bounds), in the last step, fell below its dt_min and was
+     * raised to it (the key, the bound, the floor): blow-up advice names
+     * the floor, not the Courant number. Empty otherwise. */
     char dt_floor_key[32];
     double dt_floor_cfl, dt_floor;
     long step;
