@@ -255,6 +255,7 @@ FCL_INLINE void dfsph_advect_item(uint i, GLOBAL float4 *pos, GLOBAL const float
                wall_vel(p.z, n.z, lo.z, hi.z, rest), 0.0f);
     p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
     solids_project(&p, &n, 0, solids, c);
+    p = wall_keep(p, c->domain_min, c->domain_max, rad);
     pos[i] = p;
     vel[i] = n;
 }

@@ -208,7 +208,7 @@ FCL_INLINE void mps_walls(float4 *p, float4 *v, GLOBAL const fcl_solid *solids, 
                wall_vel(q.z, u.z, lo.z, hi.z, rest), 0.0f);
     q = fcl_f4(wall_pos(q.x, lo.x, hi.x), wall_pos(q.y, lo.y, hi.y), wall_pos(q.z, lo.z, hi.z), q.w);
     solids_project(&q, &u, 0, solids, c);
-    *p = q;
+    *p = wall_keep(q, c->domain_min, c->domain_max, r);
     *v = u;
 }
 

@@ -56,7 +56,7 @@ FCL_INLINE float4 pbf_collide(float4 p, float4 step, GLOBAL const fcl_solid *sol
                wall_pos(p.y, c->domain_min.y + rad, c->domain_max.y - rad),
                wall_pos(p.z, c->domain_min.z + rad, c->domain_max.z - rad), p.w);
     solids_project(&p, &v, 0, solids, c);
-    return p;
+    return wall_keep(p, c->domain_min, c->domain_max, rad);
 }
 
 FCL_INLINE void pbf_predict_item(uint i, GLOBAL float4 *pos, GLOBAL const float4 *vel, GLOBAL float4 *xold,

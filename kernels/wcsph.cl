@@ -365,6 +365,7 @@ FCL_INLINE void integrate_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, G
                wall_vel(p.z, e.z, lo.z, hi.z, rest), 0.0f);
     p = fcl_f4(wall_pos(p.x, lo.x, hi.x), wall_pos(p.y, lo.y, hi.y), wall_pos(p.z, lo.z, hi.z), p.w);
     solids_project(&p, &n, &e, solids, c);
+    p = wall_keep(p, c->domain_min, c->domain_max, r);
     pos[i] = p;
     vel[i] = n;
     vev[i] = e;
