@@ -487,13 +487,23 @@ if [ "$RC" -eq 0 ] && [ "$(printf '%s' "$ERR" | grep -c "note: using --param par
 else
     bad "17c spacing override" "exit $RC, $(tris) triangles: $(errline)"
 fi
+# ply_frame FILE [SPACING]: a PLY frame of one particle at the origin;
+# with SPACING the current layout (its spacing comment and surface flag),
+# without it the previous one (neither).
+ply_frame() {
+    {
+        printf 'ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\n'
+        [ $# -gt 1 ] && printf 'comment fluidcl spacing %s\n' "$2"
+        printf 'element vertex 1\n'
+        for p in x y z vx vy vz density pressure; do printf 'property float %s\n' "$p"; done
+        printf 'property uint id\n'
+        [ $# -gt 1 ] && printf 'property float surface\n'
+        printf 'end_header\n'
+        head -c $(($# > 1 ? 40 : 36)) /dev/zero
+    } >"$1"
+}
 # A PLY frame of the previous layout (no spacing comment, no surface flag).
-{
-    printf 'ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\nelement vertex 1\n'
-    for p in x y z vx vy vz density pressure; do printf 'property float %s\n' "$p"; done
-    printf 'property uint id\nend_header\n'
-    head -c 36 /dev/zero
-} >"$T/old_frame.ply"
+ply_frame "$T/old_frame.ply"
 fl surface "$T/old_frame.ply" --out "$T/old_mesh" --backend cpu
 if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "old_frame.ply" &&
    printf '%s' "$ERR" | grep -q -- "--param particles.spacing=" && [ ! -e "$T/old_mesh" ]; then
@@ -509,13 +519,7 @@ else
 fi
 # A recorded spacing of -1: the field named ("\"-1\" has no valid spacing
 # (expected a number >= 0)" said neither).
-{
-    printf 'ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\ncomment fluidcl spacing -1\n'
-    printf 'element vertex 1\n'
-    for p in x y z vx vy vz density pressure; do printf 'property float %s\n' "$p"; done
-    printf 'property uint id\nproperty float surface\nend_header\n'
-    head -c 40 /dev/zero
-} >"$T/sp_frame.ply"
+ply_frame "$T/sp_frame.ply" -1
 fl surface "$T/sp_frame.ply" --out "$T/sp_mesh" --backend cpu
 [ "$RC" -eq 2 ] && [ ! -e "$T/sp_mesh" ] &&
     printf '%s' "$ERR" | grep -q "the recorded particle spacing '-1' (in \"comment fluidcl spacing -1\"): expected a number of metres" &&

@@ -219,6 +219,30 @@ static void test_viscosity(fcl_backend *be)
     sim_destroy(&s);
 }
 
+/* A resting pool's markers: a lattice of spacing sp over [0, L) in x and
+ * z and [0, H) in y; their count. */
+static size_t pool_markers(float4 *pos, double L, double H, double sp)
+{
+    size_t n = 0;
+    for (double z = 0.5 * sp; z < L; z += sp)
+        for (double y = 0.5 * sp; y < H; y += sp)
+            for (double x = 0.5 * sp; x < L; x += sp)
+                pos[n++] = fcl_f4((float)x, (float)y, (float)z, 0.0f);
+    return n;
+}
+
+/* steps steps; the largest marker and face speeds over them. */
+static int steps_at_rest(fcl_sim *s, int steps, double *vmax, double *fmax_)
+{
+    int rc = 0;
+    for (int k = 0; k < steps && rc == 0; k++) {
+        rc = sim_step(s);
+        *vmax = fmax(*vmax, s->stats.max_speed);
+        *fmax_ = fmax(*fmax_, sim_stat(s, "max_face_speed"));
+    }
+    return rc;
+}
+
 /* A pool at rest under gravity with a strong viscosity stays at rest:
  * the viscous step once diffused gravity's increment toward the no-slip
  * walls before the projection, leaving a flow it cannot cancel (10 Pa s:
@@ -230,21 +254,13 @@ static void test_viscous_pool(fcl_backend *be, const char *transfer)
     box_params(&p, size, 0.01, transfer);
     p.mac_viscosity = 10.0f;
     float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
-    size_t n = 0;
-    for (double z = 0.005; z < 0.32; z += 0.01)
-        for (double y = 0.005; y < H; y += 0.01)
-            for (double x = 0.005; x < 0.32; x += 0.01)
-                pos[n++] = fcl_f4((float)x, (float)y, (float)z, 0.0f);
+    size_t n = pool_markers(pos, 0.32, H, 0.01);
     fcl_sim s;
     char err[1024] = "";
     int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err), made = rc == 0;
     CHECK(rc == 0, "viscous pool: %s", err);
     double vmax = 0.0, fmax_ = 0.0;
-    for (int k = 0; k < 100 && rc == 0; k++) {
-        rc = sim_step(&s);
-        vmax = fmax(vmax, s.stats.max_speed);
-        fmax_ = fmax(fmax_, sim_stat(&s, "max_face_speed"));
-    }
+    rc = rc ? rc : steps_at_rest(&s, 100, &vmax, &fmax_);
     CHECK(rc == 0, "viscous pool: a step failed: %s", s.error);
     printf("pool at rest, mac.viscosity 10 Pa s, %s, 16^3 cells, 1 s: largest marker speed %.2e m/s, face %.2e m/s\n",
            transfer, vmax, fmax_);
@@ -265,21 +281,13 @@ static void test_pool64(fcl_backend *be)
     box_params(&p, size, 0.005, "advect");
     size_t cap = 128 * 65 * 128;
     float4 *pos = malloc(cap * 16), *vel = calloc(cap, 16);
-    size_t n = 0;
-    for (double z = 0.0025; z < 0.64; z += 0.005)
-        for (double y = 0.0025; y < H; y += 0.005)
-            for (double x = 0.0025; x < 0.64; x += 0.005)
-                pos[n++] = fcl_f4((float)x, (float)y, (float)z, 0.0f);
+    size_t n = pool_markers(pos, 0.64, H, 0.005);
     fcl_sim s;
     char err[1024] = "";
     int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err);
     CHECK(rc == 0, "pool at 64^3: %s", err);
     double vmax = 0.0, fmax_ = 0.0;
-    for (int k = 0; k < 200 && rc == 0; k++) {
-        rc = sim_step(&s);
-        vmax = fmax(vmax, s.stats.max_speed);
-        fmax_ = fmax(fmax_, sim_stat(&s, "max_face_speed"));
-    }
+    rc = rc ? rc : steps_at_rest(&s, 200, &vmax, &fmax_);
     CHECK(rc == 0, "pool at 64^3: a step failed");
     mac *d = s.solver_data;
     const fcl_mac_info *m = &d->m;

@@ -249,6 +249,52 @@ static void run_floor_box(fcl_backend *be, const char *solver)
     sim_destroy(&s);
 }
 
+/* A simulation of scene text as the command line makes it: 0, or the
+ * failure (a text that does not parse is checked under name); scene_done
+ * frees whatever was made either way. */
+typedef struct scene_run {
+    fcl_scene sc;
+    fcl_initial in;
+    fcl_sim s;
+    int parsed, made;
+} scene_run;
+
+/* The simulation of the parsed or loaded scene r->sc. */
+static int scene_make(fcl_backend *be, const char *name, scene_run *r)
+{
+    char err[1024] = "";
+    r->parsed = 1;
+    int rc = setup_initial(&r->sc, &r->sc.params, be, &r->in, err, sizeof err);
+    rc = rc ? rc : sim_create(&r->s, be, &r->sc.params, r->in.pos, r->in.vel, r->in.n, r->in.b.pos, r->in.b.n, err,
+                              sizeof err);
+    r->made = rc == 0;
+    rc = rc ? rc : setup_sim_scene(&r->s, &r->sc, err, sizeof err);
+    if (rc)
+        printf("%s: %s\n", name, err);
+    return rc;
+}
+
+static int scene_start(fcl_backend *be, const char *text, const char *name, scene_run *r)
+{
+    char err[1024] = "";
+    memset(r, 0, sizeof *r);
+    if (scene_parse(&r->sc, text, name, err, sizeof err) != 0) {
+        CHECK(0, "%s scene: %s", name, err);
+        return -1;
+    }
+    return scene_make(be, name, r);
+}
+
+static void scene_done(scene_run *r)
+{
+    if (r->made)
+        sim_destroy(&r->s);
+    if (r->parsed) {
+        setup_free(&r->in);
+        scene_free(&r->sc);
+    }
+}
+
 /* The shipped glass pour (scenes/glass_pour.json: a 4 x 4 cm stream
  * into glass.obj, 8 mm walls and a 1 cm base at 5 mm spacing) for 0.4 s:
  * sampled every 0.05 s, no particle inside the glass's wall or base
@@ -258,40 +304,34 @@ static void run_floor_box(fcl_backend *be, const char *solver)
 static void run_glass(fcl_backend *be, const char *solver)
 {
     char err[1024] = "";
-    fcl_scene sc;
-    fcl_initial in;
-    fcl_sim s;
-    if (scene_load(&sc, "embedded:glass_pour.json", err, sizeof err) != 0) {
+    scene_run r;
+    memset(&r, 0, sizeof r);
+    if (scene_load(&r.sc, "embedded:glass_pour.json", err, sizeof err) != 0) {
         CHECK(0, "glass pour: %s", err);
         return;
     }
-    snprintf(sc.params.sim_solver, sizeof sc.params.sim_solver, "%s", solver);
-    int rc = setup_initial(&sc, &sc.params, be, &in, err, sizeof err), made = 0;
-    rc = rc ? rc : sim_create(&s, be, &sc.params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
-    made = rc == 0;
-    rc = rc ? rc : setup_sim_scene(&s, &sc, err, sizeof err);
+    snprintf(r.sc.params.sim_solver, sizeof r.sc.params.sim_solver, "%s", solver);
+    int rc = scene_make(be, "glass pour", &r);
+    fcl_sim *s = &r.s;
     long wall = 0, cavity = 0;
-    float4 *pos = rc ? NULL : malloc(s.n * 16);
+    float4 *pos = rc ? NULL : malloc(s->n * 16);
     for (int k = 1; rc == 0 && k <= 8; k++) {
-        while (rc == 0 && s.time < 0.05 * k - 1e-9)
-            rc = sim_step(&s);
-        rc = rc ? rc : sim_download(&s, pos, NULL, NULL, NULL, NULL);
+        while (rc == 0 && s->time < 0.05 * k - 1e-9)
+            rc = sim_step(s);
+        rc = rc ? rc : sim_download(s, pos, NULL, NULL, NULL, NULL);
         cavity = 0;
-        for (size_t i = 0; rc == 0 && i < s.n; i++) {
-            double r = hypot(pos[i].x - 0.08, pos[i].z - 0.08);
-            wall += (r < 0.05 && pos[i].y < 0.01) || (r > 0.042 && r < 0.05 && pos[i].y < 0.12);
-            cavity += r < 0.042 && pos[i].y > 0.01 && pos[i].y < 0.12;
+        for (size_t i = 0; rc == 0 && i < s->n; i++) {
+            double q = hypot(pos[i].x - 0.08, pos[i].z - 0.08);
+            wall += (q < 0.05 && pos[i].y < 0.01) || (q > 0.042 && q < 0.05 && pos[i].y < 0.12);
+            cavity += q < 0.042 && pos[i].y > 0.01 && pos[i].y < 0.12;
         }
     }
     printf("%s %s: glass pour, 0.4 s: %ld particle-samples inside the glass's wall or base, %ld of %zu in its "
-           "cavity\n", be->kind, solver, wall, cavity, rc ? 0 : s.n);
-    CHECK(rc == 0 && wall == 0 && 2 * cavity >= (long)s.n, "%s %s glass pour: rc %d (%s), %ld inside the glass, %ld in "
-          "its cavity", be->kind, solver, rc, err, wall, cavity);
+           "cavity\n", be->kind, solver, wall, cavity, rc ? 0 : s->n);
+    CHECK(rc == 0 && wall == 0 && 2 * cavity >= (long)s->n, "%s %s glass pour: rc %d, %ld inside the glass, %ld in "
+          "its cavity", be->kind, solver, rc, wall, cavity);
     free(pos);
-    if (made)
-        sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    scene_done(&r);
 }
 
 /* A fluid block abutting an obstacle's face (a box, then the mesh cube at
@@ -303,36 +343,24 @@ static void run_glass(fcl_backend *be, const char *solver)
  * fluid within 0.75 spacings of a box, sphere or mesh surface. */
 static void run_abutting(fcl_backend *be, const char *solver, const char *shape)
 {
-    char text[1024], err[1024] = "";
+    char text[1024];
     snprintf(text, sizeof text,
              "{ \"sim\": {\"solver\": \"%s\", \"gravity\": [0, 0, 0]}, \"domain\": {\"min\": [0,0,0], \"max\": [1,1,1.4]},"
              " \"particles\": {\"spacing\": 0.01}, \"boundary\": {\"cache_dir\": \"off\", \"layers\": 3},"
              " \"fluid\": [ {\"type\": \"box\", \"min\": [0.3, 0.4, 0.8], \"max\": [0.4, 0.6, 1.0]} ],"
              " \"obstacles\": [ %s ] }", solver, shape);
-    fcl_scene sc;
-    fcl_initial in;
-    fcl_sim s;
-    if (scene_parse(&sc, text, "abutting", err, sizeof err) != 0) {
-        CHECK(0, "abutting scene: %s", err);
-        return;
-    }
-    int rc = setup_initial(&sc, &sc.params, be, &in, err, sizeof err), made = 0;
-    rc = rc ? rc : sim_create(&s, be, &sc.params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
-    made = rc == 0;
-    rc = rc ? rc : setup_sim_scene(&s, &sc, err, sizeof err);
+    scene_run r;
+    int rc = scene_start(be, text, "abutting", &r);
     double vmax = 0.0;
     for (int k = 0; rc == 0 && k < 20; k++) {
-        rc = sim_step(&s) != 0 || s.stats.bad_id >= 0;
-        vmax = fmax(vmax, s.stats.max_speed);
+        rc = sim_step(&r.s) != 0 || r.s.stats.bad_id >= 0;
+        vmax = fmax(vmax, r.s.stats.max_speed);
     }
     printf("%s %s: a block abutting %.28s (%zu carved): largest speed %.3f m/s in 20 steps\n", be->kind, solver, shape,
-           in.carved, vmax);
+           r.in.carved, vmax);
     CHECK(rc == 0 && vmax < 2.0, "%s %s: a block at rest abutting %s: %s, largest speed %.3g m/s in 20 steps (limit 2)",
           be->kind, solver, shape, rc ? "failed" : "ran", vmax);
-    if (made)
-        sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    scene_done(&r);
 }
 
 /* A 2.5-spacing sphere under 20 cm of water (2 cm spacing): the fluid
@@ -343,34 +371,22 @@ static void run_abutting(fcl_backend *be, const char *solver, const char *shape)
  * carves within 0.75 spacings of a sphere's surface too (not for mps). */
 static void run_submerged_sphere(fcl_backend *be, const char *solver, double c)
 {
-    char text[1024], err[1024] = "";
+    char text[1024];
     snprintf(text, sizeof text,
              "{ \"sim\": {\"solver\": \"%s\"}, \"domain\": {\"min\": [0,0,0], \"max\": [0.2,0.4,0.2]},"
              " \"particles\": {\"spacing\": 0.02}, \"boundary\": {\"cache_dir\": \"off\"},"
              " \"fluid\": [ {\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.2, 0.3, 0.2]} ],"
              " \"obstacles\": [ {\"type\": \"sphere\", \"center\": [%g, 0.1, %g], \"radius\": 0.05} ] }",
              solver, c, c);
-    fcl_scene sc;
-    fcl_initial in;
-    fcl_sim s;
-    if (scene_parse(&sc, text, "submerged sphere", err, sizeof err) != 0) {
-        CHECK(0, "submerged sphere scene: %s", err);
-        return;
-    }
-    int rc = setup_initial(&sc, &sc.params, be, &in, err, sizeof err), made = 0;
-    rc = rc ? rc : sim_create(&s, be, &sc.params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
-    made = rc == 0;
-    rc = rc ? rc : setup_sim_scene(&s, &sc, err, sizeof err);
-    rc = rc ? rc : sim_step(&s);
-    double v = rc == 0 ? s.stats.max_speed : -1.0;
+    scene_run r;
+    int rc = scene_start(be, text, "submerged sphere", &r);
+    rc = rc ? rc : sim_step(&r.s);
+    double v = rc == 0 ? r.s.stats.max_speed : -1.0;
     printf("%s %s: a sphere at (%g, 0.1, %g) under water (%zu carved): largest speed %.4f m/s after step 1\n",
-           be->kind, solver, c, c, in.carved, v);
+           be->kind, solver, c, c, r.in.carved, v);
     CHECK(rc == 0 && v < 0.1, "%s %s: sphere at %g under water: %s, %.3g m/s after step 1 (limit 0.1)", be->kind,
           solver, c, rc ? "failed" : "ran", v);
-    if (made)
-        sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    scene_done(&r);
 }
 
 /* A dam break onto a polygon ramp that meets the floor (a review's
@@ -386,24 +402,14 @@ static void run_ramp(fcl_backend *be)
         " \"obstacles\": [ {\"type\": \"box\", \"min\": [0.45, 0, 0.1], \"max\": [0.5, 0.2, 0.2]},"
         " {\"type\": \"sphere\", \"center\": [0.65, 0.08, 0.15], \"radius\": 0.06},"
         " {\"type\": \"polygon\", \"vertices\": [[0.8,0,0],[0.8,0,0.3],[0.7,0.2,0.3],[0.7,0.2,0]], \"thickness\": 0.02} ] }";
-    char err[1024] = "";
-    fcl_scene sc;
-    fcl_initial in;
-    fcl_sim s;
-    if (scene_parse(&sc, text, "ramp", err, sizeof err) != 0) {
-        CHECK(0, "ramp scene: %s", err);
-        return;
-    }
-    int rc = setup_initial(&sc, &sc.params, be, &in, err, sizeof err), made = 0;
-    rc = rc ? rc : sim_create(&s, be, &sc.params, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err);
-    made = rc == 0;
-    rc = rc ? rc : setup_sim_scene(&s, &sc, err, sizeof err);
-    float4 *p = malloc((in.n + 1) * sizeof *p);
+    scene_run r;
+    int rc = scene_start(be, text, "ramp", &r);
+    float4 *p = malloc((r.in.n + 1) * sizeof *p);
     double out = 0.0;
     for (int k = 0; rc == 0 && k < 1000; k++) {
-        rc = sim_step(&s);
-        if (rc == 0 && k % 10 == 9 && sim_download(&s, p, NULL, NULL, NULL, NULL) == 0)
-            for (size_t i = 0; i < s.n; i++)
+        rc = sim_step(&r.s);
+        if (rc == 0 && k % 10 == 9 && sim_download(&r.s, p, NULL, NULL, NULL, NULL) == 0)
+            for (size_t i = 0; i < r.s.n; i++)
                 out = fmax(out, fmax(fmax(-p[i].x, -p[i].y), fmax(-p[i].z, fmax(p[i].x - 0.8f, p[i].z - 0.3f))));
     }
     printf("%s wcsph: dam break onto a ramp meeting the floor, 0.5 s: farthest outside the domain %.2e m\n", be->kind,
@@ -411,10 +417,7 @@ static void run_ramp(fcl_backend *be)
     CHECK(rc == 0 && out <= 0.0, "%s: ramp: %s, a particle %.3g m outside the domain", be->kind,
           rc ? "failed" : "ran", out);
     free(p);
-    if (made)
-        sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    scene_done(&r);
 }
 
 int main(void)
