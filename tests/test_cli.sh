@@ -937,6 +937,12 @@ fl run "$GOOD" --backend cpu --solver wcsph --steps 200 --quiet --param material
 [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "sim.dt = 0.0005 s is above the explicit viscosity's bound" &&
     printf '%s' "$ERR" | grep -q "lower sim.dt or material.viscosity" && ok "26 wcsph blow-up names the viscous bound" ||
     bad "26 wcsph viscous bound" "exit $RC: $(errline)"
+# ... and one far above the pressure waves' 0.4 h / sqrt(stiffness) is
+# named too (sim.dt 0.1 s was told to raise the viscosity).
+fl run "$GOOD" --backend cpu --solver wcsph --steps 20 --quiet --param sim.dt=0.1
+[ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "sim.dt = 0.1 s is above the pressure waves' bound 0.4 h / sqrt(material.stiffness)" &&
+    ! printf '%s' "$ERR" | grep -q "raise material.viscosity" && ok "26 wcsph blow-up names the pressure waves' bound" ||
+    bad "26 wcsph acoustic bound" "exit $RC: $(errline)"
 # The adaptive steps keep under the capillary bound with Mueller's
 # tension: a 1 mm cube at 0.1 mm spacing blew up dfsph's first step.
 F=$T/tiny.json

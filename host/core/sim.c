@@ -92,6 +92,7 @@ const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len)
 {
     const fcl_params *p = s->prm;
     double mu = p->material_viscosity, bound = mu > 0.0 ? 0.125 * s->h * s->h * p->material_rest_density / mu : INFINITY;
+    double k = p->material_stiffness, sound = k > 0.0 ? 0.4 * s->h / sqrt(k) : INFINITY;
     /* Measured on dam_break (h 2.5 cm, sim.dt 0.25 ms): viscosity 300 ran,
      * 500 blew up at step 63, where this bound is 0.26 and 0.16 ms. A
      * review's run at 1e5 was told to raise the viscosity. */
@@ -101,6 +102,12 @@ const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len)
     else if (!s->solver->blowup_advice && p->sim_dt > bound)
         snprintf(buf, len, "sim.dt = %g s is above the explicit viscosity's bound 0.125 h^2 rho0 / mu = %.3g s "
                  "(material.viscosity = %g): lower sim.dt or material.viscosity", p->sim_dt, bound, mu);
+    else if (!s->solver->blowup_advice && p->sim_dt > sound)
+        /* Pressure waves at c = sqrt(k) (p = k (rho - rho0)) cross a
+         * support radius in h / c: a review's sim.dt 0.1 s, 150 times
+         * this bound, was told to raise the viscosity. */
+        snprintf(buf, len, "sim.dt = %g s is above the pressure waves' bound 0.4 h / sqrt(material.stiffness) = "
+                 "%.3g s: lower sim.dt", p->sim_dt, sound);
     else
         snprintf(buf, len, "%s", solver_blowup_advice(s->solver));
     return buf;
