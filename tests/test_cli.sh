@@ -1012,6 +1012,16 @@ fl run "$GOOD" --backend cpu --steps 20 --out "$D/b" --every 10 --checkpoint-eve
 fl run "$GOOD" --backend cpu --steps 20 --out "$D/c" --every 10
 [ "$RC" -eq 2 ] && [ "$(ls "$D/c")" = frames.pvd ] && printf '%s' "$ERR" | grep -q "frames.pvd: is a folder" &&
     ok "27 a folder at DIR/frames.pvd refused before any frame" || bad "27 folder pvd" "exit $RC: $(errline)"
+# --stats over a file that is not an earlier run's statistics is refused,
+# as --checkpoint over a non-checkpoint is (it replaced any file, exit 0);
+# over an earlier run's statistics it runs.
+printf 'notes\n' >"$T/notes.txt"
+fl run "$GOOD" --backend cpu --steps 2 --stats "$T/notes.txt"
+[ "$RC" -eq 2 ] && [ "$(cat "$T/notes.txt")" = notes ] && printf '%s' "$ERR" | grep -q "is not a statistics file" &&
+    ok "27 --stats over a file that is not statistics refused, the file kept" || bad "27 stats over a file" "exit $RC: $(errline)"
+fl run "$GOOD" --backend cpu --steps 2 --stats "$T/again.csv" && fl run "$GOOD" --backend cpu --steps 3 --stats "$T/again.csv"
+[ "$RC" -eq 0 ] && [ "$(wc -l <"$T/again.csv")" -eq 4 ] && ok "27 --stats over an earlier run's statistics replaces them" ||
+    bad "27 stats rerun" "exit $RC, $(wc -l <"$T/again.csv") lines: $(errline)"
 # --stats or --checkpoint at a frame's or a mesh's name in the output
 # folder (each writes PATH.tmp and renames it): --stats spliced its rows
 # into frame 0 and lost them (exit 3, naming a .tmp that was gone),
