@@ -197,6 +197,7 @@ static int step_frame(fcl_view *v)
             v->paused = v->step_failed = 1;
             view_set_status(v, "step %ld failed: %s; paused (undo the last edit and resume, or reset)",
                             v->sim.step + 1, v->sim.error[0] ? v->sim.error : "see the terminal");
+            snprintf(v->failure, sizeof v->failure, "%s", v->status);
             break;
         }
         v->step_failed = 0;
@@ -207,6 +208,7 @@ static int step_frame(fcl_view *v)
             v->paused = v->step_failed = 1;
             view_set_status(v, "numerical blow-up at step %ld (particle %ld): paused; %s, or reset", v->sim.step,
                             v->sim.stats.bad_id, sim_blowup_advice(&v->sim, advice, sizeof advice));
+            snprintf(v->failure, sizeof v->failure, "%s", v->status);
             done++;
             break;
         }

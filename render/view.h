@@ -68,6 +68,7 @@ typedef struct fcl_view {
     /* Controls. */
     int paused, step_once, steps_per_frame, field;
     int step_failed;            /* the last step tried failed (the view paused; a reset or a good step clears it) */
+    char failure[1024];         /* why, as the status said it (later statuses replace that one) */
     float range[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX][2];   /* legend per field */
     int show_panel, show_box, show_boundary;
     int show_overlay;           /* the solver's overlay points (control particles) */

@@ -199,7 +199,10 @@ int cmd_view(int argc, char **argv)
         closing_report(v);
         if (v->status[0])
             printf("view: %s\n", v->status);
-        /* A scripted run whose last step failed says so in its code. */
+        /* A run whose last step failed says so in its code, and why: a
+         * later status (a screenshot) once replaced the reason. */
+        if (v->step_failed && strcmp(v->failure, v->status) != 0)
+            printf("view: exit 3: %s\n", v->failure);
         if (v->step_failed)
             rc = FCL_EXIT_DEVICE;
     }

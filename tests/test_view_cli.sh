@@ -56,6 +56,13 @@ fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --param sim.dt=0.05 
 [ "$RC" -eq 3 ] && grep -q "numerical blow-up at step" "$T/out.txt" &&
     ok "scripted view ending on a blow-up: exit 3, the status says so" ||
     bad "view blow-up exit" "exit $RC: $(tr '\n' ' ' <"$T/out.txt" | cut -c1-300)"
+# ... and one whose later status (here the recording's) replaced the
+# blow-up's still says why it exits 3 (a review: only a screenshot's status
+# was printed).
+fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --param sim.dt=0.05 --record "$T/blow_rec"
+[ "$RC" -eq 3 ] && grep -q "^view: recording stopped" "$T/out.txt" && grep -q "^view: exit 3: numerical blow-up at step" "$T/out.txt" &&
+    ok "a blow-up's reason kept past a later status: exit 3 says why" ||
+    bad "view blow-up reason" "exit $RC: $(tr '\n' ' ' <"$T/out.txt" | cut -c1-300)"
 fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --no-panel --record "$T/rec"
 n=$(ls "$T/rec" 2>/dev/null | grep -c '^frame_0000[0-2]\.png$')
 [ "$RC" -eq 0 ] && [ "$n" -eq 3 ] && [ "$(png_size "$T/rec/frame_00002.png")" = "200x150" ] &&
@@ -109,10 +116,11 @@ for args in "--frames 0" "--color heat --frames 1" "--draw voxels --frames 1" "-
     [ "$RC" -eq 2 ] && grep -q -- "$opt" "$T/err.txt" && ok "view $args: exit 2 naming $opt" ||
         bad "view $args" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 done
-# --device with --backend cpu is kept for the panel's switch to OpenCL,
-# and said (it was taken silently where run and bench refuse it).
+# --device with --backend cpu is kept for the panel's one-step comparison
+# on OpenCL, and said (it was taken silently where run and bench refuse
+# it; the note spoke of a backend switch the panel does not have).
 fl view "$T/s.json" --backend cpu --device 0 --frames 1 --size 200x150
-[ "$RC" -eq 0 ] && grep -q "note: --device applies when the panel switches to OpenCL" "$T/err.txt" &&
+[ "$RC" -eq 0 ] && grep -q "note: --device applies to the panel's \"Same step on OpenCL\" comparison only" "$T/err.txt" &&
     ok "view --backend cpu --device 0: runs, with a note" || bad "view cpu --device" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 fl view "$T/s.json" --backend cpu --frames 1 --param material.viscosity=-1
 [ "$RC" -eq 2 ] && grep -q "material.viscosity" "$T/err.txt" && ok "a bad --param exits 2 naming it" ||

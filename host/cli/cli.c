@@ -242,10 +242,12 @@ int cli_check_device_options(const char *name, const char *backend, const char *
         cli_error("%s: --device %s selects an OpenCL device; --backend cpu has none", name, device);
         return -1;
     }
-    /* The viewer's panel can switch to OpenCL later: kept, and said. */
+    /* The viewer's panel runs a step on OpenCL to compare ("Same step on
+     * OpenCL"): kept for that, and said (the note spoke of a switch the
+     * panel does not have). */
     if ((device || kernel_dir) && strcmp(backend, "cpu") == 0 && later)
-        fprintf(stderr, "fluidcl: %s: note: %s%s%s %s when the panel switches to OpenCL (--backend cpu has no "
-                "device and reads no kernel sources)\n", name, device ? "--device" : "",
+        fprintf(stderr, "fluidcl: %s: note: %s%s%s %s to the panel's \"Same step on OpenCL\" comparison only "
+                "(--backend cpu has no device and reads no kernel sources)\n", name, device ? "--device" : "",
                 device && kernel_dir ? " and " : "", kernel_dir ? "--kernel-dir" : "",
                 device && kernel_dir ? "apply" : "applies");
 
