@@ -394,7 +394,10 @@ static void header(fcl_view *v)
     if (!v->shared && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", v->path_note);
     ImGui::Text("%zu particles, %zu boundary; step %ld, t = %.4f s", v->sim.n, v->nb, v->sim.step, v->sim.time);
-    ImGui::Text("%.1f fps, %.3g particle-steps/s%s", v->fps, v->psteps, v->paused ? "  [paused]" : "");
+    /* Paused, no step runs: 0, not the smoothed rate's decaying tail
+     * (3.59e-06 particle-steps/s, a review). */
+    ImGui::Text("%.1f fps, %.3g particle-steps/s%s", v->fps, v->paused ? 0.0 : v->psteps,
+                v->paused ? "  [paused]" : "");
     step_stats(v);
     if (v->status[0])
         ImGui::TextWrapped("%s", v->status);
