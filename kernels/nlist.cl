@@ -20,8 +20,7 @@
  * build; a grid rebuild (which reorders particles) makes them stale.
  */
 
-#define NL_SHIFT 29u
-#define NL_INDEX 0x1fffffffu
+/* NL_SHIFT, NL_INDEX: fcl_types.h, beside the list's layout. */
 /* Private buffer of the CPU build (nl_walk). */
 #define NL_LOCAL 160u
 

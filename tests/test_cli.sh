@@ -660,6 +660,16 @@ worst=$(awk -F, 'NR > 1 { if ($8 > w) w = $8 } END { print w + 0 }' "$T/cg.csv" 
 [ "$RC" -eq 0 ] && [ "$(head -1 "$T/cg.csv" | cut -d, -f8)" = cg_residual ] && awk -v w="$worst" 'BEGIN { exit !(w <= 1) }' &&
     ok "21 a discarded MPS solve reports the kept pressure's residual (largest $worst)" ||
     bad "21 discarded solve's residual" "exit $RC, largest cg_residual $worst: $(errline)"
+# Every solve cut short is counted (a warning says only the first): the
+# CSV's short_solves column and the summary's total, 0 when they converge.
+nshort=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "short_solves") c = i } NR > 1 { n += $c } END { print n + 0 }' "$T/cg.csv")
+fl run embedded:mac_dam_break.json --backend cpu --steps 3 --param mac.cg_max_iter=1
+mshort=$(printf '%s' "$OUT" | sed -n 's/^solves cut short *\([0-9]*\) (total over the steps)$/\1/p')
+fl run embedded:mac_dam_break.json --backend cpu --steps 3
+mfull=$(printf '%s' "$OUT" | sed -n 's/^solves cut short *\([0-9]*\) (total over the steps)$/\1/p')
+[ "$nshort" -eq 6 ] && [ "${mshort:-0}" -ge 3 ] && [ "$mfull" = 0 ] &&
+    ok "21 solves cut short counted: mps $nshort of 6 steps, mac $mshort at 1 iteration, $mfull converged" ||
+    bad "21 short solves" "mps $nshort of 6, mac '$mshort' at 1 iteration, '$mfull' converged: $(errline)"
 # Solves cut at one iteration let a column compress until no particle is
 # below beta n0: the stop names the short solves, not a closed volume
 # (it said "a closed volume full of fluid?" after 177 steps at 279 %).

@@ -679,13 +679,14 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     else
         printf("density error    average %.4g %%, max %.4g %%\n", r->sum_avg_err / steps, r->max_err);
     printf("time step        mean %.4g s, min %.4g s\n", r->sum_dt / steps, r->min_dt);
+    static const char *const fold_word[] = { "mean", "largest", "total" };
     for (int k = 0; k < s->solver->nstats; k++) {
         const fcl_stat_decl *d = &s->solver->stats[k];
         double v = stat_fold_value(&r->solver_fold, s->solver, k);
         /* Whole numbers (counts) in full: 19683 control particles, not 1.968e+04. */
         printf(v == floor(v) && fabs(v) < 1e15 ? "%-16s %.0f%s%s (%s over the steps)\n"
                                                 : "%-16s %.4g%s%s (%s over the steps)\n",
-               d->label, v, d->unit[0] ? " " : "", d->unit, d->fold == FCL_FOLD_MAX ? "largest" : "mean");
+               d->label, v, d->unit[0] ? " " : "", d->unit, fold_word[d->fold]);
     }
     /* The last state is a frame only when the frames' interval divides
      * the steps: say so, since the last state is what one looks for. */

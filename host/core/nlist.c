@@ -69,7 +69,7 @@ static void layout(fcl_nlist_info *L, size_t n, float r, float cell, uint cap, i
 
 int nlist_addressable(size_t n, uint cap)
 {
-    return (double)n * cap < 4294967296.0 && n < (1u << 29);
+    return (double)n * cap < 4294967296.0 && n < (1u << NL_SHIFT);
 }
 
 static int addressable(size_t n, uint cap, char *err, size_t errlen)

@@ -103,5 +103,5 @@ double stat_fold_value(const fcl_stat_fold *f, const fcl_solver *s, int k)
 {
     if (f->steps == 0)
         return 0.0;
-    return s->stats[k].fold == FCL_FOLD_MAX ? f->acc[k] : f->acc[k] / (double)f->steps;
+    return s->stats[k].fold == FCL_FOLD_MEAN ? f->acc[k] / (double)f->steps : f->acc[k];
 }

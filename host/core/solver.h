@@ -21,9 +21,9 @@ struct fcl_grid_frame;
 /* A per-step figure a solver reports (iterations, residuals), declared
  * once: run's CSV column and bench's JSON key are `key`, the summary and
  * bench's table print `label` with `unit`, and both fold the steps'
- * values by `fold`. The solver writes this step's values into
+ * values by `fold` (mean, largest, or total: a count of events). The solver writes this step's values into
  * sim->stats.solver[] in declaration order. */
-typedef enum fcl_fold { FCL_FOLD_MEAN = 0, FCL_FOLD_MAX = 1 } fcl_fold;
+typedef enum fcl_fold { FCL_FOLD_MEAN = 0, FCL_FOLD_MAX = 1, FCL_FOLD_SUM = 2 } fcl_fold;
 typedef struct fcl_stat_decl {
     const char *key;
     const char *label;

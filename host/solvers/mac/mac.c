@@ -401,9 +401,10 @@ static int solve(fcl_sim *s, mac *d)
         return -1;
     d->iters += d->last.iters;
     d->resid = fmax(d->resid, d->last.rel_resid);
+    d->short_solves += !d->last.converged;
     if (!d->last.converged && !d->warned) {
         fprintf(stderr, "fluidcl: mac: step %ld: the pressure solve stopped at mac.cg_max_iter = %ld with |r|/|b| "
-                "= %.3g above mac.cg_tolerance = %g%s (said once; see the cg_residual column)\n",
+                "= %.3g above mac.cg_tolerance = %g%s (said once; see the short_solves and cg_residual columns)\n",
                 s->step + 1, p->mac_cg_max_iter, d->last.rel_resid, p->mac_cg_tolerance,
                 d->last.discarded ? ", its pressure discarded (the residual grew past |b|)" : "");
         d->warned = 1;
@@ -558,7 +559,7 @@ static int mac_prepare(fcl_sim *s)
     return launch_flags(s, d) != 0 || launch_levelset(s, d) != 0 || launch_fields(s, d) != 0 ? -1 : 0;
 }
 
-enum { STAT_SUBSTEPS, STAT_ITERS, STAT_RESID, STAT_UMAX, STAT_VITERS, STAT_RESEEDED, NSTATS };
+enum { STAT_SUBSTEPS, STAT_ITERS, STAT_RESID, STAT_UMAX, STAT_VITERS, STAT_RESEEDED, STAT_SHORT, NSTATS };
 static const fcl_stat_decl mac_stats[NSTATS] = {
     { "substeps", "substeps", "", FCL_FOLD_MEAN },
     { "cg_iterations", "CG iterations", "", FCL_FOLD_MEAN },
@@ -566,6 +567,8 @@ static const fcl_stat_decl mac_stats[NSTATS] = {
     { "max_face_speed", "largest face speed", "m/s", FCL_FOLD_MAX },
     { "visc_iterations", "viscosity CG iterations", "", FCL_FOLD_MEAN },
     { "reseeded", "markers reseeded", "", FCL_FOLD_MEAN },
+    /* A velocity left divergent: a warning says the first, this counts all. */
+    { "short_solves", "solves cut short", "", FCL_FOLD_SUM },
 };
 
 /* Markers reseeded over a step: the pick pass's counter, zeroed before
@@ -590,6 +593,7 @@ static int mac_step(fcl_sim *s)
     d->iters = 0;
     d->viters = 0;
     d->resid = 0.0;
+    d->short_solves = 0;
     d->substeps = 0;
     d->reseeded = 0;
     s->dt_floor_key[0] = '\0';
@@ -617,6 +621,7 @@ static int mac_step(fcl_sim *s)
     s->stats.solver[STAT_UMAX] = d->max_u;
     s->stats.solver[STAT_VITERS] = (double)d->viters;
     s->stats.solver[STAT_RESEEDED] = (double)d->reseeded;
+    s->stats.solver[STAT_SHORT] = (double)d->short_solves;
     return 0;
 }
 

@@ -71,6 +71,7 @@ typedef struct mac {
     int warned;            /* non-convergence said once */
     long iters;            /* this step: CG iterations over its substeps */
     double resid;          /* this step: the largest final |r| / |b| */
+    long short_solves;     /* this step: substeps whose solve stopped at mac.cg_max_iter */
     int substeps;
     double dt_last;        /* the last substep's length (the blow-up test's, mac.c) */
     fcl_pcg_result last;

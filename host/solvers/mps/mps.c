@@ -460,7 +460,7 @@ static int solve(fcl_sim *s, mps *d)
     d->short_since = d->last.converged ? 0 : d->short_since ? d->short_since : s->step + 1;
     if (!d->last.converged && !d->warned) {
         fprintf(stderr, "fluidcl: mps: step %ld: the pressure solve stopped at mps.cg_max_iter = %ld with |r|/|b| = "
-                "%.3g above mps.cg_tolerance = %g%s (said once; see the cg_residual column)\n",
+                "%.3g above mps.cg_tolerance = %g%s (said once; see the short_solves and cg_residual columns)\n",
                 s->step + 1, o.max_iter, d->last.rel_resid, o.tol,
                 d->last.discarded ? ", its pressure discarded (the residual grew past |b|)" : "");
         d->warned = 1;
@@ -474,11 +474,13 @@ static int mps_prepare(fcl_sim *s)
     return choose_dt(s, d) != 0 || rebuild(s) != 0 || launch_finish(s, d) != 0 ? -1 : 0;
 }
 
-enum { STAT_ITERS, STAT_RESID, STAT_SURFACE, NSTATS };
+enum { STAT_ITERS, STAT_RESID, STAT_SURFACE, STAT_SHORT, NSTATS };
 static const fcl_stat_decl mps_stats[NSTATS] = {
     { "cg_iterations", "CG iterations", "", FCL_FOLD_MEAN },
     { "cg_residual", "CG |r|/|b|", "", FCL_FOLD_MAX },
     { "surface", "surface particles", "", FCL_FOLD_MEAN },
+    /* A pressure left short: a warning says the first, this counts all. */
+    { "short_solves", "solves cut short", "", FCL_FOLD_SUM },
 };
 
 static int mps_step(fcl_sim *s)
@@ -492,6 +494,7 @@ static int mps_step(fcl_sim *s)
     s->stats.solver[STAT_ITERS] = (double)d->last.iters;
     s->stats.solver[STAT_RESID] = d->last.rel_resid;
     s->stats.solver[STAT_SURFACE] = d->surface;
+    s->stats.solver[STAT_SHORT] = (double)!d->last.converged;
     return 0;
 }
 

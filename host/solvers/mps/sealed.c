@@ -20,8 +20,6 @@
 #include "sealed.h"
 #include "sim.h"
 
-#define NL_INDEX 0x1fffffffu   /* kernels/nlist.cl: the entry's particle */
-
 static size_t root(size_t *up, size_t a)
 {
     while (up[a] != a) {
