@@ -57,6 +57,15 @@ int sim_set_emitters(fcl_sim *s, const fcl_emitter *e, int n, char *err, size_t 
     return 0;
 }
 
+double sim_inflow_speed(const fcl_sim *s, double t0, double t1)
+{
+    double v = 0.0;
+    for (int i = 0; i < s->nemitters; i++)
+        if (s->emitters[i].start <= t1 && s->emitters[i].end > t0)
+            v = fmax(v, fabs(s->emitters[i].speed));
+    return v;
+}
+
 /* The distance between consecutive layers: a spacing, or with a rate
  * the distance a layer of m particles travels in m / rate seconds. */
 static double layer_step(const fcl_sim *s, const fcl_emitter *e, size_t m)

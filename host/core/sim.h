@@ -245,6 +245,15 @@ double sim_stat(const fcl_sim *s, const char *key);
  * blow-up: speed x dt stays under the blow-up test's bound however fast
  * the particles run, so the step is the one thing that shows it). */
 int sim_step_floor(fcl_sim *s, double dt, double dt_min, const char *group);
+/* The speed an adaptive solver's Courant step bounds: last step's largest
+ * (emitted particles included), or the fastest emitter open at some time
+ * in (time, time + dt_max] if faster, plus what gravity adds in dt_max.
+ * The emitter counts before its first particles: a step chosen without it
+ * placed a 25 m/s jet's layers 5 spacings past its plane, into an obstacle
+ * 2 spacings away (pbf and mps blew up). */
+double sim_courant_speed(const fcl_sim *s, double dt_max);
+/* The fastest emitter open at some time in [t0, t1] (emit.c); 0 if none. */
+double sim_inflow_speed(const fcl_sim *s, double t0, double t1);
 /* The capillary step bound sqrt(rho0 d^3 / (2 pi sigma)) (Brackbill et
  * al. 1992) with Mueller's tension on, for the adaptive solvers; infinity
  * without it. */

@@ -238,9 +238,7 @@ static void adapt_cap(dfsph *d, const fcl_params *p, long iters, int converged)
 static void choose_dt(fcl_sim *s, dfsph *d)
 {
     const fcl_params *p = s->prm;
-    double g = sqrt(p->sim_gravity[0] * p->sim_gravity[0] + p->sim_gravity[1] * p->sim_gravity[1] +
-                    p->sim_gravity[2] * p->sim_gravity[2]);
-    double v = s->stats.max_speed + g * p->dfsph_dt_max, dt = p->dfsph_dt_max;
+    double v = sim_courant_speed(s, p->dfsph_dt_max), dt = p->dfsph_dt_max;
     if (v > 1e-9)
         dt = p->dfsph_cfl * s->spacing / v;
     /* The explicit viscosity's bound (Monaghan: 0.125 h^2 / nu with h the

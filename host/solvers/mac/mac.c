@@ -82,17 +82,6 @@ static int mac_init(fcl_sim *s, char *err, size_t errlen)
     return 0;
 }
 
-/* The fastest emitter: open at the step's time (launch_inflow's test;
- * the faces it sets move at its speed from this substep on), or any. */
-static double inflow_speed(const fcl_sim *s, int open_only)
-{
-    double v = 0.0;
-    for (int i = 0; i < s->nemitters; i++)
-        if (!open_only || (s->time >= s->emitters[i].start && s->time < s->emitters[i].end))
-            v = fmax(v, fabs(s->emitters[i].speed));
-    return v;
-}
-
 /* The blow-up test (sim.max_step_ratio support radii per step, on the
  * markers' speeds at the step's end) reads per substep here: a speed up
  * to R h / dt_last passes, R = max(sim.max_step_ratio, 2 k_CFL dx / h),
@@ -109,7 +98,7 @@ static float blowup_ratio(const fcl_sim *s, const mac *d)
 {
     double cfl_h = 2.0 * s->prm->mac_cfl * d->m.dx / s->h;
     double per = d->dt_last > 0.0 ? s->c.dt / d->dt_last : 1.0;
-    double jet = 2.0 * inflow_speed(s, 0) * s->c.dt / s->h;
+    double jet = 2.0 * sim_inflow_speed(s, -INFINITY, INFINITY) * s->c.dt / s->h;
     return (float)fmax(fmax(s->prm->sim_max_step_ratio, cfl_h) * fmax(per, 1.0), jet);
 }
 
@@ -142,7 +131,10 @@ static double cfl_dt(fcl_sim *s, const mac *d)
     const fcl_params *p = s->prm;
     const float *g = p->sim_gravity;
     double k = p->mac_cfl, dx = d->m.dx, gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-    double v = fmax(d->max_u, inflow_speed(s, 1)) + sqrt(k * dx * gn), dt = v > 0.0 ? k * dx / v : p->mac_dt_max;
+    /* An emitter open now: launch_inflow's test; the faces it sets move
+     * at its speed from this substep on. */
+    double v = fmax(d->max_u, sim_inflow_speed(s, s->time, s->time)) + sqrt(k * dx * gn);
+    double dt = v > 0.0 ? k * dx / v : p->mac_dt_max;
     if (dt < p->mac_dt_min && !s->dt_floor_key[0]) {
         snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "mac.dt_min");
         s->dt_floor_cfl = dt;

@@ -169,15 +169,13 @@ static void mps_derive(fcl_sim *s)
     d->d.l0 = (float)l0;
 }
 
-/* Courant (mps.cfl) on last step's largest speed plus what gravity adds
+/* Courant (mps.cfl) on last step's largest speed (or an emitter's) plus what gravity adds
  * in one step, the viscous bound 0.2 l0^2 / nu (the largest phase's), at most mps.dt_max; the
  * source constant depends on dt. */
 static int choose_dt(fcl_sim *s, mps *d)
 {
     const fcl_params *p = s->prm;
-    const float *gv = p->sim_gravity;
-    double l0 = s->spacing, g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
-    double v = s->stats.max_speed + g * p->mps_dt_max, dt = p->mps_dt_max;
+    double l0 = s->spacing, v = sim_courant_speed(s, p->mps_dt_max), dt = p->mps_dt_max;
     /* The largest kinematic viscosity: material.*'s, or the phases'. */
     double nu = s->nphases ? 0.0 : p->material_viscosity / p->material_rest_density;
     for (uint k = 0; k < s->nphases; k++)

@@ -92,14 +92,12 @@ static void pbf_derive(fcl_sim *s)
     d->d.vorticity = p->pbf_vorticity;
 }
 
-/* Adaptive step by the CFL condition on last step's largest speed plus
- * what gravity adds in one step, at most pbf.dt_max. */
+/* Adaptive step by the CFL condition on last step's largest speed (or an
+ * emitter's) plus what gravity adds in one step, at most pbf.dt_max. */
 static int choose_dt(fcl_sim *s, pbf *d)
 {
     const fcl_params *p = s->prm;
-    const float *gv = p->sim_gravity;
-    double g = sqrt(gv[0] * gv[0] + gv[1] * gv[1] + gv[2] * gv[2]);
-    double v = s->stats.max_speed + g * p->pbf_dt_max, dt = p->pbf_dt_max;
+    double v = sim_courant_speed(s, p->pbf_dt_max), dt = p->pbf_dt_max;
     if (v > 1e-9)
         dt = fmin(dt, p->pbf_cfl * s->spacing / v);
     /* No capillary bound (dfsph.c): PBF applies no surface tension. */
