@@ -10,8 +10,11 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 lib=${1:-}
 given=
-case "$lib" in
-  */*|*.so*) shift; given=1 ;;
+# A library is named by its file name (libX.so or libX.so.N), so a
+# command given by path (/opt/fluidcl/bin/fluidcl) is not taken for one
+# (it was written into the .icd file, and the run exited 0; a review).
+case "${lib##*/}" in
+  *.so|*.so.*) shift; given=1 ;;
   *) # ldconfig lives in /sbin, off an ordinary user's PATH; then the
      # usual driver folders (an H100 machine had it in /usr/local/nvidia/lib64).
      lib=

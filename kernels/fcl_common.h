@@ -28,8 +28,11 @@
 #define FCL_INLINE inline __attribute__((always_inline))
 #define FCL_HOT inline __attribute__((always_inline))
 #else
-#define FCL_INLINE inline
-#define FCL_HOT inline
+/* static: an OpenCL C `inline` function the compiler leaves out of line
+ * is an external with no definition (clang at -O1 to -O3 left 11-14
+ * *_item helpers so, and ptxas stopped on them). */
+#define FCL_INLINE static inline
+#define FCL_HOT static inline
 #endif
 #define FCL_ATOMIC_INC(p) atomic_inc(p)
 #define FCL_ATOMIC_MIN(p, v) atomic_min(p, v)

@@ -64,6 +64,16 @@ static inline fcl_backend *ft_backend(int i)
     return be;
 }
 
+/* Whether an OpenCL backend's program was built for a CPU device
+ * (host/backend/clrt.c: FCL_CPU_DEVICE unless FCL_OPENCL_GPU_CODE asks
+ * for the GPU build): then it has no fused multiply-adds, as the native
+ * twins, and results may be asked to be the same bits; a GPU's FMAs move
+ * them within a tolerance. */
+static inline int ft_same_bits_expected(const fcl_backend *ocl)
+{
+    return strstr(ocl->name, "(OpenCL CPU") != NULL && !getenv("FCL_OPENCL_GPU_CODE");
+}
+
 /* Uniform random in [lo, hi) from a fixed-seed generator (reproducible). */
 static inline float ft_rand(unsigned *state, float lo, float hi)
 {

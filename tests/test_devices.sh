@@ -48,5 +48,18 @@ while read -r idx type name; do
             bad "$t on [$idx] $name" "exit $rc, ran on '$used': $(grep -m 3 FAIL "$BUILD/$t.device$idx.log" | tr '\n' ' ') $last; log $BUILD/$t.device$idx.log"
         fi
     done
+    # opencl.workgroup above a kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE:
+    # rusticl reports 32 for grid_clear, a GPU less than 1024 for its
+    # register-heavy passes) runs in groups of that limit, said once.
+    out=$(timeout 300 "$FL" run embedded:dam_break.json --backend opencl --device "$idx" --steps 2 \
+          --param particles.spacing=0.05 --param opencl.workgroup=1024 2>&1 >/dev/null)
+    rc=$?
+    notes=$(printf '%s\n' "$out" | grep -c "opencl.workgroup = 1024 is above the")
+    limit=$(printf '%s\n' "$out" | sed -n 's/.*is above the \([0-9]*\) work items kernel \([a-z_0-9]*\) takes.*/\2 \1/p')
+    if [ "$rc" -eq 0 ] && [ "$notes" -le 1 ]; then
+        ok "opencl.workgroup 1024 on [$idx] $name runs (${limit:-every kernel takes 1024})"
+    else
+        bad "opencl.workgroup 1024 on [$idx] $name" "exit $rc, $notes notes: $(printf '%s' "$out" | tail -2 | tr '\n' ' ')"
+    fi
 done <<<"$others"
 checks_done

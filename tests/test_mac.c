@@ -433,15 +433,6 @@ static double pierced_pool(fcl_backend *be, float4 *last, size_t *nlast)
     return rc == 0 ? fmax_ : -1.0;
 }
 
-/* Whether ocl's program was built for a CPU device (host/backend/clrt.c:
- * FCL_CPU_DEVICE unless FCL_OPENCL_GPU_CODE asks for the GPU build): then
- * it has no fused multiply-adds, as the native twins, and the markers must
- * be the same bits; a GPU's FMAs may move them within a tolerance. */
-static int same_bits_expected(const fcl_backend *ocl)
-{
-    return strstr(ocl->name, "(OpenCL CPU") != NULL && !getenv("FCL_OPENCL_GPU_CODE");
-}
-
 /* The largest coordinate difference of n markers, over size. */
 static double markers_apart(const float4 *a, const float4 *b, size_t n, double size)
 {
@@ -460,7 +451,7 @@ static void test_pierced_pool(fcl_backend *cpu, fcl_backend *ocl)
     CHECK(fa >= 0.0 && fa <= 1e-3 && fb >= 0.0 && fb <= 1e-3,
           "a pool pierced by a sphere moves: %.3g and %.3g m/s after 60 steps (limit 1e-3)", fa, fb);
     if (ocl) {
-        int bits = same_bits_expected(ocl);
+        int bits = ft_same_bits_expected(ocl);
         double apart = na == nb ? markers_apart(a, b, na, 0.32) : 1.0;
         CHECK(na == nb && (bits ? memcmp(a, b, na * 16) == 0 : apart <= 1e-4),
               "pierced pool: native and OpenCL markers differ (%.3g of the domain; limit %s)", apart,
@@ -731,7 +722,7 @@ static void test_backends(fcl_backend *cpu, fcl_backend *ocl, const char *transf
         double dmax = markers_apart(a, b, na, 1.0);
         printf("drop (%s), native vs OpenCL after 20 steps: positions within %.2e of the domain, substeps %g vs %g\n",
                transfer, dmax / 0.64, sa, sb);
-        int same_bits = same_bits_expected(ocl);
+        int same_bits = ft_same_bits_expected(ocl);
         CHECK((same_bits ? dmax == 0.0 : dmax / 0.64 <= 1e-4) && sa == sb,
               "backends differ (%s): positions %.3g of the domain (limit %s), substeps %g vs %g", transfer, dmax / 0.64,
               same_bits ? "0 on a CPU device" : "1e-4", sa, sb);

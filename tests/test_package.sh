@@ -75,6 +75,17 @@ else
     out=$(env -i HOME="$T" PATH=/usr/bin:/bin "$P/bin/fluidcl-env.sh" /no/such/lib.so fluidcl devices 2>&1); rc=$?
     [ "$rc" -eq 2 ] && printf '%s\n' "$out" | grep -q "/no/such/lib.so: no such file" &&
         ok "7 fluidcl-env.sh with a missing library path: exit 2 naming it" || bad "7 fluidcl-env.sh missing" "exit $rc: $out"
+    # A command given by path is the command, not the library (it was
+    # written into the .icd file, and "devices: not found" exited 0): with
+    # no library named, NVIDIA's is looked for.
+    out=$(env -i HOME="$T" PATH=/usr/bin:/bin "$P/bin/fluidcl-env.sh" "$P/bin/fluidcl" devices 2>&1); rc=$?
+    if /sbin/ldconfig -p 2>/dev/null | grep -q libnvidia-opencl.so.1; then
+        want=0 said="devices listed"; printf '%s\n' "$out" | grep -q "not found" && said=
+    else
+        want=2 said=; printf '%s\n' "$out" | grep -q "libnvidia-opencl.so.1 not found" && said="NVIDIA's library looked for"
+    fi
+    [ "$rc" -eq "$want" ] && [ -n "$said" ] && ok "7 fluidcl-env.sh BIN/fluidcl devices: the path is the command ($said)" ||
+        bad "7 fluidcl-env.sh command by path" "exit $rc (expected $want): $out"
     # The control: an OCL_ICD_VENDORS folder with no .icd file gives no
     # device, so check 6's PoCL came from the named file, not from
     # /etc/OpenCL/vendors.

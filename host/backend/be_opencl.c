@@ -30,6 +30,7 @@ struct fcl_kernel {
     char name[64];
     cl_kernel k;
     size_t reqd_wg;     /* reqd_work_group_size, or 0 */
+    size_t max_wg;      /* CL_KERNEL_WORK_GROUP_SIZE: the most this kernel takes on the device */
 };
 
 typedef struct cl_backend {
@@ -45,6 +46,7 @@ typedef struct cl_backend {
     int npending;
     fcl_buf *scan_sums[MAX_SCAN_LEVELS];  /* block sums per scan level */
     int cpu;            /* a CPU device (PoCL): see ocl_launch's group size */
+    int wg_noted;       /* opencl.workgroup above a kernel's limit said */
 } cl_backend;
 
 static fcl_buf *ocl_buf_new(fcl_backend *be, size_t bytes, const char *what)
@@ -100,6 +102,37 @@ static int ocl_buf_read(fcl_backend *be, fcl_buf *buf, size_t off, size_t bytes,
                    "clEnqueueReadBuffer") ? 0 : -1;
 }
 
+/* A kernel's group sizes on the device: the one it was compiled for, and
+ * the most it takes (a GPU's register use caps it below the device's
+ * maximum: 512-736 estimated for the heaviest passes on an H100, where
+ * opencl.workgroup takes up to 1024). */
+static void kernel_limits(cl_backend *b, struct fcl_kernel *k)
+{
+    size_t wg[3] = { 0, 0, 0 }, most = 0;
+    clGetKernelWorkGroupInfo(k->k, b->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+    if (clGetKernelWorkGroupInfo(k->k, b->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most, NULL) != CL_SUCCESS)
+        most = 0;
+    k->reqd_wg = wg[0];
+    k->max_wg = most;
+}
+
+/* opencl.workgroup for kernel k, within its limit: a multiple of 32 (a
+ * GPU's warp) below it, said once (the launch failed with
+ * CL_INVALID_WORK_GROUP_SIZE or CL_OUT_OF_RESOURCES). */
+static size_t group_size(cl_backend *b, const struct fcl_kernel *k)
+{
+    size_t want = (size_t)b->base.workgroup;
+    if (!want || !k->max_wg || want <= k->max_wg)
+        return want;
+    size_t got = k->max_wg >= 32 ? k->max_wg / 32 * 32 : k->max_wg;
+    if (!b->wg_noted) {
+        fprintf(stderr, "fluidcl: note: opencl.workgroup = %zu is above the %zu work items kernel %s takes on %s; "
+                "such kernels run in groups of their limit (said once)\n", want, k->max_wg, k->name, b->base.name);
+        b->wg_noted = 1;
+    }
+    return got;
+}
+
 static fcl_kernel *ocl_kernel(fcl_backend *be, const char *name)
 {
     cl_backend *b = (cl_backend *)be;
@@ -118,9 +151,7 @@ static fcl_kernel *ocl_kernel(fcl_backend *be, const char *name)
     k->k = clCreateKernel(b->prog, name, &e);
     if (!clrt_ok(e, call))
         return NULL;
-    size_t wg[3] = { 0, 0, 0 };
-    clGetKernelWorkGroupInfo(k->k, b->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
-    k->reqd_wg = wg[0];
+    kernel_limits(b, k);
     snprintf(k->name, sizeof k->name, "%s", name);
     b->nkernels++;
     return k;
@@ -171,7 +202,7 @@ static int ocl_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_ar
         if (!clrt_ok(e, call))
             return -1;
     }
-    size_t local = k->reqd_wg ? k->reqd_wg : (size_t)be->workgroup;
+    size_t local = k->reqd_wg ? k->reqd_wg : group_size(b, k);
     /* PoCL builds a kernel anew for every group size, and the size it
      * picks follows the global one: with particles coming from an emitter
      * each new count compiled again (a bench of the nozzle box: 150 ms a
@@ -383,11 +414,9 @@ int be_opencl_reload(fcl_backend *be, const char *dir, char **log, char *err, si
         return -1;
     }
     for (int i = 0; i < b->nkernels; i++) {
-        size_t wg[3] = { 0, 0, 0 };
         clReleaseKernel(b->kernels[i].k);
         b->kernels[i].k = fresh[i];
-        clGetKernelWorkGroupInfo(fresh[i], b->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
-        b->kernels[i].reqd_wg = wg[0];
+        kernel_limits(b, &b->kernels[i]);
     }
     clReleaseProgram(b->prog);
     b->prog = prog;
