@@ -298,17 +298,18 @@ static double taylor_green_decay(double nu, double t_end)
  * 2.4 % of that rate. The standard form is exact in the continuum for a
  * divergence-free field; at h = 2 spacings its sums are not (on a resting
  * lattice it gives 0.70 of d^2u/dy^2 for u = y^2 / 2, computed), and a
- * moving, disordered cell departs from that too. The limit catches a
- * wrong factor or sign, not the discretization's few tens of percent. */
+ * moving, disordered cell departs from that too (twice nu decays 1.74 x
+ * as fast, 1.21 x its exact rate). So the rate is asked to be 1.15-1.6 x
+ * the exact one: a band of +-50 % around the exact rate let half the
+ * viscosity pass (a review). */
 static void test_viscosity_decay(void)
 {
     const double nu = 0.01, k = 3.14159265358979 / 0.4, exact = 4.0 * nu * k * k;
-    double r0 = taylor_green_decay(0.0, 0.3), r1 = taylor_green_decay(nu, 0.3);
+    double r0 = taylor_green_decay(0.0, 0.3), r1 = taylor_green_decay(nu, 0.3), f = (r1 - r0) / exact;
     CHECK(r0 >= 0.0 && r0 < 0.1 * exact, "without viscosity the energy decays at %.4f 1/s, limit 10 %% of %.4f",
           r0, exact);
-    CHECK(fabs(r1 - r0 - exact) < 0.5 * exact,
-          "viscous decay rate %.4f 1/s (less %.4f without), expected 4 nu k^2 = %.4f within 50 %%", r1 - r0, r0,
-          exact);
+    CHECK(f > 1.15 && f < 1.6, "viscous decay rate %.4f 1/s (less %.4f without) is %.3f x 4 nu k^2 = %.4f "
+          "(1.15 to 1.6 expected)", r1 - r0, r0, f, exact);
 }
 
 int main(int argc, char **argv)
