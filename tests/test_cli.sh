@@ -644,6 +644,21 @@ EOF
 fl run "$T/mac_jet.json" --backend cpu --steps 20
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^substeps  *[2-9]" &&
     ok "21 mac with a 6 m/s jet into an empty box runs, in substeps" || bad "21 mac jet" "exit $RC: $(errline)"
+# A scene that starts empty with its only emitter opening after the run's
+# end runs no particle: noted (300 steps of nothing, exit 0, no word).
+cat >"$T/late_jet.json" <<'EOF'
+{ "domain": { "min": [0, 0, 0], "max": [0.3, 0.3, 0.3] }, "particles": { "spacing": 0.01 },
+  "boundary": { "walls": "mirror" }, "fluid": [],
+  "emitters": [ { "shape": "rect", "center": [0.05, 0.2, 0.15], "direction": [1, 0, 0], "size": [0.06, 0.04],
+                  "speed": 1, "start": 5, "end": 6 } ] }
+EOF
+fl run "$T/late_jet.json" --backend cpu --steps 20
+late=$(printf '%s' "$ERR" | grep -c "no particle in this run: the first emitter opens at t = 5 s, after its end")
+sed 's/"start": 5/"start": 0.001/' "$T/late_jet.json" >"$T/soon_jet.json"
+fl run "$T/soon_jet.json" --backend cpu --steps 20
+soon=$(printf '%s' "$ERR" | grep -c "no particle in this run")
+[ "$late" -eq 1 ] && [ "$soon" -eq 0 ] && [ "$RC" -eq 0 ] && ok "21 an emitter opening after the run's end is noted (not one opening within it)" ||
+    bad "21 late emitter note" "$late notes, $soon for one opening at 1 ms, exit $RC: $(errline)"
 # The adaptive solvers' first step under a 25 m/s jet opening at t = 0 is
 # bounded by the jet's speed: chosen without it, it placed the jet's
 # layers 5 spacings past the plane, into a box 2 spacings away, and pbf

@@ -257,7 +257,10 @@ refused "an emitter without a direction" "$F" "emitters[0].direction" "got [0, 0
 F=$T/emit_end.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"start": 1, "end": 0.5')" >"$F"
 refused "an emitter ending before it starts" "$F" "emitters[0].end" "after start (1 s), got 0.5" -- run "$F"
 F=$T/emit_phase.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"phase": "tar"')" >"$F"
-refused "an emitter naming an unknown phase" "$F" "emitters[0].phase" "unknown phase 'tar'" -- run "$F"
+refused "an emitter naming an unknown phase" "$F" "emitters[0].phase" "unknown phase 'tar' (the scene has no \"phases\" list)" -- run "$F"
+# As a fluid block's: the phases the scene has are named (it said only 'unknown phase').
+F=$T/emit_phase2.json; printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "phases": [ { "name": "water", "density": 1000, "viscosity": 1 } ], "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"phase": "watr"')" >"$F"
+refused "an emitter naming a phase the list lacks" "$F" "emitters[0].phase" "unknown phase 'watr' (expected one of: water)" -- run "$F"
 F=$T/emit_radius.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"radius": 0.5')" >"$F"
 refused "a rect emitter given a radius (it would be ignored)" "$F" "emitters[0].radius" "a rect emitter has no radius" -- run "$F"
 F=$T/emit_pnum.json; printf '{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"phase": 3')" >"$F"

@@ -404,7 +404,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         scene_free(s);
         return FCL_EXIT_INPUT;
     }
-    scene_emitter_capacity(s, sv->longest_dt ? sv->longest_dt(&s->params) : s->params.sim_dt);
+    scene_emitter_capacity(s, solver_longest_dt(sv, &s->params));
     note_other_solver_params(o, sv->name);
     return 0;
 }

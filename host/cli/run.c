@@ -736,6 +736,19 @@ static int past_end(const fcl_sim *s, const fcl_params *p, const char *file)
     return 1;
 }
 
+/* A scene that starts empty and whose first emitter opens after the
+ * run's last step runs no particle at all (300 steps of nothing, exit 0,
+ * no word; a review): said, since a short trial run may mean it. */
+static void note_late_inflow(const fcl_scene *sc, size_t n)
+{
+    double first = scene_first_inflow(sc), horizon = scene_run_horizon(sc, solver_longest_dt(
+                                                        solver_find(sc->params.sim_solver), &sc->params));
+    if (n == 0 && sc->nemitters > 0 && first > horizon)
+        fprintf(stderr, "fluidcl: note: %s: no particle in this run: the first emitter opens at t = %g s, after its "
+                "end (t = %g s at most); give a larger %s\n", sc->file, first, horizon,
+                sc->params.sim_steps > 0 ? "--steps" : "--time");
+}
+
 /* The simulation from the scene, or from the checkpoint to resume: both
  * are checked in full before any output is prepared, so that a bad or
  * mismatched checkpoint leaves nothing behind. */
@@ -751,6 +764,8 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
         cli_error("%s", err);
         return rc;
     }
+    if (!o->resume)
+        note_late_inflow(sc, in.n);
     if ((rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
         cli_error("%s: %s", sc->file, err);
     if (rc == 0 && (rc = setup_sim_scene(&r->sim, sc, err, sizeof err)) != 0)

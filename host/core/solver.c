@@ -50,6 +50,11 @@ int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, c
     return FCL_EXIT_INPUT;
 }
 
+double solver_longest_dt(const fcl_solver *sv, const fcl_params *p)
+{
+    return sv->longest_dt ? sv->longest_dt(p) : p->sim_dt;
+}
+
 int solver_check_support(const fcl_solver *sv, const fcl_params *p, char *err, size_t errlen)
 {
     if (!(sv->max_support > 0.0) || p->particles_support <= sv->max_support + 1e-6)

@@ -184,6 +184,8 @@ int solver_check_phases(const fcl_solver *sv, const struct fcl_phase_decl *ph, i
 /* particles.support against the solver's max_support: 0, or FCL_EXIT_INPUT
  * with err naming the key, the value and the limit. */
 int solver_check_support(const fcl_solver *sv, const struct fcl_params *p, char *err, size_t errlen);
+/* The longest step sv takes under p: its longest_dt hook, or sim.dt. */
+double solver_longest_dt(const fcl_solver *sv, const struct fcl_params *p);
 /* What a blow-up message tells the user to change: the solver's
  * blowup_advice, or sim.dt's for a fixed step. */
 const char *solver_blowup_advice(const fcl_solver *sv);

@@ -331,9 +331,9 @@ int emitters_resolve(fcl_scene *s, const char *file, char *err, size_t errlen)
         fcl_emitter *e = &s->emitters[i];
         e->phase_index = e->phase[0] ? phases_find(s, e->phase) : 0;
         if (e->phase_index < 0) {
-            char where[48], msg[160];
+            char where[48], msg[512];
             snprintf(where, sizeof where, "emitters[%d].phase", i);
-            snprintf(msg, sizeof msg, "unknown phase '%s'", e->phase);
+            phases_unknown(s, e->phase, msg, sizeof msg);
             return fail(err, errlen, file, where, msg);
         }
     }
@@ -354,15 +354,29 @@ double emitters_bound(const fcl_scene *s, double spacing, double duration)
     return total;
 }
 
+double scene_run_horizon(const fcl_scene *s, double longest_dt)
+{
+    const fcl_params *p = &s->params;
+    /* sim.steps steps of the solver's longest (2 ms once for every
+     * solver: dfsph's steps of up to 5 ms then found the capacity full at
+     * 40 % of the run). */
+    return p->sim_steps > 0 ? fmax((double)p->sim_steps * longest_dt, 0.0) : p->sim_duration;
+}
+
+double scene_first_inflow(const fcl_scene *s)
+{
+    double t = INFINITY;
+    for (int i = 0; i < s->nemitters; i++)
+        t = fmin(t, s->emitters[i].start);
+    return t;
+}
+
 void scene_emitter_capacity(fcl_scene *s, double longest_dt)
 {
     fcl_params *p = &s->params;
     if (s->nemitters == 0 || p->particles_capacity > 0)
         return;
-    /* The run's horizon: sim.duration, or sim.steps steps of the solver's
-     * longest (2 ms once for every solver: dfsph's steps of up to 5 ms
-     * then found the capacity full at 40 % of the run). */
-    double horizon = p->sim_steps > 0 ? fmax((double)p->sim_steps * longest_dt, 0.0) : p->sim_duration;
+    double horizon = scene_run_horizon(s, longest_dt);
     double cap = scene_count(s, p) + emitters_bound(s, p->particles_spacing, horizon);
     p->particles_capacity = cap < 2e9 ? (long)ceil(cap) : 2000000000L;
 }

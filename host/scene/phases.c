@@ -143,6 +143,16 @@ static void names(const fcl_scene *s, char *out, size_t len)
         snprintf(out + strlen(out), len - strlen(out), "%s%s", k ? ", " : "", s->phases[k].name);
 }
 
+void phases_unknown(const fcl_scene *s, const char *name, char *msg, size_t len)
+{
+    char list[300];
+    names(s, list, sizeof list);
+    if (s->nphases == 0)
+        snprintf(msg, len, "unknown phase '%s' (the scene has no \"phases\" list)", name);
+    else
+        snprintf(msg, len, "unknown phase '%s' (expected one of: %s)", name, list);
+}
+
 int phases_resolve(fcl_scene *s, const char *file, char *err, size_t errlen)
 {
     for (int b = 0; b < s->nblocks; b++) {
@@ -151,16 +161,12 @@ int phases_resolve(fcl_scene *s, const char *file, char *err, size_t errlen)
             bl->phase_index = 0;
             continue;
         }
-        char where[48], msg[512], list[300];
+        char where[48], msg[512];
         snprintf(where, sizeof where, "fluid[%d].phase", b);
         bl->phase_index = phases_find(s, bl->phase);
         if (bl->phase_index >= 0)
             continue;
-        names(s, list, sizeof list);
-        if (s->nphases == 0)
-            snprintf(msg, sizeof msg, "unknown phase '%s' (the scene has no \"phases\" list)", bl->phase);
-        else
-            snprintf(msg, sizeof msg, "unknown phase '%s' (expected one of: %s)", bl->phase, list);
+        phases_unknown(s, bl->phase, msg, sizeof msg);
         return fail(err, errlen, file, where, msg);
     }
     return 0;

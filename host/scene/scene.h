@@ -168,5 +168,10 @@ double emitters_bound(const fcl_scene *s, double spacing, double duration);
  * longest_dt, the solver's longest step); the memory check of sim_create
  * then covers it. */
 void scene_emitter_capacity(fcl_scene *s, double longest_dt);
+/* The latest time a run can reach: sim.duration, or sim.steps steps of
+ * longest_dt. */
+double scene_run_horizon(const fcl_scene *s, double longest_dt);
+/* When the first emitter opens (infinity without one). */
+double scene_first_inflow(const fcl_scene *s);
 
 #endif

@@ -33,6 +33,8 @@ void targets_free(fcl_scene *s);
 int phases_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
 int phases_resolve(fcl_scene *s, const char *file, char *err, size_t errlen);
 int phases_find(const fcl_scene *s, const char *name);
+/* The message for a phase name the scene lacks, naming the ones it has. */
+void phases_unknown(const fcl_scene *s, const char *name, char *msg, size_t len);
 /* emitters.c: the "emitters" list; their phase names resolved; their
  * placement against the domain under p (from scene_check). */
 int emitters_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
