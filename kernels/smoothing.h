@@ -61,14 +61,8 @@ FCL_INLINE float w_visc_lap(float r, float h, float coef_lap)
     return r < h ? coef_lap * (h - r) : 0.0f;
 }
 
-/* Shapes used by the tests' numerical integration: the kernel values
- * themselves for spiky and viscosity. */
-FCL_INLINE float w_spiky(float r, float h, float coef)
-{
-    float d = h - r;
-    return r < h ? coef * d * d * d : 0.0f;
-}
-
+/* The viscosity kernel's value, which only the tests' numerical
+ * integration uses (the passes take its Laplacian). */
 FCL_INLINE float w_visc(float r, float h, float coef)
 {
     if (r >= h || r <= 0.0f)
