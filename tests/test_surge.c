@@ -8,18 +8,20 @@
  * 2 ms so that the front is sampled as finely), native backend. The
  * front Z = max x / a against T = t sqrt(2 g / a) is compared with the
  * experiment's table (a = 2 1/4 in, n^2 = 2) at every tabulated T in
- * [0.8, 3.33]: each solver's front within 20 % at every point. At a
- * spacing of a/10 the fronts measured 4.3 % (mps), 8.1 % (dfsph), 5.7 %
- * (wcsph; 9.5 % in the portable build, whose force sums run in another
- * order), 16.4 % (pbf, behind) and 5.8 % (mac) off at worst (README: at
- * a/20 they lead by up to 15-25 %, as numerical fronts do against this
- * experiment, whose gate took time to open). The height at the wall,
- * eta = (highest particle within 2 cm of it + half a spacing) / (2a)
- * against tau = t sqrt(g / a), within 10 % at every tabulated tau in
+ * [0.8, 3.33]. At a spacing of a/10 the fronts measured 4.3 % (mps),
+ * 8.1 % (dfsph), 5.7 % (wcsph; 9.5 % in the portable build, whose force
+ * sums run in another order), 16.4-17.0 % (pbf, behind) and 5.8 % (mac)
+ * off at worst (README: at a/20 they lead by up to 15-25 %, as numerical
+ * fronts do against this experiment, whose gate took time to open). The
+ * height at the wall, eta = (highest particle within 2 cm of it + half a
+ * spacing) / (2a) against tau = t sqrt(g / a), at every tabulated tau in
  * [0.56, 1.84]: measured +3.5 % (wcsph; -3.0 % in the portable build),
- * +5.2 % (dfsph), +2.5 % (pbf), +5.1 % (mps), -5.1 % (mac).
- * The invariant it guards: each solver's bulk dynamics under gravity, not
- * only its stability.
+ * +5.2 % (dfsph), +1.4-2.5 % (pbf), +5.1 % (mps), -5.1 % (mac).
+ * Each solver's limits are its worst plus about 3 points (LIMIT): one
+ * 20 % and 10 % for all let gravity 10 % too strong pass every solver
+ * (fronts +10.9 % wcsph, +16.1 % dfsph, -12.6 % pbf, +4.2 % mps, +10.5 %
+ * mac; a review). The invariant it guards: each solver's bulk dynamics
+ * under gravity, not only its stability.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -126,13 +128,15 @@ int main(void)
     if (!cpu)
         return 77;
     static const char *const solvers[] = { "wcsph", "dfsph", "pbf", "mps", "mac" };
+    /* LIMIT: front, height (fractions), each solver's worst measured plus about 3 points. */
+    static const double limit[5][2] = { { 0.13, 0.07 }, { 0.11, 0.08 }, { 0.20, 0.06 }, { 0.08, 0.08 }, { 0.09, 0.08 } };
     for (int k = 0; k < 5; k++) {
         double w[2] = { 1.0, 1.0 };
         int ok = surge(cpu, solvers[k], w) == 0;
-        CHECK(ok && fabs(w[0]) <= 0.20, "%s: surge front within 20 %% of Martin & Moyce at every T in "
-              "[0.84, 3.33] (worst %+.1f %%)", solvers[k], 100 * w[0]);
-        CHECK(ok && fabs(w[1]) <= 0.10, "%s: height at the wall within 10 %% of Martin & Moyce at every tau in "
-              "[0.56, 1.84] (worst %+.1f %%)", solvers[k], 100 * w[1]);
+        CHECK(ok && fabs(w[0]) <= limit[k][0], "%s: surge front within %.0f %% of Martin & Moyce at every T in "
+              "[0.84, 3.33] (worst %+.1f %%)", solvers[k], 100 * limit[k][0], 100 * w[0]);
+        CHECK(ok && fabs(w[1]) <= limit[k][1], "%s: height at the wall within %.0f %% of Martin & Moyce at every tau "
+              "in [0.56, 1.84] (worst %+.1f %%)", solvers[k], 100 * limit[k][1], 100 * w[1]);
     }
     cpu->ops->destroy(cpu);
     return ft_done();
