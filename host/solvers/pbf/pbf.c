@@ -351,7 +351,8 @@ const fcl_solver fcl_solver_pbf = {
     /* Not "lower pbf.cfl": a position correction is a speed 1/dt, so a
      * shorter step turns the same corrections into larger speeds (a
      * review: pbf.cfl 0.01 blew up at step 2 where 0.4 runs). */
-    .blowup_advice = "set pbf.clamp = 1 (no attraction at the free surface) or raise pbf.cfl; a smaller pbf.cfl "
+    .blowup_advice = "lower pbf.scorr_k, pbf.scorr_dq or pbf.vorticity if raised, set pbf.clamp = 1 with "
+                     "pbf.scorr_k = 0 (no attraction at the free surface), or raise pbf.cfl; a smaller pbf.cfl "
                      "or pbf.dt_max is no steadier (PBF's position corrections become speeds of 1/dt)",
     .summary = "Macklin & Mueller 2013 position-based fluids (poly6 density, spiky gradients, Jacobi density "
                "constraint with s_corr, XSPH and vorticity confinement, adaptive CFL step)",
