@@ -331,7 +331,7 @@ static void test_glass(void)
     printf("glass, 3 bones: weights in %.1f ms, |sum - 1| at most %.2e\n", 1e3 * (t1 - t0), worst);
     CHECK(worst <= 1e-6, "glass weights sum to 1: %g", worst);
     free(w);
-    ctl_skeleton_free(&sk);
+    skeleton_free(&sk);
     CHECK(in_cavity == 0, "glass: %zu particles in the cup's cavity", in_cavity);
     CHECK(outside_solid == 0, "glass: %zu interior particles outside the walls and base", outside_solid);
     CHECK(p.ninterior * v3 <= vol && (p.n + ncross) * v3 >= vol, "glass volume bracketed");
@@ -480,7 +480,7 @@ static int parse(const char *json, fcl_skeleton *sk, char *err, size_t errlen)
         snprintf(err, errlen, "test JSON does not parse");
         return -1;
     }
-    int rc = ctl_skeleton_parse(j, "scene.json", "target.skeleton", sk, err, errlen);
+    int rc = skeleton_parse(j, "scene.json", "target.skeleton", sk, err, errlen);
     cJSON_Delete(j);
     return rc;
 }
@@ -543,7 +543,7 @@ static void test_rigid(void)
     free(out);
     ctl_points_free(&p);
     obj_free(&m);
-    ctl_skeleton_free(&sk);
+    skeleton_free(&sk);
 }
 
 /* The rotation angle between two rotation matrices, degrees, from
@@ -630,7 +630,7 @@ static void test_two_bones(void)
     CHECK(parse(jfar, &far, err, sizeof err) == 0 &&
           ctl_skin_weights(&far, &p, CTL_SKIN_ALPHA_DEFAULT, wf, &fell, err, sizeof err) == 0 && fell == p.n,
           "bones above the ball: %zu of %zu particles by straight-line distance, expected all (%s)", fell, p.n, err);
-    ctl_skeleton_free(&far);
+    skeleton_free(&far);
     free(wf);
     double worst = 0.0, left = 1.0, right = 1.0;
     int sides = 1;
@@ -649,7 +649,7 @@ static void test_two_bones(void)
     free(w);
     ctl_points_free(&p);
     obj_free(&m);
-    ctl_skeleton_free(&sk);
+    skeleton_free(&sk);
 }
 
 /* Two boxes three voxels apart as one mesh: bone 0 lies in box A, bone 1
@@ -700,7 +700,7 @@ static void test_geodesic(void)
     obj_free(&a);
     obj_free(&b);
     obj_free(&m);
-    ctl_skeleton_free(&sk);
+    skeleton_free(&sk);
 }
 
 static void test_bad_skeletons(void)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../solvers/pbf/control_skin.h"
+#include "skeleton.h"
 #include "infile.h"
 #include "obj.h"
 #include "scene_read.h"
@@ -106,7 +106,7 @@ static int read_skeleton(fcl_target *g, const cJSON *o, const char *where, const
     g->skeleton = calloc(1, sizeof *g->skeleton);
     if (!g->skeleton)
         return fail(err, errlen, file, key, "out of memory");
-    return ctl_skeleton_parse(o, file, key, g->skeleton, err, errlen);
+    return skeleton_parse(o, file, key, g->skeleton, err, errlen);
 }
 
 static int read_target(fcl_target *g, const cJSON *o, const char *where, const char *file, char *err,
@@ -167,7 +167,7 @@ void targets_free(fcl_scene *s)
     for (int i = 0; i < s->ntargets; i++) {
         free(s->targets[i].keys);
         if (s->targets[i].skeleton)
-            ctl_skeleton_free(s->targets[i].skeleton);
+            skeleton_free(s->targets[i].skeleton);
         free(s->targets[i].skeleton);
     }
     free(s->targets);
@@ -207,10 +207,10 @@ static void key_rotation(const fcl_target_key *a, const fcl_target_key *b, doubl
     }
     double qa[4], qb[4], q[4], m[9], ra[4] = { a->axis[0], a->axis[1], a->axis[2], a->angle },
                                        rb[4] = { b->axis[0], b->axis[1], b->axis[2], b->angle };
-    ctl_quat_of(ra, qa);
-    ctl_quat_of(rb, qb);
-    ctl_slerp(qa, qb, f, q);
-    ctl_quat_matrix(q, m);
+    skeleton_quat_of(ra, qa);
+    skeleton_quat_of(rb, qb);
+    skeleton_slerp(qa, qb, f, q);
+    skeleton_quat_matrix(q, m);
     for (int i = 0; i < 9; i++)
         r[i] = (float)m[i];
 }
@@ -284,8 +284,8 @@ static void posed_bounds(const fcl_target *g, double t, const float rlo[3], cons
         }
         return;
     }
-    double m[12 * CTL_MAX_BONES];
-    ctl_skin_motion(g->skeleton, t, m);
+    double m[12 * SKELETON_MAX_BONES];
+    skeleton_motion(g->skeleton, t, m);
     for (int i = 0; i < 3; i++)
         lo[i] = INFINITY, hi[i] = -INFINITY;
     for (int b = 0; b < g->skeleton->nbones; b++)

@@ -20,7 +20,7 @@
  * bound to the bones and move by linear blend skinning (seed 001 eqs. 1-2).
  * Invariant: a target that loaded has a shape, alpha in [0, 1] or -1
  * (control.alpha), start < end, and keys in increasing time with unit
- * axes, or a skeleton that ctl_skeleton_parse accepted (never both).
+ * axes, or a skeleton that skeleton_parse accepted (never both).
  */
 #ifndef FCL_TARGETS_H
 #define FCL_TARGETS_H

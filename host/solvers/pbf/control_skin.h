@@ -1,31 +1,10 @@
 /* control_skin.h - skeleton-driven control targets (seed 001 §3.1, eqs.
- * 1-2; SEED-NOTES §3.2): a skeleton of joints and bones with keyframed
- * bone transforms, the binding of control particles to bones by geodesic
- * distance through the sampling's voxel grid, and linear blend skinning.
+ * 1-2; SEED-NOTES §3.2): the binding of control particles to a skeleton's
+ * bones by geodesic distance through the sampling's voxel grid, and
+ * linear blend skinning. The skeleton, its JSON and the bones' motion:
+ * host/scene/skeleton.h.
  *
- * Skeleton JSON (the scene's target.skeleton, say):
- *   { "joints": [[x, y, z], ...],              positions at rest
- *     "bones":  [[j0, j1], ...],               two different joint indices
- *     "keys":   [ { "t": 0,                    seconds, strictly increasing
- *                   "rotate": [[ax, ay, az, deg], ...],   one per bone
- *                   "translate": [[x, y, z], ...] },      optional, one per bone
- *                 ... ] }
- * Bone i's transform at a key is T_i x = R (x - J) + J + tr, R the
- * rotation by deg degrees about the axis (ax, ay, az) and J the bone's
- * first joint at rest. Between keys rotations are slerped (the shorter
- * way round, so keys should be less than 180 degrees apart) and
- * translations lerped; before the first key and after the last the pose
- * is held.
- *
- * The control particles are taken to be in the pose of t = 0, so a
- * particle moves by P(t) = sum_i w_i T_i(t) T_i(0)^-1 P(0) and is bound to
- * the bones as they lie at t = 0 (the rest pose when the key at or
- * before 0 is the identity, the usual case).
- *
- * Invariant: a parsed skeleton has at least one joint, bone and key,
- * every bone joins two different existing joints at different points, key times are finite
- * and strictly increasing, rotations are unit quaternions and all numbers
- * are finite; ctl_skin_weights gives each particle nbones weights >= 0
+ * Invariant: ctl_skin_weights gives each particle nbones weights >= 0
  * that sum to 1.
  */
 #ifndef FCL_CONTROL_SKIN_H
@@ -33,40 +12,10 @@
 
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
-
 #include "control_sample.h"
+#include "skeleton.h"
 
 #define CTL_SKIN_ALPHA_DEFAULT 0.3   /* eq. 1's alpha, the seed's value */
-#define CTL_MAX_BONES 256            /* bounds the weights: n * nbones floats */
-
-typedef struct fcl_skeleton {
-    int njoints, nbones, nkeys;
-    double *joints;     /* 3 per joint: positions at rest */
-    int *bones;         /* 2 joint indices per bone */
-    double *key_t;      /* nkeys times, strictly increasing */
-    double *key_q;      /* per key, per bone: unit quaternion (w, x, y, z), [4 (k nbones + i)] */
-    double *key_tr;     /* per key, per bone: translation, [3 (k nbones + i)] */
-} fcl_skeleton;
-
-/* The skeleton in node; file and key name it in messages, which read
- * "FILE: KEY.bones[1][1]: expected a joint index from 0 to 2, got 5".
- * 0, or -1 with err and *sk empty. */
-int ctl_skeleton_parse(const cJSON *node, const char *file, const char *key, fcl_skeleton *sk, char *err,
-                       size_t errlen);
-void ctl_skeleton_free(fcl_skeleton *sk);
-
-/* Rotations as unit quaternions (w, x, y, z), shared with the rigid
- * paths of targets (target_pose): axis (any length > 0) and angle in
- * degrees -> q; the shortest-arc slerp of a and b at u in [0, 1]; q as a
- * row-major 3 x 3 matrix. */
-void ctl_quat_of(const double axis_deg[4], double q[4]);
-void ctl_slerp(const double *a, const double *b, double u, double *q);
-void ctl_quat_matrix(const double *q, double R[9]);
-
-/* Bone transforms at time t: per bone a row-major 3 x 4 matrix [R | c],
- * x -> R x + c, in xf[12 i .. 12 i + 12). */
-void ctl_skin_pose(const fcl_skeleton *sk, double t, double *xf);
 
 /* Eqs. 1-2: w[j nbones + i], the normalized weight of bone i for particle
  * j of pts, from d = the geodesic distance (voxel units, 26-neighborhood
@@ -81,10 +30,7 @@ int ctl_skin_weights(const fcl_skeleton *sk, const fcl_ctl_points *pts, double a
 
 /* Linear blend skinning: out[j] = sum_i w[j nbones + i] T_i(t) T_i(0)^-1
  * p0[j] for j < n, w = 0 in out. out may not alias p0; sk has at most
- * CTL_MAX_BONES bones (as every parsed one has). */
-/* Each bone's motion from t = 0 to t, T_i(t) T_i(0)^-1, as a row-major
- * 3 x 4 matrix in m[12 i .. 12 i + 12). */
-void ctl_skin_motion(const fcl_skeleton *sk, double t, double *m);
+ * SKELETON_MAX_BONES bones (as every parsed one has). */
 void ctl_skin_apply(const fcl_skeleton *sk, const float *w, const float4 *p0, size_t n, double t, float4 *out);
 
 #endif
