@@ -121,8 +121,9 @@ typedef struct fcl_view {
     char shot_path[1024];       /* screenshot requested for the next frame */
 } fcl_view;
 
-/* Whether a display can be opened (X11 or Wayland, GLFW initialises). */
-int view_display_available(void);
+/* view_display_available: cli.h. glFinish, for the interop path, which
+ * includes no GL header of its own. */
+void view_gl_finish(void);
 /* Open the window, load o->scene with o's options, build the simulation
  * and choose the shared or copy path. 0, FCL_EXIT_INPUT or
  * FCL_EXIT_DEVICE with a message in err. */

@@ -27,10 +27,8 @@
 #include "passes.h"
 #include "view.h"
 
-/* glFinish and the mapping calls come from glad through these, so that
- * this file needs no GL header besides GLX's. */
-void view_gl_finish(void);
-
+/* glFinish comes through view_gl_finish (view.c, with glad), so that this
+ * file needs no GL header besides GLX's. */
 typedef cl_int (*gl_context_info_fn)(const cl_context_properties *, cl_gl_context_info, size_t, void *, size_t *);
 
 /* Whether dev drives the current GL context (CL_DEVICES_FOR_GL_CONTEXT_KHR). */

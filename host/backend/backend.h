@@ -27,6 +27,9 @@ typedef struct fcl_arg {
 } fcl_arg;
 #define FCL_BUF(b) ((fcl_arg){ (b), NULL, 0 })
 #define FCL_VAL(v) ((fcl_arg){ NULL, &(v), sizeof(v) })
+/* The count of an fcl_arg array, for launch (a hand-typed count could
+ * drift from the list). */
+#define FCL_NARGS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 typedef struct fcl_backend_ops {
     fcl_buf *(*buf_new)(fcl_backend *be, size_t bytes, const char *what);

@@ -24,7 +24,7 @@
         uint fcl_items = (uint)items;      /* past 32 bits: refused below, never wrapped */              \
         fcl_arg a[] = { FCL_VAL(fcl_items), ARGS(FCL_HARG_B, FCL_HARG_S, FCL_HARG_S) };                \
         fcl_kernel *k = be->ops->kernel(be, #name);                                                    \
-        return k && items == fcl_items ? be->ops->launch(be, k, items, a, (int)(sizeof a / sizeof a[0]), timer) \
+        return k && items == fcl_items ? be->ops->launch(be, k, items, a, FCL_NARGS(a), timer) \
                                        : -1;                                                           \
     }
 #include "../../kernels/passes.def"

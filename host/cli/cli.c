@@ -364,7 +364,9 @@ static void note_other_solver_params(const fcl_cli *o, const char *solver)
         for (size_t k = 0; k < fcl_solver_count && k + 1 < 8 * sizeof noted; k++) {
             const char *name = fcl_solvers[k]->name;
             size_t bit = control ? fcl_solver_count : k;
-            if (!(control ? strcmp(name, "pbf") == 0 : strlen(name) == gl && strncmp(o->overrides[i], name, gl) == 0) ||
+            /* control.*: the solvers with fluid control (set_targets). */
+            if (!(control ? fcl_solvers[k]->set_targets != NULL
+                          : strlen(name) == gl && strncmp(o->overrides[i], name, gl) == 0) ||
                 strcmp(name, solver) == 0 || (noted >> bit & 1ul))
                 continue;
             noted |= 1ul << bit;

@@ -85,4 +85,15 @@ const char *cli_origin(const fcl_cli *o, const char *key, const char *flag, char
 /* Prints "fluidcl: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The commands main.c dispatches to, each with the arguments after its
+ * name: run.c, surface_cmd.c, bench.c, and the viewer's in render/
+ * (view_cmd.c: cmd_view and its options' help; view.c: whether a display
+ * can be opened, X11 or Wayland, GLFW initialising). The exit code. */
+int cmd_run(int argc, char **argv);
+int cmd_surface(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+void view_print_options(FILE *f);
+int view_display_available(void);
+
 #endif

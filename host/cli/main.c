@@ -14,13 +14,6 @@
 #include "sim.h"
 #include "solver.h"
 
-int cmd_run(int argc, char **argv);
-int cmd_surface(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_view(int argc, char **argv);
-int view_display_available(void);
-void view_print_options(FILE *f);
-
 static const char *default_scene = "embedded:dam_break.json";
 
 static void usage(FILE *f)

@@ -29,14 +29,14 @@ static int reduce(fcl_reduction *r, fcl_backend *be, fcl_buf *x, fcl_buf *y, siz
     if (n > r->cap)
         return -1;
     fcl_arg a[] = { FCL_BUF(x), FCL_BUF(y), FCL_BUF(r->part), FCL_VAL(un), FCL_VAL(op) };
-    int rc = r->tree ? be->ops->launch(be, r->tree, n, a, 5, timer)
+    int rc = r->tree ? be->ops->launch(be, r->tree, n, a, FCL_NARGS(a), timer)
                      : pass_reduce_chunks(be, groups, timer, x, y, r->part, un, op);
     if (rc != 0)
         return -1;
     if (!r->finish)
         return pass_reduce_finish(be, 1, timer, r->part, r->result, groups, op);
     fcl_arg f[] = { FCL_BUF(r->part), FCL_BUF(r->result), FCL_VAL(groups), FCL_VAL(op) };
-    return be->ops->launch(be, r->finish, FCL_WG, f, 4, timer);
+    return be->ops->launch(be, r->finish, FCL_WG, f, FCL_NARGS(f), timer);
 }
 
 int reduction_sum(fcl_reduction *r, fcl_backend *be, fcl_buf *x, size_t n, const char *timer)

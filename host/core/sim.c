@@ -632,7 +632,7 @@ static int measure(fcl_sim *s)
     fcl_arg args[] = { FCL_BUF(pos), FCL_BUF(vev), FCL_BUF(s->rho), FCL_BUF(s->partials), FCL_VAL(s->c) };
     fcl_stats_partial *part = s->host_partials;
     int rc = s->stats_serial ? pass_stats_chunks(be, groups, "stats", pos, vev, s->rho, s->partials, s->c)
-                             : be->ops->launch(be, s->k_stats, s->n, args, 5, "stats");
+                             : be->ops->launch(be, s->k_stats, s->n, args, FCL_NARGS(args), "stats");
     if (rc != 0 || be->ops->buf_read(be, s->partials, 0, groups * sizeof *part, part) != 0)
         return -1;
     double m2 = 0.0, sum = 0.0, mx = 0.0;
