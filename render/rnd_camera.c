@@ -33,7 +33,7 @@ void rnd_camera_orbit(rnd_camera *c, float dx, float dy)
     c->pitch = c->pitch > 1.5f ? 1.5f : (c->pitch < -1.5f ? -1.5f : c->pitch);
 }
 
-void rnd_camera_eye(const rnd_camera *c, float eye[3])
+static void rnd_camera_eye(const rnd_camera *c, float eye[3])
 {
     eye[0] = c->target[0] + c->dist * cosf(c->pitch) * sinf(c->yaw);
     eye[1] = c->target[1] + c->dist * sinf(c->pitch);
@@ -105,7 +105,7 @@ void rnd_camera_proj(const rnd_camera *c, float aspect, float m[16])
     m[14] = 2.0f * fa * n / (n - fa);
 }
 
-void rnd_mat4_mul(const float a[16], const float b[16], float out[16])
+static void rnd_mat4_mul(const float a[16], const float b[16], float out[16])
 {
     float r[16];
     for (int col = 0; col < 4; col++)

@@ -24,7 +24,6 @@ void rnd_camera_frame(rnd_camera *c, const float lo[3], const float hi[3]);
 void rnd_camera_orbit(rnd_camera *c, float dx, float dy);
 void rnd_camera_pan(rnd_camera *c, float dx, float dy, int viewport_h);
 void rnd_camera_zoom(rnd_camera *c, float wheel);
-void rnd_camera_eye(const rnd_camera *c, float eye[3]);
 /* Camera axes in world space: right, up, forward (unit vectors). */
 void rnd_camera_axes(const rnd_camera *c, float right[3], float up[3], float fwd[3]);
 void rnd_camera_view(const rnd_camera *c, float m[16]);
@@ -37,6 +36,5 @@ float rnd_camera_pixel_size(const rnd_camera *c, int viewport_h);
 /* p through vp into window pixels (px, py) of a w x h window, and its clip
  * w (the depth along the view axis). -1 when p is behind the eye. */
 int rnd_project(const float vp[16], const float p[3], int w, int h, float *px, float *py, float *clip_w);
-void rnd_mat4_mul(const float a[16], const float b[16], float out[16]);
 
 #endif

@@ -14,7 +14,9 @@
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
 
-unsigned char *rnd_read_pixels(int w, int h)
+/* The w x h pixels of the current read buffer as RGB, top row first;
+ * malloc'd (caller frees), NULL when out of memory. */
+static unsigned char *rnd_read_pixels(int w, int h)
 {
     size_t row = (size_t)w * 3;
     unsigned char *px = malloc(row * (size_t)h + 1), *tmp = malloc(row + 1);

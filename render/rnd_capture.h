@@ -8,9 +8,6 @@
 
 #include <stddef.h>
 
-/* The w x h pixels of the current read buffer as RGB, top row first;
- * malloc'd (caller frees), NULL when out of memory. */
-unsigned char *rnd_read_pixels(int w, int h);
 /* Read the framebuffer and write it as PNG to path. 0, or -1 with a
  * message naming the file. */
 int rnd_screenshot(const char *path, int w, int h, char *err, size_t errlen);

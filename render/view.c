@@ -15,6 +15,7 @@
 #include "rnd_capture.h"
 #include "rnd_gui.h"
 
+static unsigned long view_kernel_signature(const char *dir);
 static char glfw_reason[256];
 
 static void on_glfw_error(int code, const char *desc)
@@ -401,7 +402,9 @@ void view_close(fcl_view *v)
 
 /* ---- kernel hot reload ---------------------------------------------- */
 
-unsigned long view_kernel_signature(const char *dir)
+/* A signature of the kernel sources in dir (names, sizes, times), whose
+ * change the hot reload watches for. */
+static unsigned long view_kernel_signature(const char *dir)
 {
     DIR *d = opendir(dir);
     struct dirent *e;

@@ -190,7 +190,6 @@ void view_interop_free(fcl_view *v);
 void view_input_install(fcl_view *v);
 void view_input_frame(fcl_view *v);
 void view_poll_kernels(fcl_view *v, double now);
-unsigned long view_kernel_signature(const char *dir);
 void view_set_status(fcl_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void view_release_sim(fcl_view *v);
 

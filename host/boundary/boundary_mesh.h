@@ -55,7 +55,5 @@ void boundary_plane_free(boundary_plane *J);
  * 0, or -1 out of memory (mesh_sdf.c). */
 int boundary_mesh_sdf(const fcl_mesh *m, const float dlo[3], const float dhi[3], float spacing, float r,
                       fcl_solid **out, unsigned *count);
-/* That field at p as the device interpolates it; +inf off its grid. */
-float boundary_mesh_sdf_at(const fcl_solid *s, const float4 *p);
 
 #endif

@@ -128,7 +128,8 @@ int boundary_mesh_sdf(const fcl_mesh *m, const float dlo[3], const float dhi[3],
     return 0;
 }
 
-float boundary_mesh_sdf_at(const fcl_solid *s, const float4 *p)
+/* That field at p as the device interpolates it; +inf off its grid. */
+static float boundary_mesh_sdf_at(const fcl_solid *s, const float4 *p)
 {
     /* solid_sdf_exit's arithmetic (kernels/boundary.cl), value only. */
     float h = s->a.w, fx = (p->x - s->a.x) / h, fy = (p->y - s->a.y) / h, fz = (p->z - s->a.z) / h;

@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-int timers_slot(fcl_timers *t, const char *label)
+/* Index of label, adding it if new; -1 if the table is full. */
+static int timers_slot(fcl_timers *t, const char *label)
 {
     for (int i = 0; i < t->count; i++)
         if (t->label[i] == label || strcmp(t->label[i], label) == 0)

@@ -15,8 +15,6 @@ typedef struct fcl_timers {
     unsigned char used[FCL_TIMERS_MAX];   /* recorded since the last reset */
 } fcl_timers;
 
-/* Index of label, adding it if new; -1 if the table is full. */
-int timers_slot(fcl_timers *t, const char *label);
 void timers_add(fcl_timers *t, const char *label, double ms);
 void timers_reset(fcl_timers *t);
 double timers_total(const fcl_timers *t);

@@ -387,7 +387,7 @@ fcl_frame out_frame_view(const fcl_frame_data *d)
 
 /* mkdir -p. A component that already exists as a directory is fine even if
  * mkdir reports something other than EEXIST (e.g. EROFS, EACCES). */
-int fio_make_dirs(const char *dir, char *err, size_t errlen)
+static int fio_make_dirs(const char *dir, char *err, size_t errlen)
 {
     char *p = strdup(dir);
     if (!p)

@@ -78,7 +78,6 @@ int fio_rfinish(struct io *io, fcl_frame_data *d, int rc);
 int fio_parse_spacing(struct io *io, const char *text, const char *line, double *spacing);
 int fio_optional_absent(struct io *io, long long size);
 void fio_drop_surface(fcl_frame_data *d);
-int fio_make_dirs(const char *dir, char *err, size_t errlen);
 int fio_wtext(struct io *io, const char *s);
 uint32_t fio_f2u(float f);
 float fio_u2f(uint32_t u);

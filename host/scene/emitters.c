@@ -340,7 +340,9 @@ int emitters_resolve(fcl_scene *s, const char *file, char *err, size_t errlen)
     return 0;
 }
 
-double emitters_bound(const fcl_scene *s, double spacing, double duration)
+/* The most particles the scene's emitters add by simulated time
+ * `duration`, layers rounded up: what particles.capacity must hold. */
+static double emitters_bound(const fcl_scene *s, double spacing, double duration)
 {
     double total = 0.0;
     for (int i = 0; i < s->nemitters; i++) {

@@ -160,9 +160,6 @@ void emitter_frame(const fcl_emitter *e, double u[3], double v[3], double half[2
  * into out (room for cap), or, when it has more than cap, its center
  * alone. Returns their count. */
 size_t emitter_probe_points(const fcl_emitter *e, double spacing, float4 *out, size_t cap);
-/* The most particles the scene's emitters add by simulated time
- * `duration`, layers rounded up: what particles.capacity must hold. */
-double emitters_bound(const fcl_scene *s, double spacing, double duration);
 /* particles.capacity, when 0 and the scene has emitters: its fluid plus
  * what the emitters add over the run (sim.duration, or sim.steps steps of
  * longest_dt, the solver's longest step); the memory check of sim_create

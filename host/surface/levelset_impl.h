@@ -94,7 +94,6 @@ void ls_field_from_config(ls_field *f, const mc_config *c);
 void ls_field_fit(ls_field *f, const float4 *vel, size_t n);
 int ls_pgrid_build(ls_pgrid *g, const float4 *pos, const float4 *vel, size_t n, const ls_field *f);
 void ls_pgrid_free(ls_pgrid *g);
-float ls_speed_at(const ls_state *s, float x, float y, float z);
 void ls_speed_all(ls_state *s);
 void ls_speed_nodes(ls_state *s, const uint *nodes, size_t count);
 float ls_speed_interp(const ls_state *s, float x, float y, float z);

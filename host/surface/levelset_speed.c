@@ -252,12 +252,6 @@ static float speed_sum(const ls_state *s, float x, float y, float z, int bound, 
     return s->fd.T + sum;
 }
 
-float ls_speed_at(const ls_state *s, float x, float y, float z)
-{
-    int partial;
-    return speed_sum(s, x, y, z, 0, &partial);
-}
-
 static float node_speed_bounded(const ls_state *s, size_t q, int bound, int *partial)
 {
     int i, j, k;

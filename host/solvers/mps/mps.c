@@ -64,7 +64,9 @@ typedef struct mps {
 
 enum { DIM = 3 };
 
-void mps_lattice(double re, double l0, double *n0, double *lambda)
+/* Over a cubic lattice of spacing l0 around a point (itself excluded):
+ * n0 = sum w(r) and lambda = sum r^2 w / sum w, w = re / r - 1 (r < re). */
+static void mps_lattice(double re, double l0, double *n0, double *lambda)
 {
     int k = (int)ceil(re / l0);
     double sw = 0.0, sr2w = 0.0;

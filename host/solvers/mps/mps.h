@@ -12,9 +12,6 @@
 
 struct fcl_sim;
 
-/* Over a cubic lattice of spacing l0 around a point (itself excluded):
- * n0 = sum w(r) and lambda = sum r^2 w / sum w, w = re / r - 1 (r < re). */
-void mps_lattice(double re, double l0, double *n0, double *lambda);
 /* The last step's system into host arrays of s->n values (coef: fluid
  * list cap * s->n entries in the list layout): diagonal, right-hand side,
  * solution. 0 or -1. */

@@ -11,7 +11,9 @@
 #include "sim.h"
 #include "walls.h"
 
-int mps_walls_check(const fcl_params *p, char *err, size_t errlen)
+/* The parameter combinations wall unknowns refuse: 0, or FCL_EXIT_INPUT
+ * naming the keys (walls.h, mps_check). */
+static int mps_walls_check(const fcl_params *p, char *err, size_t errlen)
 {
     if (strcmp(p->mps_wall_pressure, "solve") != 0)
         return 0;

@@ -31,15 +31,12 @@ typedef struct mps_walls {
  * with err naming the keys when the scene cannot have wall unknowns; or
  * -1 (the device refused). */
 int mps_walls_init(mps_walls *w, struct fcl_sim *s, char *err, size_t errlen);
-/* The parameter combinations wall unknowns refuse (mps.wall_pressure =
- * solve with the polynomial preconditioner, mirror walls or fewer than 3
- * layers): 0, or
- * FCL_EXIT_INPUT naming the keys. */
 struct fcl_params;
-int mps_walls_check(const struct fcl_params *p, char *err, size_t errlen);
-/* The solver's check (its table's .check, once as a scene loads):
- * mps_walls_check, and a note on stderr for particle walls of fewer than
- * 3 layers. */
+/* The solver's check (its table's .check, once as a scene loads): the
+ * parameter combinations wall unknowns refuse (mps.wall_pressure = solve
+ * with the polynomial preconditioner, mirror walls or fewer than 3
+ * layers; FCL_EXIT_INPUT naming the keys), and a note on stderr for
+ * particle walls of fewer than 3 layers. */
 int mps_check(const struct fcl_params *p, char *err, size_t errlen);
 /* After the grid and lists at x*: the walls' lists, n*_b and flags. */
 int mps_walls_density(mps_walls *w, struct fcl_sim *s, const struct fcl_mps_consts *d);
