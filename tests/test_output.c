@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include "fcl_test.h"
 #include "output.h"
 #include "progress.h"
 
@@ -24,20 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int pass, fail;
-
-#define CHECK(cond, ...)                                              \
-    do {                                                              \
-        if (cond) {                                                   \
-            pass++;                                                   \
-        } else {                                                      \
-            fail++;                                                   \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);    \
-            printf(__VA_ARGS__);                                      \
-            printf("\n");                                             \
-        }                                                             \
-    } while (0)
 
 static char tmpdir[64];
 
@@ -622,26 +609,6 @@ static void test_csv(void)
     CHECK(out_csv_close(NULL) == 0, "close(NULL)");
 }
 
-static void remove_tree(const char *dir)
-{
-    DIR *dp = opendir(dir);
-    struct dirent *e;
-    char p[512];
-    while (dp && (e = readdir(dp)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    if (dp)
-        closedir(dp);
-    rmdir(dir);
-}
-
 int main(void)
 {
     strcpy(tmpdir, "/tmp/test_output_XXXXXX");
@@ -667,7 +634,6 @@ int main(void)
     progress_update(&q, 5, "x");
     progress_end(&q);
 
-    remove_tree(tmpdir);
-    printf("%d passed, %d failed\n", pass, fail);
-    return fail == 0 ? 0 : 1;
+    ft_remove_tree(tmpdir);
+    return ft_done();
 }
