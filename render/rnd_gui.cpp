@@ -225,8 +225,12 @@ static void run_controls(fcl_view *v)
     param_widget(v, params_find("opencl.workgroup"));
     /* Wrapped: one line was cut at the panel's edge. */
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("smoothing kernels: fixed by the solver (wcsph: poly6/spiky/viscosity; dfsph: cubic spline, "
-                       "dfsph.tables picks tables or exact; pbf: poly6/spiky; mps: re/r - 1; mac: none, a grid)");
+    char line[512] = "smoothing kernels: fixed by the solver (";
+    for (size_t i = 0; i < fcl_solver_count; i++)
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s: %s", i ? "; " : "", fcl_solvers[i]->name,
+                 fcl_solvers[i]->kernels ? fcl_solvers[i]->kernels : "its own");
+    snprintf(line + strlen(line), sizeof line - strlen(line), ")");
+    ImGui::TextWrapped("%s", line);
     ImGui::PopStyleColor();
 }
 

@@ -155,9 +155,11 @@ int view_open(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo, char *err,
         /* A solver with fluid control draws its control particles: none
          * without targets (pbf on a plain scene said nothing; a review). */
         const fcl_solver *sv = v->sim.solver;
+        char names[128];
         if (rc == 0 && v->show_overlay && (!sv->overlay || (sv->set_targets && v->scene.ntargets == 0)))
-            view_set_status(v, "--overlay: the %s solver draws no overlay %s(pbf with targets and mac do)", sv->name,
-                            sv->overlay ? "without targets " : "");
+            view_set_status(v, "--overlay: the %s solver draws no overlay %s(%s draw one; with fluid control, "
+                            "given targets)", sv->name, sv->overlay ? "without targets " : "",
+                            solver_names_that(FCL_CAN_OVERLAY, names, sizeof names));
     }
     return rc;
 }

@@ -432,8 +432,10 @@ static int check_output_options(const fcl_cli *o, const fcl_params *p)
     char from[FCL_STR_MAX + 64];
     const fcl_solver *sv = solver_find(p->sim_solver);
     if (p->output_grid && sv && !sv->grid_fields) {
-        cli_error("%s = 1: the %s solver keeps no grid (mac does)", cli_origin(o, "output.grid", NULL, from,
-                  sizeof from), sv->name);
+        char names[128];
+        cli_error("%s = 1: the %s solver keeps no grid (%s %s)", cli_origin(o, "output.grid", NULL, from,
+                  sizeof from), sv->name, solver_names_that(FCL_CAN_GRID, names, sizeof names),
+                  strchr(names, ' ') ? "do" : "does");
         return FCL_EXIT_INPUT;
     }
     if (p->output_grid && p->output_every <= 0) {

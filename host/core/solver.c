@@ -29,24 +29,27 @@ const fcl_solver *solver_find(const char *name)
 
 int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, char *err, size_t errlen)
 {
+    char names[128];
     int most = sv->max_phases > 0 ? sv->max_phases : 1;
     for (int k = 0; k < n && sv->max_phases <= 1; k++)
         if (ph[k].sound_speed > 0.0f) {
-            snprintf(err, errlen, "phases[%d].sound_speed: solver %s has no compressible phases (mps has); got %g",
-                     k, sv->name, ph[k].sound_speed);
+            snprintf(err, errlen, "phases[%d].sound_speed: solver %s has no compressible phases (%s %s); got %g",
+                     k, sv->name, solver_names_that(FCL_CAN_PHASES, names, sizeof names), "has them", ph[k].sound_speed);
             return FCL_EXIT_INPUT;
         }
     /* One phase on a one-fluid solver would be ignored: it reads material.*. */
     if (n == 1 && sv->max_phases <= 1) {
         snprintf(err, errlen, "phases: solver %s simulates one fluid from material.* (rest_density, viscosity) and "
                  "would ignore phases[0] '%s' (density %g, viscosity %g): set material.* instead, or use a solver "
-                 "with phases (mps)", sv->name, ph[0].name, ph[0].density, ph[0].viscosity);
+                 "with phases (%s)", sv->name, ph[0].name, ph[0].density, ph[0].viscosity,
+                 solver_names_that(FCL_CAN_PHASES, names, sizeof names));
         return FCL_EXIT_INPUT;
     }
     if (n <= most)
         return 0;
-    snprintf(err, errlen, "phases: the scene has %d phases (%s, %s%s) but solver %s simulates %d (mps takes up to %d)",
-             n, ph[0].name, ph[1].name, n > 2 ? ", ..." : "", sv->name, most, FCL_PHASES_MAX);
+    snprintf(err, errlen, "phases: the scene has %d phases (%s, %s%s) but solver %s simulates %d (%s: up to %d)",
+             n, ph[0].name, ph[1].name, n > 2 ? ", ..." : "", sv->name, most,
+             solver_names_that(FCL_CAN_PHASES, names, sizeof names), FCL_PHASES_MAX);
     return FCL_EXIT_INPUT;
 }
 
@@ -75,6 +78,33 @@ void solver_names(char *out, size_t len)
     out[0] = '\0';
     for (size_t i = 0; i < fcl_solver_count && used < len; i++)
         used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", fcl_solvers[i]->name);
+}
+
+int solver_can(const fcl_solver *sv, fcl_capability c)
+{
+    switch (c) {
+    case FCL_CAN_TARGETS: return sv->set_targets != NULL;
+    case FCL_CAN_PHASES: return sv->max_phases > 1;
+    case FCL_CAN_GRID: return sv->grid_fields != NULL;
+    case FCL_CAN_LEVELSET: return sv->levelset != NULL;
+    case FCL_CAN_OVERLAY: return sv->overlay != NULL;
+    }
+    return 0;
+}
+
+const char *solver_names_that(fcl_capability c, char *out, size_t len)
+{
+    size_t used = 0, n = 0, total = 0;
+    for (size_t i = 0; i < fcl_solver_count; i++)
+        total += (size_t)solver_can(fcl_solvers[i], c);
+    out[0] = '\0';
+    for (size_t i = 0; i < fcl_solver_count && used < len; i++)
+        if (solver_can(fcl_solvers[i], c)) {
+            const char *sep = n == 0 ? "" : n + 1 == total ? (total > 2 ? ", and " : " and ") : ", ";
+            used += (size_t)snprintf(out + used, len - used, "%s%s", sep, fcl_solvers[i]->name);
+            n++;
+        }
+    return out;
 }
 
 int solver_field_index(const fcl_solver *s, const char *name)

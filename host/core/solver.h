@@ -65,6 +65,8 @@ int solver_field_index(const struct fcl_solver *s, const char *name);
 typedef struct fcl_solver {
     const char *name;
     const char *summary;
+    /* Its smoothing kernels, which it fixes (the viewer's panel lists them). */
+    const char *kernels;
     /* What to change after a numerical blow-up, naming the parameters
      * that set this solver's step (NULL: sim.dt's fixed step). */
     const char *blowup_advice;
@@ -175,6 +177,14 @@ typedef struct fcl_solver {
 const fcl_solver *solver_find(const char *name);
 /* "wcsph, dfsph, ..." for messages and help. */
 void solver_names(char *out, size_t len);
+/* What a solver may have, for messages that name the solvers having it
+ * (so they follow the registry): fluid control (set_targets), several
+ * phases, a grid for frames, its own level set, an overlay. */
+typedef enum fcl_capability { FCL_CAN_TARGETS, FCL_CAN_PHASES, FCL_CAN_GRID, FCL_CAN_LEVELSET, FCL_CAN_OVERLAY } fcl_capability;
+int solver_can(const fcl_solver *sv, fcl_capability c);
+/* The registered solvers that can c, "pbf" or "mps and mac", into out;
+ * returns out. */
+const char *solver_names_that(fcl_capability c, char *out, size_t len);
 /* More phases than sv simulates (the scene's n phases), or any phase for
  * a one-fluid solver (it would be ignored): 0, or FCL_EXIT_INPUT with the
  * message. sim_set_phases and the command line

@@ -98,8 +98,9 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     memset(in, 0, sizeof *in);
     const fcl_solver *solver = solver_find(p->sim_solver);
     if (sc->ntargets > 0 && solver && !solver->set_targets) {
-        snprintf(err, errlen, "%s: targets: fluid control needs a solver that has it (pbf); sim.solver is %s",
-                 sc->file, solver->name);
+        char names[128];
+        snprintf(err, errlen, "%s: targets: fluid control needs a solver that has it (%s); sim.solver is %s",
+                 sc->file, solver_names_that(FCL_CAN_TARGETS, names, sizeof names), solver->name);
         return FCL_EXIT_INPUT;
     }
     if (budget_check(sc, p, &bd, err, errlen) != 0 || fits_device(sc, p, be, &bd, err, errlen) != 0 ||
@@ -217,9 +218,10 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int
     for (int k = 0; k < d.nextra; k++)
         phase = strcmp(d.extra_name[k], "phase") == 0 ? d.extra[k] : phase;
     if (sc_phases > 1 && !phase) {
+        char names[128];
         snprintf(err, errlen, "%s: the scene has %d fluid phases and the frame does not record them (a PLY frame, "
-                 "or one of another solver than mps): expected a VTU or VTK frame of this scene's run", path,
-                 sc_phases);
+                 "or one of a solver without phases; %s has them): expected a VTU or VTK frame of this scene's run",
+                 path, sc_phases, solver_names_that(FCL_CAN_PHASES, names, sizeof names));
         out_frame_free(&d);
         return FCL_EXIT_INPUT;
     }

@@ -65,12 +65,14 @@ int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errl
     if (strcmp(p->surface_method, "grid") != 0)
         return 0;
     const fcl_solver *s = solver_find(p->sim_solver);
+    char names[128];
     if (from_frames)
         snprintf(err, errlen, "surface.method = grid meshes a running grid solver's level set, and saved frames "
                  "hold particles only: expected mc or levelset");
     else if (!s || !s->levelset)
         snprintf(err, errlen, "surface.method = grid meshes the solver's own level set, and %s keeps none: "
-                 "expected mc or levelset (or sim.solver = mac)", p->sim_solver);
+                 "expected mc or levelset (or sim.solver = %s)", p->sim_solver,
+                 solver_names_that(FCL_CAN_LEVELSET, names, sizeof names));
     else
         return 0;
     return FCL_EXIT_INPUT;

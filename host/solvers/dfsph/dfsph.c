@@ -414,6 +414,7 @@ const fcl_solver fcl_solver_dfsph = {
     .longest_dt = dfsph_longest_dt,
     .name = "dfsph",
     .blowup_advice = "lower dfsph.dt_max or dfsph.cfl",
+    .kernels = "cubic spline, dfsph.tables picks tables or exact",
     .summary = "Bender & Koschier 2015 divergence-free SPH (cubic spline with lookup tables, warm-started "
                "Jacobi density and divergence solvers, adaptive CFL step)",
     .extra_bytes_per_particle = 4 + 4 + 4 + 16 + 16 + 4 + 2 * 4 * 2,

@@ -723,6 +723,7 @@ static int mac_check(const fcl_params *p, char *err, size_t errlen)
 const fcl_solver fcl_solver_mac = {
     .name = "mac",
     .blowup_advice = "lower mac.cfl or mac.dt_max",
+    .kernels = "none, a grid",
     .summary = "Zou, Qi & Zhao 2013 semi-Lagrangian MAC grid liquid (RK2 backtrace, ghost-fluid free surface "
                "from the markers' level set, multigrid-preconditioned conjugate gradients on the device, "
                "marker particles, CFL substeps; FLIP/PIC as an option)",

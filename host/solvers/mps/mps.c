@@ -586,6 +586,7 @@ const fcl_solver fcl_solver_mps = {
     .longest_dt = mps_longest_dt,
     .name = "mps",
     .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity",
+    .kernels = "re/r - 1",
     .summary = "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation "
                "by preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
     /* the pressure attribute (two buffers), nd, surf, diag, rhs, phase,

@@ -354,6 +354,7 @@ const fcl_solver fcl_solver_pbf = {
     .blowup_advice = "lower pbf.scorr_k, pbf.scorr_dq or pbf.vorticity if raised, set pbf.clamp = 1 with "
                      "pbf.scorr_k = 0 (no attraction at the free surface), or raise pbf.cfl; a smaller pbf.cfl "
                      "or pbf.dt_max is no steadier (PBF's position corrections become speeds of 1/dt)",
+    .kernels = "poly6/spiky",
     .summary = "Macklin & Mueller 2013 position-based fluids (poly6 density, spiky gradients, Jacobi density "
                "constraint with s_corr, XSPH and vorticity confinement, adaptive CFL step)",
     .extra_bytes_per_particle = 2 * 16 + 4 + 16 + 16,

@@ -136,6 +136,7 @@ static void wcsph_destroy(fcl_sim *s)
 
 const fcl_solver fcl_solver_wcsph = {
     .name = "wcsph",
+    .kernels = "poly6/spiky/viscosity",
     .summary = "Mueller et al. 2003 weakly compressible SPH (poly6, spiky, viscosity kernels; surface tension "
                "by material.tension_model)",
     .extra_bytes_per_particle = 8,       /* the lists' W_poly6 sums, m / rho */
