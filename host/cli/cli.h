@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "backend.h"
+#include "mc.h"
 #include "scene.h"
 
 enum { FCL_MAX_OVERRIDES = 64 };
@@ -84,6 +85,13 @@ int cli_check_device_options(const char *name, const char *backend, const char *
 const char *cli_origin(const fcl_cli *o, const char *key, const char *flag, char *buf, size_t len);
 /* Prints "fluidcl: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reconstruct and write "<base>.ply" and/or "<base>.obj" (format: ply,
+ * obj or both): `surface` and `run --mesh` (surface_cmd.c). *ms gets the
+ * reconstruction's wall time (the files not counted), *ntri its
+ * triangles. 0, FCL_EXIT_INPUT or FCL_EXIT_DEVICE. */
+int cli_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format,
+                      double *ms, size_t *ntri, char *err, size_t errlen);
 
 /* The commands main.c dispatches to, each with the arguments after its
  * name: run.c, surface_cmd.c, bench.c, and the viewer's in render/

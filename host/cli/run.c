@@ -90,7 +90,7 @@ static int write_mesh(run_ctx *r, const fcl_params *p)
     mc_config_from_params(&c, p);
     snprintf(base, sizeof base, "%s/frame_%06ld.surface", p->output_dir, r->sim.step);
     mc_input in = mc_input_sim(&r->sim);
-    int rc = mc_write_surface(&r->mc, &c, &in, base, p->surface_format, &ms, &r->mesh_tris, err, sizeof err);
+    int rc = cli_write_surface(&r->mc, &c, &in, base, p->surface_format, &ms, &r->mesh_tris, err, sizeof err);
     if (rc != 0) {
         cli_error("%s", err);
         return rc;

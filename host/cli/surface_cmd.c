@@ -1,5 +1,5 @@
 /* surface_cmd.c - `fluidcl surface FRAME... --out DIR`: surface meshes of
- * saved particle frames, and mc_write_surface, which `run --mesh` shares.
+ * saved particle frames, and cli_write_surface, which `run --mesh` shares.
  * The particle spacing is the frame's own (frames record it), unless
  * --param particles.spacing overrides it.
  * Invariant: every frame is read and checked before anything is written,
@@ -23,8 +23,8 @@
 #include "params.h"
 #include "sim.h"
 
-int mc_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format, double *ms,
-                     size_t *ntri, char *err, size_t errlen)
+int cli_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format,
+                      double *ms, size_t *ntri, char *err, size_t errlen)
 {
     mc_mesh m;
     char path[4096];
@@ -271,7 +271,7 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
             return FCL_EXIT_INPUT;
         base_name(base, sizeof base, o->out, o->frames[i]);
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
-        int rc = mc_write_surface(x, &c, &in, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
+        int rc = cli_write_surface(x, &c, &in, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
         if (rc != 0) {
             cli_error("surface: %s: %s", o->frames[i], err);
             out_frame_free(&d);

@@ -172,10 +172,4 @@ int mesh_write_obj(const char *path, const mc_mesh *m, char *err, size_t errlen)
 int mesh_read_ply(const char *path, mc_mesh *m, char *err, size_t errlen);
 int mesh_read_obj(const char *path, mc_mesh *m, char *err, size_t errlen);
 
-/* Reconstruct and write "<base>.ply" and/or "<base>.obj" (format: ply,
- * obj or both). *ms gets the reconstruction's wall time (the files not
- * counted), *ntri its triangles. 0, FCL_EXIT_INPUT or FCL_EXIT_DEVICE. */
-int mc_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format, double *ms,
-                     size_t *ntri, char *err, size_t errlen);
-
 #endif
