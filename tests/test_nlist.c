@@ -187,6 +187,15 @@ static void run_case(fcl_backend *be, const scase *k, int particle_major, lists 
           k->n ? fmax : 0, cap, err);
     if (over)
         printf("%s (%s): overflow reported: %s\n", k->name, be->kind, err);
+    /* The particle named is quoted with its own count, and the largest
+     * beside it (it quoted the largest as the named one's). */
+    const char *named = strstr(err, "particle "), *most = strstr(err, "the most any particle has is ");
+    unsigned pid = 0, pc = 0, pm = 0;
+    if (over && strstr(err, "fluid neighbors"))
+        CHECK(named && most && sscanf(named, "particle %u has %u", &pid, &pc) == 2 &&
+              sscanf(most, "the most any particle has is %u", &pm) == 1 && pid < k->n && fo->count[pid] == pc &&
+              pc > cap && pm == fmax, "%s (%s): the overflow names particle %u with %u neighbors (it has %u) and "
+              "%u at most (%u): '%s'", k->name, be->kind, pid, pc, pid < k->n ? fo->count[pid] : 0, pm, fmax, err);
     nlist_free(&nl, be);
     grid_free(&g, be);
     grid_free(&bg, be);
@@ -212,6 +221,7 @@ int main(void)
         { "two-cell radius", 2000, 500, 1, 2.0f, 600, 0, 0 },
         { "over capacity", 300, 50, 0, 1.0f, 16, 1, 0 },
         { "over capacity, growing", 300, 50, 1, 1.0f, 16, 1, 1 },
+        { "over capacity, uneven counts", 3000, 0, 0, 1.0f, 8, 0, 0 },
     };
     enum { NC = sizeof cases / sizeof cases[0] };
     lists ref[NC][2][2];

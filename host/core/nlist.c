@@ -152,17 +152,22 @@ fcl_buf *nlist_plane(const fcl_nlist *l, int boundary, int k)
 
 /* Report rep (max count, first particle) of one list: 0 when every
  * particle fit. */
-static int check_overflow(fcl_nlist *l, fcl_backend *be, fcl_buf *ids, const uint rep[2], const char *what,
-                          const char *param, uint cap, char *err, size_t errlen)
+static int check_overflow(fcl_nlist *l, fcl_backend *be, fcl_buf *ids, fcl_buf *count, const uint rep[2],
+                          const char *what, const char *param, uint cap, char *err, size_t errlen)
 {
     if (rep[0] == 0)
         return 0;
     l->overflowed = 1;
-    uint id = rep[1];
+    /* rep[1] is the first particle over, rep[0] the largest count of any:
+     * its own count is read, so the message does not pair the one with
+     * the other (it said "particle 122 has 33" of one that had 31). */
+    uint id = rep[1], own = rep[0];
     if (ids)
         be->ops->buf_read(be, ids, (size_t)rep[1] * 4, 4, &id);
-    snprintf(err, errlen, "%s: particle %u has %u %s neighbors within %g m, more than the %u its list holds "
-             "(raise %s)", param, id, rep[0], what, l->fl.r, cap, param);
+    be->ops->buf_read(be, count, (size_t)rep[1] * 4, 4, &own);
+    snprintf(err, errlen, "%s: particle %u has %u %s neighbors within %g m, more than the %u its list holds, and "
+             "the most any particle has is %u (raise %s to at least that)", param, id, own, what, l->fl.r, cap,
+             rep[0], param);
     return -1;
 }
 
@@ -243,7 +248,7 @@ static int build_once(fcl_nlist *l, fcl_backend *be, fcl_buf *pos, const fcl_gri
             continue;
         int rc = grow(l, be, side, r[0], err, errlen);
         if (rc == -1)
-            rc = check_overflow(l, be, ids, r, side ? "boundary" : "fluid",
+            rc = check_overflow(l, be, ids, side ? l->bcount : l->fcount, r, side ? "boundary" : "fluid",
                                 side ? "neighbors.boundary_capacity" : "neighbors.capacity",
                                 side ? l->bl.cap : l->fl.cap, err, errlen);
         if (rc != 0)
