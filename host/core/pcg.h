@@ -6,8 +6,9 @@
  * kernels/cg.cl read alpha and beta from device scalars); the host reads
  * one scalar, |r|^2, every check_every iterations and at the end.
  * Invariant: after fcl_pcg_solve returns 0, x holds the iterate with
- * |r| <= tol |b| (converged) or the last iterate (not converged: the
- * caller is told), never a NaN: a breakdown is an error.
+ * |b - A x| <= tol |b| (converged; the true residual, computed once the
+ * recurrence's says so) or the last iterate (not converged: the caller is
+ * told), never a NaN: a breakdown is an error.
  */
 #ifndef FCL_PCG_H
 #define FCL_PCG_H
@@ -34,6 +35,8 @@ typedef struct fcl_pcg_result {
     int converged;
     long reads;            /* scalars read back by the host */
     int discarded;         /* not converged and |r| above |b|: x put back to its start */
+    int stalled;           /* not converged: the true residual b - A x stopped falling above tol (float's
+                              reach on this system), before max_iter */
 } fcl_pcg_result;
 
 /* The matrix, given by the solver: y = A x over `rows` unknowns, its
@@ -56,6 +59,17 @@ typedef struct fcl_pcg {
     fcl_reduction pq, rr, rz[2];
     size_t cap;
 } fcl_pcg;
+
+/* A solve to build on: converged, or stalled at float's reach. */
+static inline int fcl_pcg_done(const fcl_pcg_result *r)
+{
+    return r->converged || r->stalled;
+}
+/* A solve short of opts' tolerance said on stderr, once per *warned:
+ * stopped at max_iter (its pressure discarded when the residual grew past
+ * |b|) or stalled above twice the tolerance; group names the parameters
+ * (mps, mac), step the step. */
+void fcl_pcg_warn(const fcl_pcg_result *r, const fcl_pcg_opts *o, const char *group, long step, int *warned);
 
 /* Work vectors for up to cap unknowns. 0, or -1 (device refused). */
 int fcl_pcg_init(fcl_pcg *g, fcl_backend *be, size_t cap);

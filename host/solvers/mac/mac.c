@@ -393,14 +393,8 @@ static int solve(fcl_sim *s, mac *d)
         return -1;
     d->iters += d->last.iters;
     d->resid = fmax(d->resid, d->last.rel_resid);
-    d->short_solves += !d->last.converged;
-    if (!d->last.converged && !d->warned) {
-        fprintf(stderr, "fluidcl: mac: step %ld: the pressure solve stopped at mac.cg_max_iter = %ld with |r|/|b| "
-                "= %.3g above mac.cg_tolerance = %g%s (said once; see the short_solves and cg_residual columns)\n",
-                s->step + 1, p->mac_cg_max_iter, d->last.rel_resid, p->mac_cg_tolerance,
-                d->last.discarded ? ", its pressure discarded (the residual grew past |b|)" : "");
-        d->warned = 1;
-    }
+    d->short_solves += !fcl_pcg_done(&d->last);
+    fcl_pcg_warn(&d->last, &o, "mac", s->step + 1, &d->warned);
     return 0;
 }
 

@@ -410,11 +410,11 @@ static int sealed(fcl_sim *s, mps *d)
 {
     char msg[600];
     int first = d->sealed_checked == 0;
-    if (!first && (d->last.converged || s->step < d->sealed_checked + 50))
+    if (!first && (fcl_pcg_done(&d->last) || s->step < d->sealed_checked + 50))
         return 0;
     d->sealed_checked = s->step + 1;
     int rc = mps_sealed_region(s, d->surf, d->walls.on, msg, sizeof msg);
-    if (rc == 1 && d->last.converged)
+    if (rc == 1 && fcl_pcg_done(&d->last))
         snprintf(s->error, sizeof s->error, "mps: %s", msg);
     else if (rc == 1)
         snprintf(s->error, sizeof s->error, "mps: the pressure solve stopped at |r|/|b| = %.3g: %s",
@@ -457,14 +457,8 @@ static int solve(fcl_sim *s, mps *d)
         return -1;
     if (sealed(s, d) != 0)
         return -1;
-    d->short_since = d->last.converged ? 0 : d->short_since ? d->short_since : s->step + 1;
-    if (!d->last.converged && !d->warned) {
-        fprintf(stderr, "fluidcl: mps: step %ld: the pressure solve stopped at mps.cg_max_iter = %ld with |r|/|b| = "
-                "%.3g above mps.cg_tolerance = %g%s (said once; see the short_solves and cg_residual columns)\n",
-                s->step + 1, o.max_iter, d->last.rel_resid, o.tol,
-                d->last.discarded ? ", its pressure discarded (the residual grew past |b|)" : "");
-        d->warned = 1;
-    }
+    d->short_since = fcl_pcg_done(&d->last) ? 0 : d->short_since ? d->short_since : s->step + 1;
+    fcl_pcg_warn(&d->last, &o, "mps", s->step + 1, &d->warned);
     return 0;
 }
 
@@ -494,7 +488,7 @@ static int mps_step(fcl_sim *s)
     s->stats.solver[STAT_ITERS] = (double)d->last.iters;
     s->stats.solver[STAT_RESID] = d->last.rel_resid;
     s->stats.solver[STAT_SURFACE] = d->surface;
-    s->stats.solver[STAT_SHORT] = (double)!d->last.converged;
+    s->stats.solver[STAT_SHORT] = (double)!fcl_pcg_done(&d->last);
     return 0;
 }
 
