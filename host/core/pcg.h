@@ -34,7 +34,8 @@ typedef struct fcl_pcg_result {
     double rel_resid;      /* |r| / |b| at the last check (0 when b = 0); when discarded, the start's */
     int converged;
     long reads;            /* scalars read back by the host */
-    int discarded;         /* not converged and |r| above |b|: x put back to its start */
+    int discarded;         /* not converged and |r| above |b|: x put back to its start, or to 0
+                              when the start's |r| was above |b| too */
     int stalled;           /* not converged: the true residual b - A x stopped falling above tol (float's
                               reach on this system), before max_iter */
 } fcl_pcg_result;

@@ -35,14 +35,27 @@ int mps_coarse_init(mps_coarse *k, fcl_sim *s, int walls, char *err, size_t errl
     mac_mg_layout(&k->mg, m);
     fcl_backend *be = s->be;
     size_t cells = (size_t)m->ncell * 4 + 4;
+    /* Beside the particles (sim_check_fits counts them, not this grid: a
+     * 6 m domain of 1,000 particles at coarse_cells 1 took 707 MiB where
+     * the check said 179; a review). */
+    double need = 4.0 * (double)cells + (double)s->cap * 4.0 + (double)mac_mg_bytes(&k->mg);
+    double parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
+    if (be->mem_bytes > 0 && need + parts > 0.9 * (double)be->mem_bytes) {
+        snprintf(err, errlen, "mps.coarse_cells = %u: the preconditioner's %u x %u x %u coarse grid needs %.1f MiB "
+                 "beside the particles' %.1f MiB, but %s has %.1f MiB: expected a larger mps.coarse_cells, or "
+                 "mps.preconditioner = jacobi", agg, cx, cy, cz, need / 1048576.0, parts / 1048576.0, be->name,
+                 (double)be->mem_bytes / 1048576.0);
+        return -1;
+    }
     k->flags = be->ops->buf_new(be, cells, "MPS coarse flags");
     k->diag = be->ops->buf_new(be, cells, "MPS coarse diagonal");
     k->b = be->ops->buf_new(be, cells, "MPS coarse right-hand side");
     k->e = be->ops->buf_new(be, cells, "MPS coarse correction");
     k->pcell = be->ops->buf_new(be, s->cap * 4 + 4, "MPS coarse cell per particle");
     if (!k->flags || !k->diag || !k->b || !k->e || !k->pcell || mac_mg_alloc(&k->mg, be) != 0) {
-        snprintf(err, errlen, "mps.preconditioner = grid: the device refused the coarse grid's buffers (%u cells)",
-                 m->ncell);
+        snprintf(err, errlen, "mps.preconditioner = grid: the device refused the coarse grid's buffers (%u cells, "
+                 "%.1f MiB): expected a larger mps.coarse_cells, or mps.preconditioner = jacobi", m->ncell,
+                 need / 1048576.0);
         mps_coarse_free(k, s);   /* those it did give */
         return -1;
     }

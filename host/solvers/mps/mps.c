@@ -184,8 +184,16 @@ static int choose_dt(fcl_sim *s, mps *d)
         nu = fmax(nu, s->phase_table[k].viscosity / s->phase_table[k].density);
     if (v > 1e-9)
         dt = fmin(dt, p->mps_cfl * l0 / v);
-    if (sim_step_floor(s, dt, p->mps_dt_min, "mps") != 0)
+    if (sim_step_floor(s, dt, p->mps_dt_min, "mps") != 0) {
+        /* Solves cut short let the fluid compress and blow up: the first
+         * thing to change (mps.cg_max_iter 1 on a resting column). */
+        size_t used = strlen(s->error);
+        if (d->short_since)
+            snprintf(s->error + used, sizeof s->error - used, "; but first: every pressure solve since step %ld "
+                     "stopped at mps.cg_max_iter = %ld short of mps.cg_tolerance: raise mps.cg_max_iter",
+                     d->short_since, (long)p->mps_cg_max_iter);
         return -1;
+    }
     dt = fmin(dt, sim_capillary_dt(s));   /* as dfsph's (dfsph.c); after the floor, which is the speed's */
     if (nu > 0.0)
         dt = fmin(dt, 0.2 * l0 * l0 / nu);
