@@ -215,14 +215,16 @@ static void run_controls(fcl_view *v)
         view_reset(v);
     ImGui::SetNextItemWidth(170.0f);
     ImGui::SliderInt("steps per frame", &v->steps_per_frame, 1, 100);
-    param_widget(v, params_find("sim.dt"));
+    param_widget(v, &fcl_param_table[FCL_P_sim_dt]);
     if (ImGui::BeginCombo("solver (on reset)", v->edit.sim_solver)) {
+        char key[64];
+        params_key(FCL_P_sim_solver, key, sizeof key);
         for (size_t i = 0; i < fcl_solver_count; i++)
             if (ImGui::Selectable(fcl_solvers[i]->name, strcmp(fcl_solvers[i]->name, v->edit.sim_solver) == 0))
-                report(v, view_apply_param(v, "sim.solver", fcl_solvers[i]->name, err, sizeof err), "sim.solver", err);
+                report(v, view_apply_param(v, key, fcl_solvers[i]->name, err, sizeof err), key, err);
         ImGui::EndCombo();
     }
-    param_widget(v, params_find("opencl.workgroup"));
+    param_widget(v, &fcl_param_table[FCL_P_opencl_workgroup]);
     /* Wrapped: one line was cut at the panel's edge. */
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     char line[512] = "smoothing kernels: fixed by the solver (";

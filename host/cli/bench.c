@@ -576,7 +576,7 @@ int cmd_bench(int argc, char **argv)
     /* Nor does the run's length: bench times --steps (sim.steps=7 timed
      * 20 steps without a word; a review). */
     for (int i = 0; i < o.noverrides; i++)
-        if (strncmp(o.overrides[i], "sim.steps=", 10) == 0 || strncmp(o.overrides[i], "sim.duration=", 13) == 0) {
+        if (params_sets(o.overrides[i], FCL_P_sim_steps) || params_sets(o.overrides[i], FCL_P_sim_duration)) {
             fprintf(stderr, "fluidcl: bench: note: --param %s does nothing here: bench times --steps (%ld)\n",
                     o.overrides[i], steps);
             break;

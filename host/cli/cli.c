@@ -311,8 +311,8 @@ static int apply_flags(const fcl_cli *o, fcl_params *p, char *err, size_t errlen
     for (int i = 0; i < o->noverrides; i++)
         if (params_assign(p, o->overrides[i], err, errlen) != 0)
             return -1;
-    struct { const char *key; const char *text; } set[4] = { { "sim.solver", o->solver },
-                                                             { "output.dir", o->out } };
+    struct { fcl_param_id key; const char *text; } set[4] = { { FCL_P_sim_solver, o->solver },
+                                                              { FCL_P_output_dir, o->out } };
     char steps[32], every[32], dur[64];
     snprintf(steps, sizeof steps, "%ld", o->steps);
     snprintf(every, sizeof every, "%ld", o->every);
@@ -321,17 +321,19 @@ static int apply_flags(const fcl_cli *o, fcl_params *p, char *err, size_t errlen
      * --param, writes every 100 steps unless --every or --param
      * output.every says otherwise (0: none). A scene's output.dir alone
      * wrote nothing, and --out with --param output.every=0 every 100. */
-    int folder = o->out || p->output_dir[0], told = o->every >= 0 || overridden(o, "output.every");
-    set[2].key = "output.every";
+    char key[64];
+    int folder = o->out || p->output_dir[0];
+    int told = o->every >= 0 || overridden(o, params_key(FCL_P_output_every, key, sizeof key));
+    set[2].key = FCL_P_output_every;
     set[2].text = o->every >= 0 ? every : (folder && !told && p->output_every == 0 ? "100" : NULL);
-    set[3].key = o->time >= 0 ? "sim.duration" : "sim.steps";
+    set[3].key = o->time >= 0 ? FCL_P_sim_duration : FCL_P_sim_steps;
     set[3].text = o->time >= 0 ? dur : (o->steps >= 0 ? steps : NULL);
     if (o->time >= 0)
         p->sim_steps = 0;
     for (int i = 0; i < 4; i++) {
         if (!set[i].text)
             continue;
-        snprintf(buf, sizeof buf, "%s=%s", set[i].key, set[i].text);
+        snprintf(buf, sizeof buf, "%s=%s", params_key(set[i].key, key, sizeof key), set[i].text);
         if (params_assign(p, buf, err, errlen) != 0)
             return -1;
     }

@@ -57,11 +57,11 @@ typedef struct surf_opts {
  * reads (sim.dt and the like were accepted and ignored). */
 static int surface_key(const char *kv)
 {
-    static const char *const ok[] = { "surface.", "particles.spacing=", "particles.support=", "input." };
-    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
-        if (strncmp(kv, ok[k], strlen(ok[k])) == 0)
+    static const char *const groups[] = { "surface.", "input." };
+    for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++)
+        if (strncmp(kv, groups[k], strlen(groups[k])) == 0)
             return 1;
-    return 0;
+    return params_sets(kv, FCL_P_particles_spacing) || params_sets(kv, FCL_P_particles_support);
 }
 
 static int parse(surf_opts *o, int argc, char **argv)
@@ -99,7 +99,7 @@ static int parse(surf_opts *o, int argc, char **argv)
                 cli_error("surface: %s", err);
                 return FCL_EXIT_INPUT;
             }
-            o->spacing_given |= strncmp(argv[i], "particles.spacing=", 18) == 0;
+            o->spacing_given |= params_sets(argv[i], FCL_P_particles_spacing);
         } else {
             o->frames[o->nframes++] = argv[i];
         }
@@ -188,8 +188,8 @@ static int check_frames(const surf_opts *o)
          * a review). Seven digits: a run at the range's 1e-4 records the
          * float 9.99999975e-05, below the double bound. */
         fcl_params scratch = o->prm;
-        char as[64];
-        snprintf(as, sizeof as, "particles.spacing=%.7g", sp);
+        char as[96], key[64];
+        snprintf(as, sizeof as, "%s=%.7g", params_key(FCL_P_particles_spacing, key, sizeof key), sp);
         if (!o->spacing_given && params_assign(&scratch, as, err, sizeof err) != 0) {
             cli_error("surface: %s: the spacing it records is refused: %s", o->frames[i], err);
             return FCL_EXIT_INPUT;

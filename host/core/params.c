@@ -19,6 +19,20 @@ const fcl_param_def fcl_param_table[] = {
 };
 const size_t fcl_param_count = sizeof fcl_param_table / sizeof fcl_param_table[0];
 
+const char *params_key(fcl_param_id id, char *out, size_t len)
+{
+    snprintf(out, len, "%s.%s", fcl_param_table[id].group, fcl_param_table[id].name);
+    return out;
+}
+
+int params_sets(const char *assignment, fcl_param_id id)
+{
+    const fcl_param_def *d = &fcl_param_table[id];
+    size_t gl = strlen(d->group), nl = strlen(d->name);
+    return strncmp(assignment, d->group, gl) == 0 && assignment[gl] == '.' &&
+           strncmp(assignment + gl + 1, d->name, nl) == 0 && assignment[gl + 1 + nl] == '=';
+}
+
 /* The PARAM_ORDER rows: pairs where the first must not be above the second. */
 static const struct { const char *lo, *hi; } order_table[] = {
 #define PARAM(g, n, t, def, lo, hi, unit, live, desc)

@@ -45,6 +45,20 @@ typedef struct fcl_param_def {
 extern const fcl_param_def fcl_param_table[];
 extern const size_t fcl_param_count;
 
+/* Each parameter's row in the table, FCL_P_group_name: code that names a
+ * parameter does so by this, so a key renamed in params.def is a compile
+ * error there, not a lookup that fails at run time. */
+typedef enum fcl_param_id {
+#define PARAM(g, n, t, def, lo, hi, unit, live, desc) FCL_P_##g##_##n,
+#include "params.def"
+#undef PARAM
+    FCL_P_COUNT
+} fcl_param_id;
+/* "group.name" of id, into out; returns out. */
+const char *params_key(fcl_param_id id, char *out, size_t len);
+/* Whether assignment ("group.name=value") sets id. */
+int params_sets(const char *assignment, fcl_param_id id);
+
 void params_defaults(fcl_params *p);
 /* Find "group.name"; NULL if unknown. */
 const fcl_param_def *params_find(const char *key);
