@@ -275,7 +275,7 @@ static double true_residual(const double *A, const double *rhs, const float *x, 
 static void cg_against(fcl_sim *s, const double *x0, const double *A, const double *b0, fcl_precond pc,
                        const char *name, long every, long most, double tol)
 {
-    fcl_pcg_opts o = { tol, most, every, pc, 2 };
+    fcl_pcg_opts o = { tol, most, every, pc, 2, 1 };
     fcl_pcg_result r;
     char err[256] = "";
     int rc = mps_resolve(s, &o, &r, err, sizeof err);

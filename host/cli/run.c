@@ -433,9 +433,9 @@ static int check_output_options(const fcl_cli *o, const fcl_params *p)
     const fcl_solver *sv = solver_find(p->sim_solver);
     if (p->output_grid && sv && !sv->grid_fields) {
         char names[128];
+        solver_names_that(FCL_CAN_GRID, names, sizeof names);
         cli_error("%s = 1: the %s solver keeps no grid (%s %s)", cli_origin(o, "output.grid", NULL, from,
-                  sizeof from), sv->name, solver_names_that(FCL_CAN_GRID, names, sizeof names),
-                  strchr(names, ' ') ? "do" : "does");
+                  sizeof from), sv->name, names, strchr(names, ' ') ? "do" : "does");
         return FCL_EXIT_INPUT;
     }
     if (p->output_grid && p->output_every <= 0) {

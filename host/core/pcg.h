@@ -27,6 +27,8 @@ typedef struct fcl_pcg_opts {
     long check_every;      /* iterations between residual read-backs */
     fcl_precond precond;
     int degree;            /* polynomial preconditioner: sweeps per application */
+    int zero_if_worse;     /* a discarded solve whose start was worse than 0 too leaves 0 (a pressure),
+                              not the start (a velocity, which 0 would erase) */
 } fcl_pcg_opts;
 
 typedef struct fcl_pcg_result {
@@ -35,7 +37,7 @@ typedef struct fcl_pcg_result {
     int converged;
     long reads;            /* scalars read back by the host */
     int discarded;         /* not converged and |r| above |b|: x put back to its start, or to 0
-                              when the start's |r| was above |b| too */
+                              when the start's |r| was above |b| too and opts.zero_if_worse */
     int stalled;           /* not converged: the true residual b - A x stopped falling above tol (float's
                               reach on this system), before max_iter */
 } fcl_pcg_result;
@@ -57,6 +59,7 @@ typedef struct fcl_pcg_op {
 
 typedef struct fcl_pcg {
     fcl_buf *r, *z, *z2, *p, *q, *x0;   /* x0: the start, for a solve that diverged */
+    fcl_buf *xb;                        /* the best iterate a confirmation saw, for a stall */
     fcl_reduction pq, rr, rz[2];
     size_t cap;
 } fcl_pcg;
@@ -69,8 +72,9 @@ static inline int fcl_pcg_done(const fcl_pcg_result *r)
 /* A solve short of opts' tolerance said on stderr, once per *warned:
  * stopped at max_iter (its pressure discarded when the residual grew past
  * |b|) or stalled above twice the tolerance; group names the parameters
- * (mps, mac), step the step. */
-void fcl_pcg_warn(const fcl_pcg_result *r, const fcl_pcg_opts *o, const char *group, long step, int *warned);
+ * (mps, mac), what the system ("pressure", "viscosity"), step the step. */
+void fcl_pcg_warn(const fcl_pcg_result *r, const fcl_pcg_opts *o, const char *group, const char *what, long step,
+                  int *warned);
 
 /* Work vectors for up to cap unknowns. 0, or -1 (device refused). */
 int fcl_pcg_init(fcl_pcg *g, fcl_backend *be, size_t cap);

@@ -31,10 +31,11 @@ int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, c
 {
     char names[128];
     int most = sv->max_phases > 0 ? sv->max_phases : 1;
+    solver_names_that(FCL_CAN_PHASES, names, sizeof names);
     for (int k = 0; k < n && sv->max_phases <= 1; k++)
         if (ph[k].sound_speed > 0.0f) {
             snprintf(err, errlen, "phases[%d].sound_speed: solver %s has no compressible phases (%s %s); got %g",
-                     k, sv->name, solver_names_that(FCL_CAN_PHASES, names, sizeof names), "has them", ph[k].sound_speed);
+                     k, sv->name, names, strstr(names, " and ") ? "have them" : "has them", ph[k].sound_speed);
             return FCL_EXIT_INPUT;
         }
     /* One phase on a one-fluid solver would be ignored: it reads material.*. */
@@ -42,14 +43,14 @@ int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, c
         snprintf(err, errlen, "phases: solver %s simulates one fluid from material.* (rest_density, viscosity) and "
                  "would ignore phases[0] '%s' (density %g, viscosity %g): set material.* instead, or use a solver "
                  "with phases (%s)", sv->name, ph[0].name, ph[0].density, ph[0].viscosity,
-                 solver_names_that(FCL_CAN_PHASES, names, sizeof names));
+                 names);
         return FCL_EXIT_INPUT;
     }
     if (n <= most)
         return 0;
     snprintf(err, errlen, "phases: the scene has %d phases (%s, %s%s) but solver %s simulates %d (%s: up to %d)",
              n, ph[0].name, ph[1].name, n > 2 ? ", ..." : "", sv->name, most,
-             solver_names_that(FCL_CAN_PHASES, names, sizeof names), FCL_PHASES_MAX);
+             names, FCL_PHASES_MAX);
     return FCL_EXIT_INPUT;
 }
 

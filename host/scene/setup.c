@@ -219,9 +219,10 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int
         phase = strcmp(d.extra_name[k], "phase") == 0 ? d.extra[k] : phase;
     if (sc_phases > 1 && !phase) {
         char names[128];
+        solver_names_that(FCL_CAN_PHASES, names, sizeof names);
         snprintf(err, errlen, "%s: the scene has %d fluid phases and the frame does not record them (a PLY frame, "
-                 "or one of a solver without phases; %s has them): expected a VTU or VTK frame of this scene's run",
-                 path, sc_phases, solver_names_that(FCL_CAN_PHASES, names, sizeof names));
+                 "or one of a solver without phases; %s %s them): expected a VTU or VTK frame of this scene's run",
+                 path, sc_phases, names, strstr(names, " and ") ? "have" : "has");
         out_frame_free(&d);
         return FCL_EXIT_INPUT;
     }

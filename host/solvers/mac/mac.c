@@ -40,8 +40,8 @@ mac *mac_of(fcl_sim *s)
 }
 
 /* Viscosity's bytes a cell: a diagonal and a right-hand side per face
- * (float4 each) and the CG's six vectors over 4 rows a cell. */
-enum { VISC_CELL_BYTES = 2 * 16 + 6 * 4 * 4 };
+ * (float4 each) and the CG's seven vectors over 4 rows a cell. */
+enum { VISC_CELL_BYTES = 2 * 16 + 7 * 4 * 4 };
 
 /* The grid must fit beside the particles (exit 2 naming the key). */
 static int check_fits(fcl_sim *s, const mac *d, char *err, size_t errlen)
@@ -327,7 +327,7 @@ static int launch_viscosity(fcl_sim *s, mac *d)
         return -1;
     fcl_pcg_op A = { rows, d->vdiag, op_visc_matvec, NULL, s, "viscosity", NULL };
     fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, fcl_pcg_check_interval(s->be, p->mac_cg_check_every, 2),
-                       FCL_PRECOND_JACOBI, 0 };
+                       FCL_PRECOND_JACOBI, 0, 0 };   /* a velocity: a discarded solve keeps its start */
     fcl_pcg_result r;
     if (
         pass_mac_visc_diag(s->be, d->m.ncell, "viscosity", d->flags, d->vdiag, d->m, d->kdt) != 0 ||
@@ -336,6 +336,7 @@ static int launch_viscosity(fcl_sim *s, mac *d)
     if (fcl_pcg_solve(&d->vcg, s->be, &A, d->vel[d->cur], d->vrhs, &o, &r, s->error, sizeof s->error) != 0)
         return -1;
     d->viters += r.iters;
+    fcl_pcg_warn(&r, &o, "mac", "viscosity", s->step + 1, &d->vwarned);
     return 0;
 }
 
@@ -381,7 +382,7 @@ static int solve(fcl_sim *s, mac *d)
     int mg = strcmp(p->mac_preconditioner, "mg") == 0;
     fcl_pcg_op A = { d->m.ncell, d->diag, op_matvec, NULL, s, "pressure-solve", op_vcycle };
     fcl_pcg_opts o = { p->mac_cg_tolerance, p->mac_cg_max_iter, fcl_pcg_check_interval(s->be, p->mac_cg_check_every, 2),
-                       mg ? FCL_PRECOND_OP : FCL_PRECOND_JACOBI, 0 };
+                       mg ? FCL_PRECOND_OP : FCL_PRECOND_JACOBI, 0, 1 };
     d->mg.sweeps = (int)p->mac_mg_sweeps;
     d->mg.coarse_sweeps = (int)p->mac_mg_coarse_sweeps;
     d->mg.omega = (float)p->mac_mg_omega;
@@ -394,7 +395,7 @@ static int solve(fcl_sim *s, mac *d)
     d->iters += d->last.iters;
     d->resid = fmax(d->resid, d->last.rel_resid);
     d->short_solves += !fcl_pcg_done(&d->last);
-    fcl_pcg_warn(&d->last, &o, "mac", s->step + 1, &d->warned);
+    fcl_pcg_warn(&d->last, &o, "mac", "pressure", s->step + 1, &d->warned);
     return 0;
 }
 

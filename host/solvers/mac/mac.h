@@ -69,6 +69,7 @@ typedef struct mac {
     int ready;             /* the field holds a state (seeded or restored) */
     int fresh;             /* flags and level set are the markers' as they are (a step's end) */
     int warned;            /* non-convergence said once */
+    int vwarned;           /* the viscosity solve's, likewise */
     long iters;            /* this step: CG iterations over its substeps */
     double resid;          /* this step: the largest final |r| / |b| */
     long short_solves;     /* this step: substeps whose solve stopped at mac.cg_max_iter */

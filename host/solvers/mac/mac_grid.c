@@ -21,9 +21,9 @@
 /* Three velocity fields (float4: current, scratch, FLIP's old), flags,
  * level set, pressure, right-hand side, diagonal, two extrapolation
  * masks, speeds, the reseeding's counts, densities and claims, the
- * density correction's targets and deep test, six CG vectors (the start
- * kept for a diverged solve). */
-static const size_t CELL_BYTES = 3 * 16 + 5 * 4 + 2 * 4 + 4 + 3 * 4 + 2 * 4 + 6 * 4;   /* 124 */
+ * density correction's targets and deep test, seven CG vectors (the start
+ * kept for a diverged solve, the best iterate for a stalled one). */
+static const size_t CELL_BYTES = 3 * 16 + 5 * 4 + 2 * 4 + 4 + 3 * 4 + 2 * 4 + 7 * 4;   /* 128 */
 
 static const char *const AXIS = "xyz";
 

@@ -367,7 +367,7 @@ static fcl_pcg_opts pcg_opts(const fcl_sim *s)
                        strcmp(p->mps_preconditioner, "poly") == 0 && !d->walls.on   ? FCL_PRECOND_POLY
                        : strcmp(p->mps_preconditioner, "grid") == 0 && d->coarse.on ? FCL_PRECOND_OP
                                                                                     : FCL_PRECOND_JACOBI,
-                       (int)p->mps_poly_degree };
+                       (int)p->mps_poly_degree, 1 };
     return o;
 }
 
@@ -466,7 +466,7 @@ static int solve(fcl_sim *s, mps *d)
     if (sealed(s, d) != 0)
         return -1;
     d->short_since = fcl_pcg_done(&d->last) ? 0 : d->short_since ? d->short_since : s->step + 1;
-    fcl_pcg_warn(&d->last, &o, "mps", s->step + 1, &d->warned);
+    fcl_pcg_warn(&d->last, &o, "mps", "pressure", s->step + 1, &d->warned);
     return 0;
 }
 
@@ -592,8 +592,8 @@ const fcl_solver fcl_solver_mps = {
     .summary = "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation "
                "by preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
     /* the pressure attribute (two buffers), nd, surf, diag, rhs, phase,
-     * rhob, dx, the CG's six vectors, the coarse level's cell */
-    .extra_bytes_per_particle = 2 * 4 + 6 * 4 + 16 + 6 * 4 + 4,
+     * rhob, dx, the CG's seven vectors, the coarse level's cell */
+    .extra_bytes_per_particle = 2 * 4 + 6 * 4 + 16 + 7 * 4 + 4,
     .init = mps_init,
     .prepare = mps_prepare,
     .step = mps_step,

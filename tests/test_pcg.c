@@ -1,0 +1,162 @@
+/* test_pcg.c - the device conjugate gradients (host/core/pcg.c) alone, on
+ * a known SPD system: the 1-D Laplacian tridiag(-1, 2, -1) of 64 unknowns,
+ * its product made on the host through the backend's buffers, on both
+ * backends:
+ *  - from zero to tolerance 1e-4 it converges, and the residual it reports
+ *    is the true |b - A x| / |b| (computed here in double) within 1e-6;
+ *  - below what float reaches on it (about 1.5e-5) it stalls, reporting
+ *    the true residual of the iterate it returns, the best it confirmed:
+ *    at 1e-5 its restarts read 9.4e-5, 3.4e-5, 1.7e-5, 1.5e-5, then 5.6e-5,
+ *    and it returns the 1.5e-5 one (within 2e-5); at 1e-6, 9.4e-5, 3.4e-5,
+ *    3.3e-5 (under 5e-5);
+ *  - with its residual read once, at max_iter, where the recurrence's is
+ *    under the tolerance and the true one a little over (9.41e-5 against
+ *    9.3e-5), the solve is done (stalled within twice the tolerance), not
+ *    reported cut short (it was: no iteration was left to restart with);
+ *  - cut at one iteration from a start far worse than zero, the solve is
+ *    discarded: a pressure (zero_if_worse) is left at 0 with |r|/|b| = 1,
+ *    anything else put back to its start with the start's residual (a MAC
+ *    velocity was once zeroed so).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+#include "passes.h"
+#include "pcg.h"
+
+enum { N = 64 };
+
+typedef struct sys {
+    fcl_backend *be;
+    long products;
+} sys;
+
+/* y = A x on the host: A = tridiag(-1, 2, -1). */
+static int matvec(void *ctx, fcl_buf *x, fcl_buf *y)
+{
+    sys *s = ctx;
+    float a[N], b[N];
+    if (s->be->ops->buf_read(s->be, x, 0, sizeof a, a) != 0)
+        return -1;
+    for (int i = 0; i < N; i++)
+        b[i] = 2.0f * a[i] - (i > 0 ? a[i - 1] : 0.0f) - (i + 1 < N ? a[i + 1] : 0.0f);
+    s->products++;
+    return s->be->ops->buf_write(s->be, y, 0, sizeof b, b);
+}
+
+static double true_residual(const float *x, const float *b)
+{
+    double rr = 0.0, bb = 0.0;
+    for (int i = 0; i < N; i++) {
+        double r = b[i] - (2.0 * x[i] - (i > 0 ? x[i - 1] : 0.0) - (i + 1 < N ? x[i + 1] : 0.0));
+        rr += r * r;
+        bb += (double)b[i] * b[i];
+    }
+    return sqrt(rr / bb);
+}
+
+typedef struct run {
+    fcl_pcg_result r;
+    float x[N];
+    int rc;
+} run;
+
+/* One solve from x0 with opts o. */
+static void solve(fcl_backend *be, const float *x0, const fcl_pcg_opts *o, const float *b, run *out)
+{
+    sys s = { be, 0 };
+    fcl_pcg g;
+    float diag[N];
+    char err[256] = "";
+    for (int i = 0; i < N; i++)
+        diag[i] = 2.0f;
+    fcl_buf *bx = be->ops->buf_new(be, sizeof out->x, "x"), *bb = be->ops->buf_new(be, sizeof out->x, "b");
+    fcl_buf *bd = be->ops->buf_new(be, sizeof out->x, "diag");
+    memset(&g, 0, sizeof g);
+    fcl_pcg_op A = { N, bd, matvec, NULL, &s, "pcg", NULL };
+    out->rc = fcl_pcg_init(&g, be, N) != 0 || be->ops->buf_write(be, bx, 0, sizeof out->x, x0) != 0 ||
+                      be->ops->buf_write(be, bb, 0, sizeof out->x, b) != 0 ||
+                      be->ops->buf_write(be, bd, 0, sizeof diag, diag) != 0
+                  ? -1
+                  : fcl_pcg_solve(&g, be, &A, bx, bb, o, &out->r, err, sizeof err);
+    if (out->rc == 0)
+        out->rc = be->ops->buf_read(be, bx, 0, sizeof out->x, out->x);
+    CHECK(out->rc == 0, "%s: the solve failed: %s", be->kind, err);
+    fcl_pcg_free(&g, be);
+    be->ops->buf_free(be, bx);
+    be->ops->buf_free(be, bb);
+    be->ops->buf_free(be, bd);
+}
+
+static void check_backend(fcl_backend *be)
+{
+    float b[N], zero[N], far[N];
+    for (int i = 0; i < N; i++) {
+        b[i] = (float)sin(0.1 * i) + 0.5f;
+        zero[i] = 0.0f;
+        far[i] = (i % 2 ? 1e3f : -1e3f);   /* A far = +-4e3 inside: |r|/|b| in the thousands */
+    }
+    run a, s, c, z, k;
+    fcl_pcg_opts o = { 1e-4, 1000, 1, FCL_PRECOND_JACOBI, 0, 1 };
+    solve(be, zero, &o, b, &a);
+    double t = true_residual(a.x, b);
+    CHECK(a.r.converged && t <= 1e-4 * (1.0 + 1e-3) && fabs(a.r.rel_resid - t) <= 1e-6,
+          "%s: from zero: converged %d after %ld iterations, reported |r|/|b| %.3g, true %.3g", be->kind,
+          a.r.converged, a.r.iters, a.r.rel_resid, t);
+    printf("%s: from zero, %ld iterations to |r|/|b| %.3g (true %.3g)\n", be->kind, a.r.iters, a.r.rel_resid, t);
+
+    static const double tols[2] = { 1e-5, 1e-6 }, most[2] = { 2e-5, 5e-5 };
+    for (int q = 0; q < 2; q++) {
+        o.tol = tols[q];
+        solve(be, zero, &o, b, &s);
+        double ts = true_residual(s.x, b);
+        CHECK(s.r.stalled && !s.r.converged && fabs(s.r.rel_resid - ts) <= 1e-6 && ts < most[q],
+              "%s: at %g: stalled %d after %ld iterations, reported |r|/|b| %.3g, true %.3g (the best confirmed "
+              "expected, under %g)", be->kind, tols[q], s.r.stalled, s.r.iters, s.r.rel_resid, ts, most[q]);
+        printf("%s: at %g, stalled after %ld iterations at |r|/|b| %.3g (true %.3g)\n", be->kind, tols[q],
+               s.r.iters, s.r.rel_resid, ts);
+    }
+
+    /* Read once, at max_iter 64, at 9.3e-5: the recurrence's |r| is under
+     * it there, the true one (9.41e-5) just over, and no iteration is left
+     * to restart with. */
+    fcl_pcg_opts once = { 9.3e-5, a.r.iters, 1000, FCL_PRECOND_JACOBI, 0, 1 };
+    solve(be, zero, &once, b, &c);
+    CHECK(fcl_pcg_done(&c.r) && c.r.rel_resid <= 2 * once.tol, "%s: read only at max_iter %ld: converged %d, "
+          "stalled %d, |r|/|b| %.3g", be->kind, once.max_iter, c.r.converged, c.r.stalled, c.r.rel_resid);
+    printf("%s: read only at max_iter %ld, tolerance %g: converged %d, stalled %d at |r|/|b| %.3g\n", be->kind,
+           once.max_iter, once.tol, c.r.converged, c.r.stalled, c.r.rel_resid);
+
+    fcl_pcg_opts cut = { 1e-8, 1, 1, FCL_PRECOND_JACOBI, 0, 1 };
+    solve(be, far, &cut, b, &z);
+    int zeroed = 1;
+    for (int i = 0; i < N; i++)
+        zeroed = zeroed && z.x[i] == 0.0f;
+    CHECK(z.r.discarded && zeroed && z.r.rel_resid == 1.0, "%s: a pressure discarded over a start worse than 0: "
+          "discarded %d, zeroed %d, |r|/|b| %.3g", be->kind, z.r.discarded, zeroed, z.r.rel_resid);
+    cut.zero_if_worse = 0;
+    solve(be, far, &cut, b, &k);
+    double start = true_residual(far, b);
+    CHECK(k.r.discarded && memcmp(k.x, far, sizeof far) == 0 && fabs(k.r.rel_resid - start) <= 1e-3 * start,
+          "%s: anything else discarded keeps its start: discarded %d, |r|/|b| %.6g (start's %.6g)", be->kind,
+          k.r.discarded, k.r.rel_resid, start);
+    printf("%s: cut at one iteration from a start at |r|/|b| %.4g: discarded, 0 or the start kept\n", be->kind,
+           start);
+}
+
+int main(void)
+{
+    for (int bi = 0; bi < 2; bi++) {
+        fcl_backend *be = ft_backend(bi);
+        if (!be) {
+            if (bi == 0)
+                return 77;
+            continue;
+        }
+        check_backend(be);
+        backend_destroy(be);
+    }
+    return ft_done();
+}
