@@ -14,7 +14,7 @@
 # unloaded when the window closes, leaves such nameless leaks behind.
 #
 # Left out (README: Sanitizers and fuzzing): the long physics runs,
-# test_dfsph, test_pbf, test_pbf_control, test_mps, test_mac_pool and
+# test_dfsph, test_pbf, test_pbf_control, test_mps, test_mps_flows, test_mac_pool and
 # test_mac_volume_1cm (1 to 4 min each in the plain
 # build on the shared CI machine, 3 to 3.5 min for the pbf ones under the
 # sanitizers: over the CI budget; every solver still runs sanitized in
@@ -34,7 +34,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$B"
 views='^(test_view|test_view_cli|test_view_modes)$'
 status=0
-ctest --output-on-failure -j"$(nproc)" --timeout 900 -E "^(test_dfsph|test_pbf|test_pbf_control|test_mps|test_mac_pool|test_mac_volume_1cm|test_package)\$|$views" ||
+ctest --output-on-failure -j"$(nproc)" --timeout 900 -E "^(test_dfsph|test_pbf|test_pbf_control|test_mps|test_mps_flows|test_mac_pool|test_mac_volume_1cm|test_package)\$|$views" ||
     status=1
 ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j"$(nproc)" --timeout 900 -R "$views" || status=1
 exit $status
