@@ -45,7 +45,7 @@ int mps_coarse_init(mps_coarse *k, fcl_sim *s, int walls, char *err, size_t errl
                  "beside the particles' %.1f MiB, but %s has %.1f MiB: expected a larger mps.coarse_cells, or "
                  "mps.preconditioner = jacobi", agg, cx, cy, cz, need / 1048576.0, parts / 1048576.0, be->name,
                  (double)be->mem_bytes / 1048576.0);
-        return -1;
+        return FCL_EXIT_INPUT;
     }
     k->flags = be->ops->buf_new(be, cells, "MPS coarse flags");
     k->diag = be->ops->buf_new(be, cells, "MPS coarse diagonal");

@@ -24,7 +24,9 @@ typedef struct mps_coarse {
 
 /* The buffers for the simulation's grid (nothing unless
  * mps.preconditioner = grid and the system has only fluid rows: with
- * wall unknowns, walls = 1, the CG runs with Jacobi). 0, or -1 with err. */
+ * wall unknowns, walls = 1, the CG runs with Jacobi). 0; FCL_EXIT_INPUT
+ * with err naming mps.coarse_cells when the grid would not fit beside the
+ * particles; or -1 with err (the device refused). */
 int mps_coarse_init(mps_coarse *k, struct fcl_sim *s, int walls, char *err, size_t errlen);
 /* Flags, each particle's cell and the coarse levels, for this system;
  * lap_k is the Laplacian's factor 2d / (lambda n0). */

@@ -65,6 +65,21 @@ int mps_walls_init(mps_walls *w, fcl_sim *s, char *err, size_t errlen)
     float cell = s->grid.info.cell_size;
     int pm = be->serial_groups;
     uint cap = nlist_capacity(r, s->spacing, 0);
+    /* Beside the particles (sim_check_fits counts the fluid's, not the
+     * walls' unknowns: a dam break at 6 mm took 614 MiB where the check
+     * said 356; a review): the walls' two lists, density and flags, the
+     * fluid's wall-weight plane, and seven CG vectors, the rows and the
+     * pressures over the walls' rows. */
+    double need = (double)s->nb * (8.0 + 2.0 * (double)nlist_bytes_per_particle(cap, 0) + 10.0 * 4.0) +
+                  (double)s->cap * (double)s->nl.bl.cap * 4.0;
+    double parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
+    if (be->mem_bytes > 0 && need + parts > 0.9 * (double)be->mem_bytes) {
+        snprintf(err, errlen, "mps.wall_pressure = solve: the %zu wall particles' unknowns need %.1f MiB beside the "
+                 "particles' %.1f MiB, but %s has %.1f MiB: expected mps.wall_pressure = ghost, fewer "
+                 "boundary.layers or a larger particles.spacing", s->nb, need / 1048576.0, parts / 1048576.0,
+                 be->name, (double)be->mem_bytes / 1048576.0);
+        return FCL_EXIT_INPUT;
+    }
     w->on = 1;
     w->nb = s->nb;
     w->wnd = be->ops->buf_new(be, w->nb * 4 + 4, "MPS wall number density");
@@ -74,7 +89,7 @@ int mps_walls_init(mps_walls *w, fcl_sim *s, char *err, size_t errlen)
         nlist_one_init(&w->wf, be, w->nb, (float)r, cell, cap, pm, "neighbors", err, errlen) != 0 ||
         nlist_one_init(&w->wb, be, w->nb, (float)r, cell, cap, pm, "neighbors", err, errlen) != 0) {
         if (!err[0])
-            snprintf(err, errlen, "mps: the device refused the wall unknowns' buffers");
+            snprintf(err, errlen, "mps: the device refused the wall unknowns' buffers (%.1f MiB)", need / 1048576.0);
         return -1;
     }
     return 0;
