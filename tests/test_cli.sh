@@ -581,6 +581,23 @@ fl run "$T/slab.json" --backend cpu --steps 1
 nw=$(printf '%s' "$ERR" | grep -c "distance field has its nodes")
 [ "$RC" -eq 0 ] && [ "$nw" -eq 1 ] && ok "21 a mesh's distance field is built once (its warning said once)" ||
     bad "21 mesh field built twice" "exit $RC, $nw warnings: $(errline)"
+# Fluid starting behind a polygon (against its normal) is noted: a ceiling
+# whose vertices run the wrong way has its pool behind it; the right way
+# round, nothing is said.
+cat >"$T/ceiling.json" <<'EOF'
+{ "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "particles": { "spacing": 0.01 },
+  "boundary": { "cache_dir": "off" },
+  "fluid": [ { "type": "box", "min": [0, 0, 0], "max": [0.2, 0.1, 0.2] } ],
+  "obstacles": [ { "type": "polygon", "vertices": [[0, 0.12, 0], [0, 0.12, 0.2], [0.2, 0.12, 0.2], [0.2, 0.12, 0]] } ] }
+EOF
+fl run "$T/ceiling.json" --backend cpu --steps 1
+nb=$(printf '%s' "$ERR" | grep -c "obstacles\[0\] (a polygon) has 1200 fluid particles within 0.05 m behind it")
+sed 's/\[\[0, 0.12, 0\], \[0, 0.12, 0.2\], \[0.2, 0.12, 0.2\], \[0.2, 0.12, 0\]\]/[[0, 0.12, 0], [0.2, 0.12, 0], [0.2, 0.12, 0.2], [0, 0.12, 0.2]]/' \
+    "$T/ceiling.json" >"$T/ceiling_down.json"
+fl run "$T/ceiling_down.json" --backend cpu --steps 1
+nd=$(printf '%s' "$ERR" | grep -c "behind it")
+[ "$nb" -eq 1 ] && [ "$nd" -eq 0 ] && [ "$RC" -eq 0 ] && ok "21 fluid behind a polygon is noted (not in front of it)" ||
+    bad "21 fluid behind a polygon" "$nb notes behind, $nd in front, exit $RC: $(errline)"
 # The adaptive solvers' first step under a 25 m/s jet opening at t = 0 is
 # bounded by the jet's speed: chosen without it, it placed the jet's
 # layers 5 spacings past the plane, into a box 2 spacings away, and pbf

@@ -16,6 +16,7 @@
 #include "infile.h"
 #include "output.h"
 #include "grid.h"
+#include "polygon.h"
 #include "sim.h"
 #include "solver.h"
 
@@ -58,6 +59,33 @@ static long layer_in_mesh(const fcl_emitter *e, double sp, const boundary_locato
         if (boundary_mesh_inside(L, &pt[q]))
             return (long)q;
     return -1;
+}
+
+/* Fluid starting within two support radii behind a polygon (its back,
+ * against its normal, over its outline, past the carved slab) is said
+ * once per polygon: a polygon holds fluid on its front only, and fluid
+ * meeting it from behind feels no wall pressure (under mps a box rising
+ * against such a ceiling blew up at step 92); a polygon given in the
+ * wrong vertex order does this to all its fluid. */
+static void note_behind_polygons(const fcl_scene *sc, const fcl_params *p, const fcl_initial *in)
+{
+    double reach = 2.0 * p->particles_support * p->particles_spacing;
+    for (int i = 0; i < in->b.nobstacles; i++) {
+        const fcl_obstacle *o = &in->b.obstacles[i];
+        if (o->kind != FCL_OBST_POLYGON)
+            continue;
+        fcl_polygon_frame f;
+        polygon_frame(o, &f);
+        double depth = o->thickness > 0.0f ? (double)o->thickness : (double)p->boundary_layers * p->particles_spacing;
+        size_t behind = 0;
+        for (size_t k = 0; k < in->n; k++)
+            behind += (size_t)polygon_inside(&f, 0.0, depth + reach, &in->pos[k]);
+        if (behind)
+            fprintf(stderr, "fluidcl: note: %s: obstacles[%d] (a polygon) has %zu fluid particles within %g m behind "
+                    "it, against its normal: a polygon holds fluid on its front only (fluid meeting it from behind "
+                    "feels no wall pressure); if they belong in front, give its vertices in the other order, else "
+                    "use a box obstacle or two polygons back to back\n", sc->file, i, behind, depth + reach);
+    }
 }
 
 /* An emitter releasing particles inside a mesh obstacle, refused as the
@@ -138,6 +166,7 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     }
     in->carved = in->n - kept;
     in->n = kept;
+    note_behind_polygons(sc, p, in);
     if (p->particles_capacity > 0 && (size_t)p->particles_capacity < kept)
         fprintf(stderr, "fluidcl: note: %s: particles.capacity %ld is below the scene's %zu particles: the capacity "
                 "is %zu (room for no more)\n", sc->file, p->particles_capacity, kept, kept);
