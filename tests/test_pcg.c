@@ -9,6 +9,10 @@
  *    at 1e-5 its restarts read 9.4e-5, 3.4e-5, 1.7e-5, 1.5e-5, then 5.6e-5,
  *    and it returns the 1.5e-5 one (within 2e-5); at 1e-6, 9.4e-5, 3.4e-5,
  *    3.3e-5 (under 5e-5);
+ *  - cut at max_iter after a restart (65 to 132 at 1e-5), it reports the
+ *    true residual of what it returns, within 1e-6, and returns nothing
+ *    worse than its first confirmation (it reported the recurrence's 7.8e-7
+ *    where the true one was 5.6e-5);
  *  - with its residual read once, at max_iter, where the recurrence's is
  *    under the tolerance and the true one a little over (9.41e-5 against
  *    9.3e-5), the solve is done (stalled within twice the tolerance), not
@@ -118,6 +122,20 @@ static void check_backend(fcl_backend *be)
         printf("%s: at %g, stalled after %ld iterations at |r|/|b| %.3g (true %.3g)\n", be->kind, tols[q],
                s.r.iters, s.r.rel_resid, ts);
     }
+
+    static const long cuts[4] = { 65, 67, 100, 132 };
+    double worst = 0.0, largest = 0.0;
+    for (int q = 0; q < 4; q++) {
+        fcl_pcg_opts at = { 1e-5, cuts[q], 1, FCL_PRECOND_JACOBI, 0, 1 };
+        solve(be, zero, &at, b, &s);
+        double tc = true_residual(s.x, b);
+        worst = fmax(worst, fabs(s.r.rel_resid - tc));
+        largest = fmax(largest, tc);
+    }
+    CHECK(worst <= 1e-6 && largest <= 9.5e-5, "%s: cut at max_iter 65-132 after restarts: reported residuals off the "
+          "true ones by up to %.3g (1e-6 allowed), the worst returned %.3g (9.5e-5 allowed)", be->kind, worst, largest);
+    printf("%s: cut at max_iter 65-132: reported within %.2g of the true residual, at most %.3g\n", be->kind, worst,
+           largest);
 
     /* Read once, at max_iter 64, at 9.3e-5: the recurrence's |r| is under
      * it there, the true one (9.41e-5) just over, and no iteration is left

@@ -39,7 +39,7 @@ typedef struct fcl_pcg_result {
     int discarded;         /* not converged and |r| above |b|: x put back to its start, or to 0
                               when the start's |r| was above |b| too and opts.zero_if_worse */
     int stalled;           /* not converged: the true residual b - A x stopped falling above tol (float's
-                              reach on this system), before max_iter */
+                              reach on this system), or was within twice tol at max_iter */
 } fcl_pcg_result;
 
 /* The matrix, given by the solver: y = A x over `rows` unknowns, its

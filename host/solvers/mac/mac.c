@@ -289,7 +289,7 @@ static int launch_forces(fcl_sim *s, mac *d)
 }
 
 /* Viscosity's buffers, on first use (mac.viscosity > 0): VISC_CELL_BYTES
- * (128) a cell beyond the grid's own. */
+ * (144) a cell beyond the grid's own. */
 static int viscous_buffers(fcl_sim *s, mac *d)
 {
     fcl_backend *be = s->be;
