@@ -1,7 +1,7 @@
 # cli_common.sh - what test_cli.sh and test_cli_more.sh share: the binary
 # from $1, a scratch folder $T (removed on exit), fl (run fluidcl, setting
 # RC, OUT and ERR), errline, scene (a small scene file), GOOD (a 600-particle
-# one), CUBE (a unit cube's OBJ text) and refused (a bad input: exit 2, its needles in stderr, nothing
+# one) and refused (a bad input: exit 2, its needles in stderr, nothing
 # written). Sourced, with the test's own arguments.
 if [ $# -lt 1 ] || [ -z "$1" ]; then
     echo "usage: $0 path/to/fluidcl" >&2
@@ -59,27 +59,6 @@ scene() {
 EOF
 }
 
-# A unit cube as OBJ, closed, faces outward (scaled and placed by scenes).
-CUBE='v 0 0 0
-v 1 0 0
-v 1 1 0
-v 0 1 0
-v 0 0 1
-v 1 0 1
-v 1 1 1
-v 0 1 1
-f 1 4 3
-f 1 3 2
-f 5 6 7
-f 5 7 8
-f 1 2 6
-f 1 6 5
-f 4 8 7
-f 4 7 3
-f 1 5 8
-f 1 8 4
-f 2 3 7
-f 2 7 6'
 
 GOOD=$T/good.json          # 10 x 6 x 10 = 600 particles
 scene "$GOOD"

@@ -19,28 +19,7 @@ cd "$T" || exit 1
 
 # A cube mesh, outward, and the same with every triangle flipped; an open
 # one (the cube less one triangle).
-cat >cube.obj <<'EOF'
-v 0 0 0
-v 1 0 0
-v 1 1 0
-v 0 1 0
-v 0 0 1
-v 1 0 1
-v 1 1 1
-v 0 1 1
-f 1 4 3
-f 1 3 2
-f 5 6 7
-f 5 7 8
-f 1 2 6
-f 1 6 5
-f 4 8 7
-f 4 7 3
-f 1 5 8
-f 1 8 4
-f 2 3 7
-f 2 7 6
-EOF
+printf '%s\n' "$CUBE" >cube.obj
 awk '/^f/ { print "f", $2, $4, $3; next } { print }' cube.obj >flipped.obj
 head -n -1 cube.obj >open.obj
 
