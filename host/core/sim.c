@@ -51,6 +51,12 @@ size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *p, const fcl
            grid->n * (common_plain_bytes + lists + (solver ? solver->extra_bytes_per_particle : 0));
 }
 
+int sim_fits_beside(const fcl_sim *s, double need, double *parts)
+{
+    *parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
+    return need + *parts <= 0.9 * (double)s->be->mem_bytes;
+}
+
 int sim_interact(fcl_sim *s, const float origin[3], const float dir[3], const float dv[3], float radius)
 {
     if (s->n == 0)

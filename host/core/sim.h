@@ -200,6 +200,11 @@ float sim_cell_size(const fcl_params *p);
 /* Device bytes a scene of n particles (grid->n) and nb boundary
  * particles needs with this solver (its neighbor lists included). */
 size_t sim_bytes_needed(const fcl_solver *solver, const fcl_params *prm, const fcl_grid_info *grid, size_t nb);
+/* Whether a solver's own `need` bytes (a grid, a coarse level, wall
+ * unknowns: what sim_bytes_needed does not count) fit beside s's
+ * particles within 90 % of the device's memory; *parts gets the
+ * particles' bytes for the refusal's message. */
+int sim_fits_beside(const fcl_sim *s, double need, double *parts);
 /* Whether n particles and nb boundary particles under prm fit the
  * backend's memory; the message names particles.spacing and the sizes.
  * 0 or -1. */

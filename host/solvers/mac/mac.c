@@ -52,8 +52,8 @@ static int check_fits(fcl_sim *s, const mac *d, char *err, size_t errlen)
     /* Viscosity's buffers (viscous_buffers) when it is on from the start;
      * switched on later (it is live), they are checked when made. */
     need += s->prm->mac_viscosity > 0.0 ? (double)m->ncell * VISC_CELL_BYTES : 0.0;
-    double parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
-    if (need + parts <= 0.9 * (double)be->mem_bytes && largest <= (double)be->max_alloc)
+    double parts;
+    if (sim_fits_beside(s, need, &parts) && largest <= (double)be->max_alloc)
         return 0;
     snprintf(err, errlen, "mac.cell_size: a %u x %u x %u grid of %g m cells needs %.1f MiB (largest buffer %.1f "
              "MiB) beside the particles' %.1f MiB, but %s has %.1f MiB (largest buffer %.1f MiB): expected a "

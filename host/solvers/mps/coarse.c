@@ -39,8 +39,8 @@ int mps_coarse_init(mps_coarse *k, fcl_sim *s, int walls, char *err, size_t errl
      * 6 m domain of 1,000 particles at coarse_cells 1 took 707 MiB where
      * the check said 179; a review). */
     double need = 4.0 * (double)cells + (double)s->cap * 4.0 + (double)mac_mg_bytes(&k->mg);
-    double parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
-    if (be->mem_bytes > 0 && need + parts > 0.9 * (double)be->mem_bytes) {
+    double parts;
+    if (be->mem_bytes > 0 && !sim_fits_beside(s, need, &parts)) {
         snprintf(err, errlen, "mps.coarse_cells = %u: the preconditioner's %u x %u x %u coarse grid needs %.1f MiB "
                  "beside the particles' %.1f MiB, but %s has %.1f MiB: expected a larger mps.coarse_cells, or "
                  "mps.preconditioner = jacobi", agg, cx, cy, cz, need / 1048576.0, parts / 1048576.0, be->name,

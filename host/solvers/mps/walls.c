@@ -72,8 +72,8 @@ int mps_walls_init(mps_walls *w, fcl_sim *s, char *err, size_t errlen)
      * pressures over the walls' rows. */
     double need = (double)s->nb * (8.0 + 2.0 * (double)nlist_bytes_per_particle(cap, 0) + 10.0 * 4.0) +
                   (double)s->cap * (double)s->nl.bl.cap * 4.0;
-    double parts = (double)sim_bytes_needed(s->solver, s->prm, &s->grid.info, s->nb);
-    if (be->mem_bytes > 0 && need + parts > 0.9 * (double)be->mem_bytes) {
+    double parts;
+    if (be->mem_bytes > 0 && !sim_fits_beside(s, need, &parts)) {
         snprintf(err, errlen, "mps.wall_pressure = solve: the %zu wall particles' unknowns need %.1f MiB beside the "
                  "particles' %.1f MiB, but %s has %.1f MiB: expected mps.wall_pressure = ghost, fewer "
                  "boundary.layers or a larger particles.spacing", s->nb, need / 1048576.0, parts / 1048576.0,
