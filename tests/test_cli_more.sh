@@ -555,19 +555,28 @@ fl bench "$GOOD" --backend cpu --steps 1 --quiet --param sim.dt=0.0002
 # 0.6 s -> 33 s). Three OpenMP threads a core make the wait here, on the
 # 40,960-particle dam break (passes of 600 particles run on one thread
 # under passive waiting, and the bench of GOOD measured 25 %): 54 to 57 %
-# measured; the note asks for 20 %. bench records it.
-NT=$((3 * $(nproc)))
+# measured; the note asks for 20 %. bench records it. Pinned to two
+# cores where taskset is: on an H200 machine's 16 cores, 48 threads of
+# this small scene measured 2.7 % (its passes left most of them idle).
+NCORE=$(nproc)
+KEEP=("${TIMEOUT[@]}")
+if command -v taskset >/dev/null 2>&1 && [ "$NCORE" -ge 2 ]; then
+    NCORE=2
+    TIMEOUT=(taskset -c 0,1 "${TIMEOUT[@]}")
+fi
+NT=$((3 * NCORE))
 OMP_NUM_THREADS=$NT fl run embedded:dam_break.json --backend cpu --steps 5 --quiet
 R1=$RC
 E1=$ERR
 OMP_NUM_THREADS=$NT fl bench embedded:dam_break.json --backend cpu --steps 5 --quiet --json "$T/wait.json"
+TIMEOUT=("${KEEP[@]}")
 W=$(python3 -c "import json; print('%.1f' % json.load(open('$T/wait.json'))['backends'][0]['core_wait_pct'])" 2>&1)
 if [ ! -r /proc/self/schedstat ]; then
     echo "SKIP 28 core wait: no schedstat on this kernel"
 elif [ "$R1" -eq 0 ] && [ "$RC" -eq 0 ] && printf '%s' "$E1" | grep -q "note: run: its $NT threads waited for a core .* (more threads than the" &&
     printf '%s' "$ERR" | grep -q "note: bench column cpu: its $NT threads waited" &&
     awk -v w="$W" 'BEGIN { exit !(w >= 20 && w <= 100) }'; then
-    ok "28 $NT threads on $(nproc) cores: run and bench note the wait for a core ($W % in the JSON)"
+    ok "28 $NT threads on $NCORE cores: run and bench note the wait for a core ($W % in the JSON)"
 else
     bad "28 core wait" "exit $R1 $RC, json $W: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-300)"
 fi
