@@ -85,6 +85,26 @@ for solver in $SOLVERS; do
     done
 done
 
+# Below float's reach every solve stalls, and the stall's floor, which
+# decides the next solves' restarts (host/core/pcg.c), is in the
+# checkpoint: resumed without it, the run took other iterations.
+for solver in mac mps; do
+    A=$T/floor-$solver-A C=$T/floor-$solver-C
+    run=(--backend cpu --solver "$solver" --every 4 --checkpoint-every 8 --param "$solver.cg_tolerance=1e-8")
+    fl "${run[@]}" --steps 16 --out "$A" --stats "$A.csv"
+    rca=$RC
+    stalls=$(awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "cg_residual") c = k } NR > 1 && $c > 2e-8 { n++ } END { print n + 0 }' "$A.csv")
+    fl "${run[@]}" --steps 8 --out "$C" --stats "$C.csv"
+    rc1=$RC
+    fl "${run[@]}" --steps 16 --out "$C" --resume "$C/checkpoint.state" --stats "$C.csv"
+    if [ "$rca" -eq 0 ] && [ "$rc1" -eq 0 ] && [ "$RC" -eq 0 ] && [ "$stalls" -ge 8 ] && why=$(same_files "$A" "$C") &&
+       cmp -s "$A.csv" "$C.csv"; then
+        ok "$solver at cg_tolerance 1e-8 ($stalls of 16 solves stalled): resumed at step 8, identical to the uninterrupted run"
+    else
+        bad "$solver stalled solves resumed" "exit $rca/$rc1/$RC, $stalls stalled, ${why:-statistics rows differ}: $ERR"
+    fi
+done
+
 # ---- SIGINT and SIGTERM (native backend) -----------------------------------
 
 # interrupt SOLVER SIGNAL EXIT: a long run stopped once frame 12 is on disk.

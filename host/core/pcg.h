@@ -62,6 +62,8 @@ typedef struct fcl_pcg {
     fcl_buf *xb;                        /* the best iterate a confirmation saw, for a stall */
     fcl_reduction pq, rr, rz[2];
     size_t cap;
+    double floor;                       /* the true residual this system's last stalled solve ended at
+                                           (0: none): float's reach, taken without a restart next time */
 } fcl_pcg;
 
 /* A solve to build on: converged, or stalled at float's reach. */
@@ -76,7 +78,9 @@ static inline int fcl_pcg_done(const fcl_pcg_result *r)
 void fcl_pcg_warn(const fcl_pcg_result *r, const fcl_pcg_opts *o, const char *group, const char *what, long step,
                   int *warned);
 
-/* Work vectors for up to cap unknowns. 0, or -1 (device refused). */
+/* Work vectors for up to cap unknowns, in a zeroed struct (floor, which
+ * init keeps, may be set from a saved state before or after). 0, or -1
+ * (device refused). */
 int fcl_pcg_init(fcl_pcg *g, fcl_backend *be, size_t cap);
 /* Solve A x = b starting from x. 0, or -1 with err naming the failure
  * (device, or breakdown: a non-finite residual). A solve that stops at

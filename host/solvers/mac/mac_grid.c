@@ -275,9 +275,14 @@ size_t mac_grid_slice(mac *d, fcl_backend *be, const float **pts)
 
 /* Layout: u32 cell count, u32 0, f64 max |u|, the field (float4 per
  * cell), the pressure (float per cell). */
+/* Header (cells, 0), the largest face speed, the pressure and viscosity
+ * solves' stall floors (pcg.h: they decide restarts, so a resumed run
+ * takes the same iterations), then velocities and pressures. */
+enum { MAC_STATE_HEAD = 32 };
+
 size_t mac_state_bytes(const mac *d)
 {
-    return 16 + (size_t)d->m.ncell * 20;
+    return MAC_STATE_HEAD + (size_t)d->m.ncell * 20;
 }
 
 size_t mac_state_save(mac *d, fcl_backend *be, void *blob, size_t cap)
@@ -289,8 +294,10 @@ size_t mac_state_save(mac *d, fcl_backend *be, void *blob, size_t cap)
         return FCL_SAVE_FAILED;
     memcpy(b, head, 8);
     memcpy(b + 8, &d->max_u, 8);
-    if (be->ops->buf_read(be, d->vel[d->cur], 0, n * 16, b + 16) != 0 ||
-        be->ops->buf_read(be, d->p, 0, n * 4, b + 16 + n * 16) != 0)
+    memcpy(b + 16, &d->cg.floor, 8);
+    memcpy(b + 24, &d->vcg.floor, 8);
+    if (be->ops->buf_read(be, d->vel[d->cur], 0, n * 16, b + MAC_STATE_HEAD) != 0 ||
+        be->ops->buf_read(be, d->p, 0, n * 4, b + MAC_STATE_HEAD + n * 16) != 0)
         return FCL_SAVE_FAILED;
     return need;
 }
@@ -308,8 +315,10 @@ int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes, char
         return -1;
     }
     memcpy(&d->max_u, b + 8, 8);
-    if (be->ops->buf_write(be, d->vel[d->cur], 0, n * 16, b + 16) != 0 ||
-        be->ops->buf_write(be, d->p, 0, n * 4, b + 16 + n * 16) != 0) {
+    memcpy(&d->cg.floor, b + 16, 8);
+    memcpy(&d->vcg.floor, b + 24, 8);
+    if (be->ops->buf_write(be, d->vel[d->cur], 0, n * 16, b + MAC_STATE_HEAD) != 0 ||
+        be->ops->buf_write(be, d->p, 0, n * 4, b + MAC_STATE_HEAD + n * 16) != 0) {
         snprintf(why, whylen, "writing its grid to %s failed", be->name);
         return -1;
     }
