@@ -22,8 +22,11 @@ typedef struct mps_coarse {
     float scale;                 /* s of this step */
 } mps_coarse;
 
+/* Whether this run's preconditioner is the two-level one: `grid`, or
+ * `auto` on a CPU device (a GPU's auto is Jacobi: coarse.c says why). */
+int mps_coarse_wanted(const struct fcl_sim *s);
 /* The buffers for the simulation's grid (nothing unless
- * mps.preconditioner = grid and the system has only fluid rows: with
+ * mps_coarse_wanted and the system has only fluid rows: with
  * wall unknowns, walls = 1, the CG runs with Jacobi). 0; FCL_EXIT_INPUT
  * with err naming mps.coarse_cells when the grid would not fit beside the
  * particles; or -1 with err (the device refused). */

@@ -365,7 +365,7 @@ static fcl_pcg_opts pcg_opts(const fcl_sim *s)
     mps *d = s->solver_data;
     fcl_pcg_opts o = { p->mps_cg_tolerance, p->mps_cg_max_iter, fcl_pcg_check_interval(s->be, p->mps_cg_check_every, 4),
                        strcmp(p->mps_preconditioner, "poly") == 0 && !d->walls.on   ? FCL_PRECOND_POLY
-                       : strcmp(p->mps_preconditioner, "grid") == 0 && d->coarse.on ? FCL_PRECOND_OP
+                       : mps_coarse_wanted(s) && d->coarse.on                         ? FCL_PRECOND_OP
                                                                                     : FCL_PRECOND_JACOBI,
                        (int)p->mps_poly_degree, 1 };
     return o;
@@ -444,7 +444,7 @@ static int solve(fcl_sim *s, mps *d)
      * a solve wants it (mps_coarse_init does nothing otherwise), before
      * the operator that offers it is taken (once after, and the step of
      * a switch to grid ran Jacobi: a review). */
-    if (strcmp(s->prm->mps_preconditioner, "grid") == 0) {
+    if (mps_coarse_wanted(s)) {
         char err[256] = "";
         if (!d->coarse.on && mps_coarse_init(&d->coarse, s, d->walls.on, err, sizeof err) != 0) {
             snprintf(s->error, sizeof s->error, "%s", err);
@@ -578,6 +578,28 @@ static void mps_destroy(fcl_sim *s)
     s->solver_data = NULL;
 }
 
+/* The pressure solve's stall floor (pcg.h): it decides restarts, so a
+ * resumed run takes the same iterations as one run on. */
+static size_t mps_save(fcl_sim *s, void *blob, size_t cap)
+{
+    const mps *d = s->solver_data;
+    if (cap < sizeof d->cg.floor)
+        return FCL_SAVE_FAILED;
+    memcpy(blob, &d->cg.floor, sizeof d->cg.floor);
+    return sizeof d->cg.floor;
+}
+
+static int mps_load(fcl_sim *s, const void *blob, size_t bytes, char *why, size_t whylen)
+{
+    mps *d = s->solver_data;
+    if (bytes != sizeof d->cg.floor) {
+        snprintf(why, whylen, "it holds %zu bytes of solver state, mps writes %zu", bytes, sizeof d->cg.floor);
+        return -1;
+    }
+    memcpy(&d->cg.floor, blob, sizeof d->cg.floor);
+    return 0;
+}
+
 /* Its adaptive step's bound (the emitters' capacity default). */
 static double mps_longest_dt(const fcl_params *p)
 {
@@ -598,6 +620,8 @@ const fcl_solver fcl_solver_mps = {
     .prepare = mps_prepare,
     .step = mps_step,
     .destroy = mps_destroy,
+    .save = mps_save,
+    .load = mps_load,
     .derive = mps_derive,
     .list_radius = mps_list_radius,
     .list_entry_bytes = 4,               /* the matrix weight per fluid entry */
