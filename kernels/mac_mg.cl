@@ -178,3 +178,62 @@ FCL_INLINE void mac_mg_center_item(uint c, GLOBAL float *v, GLOBAL const uint *f
         if (flags[q] == MAC_FLUID)
             v[q] -= mean;
 }
+
+/* Sweep k of the coarsest solve from zero: the buffer it reads and the
+ * one it writes, so that the last of n lands in x (t the other). */
+FCL_INLINE void mac_mg_sweep_bufs(uint k, uint n, GLOBAL float *x, GLOBAL float *t, GLOBAL float **in,
+                                  GLOBAL float **out)
+{
+    /* Sweep n - 1 writes x, n - 2 writes t, ...: sweep k writes x when
+     * n - 1 - k is even. */
+    *out = ((n - 1u - k) & 1u) ? t : x;
+    *in = ((n - 1u - k) & 1u) ? x : t;
+}
+
+/* The coarsest level's solve in one launch, serially in one work item
+ * (CPU devices; mac_mg_coarsest_wg is the GPU's): b centred when
+ * `center` (a coarser level of a grid without air), `sweeps` damped
+ * Jacobi sweeps from zero ending in x (t the scratch), x centred. The
+ * launches it replaces (a centring, one per sweep, a centring) cost more
+ * than their work on a level of at most 10^3 cells; each cell's
+ * arithmetic is mac_mg_smooth_item's, so x is the same bits. */
+FCL_INLINE void mac_mg_coarsest_item(uint c, GLOBAL float *b, GLOBAL float *x, GLOBAL float *t,
+                                     GLOBAL const uint *flags, GLOBAL const float *diag, const fcl_mac_info *m,
+                                     float omega, uint sweeps, uint center)
+{
+    (void)c;
+    if (center)
+        mac_mg_center_item(0u, b, flags, m);
+    for (uint k = 0u; k < sweeps; k++) {
+        GLOBAL float *in, *out;
+        mac_mg_sweep_bufs(k, sweeps, x, t, &in, &out);
+        for (uint q = 0u; q < m->ncell; q++)
+            mac_mg_smooth_item(q, b, in, out, flags, diag, m, omega, k == 0u ? 1u : 0u);
+    }
+    if (center)
+        mac_mg_center_item(0u, x, flags, m);
+}
+
+#ifdef FCL_DEVICE
+/* mac_mg_coarsest_item by one work-group (GPUs): the cells split over
+ * its items, a barrier between sweeps; the centring's sum by its first
+ * item, in the serial order. */
+__kernel __attribute__((reqd_work_group_size(FCL_WG, 1, 1)))
+void mac_mg_coarsest_wg(__global float *b, __global float *x, __global float *t, __global const uint *flags,
+                        __global const float *diag, fcl_mac_info m, float omega, uint sweeps, uint center)
+{
+    uint lid = (uint)get_local_id(0);
+    if (center && lid == 0u)
+        mac_mg_center_item(0u, b, flags, &m);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (uint k = 0u; k < sweeps; k++) {
+        __global float *in, *out;
+        mac_mg_sweep_bufs(k, sweeps, x, t, &in, &out);
+        for (uint q = lid; q < m.ncell; q += FCL_WG)
+            mac_mg_smooth_item(q, b, in, out, flags, diag, &m, omega, k == 0u ? 1u : 0u);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+    if (center && lid == 0u)
+        mac_mg_center_item(0u, x, flags, &m);
+}
+#endif

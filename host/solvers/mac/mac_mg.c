@@ -2,7 +2,8 @@
  * (McAdams, Sifakis & Teran 2010): levels halving the grid until no axis
  * has more than MG_COARSEST cells, flags coarsened per solve, and one
  * V-cycle from zero as z = M^-1 r inside the core's conjugate gradients
- * (host/core/pcg.c). Passes in kernels/mac_mg.cl.
+ * (host/core/pcg.c). Passes in kernels/mac_mg.cl; the coarsest level is
+ * one launch (a work item on CPU devices, a work-group on GPUs).
  * Invariant: the V-cycle is symmetric (the same damped Jacobi sweeps
  * before and after each coarse correction, restriction the transpose of
  * prolongation) and starts from zero, so M is the same linear, symmetric
@@ -118,19 +119,30 @@ static int smooth(mac_mg *g, fcl_backend *be, int l, int n, int zero)
     return in == g->x[l] ? 0 : pass_cg_axpby(be, m->ncell, "pressure-solve", in, g->x[l], 1.0f, 0.0f);
 }
 
+/* The coarsest level: sweeps, projected off the constants where the grid
+ * has no air (kernels/mac_mg.cl); a one-level grid (at most 8^3 cells)
+ * keeps its b, which is the CG's own residual. One launch, not a launch
+ * a sweep: on a GPU each launch costs more than a sweep of 10^3 cells
+ * (one work-group there, one work item on CPU devices). */
+static int coarsest(mac_mg *g, fcl_backend *be, int l)
+{
+    const fcl_mac_info *m = &g->lv[l];
+    uint sweeps = (uint)g->coarse_sweeps, center = l > 0;
+    if (be->serial_groups)
+        return pass_mac_mg_coarsest(be, 1, "pressure-solve", g->b[l], g->x[l], g->t[l], g->flags[l], g->diag[l], *m,
+                                    g->omega, sweeps, center);
+    fcl_kernel *k = be->ops->kernel(be, "mac_mg_coarsest_wg");
+    fcl_arg a[] = { FCL_BUF(g->b[l]), FCL_BUF(g->x[l]), FCL_BUF(g->t[l]), FCL_BUF(g->flags[l]), FCL_BUF(g->diag[l]),
+                    FCL_VAL(*m), FCL_VAL(g->omega), FCL_VAL(sweeps), FCL_VAL(center) };
+    return k ? be->ops->launch(be, k, FCL_WG, a, FCL_NARGS(a), "pressure-solve") : -1;
+}
+
 /* x[l] = V-cycle(b[l]) from zero. */
 static int vcycle(mac_mg *g, fcl_backend *be, int l)
 {
     const fcl_mac_info *m = &g->lv[l], *c = &g->lv[l + 1];
-    /* The coarsest level: sweeps, projected off the constants where the
-     * grid has no air (kernels/mac_mg.cl); a one-level grid (at most 8^3
-     * cells) keeps its b, which is the CG's own residual. */
     if (l == g->levels - 1)
-        return (l > 0 && pass_mac_mg_center(be, 1, "pressure-solve", g->b[l], g->flags[l], *m) != 0) ||
-                       smooth(g, be, l, g->coarse_sweeps, 1) != 0 ||
-                       (l > 0 && pass_mac_mg_center(be, 1, "pressure-solve", g->x[l], g->flags[l], *m) != 0)
-                   ? -1
-                   : 0;
+        return coarsest(g, be, l);
     if (smooth(g, be, l, g->sweeps, 1) != 0 ||
         pass_mac_mg_residual(be, m->ncell, "pressure-solve", g->b[l], g->x[l], g->t[l], g->flags[l], g->diag[l],
                              *m) != 0 ||
