@@ -245,10 +245,10 @@ static double true_residual(const double *A, const double *rhs, const float *x, 
  * absolute of |b0 - A x| / |b0| computed in double, and under tol when
  * it says it converged (the recurrence's read 9.2e-9 at 1e-8 where the
  * true one was 4.1e-6; 4.7e-23 read after 1000 iterations). The solution
- * within 5e-6 of the largest pressure of the direct one: CPU devices
- * stall at true residuals of 1.7e-6 to 2.1e-6 and land 2.4e-7 to 4.3e-7
- * off it, an H200 at 3.4e-6 to 4.1e-6 and 8.2e-7 to 1.43e-6 off (its
- * fused multiply-adds and division). */
+ * within 1e-6 of the largest pressure of the direct one on CPU devices
+ * (they stall at true residuals of 1.7e-6 to 2.1e-6 and land 2.4e-7 to
+ * 4.3e-7 off it), 5e-6 on GPUs (an H200 stalled at 3.4e-6 to 4.1e-6 and
+ * landed 8.2e-7 to 1.43e-6 off: its fused multiply-adds and division). */
 static void cg_against(fcl_sim *s, const double *x0, const double *A, const double *b0, fcl_precond pc,
                        const char *name, long every, long most, double tol)
 {
@@ -265,9 +265,11 @@ static void cg_against(fcl_sim *s, const double *x0, const double *A, const doub
         diff = fmax(diff, fabs(x[i] - x0[i]));
     }
     double t = true_residual(A, b0, x, s->n);
-    CHECK(rc == 0 && fcl_pcg_done(&r) && diff <= 5e-6 * big,
+    double allow = s->be->serial_groups ? 1e-6 : 5e-6;
+    CHECK(rc == 0 && fcl_pcg_done(&r) && diff <= allow * big,
           "%s CG: rc %d (%s), converged %d stalled %d after %ld iterations, |r|/|b| %.2e, off the direct solve by "
-          "%.2e of %.4g", name, rc, err, r.converged, r.stalled, r.iters, r.rel_resid, diff / big, big);
+          "%.2e of %.4g (%.0e allowed)", name, rc, err, r.converged, r.stalled, r.iters, r.rel_resid, diff / big, big,
+          allow);
     CHECK(fabs(r.rel_resid - t) <= 1e-6 && (!r.converged || t <= tol * (1.0 + 1e-3) + 1e-9),
           "%s CG at tolerance %g: reported |r|/|b| %.3g, true %.3g (converged %d)", name, tol, r.rel_resid, t,
           r.converged);

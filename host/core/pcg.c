@@ -128,10 +128,10 @@ static int check(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, double bb, do
  * the device failed or broke down (err). Within 1.5 times the residual
  * the system's last solve stalled at, it is stalled at once: that reach
  * grows with the grid (a MAC pool's pressure stalled at 4.9e-5 at 128^3
- * and 1.6e-4 at 256^3 against mac.cg_tolerance 1e-5), and restarting
- * towards it every solve took 31.6 -> 39.3 iterations a step at 128^3 and
- * 27 -> 61 at 256^3 on a GPU. A stall records the new reach, lower too
- * when the system got easier. */
+ * and 1.6e-4 at 256^3 on an H200 against mac.cg_tolerance 1e-5), and
+ * restarting towards it every solve took 31.6 -> 39.3 iterations a step
+ * at 128^3 on the VM (31.4 -> 40.4 on an H200, two binaries). A stall
+ * records the new reach, lower too when the system got easier. */
 static int confirm(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, fcl_buf *b, double bb,
                    const fcl_pcg_opts *o, int cur, double *target, double *last_true, fcl_pcg_result *res,
                    char *err, size_t errlen)

@@ -15,10 +15,12 @@
 #include "sim.h"
 
 /* On a GPU the V-cycle's many small launches cost more than the
- * iterations they save: on an H200 at 1M particles (bench) the developed
- * dam break took 32.2 ms a step with it and 29.1 with Jacobi (14.9 and
- * 5.8 ms of it outside the passes), from rest 11.1 against 6.5. On CPU
- * devices a launch is a function call and it wins 2.4x (README). */
+ * iterations they saved: on an H200 at 1M particles the developed dam
+ * break took 32.2 ms a step with it and 29.1 with Jacobi (bench, one
+ * binary; 14.9 and 5.8 ms of it outside the passes), from rest 11.1
+ * against an older binary's 6.5. Not yet timed by run, nor since the
+ * coarsest level became one launch. On CPU devices it wins 2.4x
+ * (README). */
 int mps_coarse_wanted(const fcl_sim *s)
 {
     const char *pc = s->prm->mps_preconditioner;

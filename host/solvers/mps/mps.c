@@ -511,7 +511,13 @@ int mps_resolve(fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *er
     fcl_pcg_op A = pcg_op(s, d);
     if (fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0 || mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
         return -1;
-    return fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, o, res, err, errlen);
+    /* A solve of its own: without the run's stall floor, which it leaves
+     * as it was (one resolve's stall once cut the next one short). */
+    double floor = d->cg.floor;
+    d->cg.floor = 0.0;
+    int rc = fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, o, res, err, errlen);
+    d->cg.floor = floor;
+    return rc;
 }
 
 int mps_system(fcl_sim *s, float *diag, float *rhs, float *x, float *coef)

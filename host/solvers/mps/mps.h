@@ -22,7 +22,8 @@ const struct fcl_mps_consts *mps_consts(const struct fcl_sim *s);
  * (sealed.c; the search a solve that did not converge runs): 1 with msg,
  * 0 when none, -1 on a device failure. */
 int mps_sealed(struct fcl_sim *s, char *msg, size_t len);
-/* Solve the last step's system again from zero with these options. */
+/* Solve the last step's system again from zero with these options, as a
+ * solve of its own (the run's CG stall floor neither used nor changed). */
 int mps_resolve(struct fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *err, size_t errlen);
 
 #endif
