@@ -319,10 +319,6 @@ static void cg(fcl_backend *be)
     scene_free(&sc);
 }
 
-/* mps.preconditioner switched from jacobi to grid between steps: the
- * next step's solve uses the coarse level (fewer iterations than the
- * same sim left on Jacobi). Its coarse level was made after the
- * operator was taken, so that step once ran Jacobi (a review). */
 /* The CG iterations over 5 steps of a settling block with
  * mps.preconditioner = pc; -1 when it did not run. */
 static double iterations_with(fcl_backend *be, const char *pc)
@@ -367,6 +363,10 @@ static void auto_preconditioner(fcl_backend *be)
     be->serial_groups = keep;
 }
 
+/* mps.preconditioner switched from jacobi to grid between steps: the
+ * next step's solve uses the coarse level (fewer iterations than the
+ * same sim left on Jacobi). Its coarse level was made after the
+ * operator was taken, so that step once ran Jacobi (a review). */
 static void live_preconditioner(fcl_backend *be)
 {
     static const char *const text =

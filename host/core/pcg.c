@@ -11,6 +11,7 @@
  * use.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,8 +131,12 @@ static int check(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, double bb, do
  * grows with the grid (a MAC pool's pressure stalled at 4.9e-5 at 128^3
  * and 1.6e-4 at 256^3 on an H200 against mac.cg_tolerance 1e-5), and
  * restarting towards it every solve took 31.6 -> 39.3 iterations a step
- * at 128^3 on the VM (31.4 -> 40.4 on an H200, two binaries). A stall
- * records the new reach, lower too when the system got easier. */
+ * at 128^3 on the VM (31.4 -> 40.4 on an H200, two binaries). Only a
+ * stall after restarts measures the reach: one taken on the floor leaves
+ * it (set from its own first residual, one solve from a bad start held a
+ * 1-D Laplacian's solves at 3.3e-5 where 1.5e-5 is reached: a review),
+ * and after FCL_PCG_FLOOR_USES of those the next solve restarts as if
+ * there were none, so the floor follows the system down as well. */
 static int confirm(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, fcl_buf *b, double bb,
                    const fcl_pcg_opts *o, int cur, double *target, double *last_true, fcl_pcg_result *res,
                    char *err, size_t errlen)
@@ -143,11 +148,20 @@ static int confirm(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x,
     }
     if (check(g, be, A, bb, o->tol, res, err, errlen) != 0)
         return -1;
-    if (res->converged)
-        return g->floor = 0.0, 0;
-    if (res->rel_resid > 0.9 * *last_true || *target < o->tol / 16.0 * 1.0001 ||
-        res->rel_resid <= 1.5 * g->floor) {
+    if (res->converged) {
+        g->floor = 0.0;
+        g->floor_uses = 0;
+        return 0;
+    }
+    int reached = res->rel_resid > 0.9 * *last_true || *target < o->tol / 16.0 * 1.0001;
+    if (!reached && g->floor > 0.0 && g->floor_uses < FCL_PCG_FLOOR_USES && res->rel_resid <= 1.5 * g->floor) {
+        res->stalled = 1;   /* on the floor: no restart, and the floor kept */
+        g->floor_uses++;
+        return 0;
+    }
+    if (reached) {
         res->stalled = 1;
+        g->floor_uses = 0;
         if (res->rel_resid > *last_true) {   /* the best is the last restart's start */
             res->rel_resid = *last_true;
             g->floor = res->rel_resid;
@@ -184,6 +198,22 @@ static int at_max(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
     }
     res->stalled = !res->converged && res->rel_resid <= 2.0 * o->tol;
     return 0;
+}
+
+void fcl_pcg_state_save(const fcl_pcg *g, void *out)
+{
+    int32_t uses = g->floor_uses, pad = 0;
+    memcpy(out, &g->floor, 8);
+    memcpy((char *)out + 8, &uses, 4);
+    memcpy((char *)out + 12, &pad, 4);
+}
+
+void fcl_pcg_state_load(fcl_pcg *g, const void *in)
+{
+    int32_t uses;
+    memcpy(&g->floor, in, 8);
+    memcpy(&uses, (const char *)in + 8, 4);
+    g->floor_uses = uses;
 }
 
 void fcl_pcg_warn(const fcl_pcg_result *r, const fcl_pcg_opts *o, const char *group, const char *what, long step,

@@ -62,9 +62,19 @@ typedef struct fcl_pcg {
     fcl_buf *xb;                        /* the best iterate a confirmation saw, for a stall */
     fcl_reduction pq, rr, rz[2];
     size_t cap;
-    double floor;                       /* the true residual this system's last stalled solve ended at
-                                           (0: none): float's reach, taken without a restart next time */
+    double floor;                       /* the true residual this system's last solve stalled at after
+                                           restarts (0: none): float's reach, taken without a restart next
+                                           time */
+    int floor_uses;                     /* solves stalled on it since it was measured (it is measured again
+                                           after FCL_PCG_FLOOR_USES) */
 } fcl_pcg;
+
+enum { FCL_PCG_FLOOR_USES = 8, FCL_PCG_STATE_BYTES = 16 };
+/* The floor and its uses, which decide restarts, for a solver's
+ * checkpoint (FCL_PCG_STATE_BYTES), so a resumed run takes the same
+ * iterations as one run on. */
+void fcl_pcg_state_save(const fcl_pcg *g, void *out);
+void fcl_pcg_state_load(fcl_pcg *g, const void *in);
 
 /* A solve to build on: converged, or stalled at float's reach. */
 static inline int fcl_pcg_done(const fcl_pcg_result *r)

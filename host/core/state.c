@@ -29,7 +29,7 @@
 #include "scene.h"
 #include "sim.h"
 
-enum { STATE_VERSION = 8, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
+enum { STATE_VERSION = 9, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
 static const char MAGIC[8] = { 'F', 'C', 'L', 'S', 'T', 'A', 'T', 'E' };
 
 /* A growable byte buffer with a read cursor. */

@@ -273,12 +273,11 @@ size_t mac_grid_slice(mac *d, fcl_backend *be, const float **pts)
     return rc ? 0 : n;
 }
 
-/* Layout: u32 cell count, u32 0, f64 max |u|, the field (float4 per
- * cell), the pressure (float per cell). */
-/* Header (cells, 0), the largest face speed, the pressure and viscosity
- * solves' stall floors (pcg.h: they decide restarts, so a resumed run
- * takes the same iterations), then velocities and pressures. */
-enum { MAC_STATE_HEAD = 32 };
+/* Layout: u32 cell count, u32 0, f64 largest face speed, the pressure
+ * and viscosity solves' stall floors (fcl_pcg_state_save: they decide
+ * restarts, so a resumed run takes the same iterations), the field
+ * (float4 per cell), the pressure (float per cell). */
+enum { MAC_STATE_HEAD = 16 + 2 * FCL_PCG_STATE_BYTES };
 
 size_t mac_state_bytes(const mac *d)
 {
@@ -294,8 +293,8 @@ size_t mac_state_save(mac *d, fcl_backend *be, void *blob, size_t cap)
         return FCL_SAVE_FAILED;
     memcpy(b, head, 8);
     memcpy(b + 8, &d->max_u, 8);
-    memcpy(b + 16, &d->cg.floor, 8);
-    memcpy(b + 24, &d->vcg.floor, 8);
+    fcl_pcg_state_save(&d->cg, b + 16);
+    fcl_pcg_state_save(&d->vcg, b + 16 + FCL_PCG_STATE_BYTES);
     if (be->ops->buf_read(be, d->vel[d->cur], 0, n * 16, b + MAC_STATE_HEAD) != 0 ||
         be->ops->buf_read(be, d->p, 0, n * 4, b + MAC_STATE_HEAD + n * 16) != 0)
         return FCL_SAVE_FAILED;
@@ -315,8 +314,8 @@ int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes, char
         return -1;
     }
     memcpy(&d->max_u, b + 8, 8);
-    memcpy(&d->cg.floor, b + 16, 8);
-    memcpy(&d->vcg.floor, b + 24, 8);
+    fcl_pcg_state_load(&d->cg, b + 16);
+    fcl_pcg_state_load(&d->vcg, b + 16 + FCL_PCG_STATE_BYTES);
     if (be->ops->buf_write(be, d->vel[d->cur], 0, n * 16, b + MAC_STATE_HEAD) != 0 ||
         be->ops->buf_write(be, d->p, 0, n * 4, b + MAC_STATE_HEAD + n * 16) != 0) {
         snprintf(why, whylen, "writing its grid to %s failed", be->name);

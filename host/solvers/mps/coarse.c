@@ -66,9 +66,9 @@ int mps_coarse_init(mps_coarse *k, fcl_sim *s, int walls, char *err, size_t errl
     k->e = be->ops->buf_new(be, cells, "MPS coarse correction");
     k->pcell = be->ops->buf_new(be, s->cap * 4 + 4, "MPS coarse cell per particle");
     if (!k->flags || !k->diag || !k->b || !k->e || !k->pcell || mac_mg_alloc(&k->mg, be) != 0) {
-        snprintf(err, errlen, "mps.preconditioner = grid: the device refused the coarse grid's buffers (%u cells, "
-                 "%.1f MiB): expected a larger mps.coarse_cells, or mps.preconditioner = jacobi", m->ncell,
-                 need / 1048576.0);
+        snprintf(err, errlen, "mps.preconditioner = %s (two-level): the device refused the coarse grid's buffers (%u "
+                 "cells, %.1f MiB): expected a larger mps.coarse_cells, or mps.preconditioner = jacobi",
+                 s->prm->mps_preconditioner, m->ncell, need / 1048576.0);
         mps_coarse_free(k, s);   /* those it did give */
         return -1;
     }

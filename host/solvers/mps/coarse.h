@@ -1,4 +1,5 @@
-/* coarse.h - MPS's two-level preconditioner (mps.preconditioner = grid):
+/* coarse.h - MPS's two-level preconditioner (mps.preconditioner = grid,
+ * or auto on a CPU device):
  * M^-1 = D^-1 + s P G^-1 P^T, P the aggregation of the unknowns by the
  * neighbor grid's cells, G the 7-point Laplacian on those cells (one
  * multigrid V-cycle of the MAC solver, host/solvers/mac/mac_mg.c) and s

@@ -49,7 +49,7 @@ typedef struct mps {
     mps_walls walls;                     /* wall unknowns (mps.wall_pressure) */
     fcl_buf *xall;                       /* with wall unknowns: fluid then wall
                                             pressures, the solve's vector */
-    mps_coarse coarse;                   /* mps.preconditioner = grid */
+    mps_coarse coarse;                   /* two-level: grid, or auto on a CPU device */
     fcl_mps_consts d;
     double n0, n0_l, lambda;             /* lattice constants: n0 at re_n, and
                                             n0 and lambda at re_l (the radii
@@ -514,9 +514,11 @@ int mps_resolve(fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *er
     /* A solve of its own: without the run's stall floor, which it leaves
      * as it was (one resolve's stall once cut the next one short). */
     double floor = d->cg.floor;
+    int uses = d->cg.floor_uses;
     d->cg.floor = 0.0;
     int rc = fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, o, res, err, errlen);
     d->cg.floor = floor;
+    d->cg.floor_uses = uses;
     return rc;
 }
 
@@ -589,20 +591,20 @@ static void mps_destroy(fcl_sim *s)
 static size_t mps_save(fcl_sim *s, void *blob, size_t cap)
 {
     const mps *d = s->solver_data;
-    if (cap < sizeof d->cg.floor)
+    if (cap < FCL_PCG_STATE_BYTES)
         return FCL_SAVE_FAILED;
-    memcpy(blob, &d->cg.floor, sizeof d->cg.floor);
-    return sizeof d->cg.floor;
+    fcl_pcg_state_save(&d->cg, blob);
+    return FCL_PCG_STATE_BYTES;
 }
 
 static int mps_load(fcl_sim *s, const void *blob, size_t bytes, char *why, size_t whylen)
 {
     mps *d = s->solver_data;
-    if (bytes != sizeof d->cg.floor) {
-        snprintf(why, whylen, "it holds %zu bytes of solver state, mps writes %zu", bytes, sizeof d->cg.floor);
+    if (bytes != FCL_PCG_STATE_BYTES) {
+        snprintf(why, whylen, "it holds %zu bytes of solver state, mps writes %d", bytes, FCL_PCG_STATE_BYTES);
         return -1;
     }
-    memcpy(&d->cg.floor, blob, sizeof d->cg.floor);
+    fcl_pcg_state_load(&d->cg, blob);
     return 0;
 }
 

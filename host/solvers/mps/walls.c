@@ -18,8 +18,8 @@ static int mps_walls_check(const fcl_params *p, char *err, size_t errlen)
     if (strcmp(p->mps_wall_pressure, "solve") != 0)
         return 0;
     if (strcmp(p->mps_preconditioner, "poly") == 0) {
-        snprintf(err, errlen, "mps.wall_pressure = solve takes mps.preconditioner = grid or jacobi (the polynomial's "
-                 "sweeps cover the fluid rows only)");
+        snprintf(err, errlen, "mps.wall_pressure = solve takes mps.preconditioner = auto, grid or jacobi (the "
+                 "polynomial's sweeps cover the fluid rows only)");
         return FCL_EXIT_INPUT;
     }
     if (strcmp(p->boundary_walls, "mirror") == 0) {
