@@ -41,6 +41,14 @@ static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initia
     return rc;
 }
 
+/* What sc_make made, freed. */
+static inline void sc_free(fcl_sim *s, fcl_scene *sc, fcl_initial *in)
+{
+    sim_destroy(s);
+    setup_free(in);
+    scene_free(sc);
+}
+
 /* Particles inside any obstacle (boundary_carve's inside test with no
  * gap) and outside the domain box. */
 static inline void sc_count_escapes(fcl_sim *s, const fcl_initial *in, const fcl_params *p, size_t *inside,

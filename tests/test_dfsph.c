@@ -132,9 +132,7 @@ static void test_hydrostatic(void)
     CHECK(fabs(ratio - 1.0) < 0.05, "interior pressure at half depth is %.3f of rho g (H - y), limit 5 %%", ratio);
     free(p);
     free(prs);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 static void test_dam_break_obstacles(void)
@@ -164,9 +162,7 @@ static void test_dam_break_obstacles(void)
     CHECK(outside == 0, "%zu particles outside the domain", outside);
     /* The iteration-aware step keeps the solver off its cap from rest. */
     CHECK(steps_maxed == 0, "%ld steps stopped at dfsph.max_iter", steps_maxed);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* dfsph.max_iter = min_iter (a range the parameters allow): every solve
@@ -198,9 +194,7 @@ static void test_iteration_cap(void)
                s.stats.dt);
         CHECK(ok && s.time > 0.05, "max_iter = min_iter = %d: %s, 100 steps reached t = %.4g s (expected past 0.05 s; "
               "held at dfsph.dt_min they reached 2.2 ms at 2, 6.8 ms at 20)", least[k], ok ? "ran" : "failed", s.time);
-        sim_destroy(&s);
-        setup_free(&in);
-        scene_free(&sc);
+        sc_free(&s, &sc, &in);
     }
 }
 
@@ -232,9 +226,7 @@ static void test_cube_impact(void)
     CHECK(max_err < 20.0, "max density error %.2f %% during the impact, limit 20 %%", max_err);
     CHECK(s.stats.avg_density_err < 0.1, "average density error %.4f %% after the impact, limit 0.1 %%",
           s.stats.avg_density_err);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* Kinetic energy per unit mass, sum |v|^2 / 2 over the particles. */

@@ -81,9 +81,7 @@ static void run_scene(fcl_backend *be, const char *text, double t, run_out *o)
         o->unique &= id[i] < s.n && !seen[id[i]]++;
     free(id);
     free(seen);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 static void rect_count(fcl_backend *be, const char *solver)
@@ -158,9 +156,7 @@ static float4 *restart_run(fcl_backend *be, const char *text, int steps, int at,
     *n = ok ? s.n : 0;
     free(p);
     free(id);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
     return out;
 }
 
@@ -236,9 +232,7 @@ static void outflow(fcl_backend *be, const char *solver)
            "step, and the ids that vanished each step were exactly the removed count\n", solver, s.emitted, s.removed,
            s.n);
     free(alive); free(now); free(id); free(pos);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* An inflow facing a wall 3 cm away (mps, no gravity, 0.4 s): the fluid
@@ -308,9 +302,7 @@ static void falling_jet(fcl_backend *be, const char *solver)
            solver, ok ? "ran" : "failed", s.step, vmax, s.emitted);
     CHECK(ok && vmax < 20.0, "%s falling jet: %s at step %ld, largest speed %.4g m/s (limit 20)", solver,
           ok ? "ran" : "failed", s.step, vmax);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* A 1 m/s jet straight down from 3 cm under the lid into a shallow pool,
@@ -357,9 +349,7 @@ static void mac_jet(fcl_backend *be, const char *transfer)
           ok ? "ran" : "failed", near, -vy, vmax);
     free(p);
     free(v);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* Two equal emitters (wcsph, no gravity, 0.2 s at 2 cm): the later one's
@@ -403,9 +393,7 @@ static void overlapping_emitters(fcl_backend *be)
     printf("two equal emitters: %ld added, %ld refused as overlapping, closest pair %.3g m\n", s.emitted, s.refused,
            closest);
     free(pos);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* Pressure and one solver field read back with the ids, indexed by id. */
@@ -501,9 +489,7 @@ static void carried_fields(fcl_backend *be)
     printf("dfsph: pressure and divergence error kept by id through an outflow (%zu to %ld particles, %ld nonzero "
            "pressures) and 8 added (read 0)\n", n0, kept_out, nz);
     free(p0); free(f0); free(p1); free(f1);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 int main(void)

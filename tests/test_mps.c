@@ -150,9 +150,7 @@ static void operators(fcl_backend *be)
     CHECK(eg <= 1e-4, "%s: gradient of a linear field off by %.2e relative (limit 1e-4)", be->kind, eg);
     free(pos);
     free(rho);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* Stepped with the grid preconditioner, so that all three can solve its
@@ -314,9 +312,7 @@ static void cg(fcl_backend *be)
     free(A0);
     free(rhs);
     free(b);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* The CG iterations over 5 steps of a settling block with
@@ -339,9 +335,7 @@ static double iterations_with(fcl_backend *be, const char *pc)
         rc = sim_step(&s);
         sum += s.stats.solver[it];
     }
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
     return rc ? -1.0 : sum;
 }
 
@@ -393,9 +387,7 @@ static void live_preconditioner(fcl_backend *be)
     CHECK(it >= 0 && rc == 0 && iters[0] < iters[1],
           "step after the switch to grid: %g CG iterations, not fewer than Jacobi's %g", iters[0], iters[1]);
     for (int q = 0; q < made; q++) {
-        sim_destroy(&s[q]);
-        setup_free(&in[q]);
-        scene_free(&sc[q]);
+        sc_free(&s[q], &sc[q], &in[q]);
     }
 }
 
@@ -498,9 +490,7 @@ static void column(fcl_backend *be, const column_case *cc)
            sim_stat(&s, "cg_iterations"));
     free(pos);
     free(prs);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 int main(void)

@@ -72,9 +72,7 @@ static int dam_run(fcl_backend *be, long steps, double until, float4 **pos, size
     printf("%s: dam break %s after %ld steps (%.3f s)\n", be->kind, ok ? "ran" : "FAILED", s.step, s.time);
     free(id);
     free(p);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
     return ok ? 0 : -1;
 }
 
@@ -128,9 +126,7 @@ static double cube_corner(fcl_backend *be, const char *model, double *start)
     }
     *start = r[0];
     free(pos);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
     return r[1];
 }
 
@@ -187,9 +183,7 @@ static int stacked(fcl_backend *be, double light, double t, double *above, doubl
            "%.4f m%s\n", light, s.time, nl, 100 * *above, *mean_y, ok ? "" : " (FAILED)");
     free(pos);
     free(ph);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
     return ok ? 0 : -1;
 }
 
@@ -254,9 +248,7 @@ static int water_air_run(fcl_backend *be, int air, double t, double *front, doub
     printf("water %s: front %.3f m at 0.2 s; after %.2f s mean heights water %.4f m, air %.4f m%s\n",
            air ? "in air (ratio 770, smoothed densities)" : "alone", *front, s.time, *wy, *ay, ok ? "" : " (FAILED)");
     free(pos);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
     return ok ? 0 : -1;
 }
 
@@ -359,9 +351,7 @@ static void bubble(fcl_backend *be)
     free(pos);
     free(rho);
     free(prs);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* A 20 x 10 x 20 cm block dropped 15 cm onto the floor (impact at
@@ -392,9 +382,7 @@ static void dropped_block(fcl_backend *be)
           s.time, top);
     printf("block dropped 15 cm onto the floor: %s for %.2f s, largest speed %.2f m/s\n", ok ? "ran" : "FAILED",
            s.time, top);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* Full of fluid, mirror walls: every n* is n0, no free surface. */
@@ -414,9 +402,7 @@ static void singular(fcl_backend *be)
     int rc = sim_step(&s);
     CHECK(rc == FCL_EXIT_DEVICE && strstr(s.error, "singular"), "closed full box: step gave %d, '%s'", rc, s.error);
     printf("closed full box refused: %s\n", s.error);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* Two compartments side by side in three layers of wall particles, split
@@ -449,9 +435,7 @@ static int split_step(fcl_backend *be, int full, const char *mps, double *v1, in
     *found = rc == 0 ? mps_sealed(&s, msg, len) : -2;
     if (rc != 0)
         snprintf(msg, len, "%s", s.error);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
     return rc;
 }
 
@@ -512,9 +496,7 @@ static void closed_gas(fcl_backend *be)
            k, rc, fewest, vmax);
     CHECK(rc == 0 && surf >= 0 && k == 20 && vmax < 0.5,
           "closed tank under gas: step %d gave %d ('%s'), largest speed %.3g m/s", k, rc, s.error, vmax);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 /* A frame's free-surface flags belong to its particles: without a warm
@@ -551,9 +533,7 @@ static void surface_field(fcl_backend *be)
           be->kind, wrong, flagged, rc);
     free(prs);
     free(flag);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
 }
 
 int main(void)

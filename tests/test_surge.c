@@ -116,9 +116,7 @@ static int surge(fcl_backend *be, const char *solver, double worst[2])
     free(Z);
     free(H);
     free(pos);
-    sim_destroy(&s);
-    setup_free(&in);
-    scene_free(&sc);
+    sc_free(&s, &sc, &in);
     return ok ? 0 : -1;
 }
 
