@@ -513,12 +513,11 @@ int mps_resolve(fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *er
         return -1;
     /* A solve of its own: without the run's stall floor, which it leaves
      * as it was (one resolve's stall once cut the next one short). */
-    double floor = d->cg.floor;
-    int uses = d->cg.floor_uses;
+    unsigned char keep[FCL_PCG_STATE_BYTES];
+    fcl_pcg_state_save(&d->cg, keep);
     d->cg.floor = 0.0;
     int rc = fcl_pcg_solve(&d->cg, s->be, &A, x, d->rhs, o, res, err, errlen);
-    d->cg.floor = floor;
-    d->cg.floor_uses = uses;
+    fcl_pcg_state_load(&d->cg, keep);
     return rc;
 }
 
