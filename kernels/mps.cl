@@ -667,7 +667,7 @@ FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, fl
  * The stabilization: each fluid pair closer than l0 gives i the velocity
  * -ds_k (l0 - r) / (2 dt) r_ij / r, its half of the separation speed
  * that restores l0 in one step; a boundary particle, fixed, gives all of
- * it and within 1.05 l0, so that it also pulls back (mps_correct_gc).
+ * it, and pulls back within 1.1 l0 (mps_correct_gc).
  * s[0..2]: the gradient's sum, s[3..8]: the moment matrix (xx xy xz yy yz
  * zz), s[9..11]: the stabilization's velocity. */
 FCL_INLINE void mps_gc_pair(float4 r, float r2, float f, float wr, float ds, float reach2, const fcl_mps_consts *d,
@@ -677,7 +677,9 @@ FCL_INLINE void mps_gc_pair(float4 r, float r2, float f, float wr, float ds, flo
     s[3] += wr * r.x * r.x; s[4] += wr * r.x * r.y; s[5] += wr * r.x * r.z;
     s[6] += wr * r.y * r.y; s[7] += wr * r.y * r.z; s[8] += wr * r.z * r.z;
     if (r2 < reach2) {
-        float rr = FCL_SQRT(r2 > d->rmin2 ? r2 : d->rmin2), h = ds * (d->l0 - rr) / rr;
+        float rr = FCL_SQRT(r2 > d->rmin2 ? r2 : d->rmin2), e = rr - d->l0;
+        e = e > 0.0f && 0.1f * d->l0 - e < e ? 0.1f * d->l0 - e : e;   /* the wall's pull: a tent, 0 at 1.1 l0 */
+        float h = -ds * e / rr;
         s[9] += h * r.x; s[10] += h * r.y; s[11] += h * r.z;
     }
 }
@@ -779,14 +781,17 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
         (void)mb;
         if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
             continue;
-        /* Two-sided at a wall: a fixed neighbor within 1.05 l0 holds i at l0.
+        /* Two-sided at a wall: a fixed neighbor within 1.1 l0 holds i at l0.
          * A fluid-wall pair rests at l0 while fluid pairs rest a little
          * under it, so a push-only term let the compressed fluid press the
          * wall row into the wall with nothing restoring it: a column in
          * solved wall particles at 0.01 Pa s moved from 1.2 s (0.36 m/s at
-         * 2 s; now 0.0026). The pull, s (r - l0) / dt at most, is 0.01 m/s
-         * at 1 cm and 1 ms: no grip on a splash. */
-        mps_gc_pair(r, r2, (q - own) * k, wr, 2.0f * ds, 1.1025f * d->ds_r2, d, s);
+         * 2 s; now 0.0026). The pull grows as s (r - l0) / dt up to
+         * 1.05 l0 and falls back to 0 at 1.1 l0 (at most 0.01 m/s at 1 cm
+         * and 1 ms: no grip on a splash): continuous, because a pull cut
+         * off at 1.05 l0 jumped by 0.01 m/s as a pair crossed it, and so
+         * turned the backends' rounding into 1e-5 m in a step. */
+        mps_gc_pair(r, r2, (q - own) * k, wr, 2.0f * ds, 1.21f * d->ds_r2, d, s);
     }
     float4 g = mps_gc_solve(s, d), u = vel[i];
     float4 du = fcl_f4(-d->dt * g.x + s[9], -d->dt * g.y + s[10], -d->dt * g.z + s[11], 0.0f);
