@@ -52,6 +52,19 @@ FCL_INLINE float mps_ghost(float4 xg, float4 xs, float rho_s, const fcl_sph_cons
     return rho_s * (c->gravity.x * (xg.x - xs.x) + c->gravity.y * (xg.y - xs.y) + c->gravity.z * (xg.z - xs.z));
 }
 
+/* mps_ghost's share along each axis (.w: 0): what K&O's gradient
+ * (mps.gradient = ko) adds along that axis only. The hydrostatic share
+ * holds the fluid off a floor; taken along the whole image vector, a
+ * floor image diagonal across a side wall pushed a particle with no
+ * neighbor on its other side away from that wall (an isolated particle
+ * in a corner slid off at 0.033 m/s). A symmetric stencil's lateral
+ * shares cancel, so the bulk loses nothing. */
+FCL_INLINE float4 mps_ghost3(float4 xg, float4 xs, float rho_s, const fcl_sph_consts *c)
+{
+    return fcl_f4(rho_s * (c->gravity.x * (xg.x - xs.x)), rho_s * (c->gravity.y * (xg.y - xs.y)),
+                  rho_s * (c->gravity.z * (xg.z - xs.z)), 0.0f);
+}
+
 /* |a - b|^2 as every pass computes it (pbf_r2 of pbf_rij), so the two
  * ends of a fluid-wall pair get the same bits. */
 FCL_INLINE float mps_d2(float4 a, float4 b)
@@ -583,23 +596,35 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
 }
 
 #ifdef FCL_AVX512
+/* The neighbors' pressures for the live lanes `in` (negatives as 0 with
+ * the clamp). */
+FCL_INLINE __m512 mps_p16(const nl_lanes16 *L, __mmask16 in, GLOBAL const float *prs, const fcl_mps_consts *d)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    __m512 p = _mm512_mask_i32gather_ps(zero, in, L->j, prs, 4);
+    return d->clamp ? _mm512_max_ps(p, zero) : p;
+}
+
 /* mps_grad_entry's rho_j and q_j for the live lanes `in`: the neighbors'
- * pressures (negatives as 0 with the clamp), an image's with its ghost's
- * share. */
+ * pressures, an image's with its ghost's share. */
 FCL_INLINE __m512 mps_q16(const nl_lanes16 *L, __mmask16 in, GLOBAL const float *prs, GLOBAL const float *rhob,
                           const fcl_sph_consts *c, const fcl_mps_consts *d, __m512 *rho_j)
 {
-    const __m512 zero = _mm512_setzero_ps();
     *rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L->j, rhob, 4);
-    __m512 p = _mm512_mask_i32gather_ps(zero, in, L->j, prs, 4);
-    if (d->clamp)
-        p = _mm512_max_ps(p, zero);
+    __m512 p = mps_p16(L, in, prs, d);
     return _mm512_mask_add_ps(p, _mm512_test_epi32_mask(L->m, L->m), p, mps_ghost16(L, *rho_j, c));
+}
+
+/* mps_ghost3's share along one axis, lane-wise. */
+FCL_INLINE __m512 mps_ghost16_axis(__m512 image, __m512 src, float g, __m512 rho_j)
+{
+    return _mm512_mul_ps(rho_j, _mm512_mul_ps(_mm512_set1_ps(g), _mm512_sub_ps(image, src)));
 }
 
 /* phat and the gradient's sums in one walk (the native backend on an
  * AVX-512 host, lists of kstride 1): with k_ij a pair's factor and phat
- * not known until the end, sum (q_j - phat) k_ij r_ij is
+ * not known until the end, sum (q_j - phat) k_ij r_ij (q_j with an
+ * image's hydrostatic share along each axis, mps_ghost3) is
  * sum (q_j - p_i) k_ij r_ij + (p_i - phat) sum k_ij r_ij. The fluid
  * entries go 16 at a time, each pair as mps_correct_item forms it, the
  * lanes added at the end (another order of the sums: within the
@@ -614,15 +639,18 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
         nl_lanes16 L;
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
         nl_v16 r = L.r;
-        __m512 rho_j, p = mps_q16(&L, in, prs, rhob, c, d, &rho_j);
+        __m512 rho_j, p = mps_q16(&L, in, prs, rhob, c, d, &rho_j), pj = mps_p16(&L, in, prs, d);
         __m512 rm = _mm512_max_ps(L.r2, _mm512_set1_ps(d->rmin2));
         __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm), _mm512_set1_ps(2.0f)),
                                   _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
-        __m512 dq = _mm512_mul_ps(_mm512_sub_ps(p, vown), kk);
+        __mmask16 img = _mm512_test_epi32_mask(L.m, L.m);   /* each axis its own share (mps_ghost3) */
+        __m512 qx = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.x, L.src.x, c->gravity.x, rho_j));
+        __m512 qy = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.y, L.src.y, c->gravity.y, rho_j));
+        __m512 qz = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.z, L.src.z, c->gravity.z, rho_j));
         lo = _mm512_mask_min_ps(lo, in, lo, p);
-        ax = _mm512_mask_add_ps(ax, in, ax, _mm512_mul_ps(dq, r.x));
-        ay = _mm512_mask_add_ps(ay, in, ay, _mm512_mul_ps(dq, r.y));
-        az = _mm512_mask_add_ps(az, in, az, _mm512_mul_ps(dq, r.z));
+        ax = _mm512_mask_add_ps(ax, in, ax, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qx, vown), kk), r.x));
+        ay = _mm512_mask_add_ps(ay, in, ay, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qy, vown), kk), r.y));
+        az = _mm512_mask_add_ps(az, in, az, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qz, vown), kk), r.z));
         bx = _mm512_mask_add_ps(bx, in, bx, _mm512_mul_ps(kk, r.x));
         by = _mm512_mask_add_ps(by, in, by, _mm512_mul_ps(kk, r.y));
         bz = _mm512_mask_add_ps(bz, in, bz, _mm512_mul_ps(kk, r.z));
@@ -840,9 +868,13 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
         if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q))
             continue;
         /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
-         * weights (else a light particle under a heavy one is thrown). */
-        float f = (q - lo) * mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + rho_j);
-        gx += f * r.x; gy += f * r.y; gz += f * r.z;
+         * weights (else a light particle under a heavy one is thrown).
+         * An image's hydrostatic share along its own axis (mps_ghost3). */
+        float f = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + rho_j);
+        float pj = mps_pressure(prs[j], d);
+        float4 gs = m ? mps_ghost3(mirror(pos[j], m, plane), j == i ? pi : pos[j], rho_j, c)
+                      : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+        gx += (pj + gs.x - lo) * f * r.x; gy += (pj + gs.y - lo) * f * r.y; gz += (pj + gs.z - lo) * f * r.z;
     }
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;

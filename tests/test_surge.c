@@ -8,7 +8,7 @@
  * 2 ms so that the front is sampled as finely), native backend. The
  * front Z = max x / a against T = t sqrt(2 g / a) is compared with the
  * experiment's table (a = 2 1/4 in, n^2 = 2) at every tabulated T in
- * [0.8, 3.33]. At a spacing of a/10 the fronts measured 4.3 % (mps),
+ * [0.8, 3.33]. At a spacing of a/10 the fronts measured 5.0 % (mps),
  * 8.1 % (dfsph), 5.7 % (wcsph; 9.5 % in the portable build, whose force
  * sums run in another order), 16.4-17.0 % (pbf, behind) and 5.8 % (mac)
  * off at worst (README: at a/20 they lead by up to 15-25 %, as numerical
@@ -16,7 +16,7 @@
  * height at the wall, eta = (highest particle within 2 cm of it + half a
  * spacing) / (2a) against tau = t sqrt(g / a), at every tabulated tau in
  * [0.56, 1.84]: measured +3.5 % (wcsph; -3.0 % in the portable build),
- * +5.2 % (dfsph), +1.4-2.5 % (pbf), +5.1 % (mps), -5.1 % (mac).
+ * +5.2 % (dfsph), +1.4-2.5 % (pbf), +4.1 % (mps), -5.1 % (mac).
  * Each solver's limits are its worst plus about 3 points (LIMIT): one
  * 20 % and 10 % for all let gravity 10 % too strong pass every solver
  * (fronts +10.9 % wcsph, +16.1 % dfsph, -12.6 % pbf, +4.2 % mps, +10.5 %
