@@ -2,7 +2,8 @@
 # test_cli_more.sh - the fluidcl command line end to end, continued from
 # test_cli.sh (sections 24 on): surface's refusals, versions and help,
 # --time, overlapping blocks, reviews of emitters, checkpoints, outputs and
-# the command line, bench's warm-up. Same helpers (cli_common.sh).
+# the command line, bench's warm-up, wcsph's note on a soft fluid. Same
+# helpers (cli_common.sh).
 #
 # usage: bash tests/test_cli_more.sh path/to/fluidcl      (any working directory)
 set -u
@@ -685,5 +686,19 @@ set -- $W
     [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "no particles after 100000 warm-up steps" &&
     ok "30 bench of an empty emitter scene warms up $1 steps, noted and in the JSON; never filled: exit 2" ||
     bad "30 bench warm-up" "exit $R1 $RC, json: $W: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
+
+
+# 31. wcsph says once when the fluid is compressed past 20 % on average
+# (an equation of state too soft for the flow): the dam break at
+# material.stiffness = 0.5 reaches it at step 374 (it then ran at 440 %
+# for minutes with nothing said); at the default 1000, 400 steps, no note.
+fl run embedded:dam_break.json --backend cpu --steps 400 --quiet --param material.stiffness=0.5
+R1=$RC E1=$ERR
+fl run embedded:dam_break.json --backend cpu --steps 400 --quiet
+[ "$R1" -eq 0 ] && [ "$(printf '%s' "$E1" | grep -c "is soft for this flow")" -eq 1 ] &&
+    printf '%s' "$E1" | grep -q "compressed by 2[0-9.]* % on average.*material.stiffness = 0.5 is soft for this flow" &&
+    [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "is soft for this flow" &&
+    ok "31 wcsph notes a soft equation of state once (stiffness 0.5), not at the default" ||
+    bad "31 wcsph soft note" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
 
 checks_done
