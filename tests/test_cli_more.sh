@@ -672,7 +672,8 @@ printf '%s\n' '{ "sim": { "solver": "wcsph", "gravity": [0, 0, 0] }, "domain": {
   "emitters": [ { "shape": "rect", "center": [0.05, 0.1, 0.1], "direction": [1, 0, 0], "size": [0.06, 0.06], "speed": 1 } ] }' >"$F"
 fl bench "$F" --backend cpu --steps 3 --quiet --json "$T/be.json" --param sim.steps=7 --param material.viscosity=2
 W=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); b=d['backends'][0]
-print(b['warmup_steps'], b['start_time_s'] > 0, b['particles_start'] > 0 and 'boundary' not in b['ms_per_step'],
+print(b['warmup_steps'], b['start_time_s'] > 0, b['particles_start'] > 0 and 'boundary' not in b['ms_per_step'] and
+      b['launches_per_step'] >= 1 and b['host_reads_per_step'] >= 1,
       b['speedup_vs_cpu'], d['from'], ' '.join(d['params']))" \
     "$T/be.json" 2>&1)
 R1=$RC E1=$ERR

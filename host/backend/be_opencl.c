@@ -98,6 +98,7 @@ static int ocl_buf_read(fcl_backend *be, fcl_buf *buf, size_t off, size_t bytes,
     cl_backend *b = (cl_backend *)be;
     if (!bytes)
         return 0;
+    be->timers.reads++;
     return clrt_ok(clEnqueueReadBuffer(b->q, buf->mem, CL_TRUE, off, bytes, dst, 0, NULL, NULL),
                    "clEnqueueReadBuffer") ? 0 : -1;
 }
@@ -225,6 +226,7 @@ static int ocl_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_ar
                                         be->profile ? &ev : NULL),
                  call))
         return -1;
+    be->timers.launches++;
     if (be->profile) {
         b->pending[b->npending] = ev;
         b->pending_label[b->npending++] = timer;

@@ -28,6 +28,7 @@ void timers_add(fcl_timers *t, const char *label, double ms)
 /* Keeps the labels (and their order) so tables stay stable across resets. */
 void timers_reset(fcl_timers *t)
 {
+    t->launches = t->reads = 0;
     for (int i = 0; i < t->count; i++) {
         t->ms[i] = 0.0;
         t->used[i] = 0;

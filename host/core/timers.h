@@ -1,7 +1,9 @@
 /* timers.h - per-pass timers keyed by label ("grid-count", "density", ...).
  * Both backends use the same labels so that bench tables line up.
  * Invariant: labels are kept in first-use order; ms is the sum over all
- * recorded launches since the last reset.
+ * recorded launches since the last reset; launches and reads count the
+ * kernels run (work items > 0) and the blocking host read-backs since
+ * then, each a fixed cost on a GPU that no pass time shows.
  */
 #ifndef FCL_TIMERS_H
 #define FCL_TIMERS_H
@@ -13,6 +15,7 @@ typedef struct fcl_timers {
     const char *label[FCL_TIMERS_MAX];
     double ms[FCL_TIMERS_MAX];
     unsigned char used[FCL_TIMERS_MAX];   /* recorded since the last reset */
+    long launches, reads;
 } fcl_timers;
 
 void timers_add(fcl_timers *t, const char *label, double ms);
