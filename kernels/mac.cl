@@ -780,7 +780,13 @@ FCL_INLINE void mac_extrap_layer_item(uint c, GLOBAL const float4 *vin, GLOBAL f
                                       GLOBAL uint *mout, const fcl_mac_info *m)
 {
     uint b = min[c];
-    if ((b & 63u) == 63u || c < m->sz || c + m->sz >= m->ncell) {
+    /* Settled (every component known or fixed), at the grid's first or
+     * last plane, or with no known face of its own or beside it (the air
+     * away from the liquid): as it was. The last test reads the six
+     * neighbors once where each component's walk read them again, and
+     * is most of the grid. */
+    if (((b | b >> 3) & 7u) == 7u || c < m->sz || c + m->sz >= m->ncell ||
+        !((b | min[c - 1u] | min[c + 1u] | min[c - m->sy] | min[c + m->sy] | min[c - m->sz] | min[c + m->sz]) & 7u)) {
         vout[c] = vin[c];
         mout[c] = b;
         return;
