@@ -24,7 +24,8 @@
  * Ghosts: a wall image of j stands for pressure p_j + rho g . (x_g - x_j)
  * and a boundary particle (or i's own image) for p_i + rho g . (x_g - x_i):
  * a Neumann wall, dp/dn = rho g . n, that carries the hydrostatic
- * gradient. Terms in p_j stay in the matrix (the same weight both ways,
+ * gradient (K&O's gradient takes an image's share per axis, mps_ghost3).
+ * Terms in p_j stay in the matrix (the same weight both ways,
  * reflections preserve distances, so A stays symmetric); the rest move
  * to b. So boundary particles (every layer) complete n* and push through
  * the gradient, but add no unknowns.
@@ -57,8 +58,8 @@ FCL_INLINE float mps_ghost(float4 xg, float4 xs, float rho_s, const fcl_sph_cons
  * holds the fluid off a floor; taken along the whole image vector, a
  * floor image diagonal across a side wall pushed a particle with no
  * neighbor on its other side away from that wall (an isolated particle
- * in a corner slid off at 0.033 m/s). A symmetric stencil's lateral
- * shares cancel, so the bulk loses nothing. */
+ * in a corner slid off at 0.046 m/s, 0.033 along x and z). A symmetric
+ * stencil's lateral shares cancel, so the bulk loses nothing. */
 FCL_INLINE float4 mps_ghost3(float4 xg, float4 xs, float rho_s, const fcl_sph_consts *c)
 {
     return fcl_f4(rho_s * (c->gravity.x * (xg.x - xs.x)), rho_s * (c->gravity.y * (xg.y - xs.y)),
@@ -551,7 +552,12 @@ FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, G
  * r2, wr = w / r^2, q the pressure it stands for (a wall unknown's, or i's
  * ghost p_i + rho_i g . (x_b - x_i)) and k the pair's factor wr over the
  * pair's density (2 / (rho_i + rho0) with a wall unknown, 1 / rho_i for a
- * ghost); 0 for an entry beyond re_n or a dummy wall layer. */
+ * ghost); 0 for an entry beyond re_n or a dummy wall layer. A ghost's
+ * negative pressure (a wall particle above i) counts as 0 under
+ * mps.clamp_negative, as the fluid's do (mps_pmin too): it put phat below
+ * 0, so every neighbor pushed i away (a lone particle slid 1.5 cm off
+ * the side walls in 0.5 s), and moved gc's column in ghost walls (0.62
+ * m/s at 1 s; now 0.0074). */
 FCL_INLINE int mps_grad_bentry(uint b, float4 pi, float own, float rho_i, GLOBAL const float4 *bpos,
                                GLOBAL const float *xw, uint off, const fcl_sph_consts *c, const fcl_mps_consts *d,
                                float4 *r, float *r2, float *wr, float *q, float *k)
@@ -562,7 +568,7 @@ FCL_INLINE int mps_grad_bentry(uint b, float4 pi, float own, float rho_i, GLOBAL
     if (*r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
         return 0;
     *wr = mps_w(*r2, d->re_n, d) / (*r2 > d->rmin2 ? *r2 : d->rmin2);
-    *q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
+    *q = d->walls ? mps_pressure(xw[off + b], d) : mps_pressure(own + mps_ghost(pb, pi, rho_i, c), d);
     *k = d->walls ? *wr * 2.0f / (rho_i + d->rho) : *wr / rho_i;
     return 1;
 }
@@ -589,7 +595,7 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
         float4 pb = bpos[b];
         if (pbf_r2(pbf_rij(pi, pb, mb, plane)) >= d->re_n2 || (d->walls && pb.w != 0.0f))
             continue;
-        float q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
+        float q = d->walls ? mps_pressure(xw[off + b], d) : mps_pressure(own + mps_ghost(pb, pi, rho_i, c), d);
         lo = q < lo ? q : lo;
     }
     return lo;
@@ -814,7 +820,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
          * under it, so a push-only term let the compressed fluid press the
          * wall row into the wall with nothing restoring it: a column in
          * solved wall particles at 0.01 Pa s moved from 1.2 s (0.36 m/s at
-         * 2 s; now 0.0026). The pull grows as s (r - l0) / dt up to
+         * 2 s; now 0.0025). The pull grows as s (r - l0) / dt up to
          * 1.05 l0 and falls back to 0 at 1.1 l0 (at most 0.01 m/s at 1 cm
          * and 1 ms: no grip on a splash): continuous, because a pull cut
          * off at 1.05 l0 jumped by 0.01 m/s as a pair crossed it, and so

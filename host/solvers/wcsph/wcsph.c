@@ -101,7 +101,8 @@ static int wcsph_prepare(fcl_sim *s)
 }
 
 /* Density errors past SOFT_PCT on average after a step: an equation of
- * state too soft for the flow, said once. The run goes on (a soft fluid
+ * state too soft for the flow, said once at the start of the next step
+ * (the core measures a step after it). The run goes on (a soft fluid
  * may be meant), but without the note a stiffness of 0.5 ran the dam
  * break at 440 % for 5 minutes, its lists grown to 540 entries, with
  * nothing said; at 10 it reaches 106 %, at 100 it stays under 4.7 %. */
