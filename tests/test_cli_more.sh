@@ -2,8 +2,8 @@
 # test_cli_more.sh - the fluidcl command line end to end, continued from
 # test_cli.sh (sections 24 on): surface's refusals, versions and help,
 # --time, overlapping blocks, reviews of emitters, checkpoints, outputs and
-# the command line, bench's warm-up, wcsph's note on a soft fluid. Same
-# helpers (cli_common.sh).
+# the command line, bench's warm-up, wcsph's note on a soft fluid, mac's speed
+# bound. Same helpers (cli_common.sh).
 #
 # usage: bash tests/test_cli_more.sh path/to/fluidcl      (any working directory)
 set -u
@@ -701,5 +701,16 @@ fl run embedded:dam_break.json --backend cpu --steps 400 --quiet
     [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "is soft for this flow" &&
     ok "31 wcsph notes a soft equation of state once (stiffness 0.5), not at the default" ||
     bad "31 wcsph soft note" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
+
+
+# 32. mac stops as a blow-up (exit 3) when a face moves at more than ten
+# times what a fall across the domain, the inflow and the initial flow
+# give, and names solves cut short at mac.cg_max_iter: at 1 the dam break
+# ran to 76.7 m/s with exit 0 (a review); now step 23, 57 m/s.
+fl run embedded:mac_dam_break.json --backend cpu --quiet --param mac.cg_max_iter=1
+[ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "numerical blow-up: a face of the grid moves at [0-9.]* m/s, more than ten times" &&
+    printf '%s' "$ERR" | grep -q "pressure solves stopped at mac.cg_max_iter = 1 .*raise mac.cg_max_iter" &&
+    ok "32 mac: solves cut at mac.cg_max_iter 1 stop as a blow-up naming them" ||
+    bad "32 mac speed bound" "exit $RC: $(errline)"
 
 checks_done

@@ -66,6 +66,7 @@ typedef struct mac {
     fcl_pcg cg;
     mac_mg mg;
     double max_u;          /* largest |u| on known faces, last substep */
+    double u_start;        /* the largest max_u a prepare saw (the scene's initial flow) */
     int ready;             /* the field holds a state (seeded or restored) */
     int fresh;             /* flags and level set are the markers' as they are (a step's end) */
     int warned;            /* non-convergence said once */
