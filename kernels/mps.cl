@@ -587,8 +587,10 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
         float4 pj = mirror(pos[j], m, plane);
         if (pbf_r2(pbf_rij(pi, pj, 0u, plane)) >= d->re_n2)
             continue;
-        float q = mps_pressure(prs[j], d) +
-                  (m ? mps_ghost(pj, j == i ? pi : pos[j], rhob[j], c) : 0.0f);
+        /* An image across the domain's top stands below its source: as
+         * the walls' ghosts, a negative one counts as 0. */
+        float q = mps_pressure(mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], rhob[j], c) : 0.0f),
+                               d);
         lo = q < lo ? q : lo;
     }
     MPS_BOUNDARY(i, b, mb, e) {
@@ -653,7 +655,7 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
         __m512 qx = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.x, L.src.x, c->gravity.x, rho_j));
         __m512 qy = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.y, L.src.y, c->gravity.y, rho_j));
         __m512 qz = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.z, L.src.z, c->gravity.z, rho_j));
-        lo = _mm512_mask_min_ps(lo, in, lo, p);
+        lo = _mm512_mask_min_ps(lo, in, lo, d->clamp ? _mm512_max_ps(p, zero) : p);   /* mps_pmin */
         ax = _mm512_mask_add_ps(ax, in, ax, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qx, vown), kk), r.x));
         ay = _mm512_mask_add_ps(ay, in, ay, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qy, vown), kk), r.y));
         az = _mm512_mask_add_ps(az, in, az, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qz, vown), kk), r.z));

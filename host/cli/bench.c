@@ -358,8 +358,9 @@ static void print_solver_rows(const bench_table *t)
 
 /* Kernel launches and blocking host reads per step: the fixed costs a
  * GPU adds outside the pass times (an H200 spent 16 of the MAC drop's
- * 209 ms per step at 256^3 there). The same count on both backends but
- * for the scans and reductions, whose OpenCL forms take more launches. */
+ * 209 ms per step at 256^3 there). Native and PoCL count the same but
+ * for the grid's scan; a GPU's scans, CG check interval and MPS
+ * preconditioner differ (README, Performance). */
 static void print_sync_rows(const bench_table *t)
 {
     const char *rows[2] = { "launches/step", "host reads/step" };
