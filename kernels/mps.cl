@@ -835,6 +835,61 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
     dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);
 }
 
+#ifdef FCL_AVX512
+/* K&O's gradient sum in one walk (mps_grad_fluid16, then the boundary):
+ * the native backend on an AVX-512 host, lists of kstride 1. */
+FCL_INLINE float4 mps_grad_ko16(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                                GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                                GLOBAL const float *prs, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
+                                const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    float s[6], rho_i = rhob[i], own = mps_pressure(prs[i], d);
+    float lo = mps_grad_fluid16(i, pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride, nl_len(fcount, i, fl),
+                                c, d, s);
+    lo = mps_grad_boundary(i, pi, own, rho_i, own < lo ? own : lo, bpos, bcount, bidx, bl, xw, off, c, d, s);
+    return fcl_f4(s[0] + (own - lo) * s[3], s[1] + (own - lo) * s[4], s[2] + (own - lo) * s[5], 0.0f);
+}
+#endif
+
+/* K&O's gradient sum, sum_j (q_j - phat) w r_ij / r^2 2 / (rho_i + rho_j)
+ * over the fluid entries (an image's hydrostatic share along its own
+ * axis, mps_ghost3) and the boundary's (mps_grad_bentry). */
+FCL_INLINE float4 mps_grad_ko(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+                              GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
+                              GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
+                              GLOBAL const float *prs, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
+                              const fcl_sph_consts *c, const fcl_mps_consts *d)
+{
+    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, rhob, xw, off, c, d);
+    float rho_i = rhob[i];
+    float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
+    MPS_FLUID(i, j, m, e) {
+        float4 r;
+        float r2, rho_j, q;
+        if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q))
+            continue;
+        /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
+         * weights (else a light particle under a heavy one is thrown). */
+        float f = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + rho_j);
+        float pj = mps_pressure(prs[j], d);
+        float4 gs = m ? mps_ghost3(mirror(pos[j], m, plane), j == i ? pi : pos[j], rho_j, c)
+                      : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+        gx += (pj + gs.x - lo) * f * r.x; gy += (pj + gs.y - lo) * f * r.y; gz += (pj + gs.z - lo) * f * r.z;
+    }
+    MPS_BOUNDARY(i, b, mb, e) {
+        float4 r;
+        float r2, wr, q, kb;
+        (void)mb;           /* boundary entries carry no image */
+        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &kb))
+            continue;
+        /* A wall unknown's pair density is the equation's (mps_grad_bentry). */
+        float f = (q - lo) * kb;
+        gx += f * r.x; gy += f * r.y; gz += f * r.z;
+    }
+    return fcl_f4(gx, gy, gz, 0.0f);
+}
+
 /* The pressure gradient (ko: with phat; gc: mps_correct_gc), the final
  * velocity into vev and the position change into dx (applied by
  * mps_apply once every particle has read the positions). */
@@ -853,48 +908,14 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
                        plane);
         return;
     }
-    float4 u = vel[i];
+    float4 g, u = vel[i];
 #ifdef FCL_AVX512
-    if (fl->kstride == 1u) {
-        float s[6], rho_i = rhob[i], own = mps_pressure(prs[i], d);
-        float lo = mps_grad_fluid16(i, pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride,
-                                    nl_len(fcount, i, fl), c, d, s);
-        lo = mps_grad_boundary(i, pi, own, rho_i, own < lo ? own : lo, bpos, bcount, bidx, bl, xw, off, c, d, s);
-        float4 du = fcl_f4(-k * (s[0] + (own - lo) * s[3]), -k * (s[1] + (own - lo) * s[4]),
-                           -k * (s[2] + (own - lo) * s[5]), 0.0f);
-        vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
-        dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);
-        return;
-    }
+    if (fl->kstride == 1u)
+        g = mps_grad_ko16(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, prs, rhob, xw, off, c, d);
+    else
 #endif
-    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, rhob, xw, off, c, d);
-    float rho_i = rhob[i];
-    float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
-    MPS_FLUID(i, j, m, e) {
-        float4 r;
-        float r2, rho_j, q;
-        if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q))
-            continue;
-        /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
-         * weights (else a light particle under a heavy one is thrown).
-         * An image's hydrostatic share along its own axis (mps_ghost3). */
-        float f = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + rho_j);
-        float pj = mps_pressure(prs[j], d);
-        float4 gs = m ? mps_ghost3(mirror(pos[j], m, plane), j == i ? pi : pos[j], rho_j, c)
-                      : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-        gx += (pj + gs.x - lo) * f * r.x; gy += (pj + gs.y - lo) * f * r.y; gz += (pj + gs.z - lo) * f * r.z;
-    }
-    MPS_BOUNDARY(i, b, mb, e) {
-        float4 r;
-        float r2, wr, q, kb;
-        (void)mb;           /* boundary entries carry no image */
-        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &kb))
-            continue;
-        /* A wall unknown's pair density is the equation's (mps_grad_bentry). */
-        float f = (q - lo) * kb;
-        gx += f * r.x; gy += f * r.y; gz += f * r.z;
-    }
-    float4 du = fcl_f4(-k * gx, -k * gy, -k * gz, 0.0f);
+        g = mps_grad_ko(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, prs, rhob, xw, off, c, d);
+    float4 du = fcl_f4(-k * g.x, -k * g.y, -k * g.z, 0.0f);
     vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
     dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);
 }
