@@ -673,7 +673,8 @@ printf '%s\n' '{ "sim": { "solver": "wcsph", "gravity": [0, 0, 0] }, "domain": {
 fl bench "$F" --backend cpu --steps 3 --quiet --json "$T/be.json" --param sim.steps=7 --param material.viscosity=2
 W=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); b=d['backends'][0]
 print(b['warmup_steps'], b['start_time_s'] > 0, b['particles_start'] > 0 and 'boundary' not in b['ms_per_step'] and
-      b['launches_per_step'] >= 1 and b['host_reads_per_step'] >= 1,
+      b['launches_per_step'] >= 1 and b['host_reads_per_step'] >= 1 and
+      abs(sum(b['launches_by_pass'].values()) - b['launches_per_step']) < 1e-9,
       b['speedup_vs_cpu'], d['from'], ' '.join(d['params']))" \
     "$T/be.json" 2>&1)
 R1=$RC E1=$ERR

@@ -73,7 +73,7 @@ static int cpu_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_ar
     double t0 = omp_get_wtime();
     if (items) {
         k->fn(args, items);
-        be->timers.launches++;
+        timers_launch(&be->timers, timer);
     }
     timers_add(&be->timers, timer, (omp_get_wtime() - t0) * 1e3);
     return 0;
@@ -109,7 +109,7 @@ static int cpu_scan(fcl_backend *be, fcl_buf *data, size_t n, const char *timer)
             s += v;
         }
     }
-    be->timers.launches++;   /* one parallel region */
+    timers_launch(&be->timers, timer);   /* one parallel region */
     timers_add(&be->timers, timer, (omp_get_wtime() - t0) * 1e3);
     return 0;
 }

@@ -226,7 +226,7 @@ static int ocl_launch(fcl_backend *be, fcl_kernel *k, size_t items, const fcl_ar
                                         be->profile ? &ev : NULL),
                  call))
         return -1;
-    be->timers.launches++;
+    timers_launch(&be->timers, timer);
     if (be->profile) {
         b->pending[b->npending] = ev;
         b->pending_label[b->npending++] = timer;

@@ -467,6 +467,11 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const fcl_cli *
         cJSON_AddNumberToObject(o, "sum_of_passes_ms", timers_total(&b->timers) / (double)b->steps);
         cJSON_AddNumberToObject(o, "wall_ms_per_step", b->wall_ms);
         cJSON_AddNumberToObject(o, "launches_per_step", (double)b->timers.launches / (double)b->steps);
+        cJSON *runs = cJSON_CreateObject();   /* which passes launch most: the GPU's fixed cost by pass */
+        for (int l = 0; l < b->timers.count; l++)
+            if (b->timers.runs[l])
+                cJSON_AddNumberToObject(runs, b->timers.label[l], (double)b->timers.runs[l] / (double)b->steps);
+        cJSON_AddItemToObject(o, "launches_by_pass", runs);
         cJSON_AddNumberToObject(o, "host_reads_per_step", (double)b->timers.reads / (double)b->steps);
         cJSON_AddNumberToObject(o, "core_wait_pct", b->core_wait_pct);
         cJSON_AddNumberToObject(o, "particle_steps_per_s", b->psteps * 1e3 / (b->wall_ms * (double)b->steps));

@@ -13,6 +13,7 @@ static int timers_slot(fcl_timers *t, const char *label)
         return -1;
     t->label[t->count] = label;
     t->ms[t->count] = 0.0;
+    t->runs[t->count] = 0;
     return t->count++;
 }
 
@@ -25,6 +26,14 @@ void timers_add(fcl_timers *t, const char *label, double ms)
     }
 }
 
+void timers_launch(fcl_timers *t, const char *label)
+{
+    int i = timers_slot(t, label);
+    if (i >= 0)
+        t->runs[i]++;
+    t->launches++;
+}
+
 /* Keeps the labels (and their order) so tables stay stable across resets. */
 void timers_reset(fcl_timers *t)
 {
@@ -32,6 +41,7 @@ void timers_reset(fcl_timers *t)
     for (int i = 0; i < t->count; i++) {
         t->ms[i] = 0.0;
         t->used[i] = 0;
+        t->runs[i] = 0;
     }
 }
 
