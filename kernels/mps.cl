@@ -571,8 +571,9 @@ FCL_INLINE int mps_grad_bentry(uint b, float4 pi, float own, float rho_i, GLOBAL
     if (*r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
         return 0;
     *wr = mps_w(*r2, d->re_n, d) / (*r2 > d->rmin2 ? *r2 : d->rmin2);
-    float g = own + mps_ghost(pb, pi, rho_i, c);
-    *q = d->walls ? mps_pressure(xw[off + b], d) : (d->grad ? mps_pressure(g, d) : g);
+    *q = d->walls  ? mps_pressure(xw[off + b], d)
+         : d->grad ? mps_pressure(own + mps_ghost(pb, pi, rho_i, c), d)
+                   : own + mps_ghost(pb, pi, rho_i, c);
     *k = d->walls ? *wr * 2.0f / (rho_i + d->rho) : *wr / rho_i;
     return 1;
 }
@@ -653,11 +654,13 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
         nl_lanes16 L;
         __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
         nl_v16 r = L.r;
-        __m512 rho_j, p = mps_q16(&L, in, prs, rhob, c, d, &rho_j), pj = mps_p16(&L, in, prs, d);
+        /* mps_q16, its p_j kept for each axis's own share (mps_ghost3) */
+        __mmask16 img = _mm512_test_epi32_mask(L.m, L.m);
+        __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L.j, rhob, 4), pj = mps_p16(&L, in, prs, d);
+        __m512 p = _mm512_mask_add_ps(pj, img, pj, mps_ghost16(&L, rho_j, c));
         __m512 rm = _mm512_max_ps(L.r2, _mm512_set1_ps(d->rmin2));
         __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm), _mm512_set1_ps(2.0f)),
                                   _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
-        __mmask16 img = _mm512_test_epi32_mask(L.m, L.m);   /* each axis its own share (mps_ghost3) */
         __m512 qx = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.x, L.src.x, c->gravity.x, rho_j));
         __m512 qy = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.y, L.src.y, c->gravity.y, rho_j));
         __m512 qz = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.z, L.src.z, c->gravity.z, rho_j));
