@@ -18,7 +18,9 @@
  *                 (v_i - v_j) . grad W_ij + sum_b V_b v_i . grad W_ib; then
  *                 the increment k_i = max(K_i + omega e alpha_i, 0) - K_i of
  *                 the step's total K_i = ksum_i (projected Jacobi), or, for
- *                 the warm start, k_i = last step's total (times the dt ratio)
+ *                 the warm start, k_i = last step's total times the dt
+ *                 ratio (divergence), or times dfsph.warm_share and the
+ *                 ratio squared (density; d->warm holds the factor)
  * pressure_vel:   v_i -= f (sum_j V (k_i + k_j) grad W_ij + sum_b V_b k_i grad W_ib),
  *                 f = 1/dt (density) or 1 (divergence); ksum_i += k_i
  * Totals never fall below zero: no particle is pulled back toward the

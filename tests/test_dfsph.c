@@ -321,9 +321,9 @@ static void test_viscosity_decay(void)
  * particles' motion in a pool that does not is incoherent (each moves
  * unlike its neighbors): jitter, not sloshing. With the density solver
  * warm-started from all of last step's pressure (dfsph.warm_share 1) the
- * mean speed over 2.5-3 s was 0.032 m/s in wall particles and 0.080 with
+ * mean speed over 2.5-3 s was 0.033 m/s in wall particles and 0.081 with
  * mirror walls, with 145 and 1,042 particles faster than 5 cm/s at 3 s;
- * at the default 0.8, 0.0088 and 0.0061 m/s, none that fast. Limits:
+ * at the default 0.85, 0.0105 and 0.0079 m/s, none that fast. Limits:
  * 0.015 m/s, and 1 % of the particles above 5 cm/s. */
 static void test_resting_pool(const char *walls)
 {
@@ -358,7 +358,7 @@ static void test_resting_pool(const char *walls)
            "%.4f m/s, %zu particles faster than 5 cm/s at the end\n", walls, n, k, m, s.time, mean, fast);
     CHECK(k >= 0, "the resting pool (%s walls) blew up", walls);
     CHECK(mean < 0.015, "resting pool (%s walls): mean speed %.4f m/s over 2.5-3 s, limit 0.015", walls, mean);
-    CHECK(fast <= n / 100, "resting pool (%s walls): %zu of %zu particles faster than 5 cm/s at 3 s, limit 1 %%",
+    CHECK(fast < n / 100, "resting pool (%s walls): %zu of %zu particles faster than 5 cm/s at 3 s, limit 1 %%",
           walls, fast, n);
     free(v);
     sc_free(&s, &sc, &in);

@@ -240,6 +240,23 @@ refused "a checkpoint from before a parameter, at another value" "$T/old.state" 
     --param wcsph.density_kernel=spiky
 craft "$T/new.state" add wcsph.bogus=1 && refused "a checkpoint with a parameter this build lacks" "$T/new.state" \
     "the checkpoint has wcsph.bogus=1, a parameter this build does not have"
+# ... but a parameter whose default is not what the builds before it did
+# resumes only at that older value (host/core/state.c, LEGACY): a dfsph
+# checkpoint from before dfsph.warm_share ran with all of the warm start,
+# 1, and resumed at 0.85 with other frames and no message (a review).
+if [ -e "$T/dfsph-cpu-A/checkpoint.state" ]; then
+    GOODCK=$T/dfsph-cpu-A/checkpoint.state craft "$T/old_dfsph.state" drop dfsph.warm_share
+    fl --backend cpu --solver dfsph --steps 30 --every 4 --out "$T/oldd_out" --resume "$T/old_dfsph.state"
+    printf '%s' "$ERR" | grep -q -- "this run has dfsph.warm_share=0.85: it resumes only as the build that wrote it ran, with --param dfsph.warm_share=1" &&
+        [ "$RC" -eq 2 ] && [ ! -e "$T/oldd_out" ] &&
+        ok "a dfsph checkpoint from before dfsph.warm_share is refused at the default 0.85, naming 1" ||
+        bad "dfsph checkpoint without dfsph.warm_share, at the default" "exit $RC: $ERR"
+    fl --backend cpu --solver dfsph --steps 30 --every 4 --out "$T/oldd_out" --resume "$T/old_dfsph.state" \
+        --param dfsph.warm_share=1
+    [ "$RC" -eq 0 ] && [ -e "$T/oldd_out/frame_000028.vtu" ] &&
+        ok "a dfsph checkpoint from before dfsph.warm_share resumes with --param dfsph.warm_share=1" ||
+        bad "dfsph checkpoint without dfsph.warm_share, at 1" "exit $RC: $ERR"
+fi
 # Scenes that differ only where the state's fingerprints look (each once
 # resumed silently, the run going on with other physics): a moved obstacle
 # of as many samples, other phases, another skeleton motion.

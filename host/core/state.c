@@ -407,18 +407,39 @@ static const char *unknown_line(const char *text, size_t len, size_t *l)
     return NULL;
 }
 
+/* Parameters whose default is not the behaviour the builds before them
+ * had: a checkpoint without one resumes only at the value given here.
+ * dfsph.warm_share: the density solver's warm start took all of last
+ * step's pressure (a resumed 0.85 changed the frames with no message, a
+ * review). */
+static const struct { const char *key, *value; } LEGACY[] = {
+    { "dfsph.warm_share", "1" },
+};
+
+/* What a run must have of d to resume a checkpoint written before d
+ * existed: its default, or its LEGACY value, as a saved line. */
+static void line_before(const fcl_param_def *d, char *out, size_t len)
+{
+    fcl_params old;
+    char key[160], err[256];
+    params_defaults(&old);
+    snprintf(key, sizeof key, "%s.%s", d->group, d->name);
+    for (size_t k = 0; k < sizeof LEGACY / sizeof LEGACY[0]; k++)
+        if (strcmp(LEGACY[k].key, key) == 0)
+            params_set_text(&old, d, LEGACY[k].value, err, sizeof err);
+    param_line(&old, d, out, len);
+}
+
 /* The saved parameters against s's, by key, but for those a resumed run
  * may change. A parameter the checkpoint lacks (written before it
- * existed) resumes at its default, which keeps the behaviour the older
- * build had: matched by position, one new parameter made every later
- * line differ, and an older checkpoint was refused naming two unrelated
- * keys (a review). */
+ * existed) resumes at the behaviour the older build had: its default, or
+ * its LEGACY value. Matched by position, one new parameter made every
+ * later line differ, and an older checkpoint was refused naming two
+ * unrelated keys (a review). */
 static int check_params(const fcl_params *p, const char *text, size_t len, const char *path, char *err,
                         size_t errlen)
 {
     char want[FCL_STR_MAX + 200], dflt[FCL_STR_MAX + 200], was[400], now[400];
-    fcl_params def;
-    params_defaults(&def);
     size_t l;
     const char *at = unknown_line(text, len, &l);
     if (at) {
@@ -432,12 +453,13 @@ static int check_params(const fcl_params *p, const char *text, size_t len, const
             continue;
         param_line(p, d, want, sizeof want);
         if (!(at = saved_line(d, text, len, &l))) {
-            param_line(&def, d, dflt, sizeof dflt);
+            line_before(d, dflt, sizeof dflt);
             if (strcmp(want, dflt) == 0)
                 continue;
             readable_line(d, want, strlen(want), now, sizeof now);
+            readable_line(d, dflt, strlen(dflt), was, sizeof was);
             snprintf(err, errlen, "%s: the checkpoint was written before %s.%s existed, and this run has %s: it "
-                     "resumes only at the default", path, d->group, d->name, now);
+                     "resumes only as the build that wrote it ran, with --param %s", path, d->group, d->name, now, was);
             return -1;
         }
         if (l != strlen(want) || memcmp(at, want, l) != 0) {

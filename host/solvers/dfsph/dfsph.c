@@ -28,8 +28,8 @@ enum { TABLE_N = 1001 };   /* samples per table: dq = 1/1000 */
  * solver from the share dfsph.warm_share (0.85). In full, the totals carry
  * each step's leftover errors into the next with no damping, like a
  * spring: a 1,500-particle pool at 2 cm kept a mean speed of 0.032 m/s
- * over 5 s (0.08 with mirror walls), and a 12.5 mm column had 684 of
- * 1,536 particles faster than 5 cm/s after 2 s. At 0.85 the pool is at
+ * over 5 s (0.08 with mirror walls), and test_dfsph's 12.5 mm column had
+ * 922 of 1,536 particles faster than 5 cm/s at 1.65 s. At 0.85 the pool is at
  * 0.0088 (0.0077) after 5 s and the column has none that fast. At rest
  * that costs about 1.4 times the steps per simulated second (the
  * iteration-aware step shrinks from 1.7 to 1.2 ms); DamBreakModel took
@@ -175,7 +175,8 @@ static int rebuild(fcl_sim *s)
 }
 
 /* One of the two pressure solvers on velocities v (mode DFSPH_DENSITY or
- * DFSPH_DIVERGENCE): the warm start (last step's total), then projected
+ * DFSPH_DIVERGENCE): the warm start (last step's total, the density
+ * solver's times dfsph.warm_share), then projected
  * Jacobi iterations until the average compression is below `limit`, at
  * least min_iter (density) or min_iter_v (divergence) of them. Each iteration
  * applies the k of the last error measured and measures again, so the
