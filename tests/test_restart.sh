@@ -244,7 +244,9 @@ craft "$T/new.state" add wcsph.bogus=1 && refused "a checkpoint with a parameter
 # resumes only at that older value (host/core/state.c, LEGACY): a dfsph
 # checkpoint from before dfsph.warm_share ran with all of the warm start,
 # 1, and resumed at 0.85 with other frames and no message (a review).
-if [ -e "$T/dfsph-cpu-A/checkpoint.state" ]; then
+if [ ! -e "$T/dfsph-cpu-A/checkpoint.state" ]; then
+    bad "dfsph checkpoint without dfsph.warm_share" "no dfsph checkpoint to craft it from ($T/dfsph-cpu-A)"
+else
     GOODCK=$T/dfsph-cpu-A/checkpoint.state craft "$T/old_dfsph.state" drop dfsph.warm_share
     fl --backend cpu --solver dfsph --steps 30 --every 4 --out "$T/oldd_out" --resume "$T/old_dfsph.state"
     printf '%s' "$ERR" | grep -q -- "this run has dfsph.warm_share=0.85: it resumes only as the build that wrote it ran, with --param dfsph.warm_share=1" &&
