@@ -3,7 +3,8 @@
  * for (its own, a wall image's with its ghost's hydrostatic share, a
  * boundary particle's ghost), Koshizuka & Oka's gradient with phat, the
  * least pressure around i (mps.gradient = ko; scalar and 16-lane), and the
- * corrected gradient with its close-pair stabilization (gc). Split from
+ * corrected gradient with its close-pair stabilization (gc; its fluid
+ * walk 16-lane too). Split from
  * mps.cl, whose helpers (mps_w, mps_ghost, mps_ghost3, mps_d2,
  * mps_wall_weight, mps_rho_of) it uses.
  * Invariant: reads the step's lists and the solved pressure; writes only

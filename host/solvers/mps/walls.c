@@ -46,9 +46,10 @@ int mps_check(const fcl_params *p, char *err, size_t errlen)
      * test_layers): a resting 30 cm column reached 0.57 m/s in 0.3 s,
      * its pressure at half depth 27 % low (a review); 0.11 m/s and -2 %
      * with 3 layers. A resting pool at 2 cm in 3 layers still moves at
-     * 0.11 m/s (mean, at 3 s) under mps.gradient = ko, whose column mode
-     * grows below about 1 Pa s, and rests under gc (below 1e-4 m/s), so
-     * the note names both. A note, not a refusal: the runs go on. */
+     * 0.11 m/s (mean, at 3 s; its largest 0.37-0.54 m/s throughout) under
+     * mps.gradient = ko, whose column mode viscosity damps only near
+     * 1 Pa s and, at 2 cm, not at the default 1 Pa s, and rests under gc
+     * (mean below 1e-4 m/s), so the note names both. A note, not a refusal: the runs go on. */
     if (rc == 0 && strcmp(p->boundary_walls, "particles") == 0 && p->boundary_layers < 3)
         fprintf(stderr, "fluidcl: note: mps with boundary.walls = particles and boundary.layers = %ld: the walls' "
                 "number density falls short and resting fluid drifts; MPS takes 3 layers "
