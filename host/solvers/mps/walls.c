@@ -53,8 +53,8 @@ int mps_check(const fcl_params *p, char *err, size_t errlen)
     if (rc == 0 && strcmp(p->boundary_walls, "particles") == 0 && p->boundary_layers < 3)
         fprintf(stderr, "fluidcl: note: mps with boundary.walls = particles and boundary.layers = %ld: the walls' "
                 "number density falls short and resting fluid drifts; MPS takes 3 layers "
-                "(--param boundary.layers=3), or boundary.walls = mirror; for water that must come to rest, also "
-                "mps.gradient = gc\n", (long)p->boundary_layers);
+                "(--param boundary.layers=3), or boundary.walls = mirror%s\n", (long)p->boundary_layers,
+                strcmp(p->mps_gradient, "ko") == 0 ? "; for water that must come to rest, also mps.gradient = gc" : "");
     return rc;
 }
 
