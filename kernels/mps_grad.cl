@@ -19,10 +19,12 @@ FCL_INLINE float mps_pressure(float p, const fcl_mps_consts *d)
 
 /* A fluid entry of i's list as the gradients read it: r = x_j - x_i (j's
  * image), r2, rho_j and q_j, the neighbor's pressure (an image's with its
- * ghost's hydrostatic share); 0 for an entry beyond re_n or i itself. */
+ * ghost's hydrostatic share); 0 for an entry beyond re_n or i itself.
+ * With q3 (K&O's gradient) the pressure is q3's instead, per axis, the
+ * image's share along each axis only (mps_ghost3), and q is not set. */
 FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, GLOBAL const float4 *pos,
                               GLOBAL const float *prs, GLOBAL const float *rhob, float rho_i, const fcl_sph_consts *c,
-                              const fcl_mps_consts *d, float4 *r, float *r2, float *rho_j, float *q)
+                              const fcl_mps_consts *d, float4 *r, float *r2, float *rho_j, float *q, float4 *q3)
 {
     float4 pj = mirror(pos[j], m, plane);
     *r = fcl_f4(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z, 0.0f);
@@ -30,7 +32,14 @@ FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, G
     if (*r2 >= d->re_n2 || (j == i && m == 0u))
         return 0;
     *rho_j = j == i ? rho_i : rhob[j];
-    *q = mps_pressure(prs[j], d) + (m ? mps_ghost(pj, j == i ? pi : pos[j], *rho_j, c) : 0.0f);
+    float p = mps_pressure(prs[j], d);
+    float4 src = j == i ? pi : pos[j];
+    if (q3) {
+        float4 g = m ? mps_ghost3(pj, src, *rho_j, c) : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+        *q3 = fcl_f4(p + g.x, p + g.y, p + g.z, 0.0f);
+    } else {
+        *q = p + (m ? mps_ghost(pj, src, *rho_j, c) : 0.0f);
+    }
     return 1;
 }
 
@@ -300,7 +309,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
         MPS_FLUID(i, j, m, e) {
             float4 r;
             float r2, rho_j, q;
-            if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q))
+            if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q, 0))
                 continue;
             float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
             mps_gc_pair(r, r2, (q - own) * wr * 2.0f / (rho_i + rho_j), wr, ds, d->ds_r2, d, s);
@@ -360,17 +369,14 @@ FCL_INLINE float4 mps_grad_ko(uint i, float4 pi, float4 plane, GLOBAL const floa
     float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), gx = 0.0f, gy = 0.0f, gz = 0.0f;
     MPS_FLUID(i, j, m, e) {
-        float4 r;
-        float r2, rho_j, q;
-        if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q))
+        float4 r, q;
+        float r2, rho_j;
+        if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, 0, &q))
             continue;
         /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
          * weights (else a light particle under a heavy one is thrown). */
         float f = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2) * 2.0f / (rho_i + rho_j);
-        float pj = mps_pressure(prs[j], d);
-        float4 gs = m ? mps_ghost3(mirror(pos[j], m, plane), j == i ? pi : pos[j], rho_j, c)
-                      : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-        gx += (pj + gs.x - lo) * f * r.x; gy += (pj + gs.y - lo) * f * r.y; gz += (pj + gs.z - lo) * f * r.z;
+        gx += (q.x - lo) * f * r.x; gy += (q.y - lo) * f * r.y; gz += (q.z - lo) * f * r.z;
     }
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
