@@ -715,6 +715,19 @@ if [ "$r1$r2$r3$RC" = 2222 ] && [ "$(printf '%s\n%s\n%s\n' "$e1" "$e2" "$e3" |
 else
     bad "21 outputs over meshes" "exit $r1 $r2 $r3 $RC: $e1 / $e2 / $e3 / $(errline)"
 fi
+# --json replaces only an earlier table: it replaced any file, a README
+# once, with exit 0 (a review).
+printf '# notes\nkeep me\n' >"$T/notes.md"
+sum_notes=$(cksum <"$T/notes.md")
+fl bench "$GOOD" --backend cpu --steps 2 --json "$T/notes.md"
+r1=$RC e1=$ERR
+fl bench "$GOOD" --backend cpu --steps 2 --json "$T/bench.json"
+if [ "$r1$RC" = 20 ] && printf '%s' "$e1" | grep -q -- "--json $T/notes.md: exists and is not a bench table" &&
+   [ "$(cksum <"$T/notes.md")" = "$sum_notes" ] && grep -q '"backends"' "$T/bench.json"; then
+    ok "21 --json over a file that is not a bench table: exit 2, the file intact; over an earlier table: replaced"
+else
+    bad "21 --json over another file" "exit $r1 $RC: $e1 / $(errline)"
+fi
 # bench under the default --backend all: a --device that names nothing is
 # refused before any step; a device that fails (its kernels do not build)
 # gives exit 3, the columns that ran, and no --json file.
