@@ -350,6 +350,21 @@ static void test_limits(void)
               strstr(err, "voxel size of 0.0001") && strstr(err, "voxels") && p.pos == NULL && p.label == NULL,
           "a grid over the limit is refused: %s", err);
     printf("refused: %s\n", err);
+    /* A particle budget: the exact count passes, one fewer is refused
+     * before the interior is made, naming the count. */
+    fcl_ctl_points q;
+    CHECK(ctl_sample_mesh(&m, 0.01, CTL_SAMPLE_AVERAGE, &q, err, sizeof err) == 0 && q.n > q.nsurface,
+          "the 0.1 m ball at 1 cm: %s", err);
+    CHECK(ctl_sample_mesh_max(&m, 0.01, CTL_SAMPLE_AVERAGE, q.n, &p, err, sizeof err) == 0 && p.n == q.n,
+          "a budget of exactly %zu particles passes: %s", q.n, err);
+    ctl_points_free(&p);
+    char want[64];
+    snprintf(want, sizeof want, "%zu control particles (%zu on the surface)", q.n, q.nsurface);
+    CHECK(ctl_sample_mesh_max(&m, 0.01, CTL_SAMPLE_AVERAGE, q.n - 1, &p, err, sizeof err) != 0 && strstr(err, want) &&
+              strstr(err, "control.spacing") && p.pos == NULL && p.label == NULL,
+          "one particle over the budget is refused: %s", err);
+    printf("refused: %s\n", err);
+    ctl_points_free(&q);
     CHECK(ctl_sample_mesh(&m, 0.0, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0 && strstr(err, "voxel size"),
           "voxel 0 refused: %s", err);
     CHECK(ctl_sample_mesh(&m, NAN, CTL_SAMPLE_AVERAGE, &p, err, sizeof err) != 0, "voxel NaN refused: %s", err);
@@ -420,7 +435,7 @@ static void damaged(const fcl_mesh *m, const char *dir, const char *path, const 
     spit(path, b, truncate ? at : len);
     fcl_ctl_points p;
     int from = -1;
-    CHECK(ctl_sample_cached(m, 0.0125, dir, &p, &from, err, sizeof err) == 0 && from == 0 && same_points(&p, ref),
+    CHECK(ctl_sample_cached(m, 0.0125, dir, 0, &p, &from, err, sizeof err) == 0 && from == 0 && same_points(&p, ref),
           "cache %s: from_cache %d (expected 0), same points %d", how, from, same_points(&p, ref));
     size_t l2 = 0;
     char *again = slurp(path, &l2);
@@ -440,9 +455,9 @@ static void test_cache(void)
     int from = -1;
     ctl_mesh_sphere(c, 0.1f, 3, &m);
     ctl_sample_mesh(&m, 0.0125, CTL_SAMPLE_AVERAGE, &ref, err, sizeof err);
-    CHECK(ctl_sample_cached(&m, 0.0125, dir, &a, &from, err, sizeof err) == 0 && from == 0, "first: computed");
+    CHECK(ctl_sample_cached(&m, 0.0125, dir, 0, &a, &from, err, sizeof err) == 0 && from == 0, "first: computed");
     CHECK(cache_file(dir, path, sizeof path) == 1, "one cache file written");
-    CHECK(ctl_sample_cached(&m, 0.0125, dir, &b, &from, err, sizeof err) == 0 && from == 1, "second: from the cache");
+    CHECK(ctl_sample_cached(&m, 0.0125, dir, 0, &b, &from, err, sizeof err) == 0 && from == 1, "second: from the cache");
     CHECK(same_points(&a, &b) && same_points(&a, &ref), "cached points identical");
     size_t len = 0;
     char *orig = slurp(path, &len);
@@ -458,9 +473,9 @@ static void test_cache(void)
     damaged(&m, dir, path, orig, len, &ref, "with a flipped key", 9, 0);
     /* Another voxel size or mesh is another file. */
     fcl_ctl_points d;
-    CHECK(ctl_sample_cached(&m, 0.02, dir, &d, &from, err, sizeof err) == 0 && from == 0, "other voxel: computed");
+    CHECK(ctl_sample_cached(&m, 0.02, dir, 0, &d, &from, err, sizeof err) == 0 && from == 0, "other voxel: computed");
     ctl_points_free(&d);
-    CHECK(ctl_sample_cached(&m, 0.0125, "off", &d, &from, err, sizeof err) == 0 && from == 0 && same_points(&d, &ref),
+    CHECK(ctl_sample_cached(&m, 0.0125, "off", 0, &d, &from, err, sizeof err) == 0 && from == 0 && same_points(&d, &ref),
           "cache off: computed");
     ctl_points_free(&d);
     free(orig);

@@ -106,6 +106,16 @@ static int device_init(pbf_control *k, fcl_sim *s, char *err, size_t errlen)
     return rc ? -1 : 0;
 }
 
+size_t control_bytes_per_point(const fcl_sim *s)
+{
+    double H = s->prm->control_radius * s->h;
+    size_t sampler = sizeof(float4) + sizeof(uint32_t), targets = sizeof(float4) + sizeof(int);
+    size_t host = 5 * sizeof(float4) + sizeof(int);   /* rest, cur, vel, at_t, at_next; owner */
+    size_t grid = 3 * sizeof(uint) + 2 * (2 * 16 + 4); /* cell, rank, order; pos, vel, id and spares */
+    size_t cf = (size_t)nlist_capacity(H, s->spacing, 0) * 4 + 4;
+    return sampler + targets + host + grid + 16 + 4 + cf;
+}
+
 double control_interval(const fcl_sim *s)
 {
     return s->prm->control_spacing * s->prm->control_radius * s->h;

@@ -38,6 +38,12 @@ typedef struct pbf_control {
     fcl_control_consts k;
 } pbf_control;
 
+/* Bytes a control particle costs from sampling to the device (the
+ * sampler's, the targets' arrays, control_create's host copies, its
+ * grid, by-id positions, lambda and control-to-fluid list): targets
+ * are sized against memory with it before their interior is made. */
+size_t control_bytes_per_point(const fcl_sim *s);
+
 /* Control from explicit points (rest positions, w = the density strength
  * alpha; owner[i] their target or -1 for a static point; targets may be
  * NULL when every owner is -1). Takes copies. 0, or -1 with err. */

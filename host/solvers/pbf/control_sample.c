@@ -562,7 +562,23 @@ static int interior_particles(fcl_ctl_points *p)
     return 0;
 }
 
+/* Particles the labels call for: the surface's, and the voxels the fill
+ * left UNKNOWN (interior_particles' count). */
+static size_t points_needed(const fcl_ctl_points *p)
+{
+    size_t nvox = (size_t)p->dims[0] * p->dims[1] * p->dims[2], n = p->nsurface;
+    for (size_t i = 0; i < nvox; i++)
+        n += p->label[i] == UNKNOWN;
+    return n;
+}
+
 int ctl_sample_mesh(const fcl_mesh *m, double voxel, int variant, fcl_ctl_points *out, char *err, size_t errlen)
+{
+    return ctl_sample_mesh_max(m, voxel, variant, 0, out, err, errlen);
+}
+
+int ctl_sample_mesh_max(const fcl_mesh *m, double voxel, int variant, size_t max_points, fcl_ctl_points *out,
+                        char *err, size_t errlen)
 {
     fcl_mesh r = { 0 };
     vox_vert *sorted = NULL;
@@ -588,10 +604,21 @@ int ctl_sample_mesh(const fcl_mesh *m, double voxel, int variant, fcl_ctl_points
         return -1;
     }
     int ok = surface_particles(&r, out, variant, &sorted) == 0;
+    size_t need = 0;
     if (ok) {
         mark_crossed(&r, out);
-        ok = fill_outside(out) == 0 && interior_particles(out) == 0;
+        ok = fill_outside(out) == 0;
     }
+    if (ok && max_points && (need = points_needed(out)) > max_points) {
+        free(sorted);
+        obj_free(&r);
+        snprintf(err, errlen, "control sampling: %zu control particles (%zu on the surface) at a voxel size of %g m, "
+                 "more than the %zu the device's memory takes: expected a smaller target or a larger "
+                 "control.spacing (the voxel, in control radii H)", need, out->nsurface, voxel, max_points);
+        ctl_points_free(out);
+        return -1;
+    }
+    ok = ok && interior_particles(out) == 0;
     free(sorted);
     obj_free(&r);
     if (!ok) {

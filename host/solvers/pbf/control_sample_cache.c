@@ -166,8 +166,8 @@ static void cache_write(const char *dir, const char *path, uint64_t key, const f
         cache_warn(msg);
 }
 
-int ctl_sample_cached(const fcl_mesh *m, double voxel, const char *cache_dir, fcl_ctl_points *out,
-                      int *from_cache, char *err, size_t errlen)
+int ctl_sample_cached(const fcl_mesh *m, double voxel, const char *cache_dir, size_t max_points,
+                      fcl_ctl_points *out, int *from_cache, char *err, size_t errlen)
 {
     char path[4200];
     uint64_t key = cache_key(m, voxel);
@@ -180,11 +180,18 @@ int ctl_sample_cached(const fcl_mesh *m, double voxel, const char *cache_dir, fc
         caching = n > 0 && (size_t)n < sizeof path;
     }
     if (caching && cache_read(path, key, voxel, out) == 0) {
+        if (max_points && out->n > max_points) {
+            snprintf(err, errlen, "control sampling: %zu control particles (cached in %s) at a voxel size of %g m, "
+                     "more than the %zu the device's memory takes: expected a smaller target or a larger "
+                     "control.spacing (the voxel, in control radii H)", (size_t)out->n, path, voxel, max_points);
+            ctl_points_free(out);
+            return -1;
+        }
         if (from_cache)
             *from_cache = 1;
         return 0;
     }
-    if (ctl_sample_mesh(m, voxel, CTL_SAMPLE_AVERAGE, out, err, errlen) != 0)
+    if (ctl_sample_mesh_max(m, voxel, CTL_SAMPLE_AVERAGE, max_points, out, err, errlen) != 0)
         return -1;
     if (caching)
         cache_write(cache_dir, path, key, out);

@@ -79,7 +79,8 @@ static int bind(const fcl_target *t, const fcl_ctl_points *cp, double alpha, flo
 
 /* Append target g's particles to the growing arrays. */
 static int add_target(const fcl_target *t, int g, double voxel, double skin_alpha, const char *cache, size_t limit,
-                      float4 **pts, int **owner, float **weights, size_t *n, char *err, size_t errlen)
+                      size_t max_points, float4 **pts, int **owner, float **weights, size_t *n, char *err,
+                      size_t errlen)
 {
     char where[32], why[768];
     snprintf(where, sizeof where, "targets[%d]", g);
@@ -87,7 +88,7 @@ static int add_target(const fcl_target *t, int g, double voxel, double skin_alph
     fcl_ctl_points cp = { 0 };
     if (shape_mesh(&t->shape, voxel, limit, &m, where, err, errlen) != 0)
         return -1;
-    int rc = ctl_sample_cached(&m, voxel, cache, &cp, NULL, why, sizeof why);
+    int rc = ctl_sample_cached(&m, voxel, cache, max_points > *n ? max_points - *n : 1, &cp, NULL, why, sizeof why);
     obj_free(&m);
     if (rc != 0) {
         snprintf(err, errlen, "%s: %s", where, why);
@@ -132,9 +133,12 @@ int pbf_targets_sample(const fcl_sim *s, const fcl_target *t, int nt, float4 **p
         snprintf(err, errlen, "targets: out of memory");
         return -1;
     }
+    /* Half the device's memory for all targets' control particles: the
+     * fluid's check (sim.c) takes the rest into account only later. */
+    size_t max_points = (size_t)(0.5 * (double)s->be->mem_bytes / (double)control_bytes_per_point(s)) + 1;
     for (int g = 0; g < nt; g++)
-        if (add_target(&t[g], g, voxel, s->prm->control_skin_alpha, cache, infile_limit(s->prm), pts, owner,
-                       &(*weights)[g], n, err, errlen) != 0)
+        if (add_target(&t[g], g, voxel, s->prm->control_skin_alpha, cache, infile_limit(s->prm), max_points, pts,
+                       owner, &(*weights)[g], n, err, errlen) != 0)
             return -1;
     return 0;
 }
