@@ -755,6 +755,37 @@ fi
 fl run "$GOOD" --backend cpu --steps 2 --param output.every=1 --param output.dir=/proc/fluidcl_no
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--param output.dir: cannot create directory" &&
     ok "21 an unusable output.dir names --param output.dir" || bad "21 output.dir origin" "exit $RC: $(errline)"
+# A check after the command line is merged names --param where the value
+# came from there (they blamed the scene file; a review); a scene's own
+# value keeps the scene's name.
+fl run "$GOOD" --backend cpu --steps 2 --solver pbf --param particles.support=3.8
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --steps 2 --param particles.spacing=0.0005
+r2=$RC e2=$ERR
+printf '{ "sim": { "solver": "pbf" }, "particles": { "spacing": 0.05, "support": 3.8 },\n  "domain": { "min": [0,0,0], "max": [0.4,0.4,0.4] },\n  "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.2,0.2,0.2] } ] }\n' >"$T/sup.json"
+fl run "$T/sup.json" --backend cpu --steps 2
+if [ "$r1$r2$RC" = 222 ] && printf '%s' "$e1" | grep -q -- "^fluidcl: --param particles.support = 3.8: pbf runs up to" &&
+   printf '%s' "$e2" | grep -q -- "^fluidcl: --param particles.spacing: " &&
+   printf '%s' "$ERR" | grep -q -- "^fluidcl: $T/sup.json: particles.support = 3.8"; then
+    ok "21 a refused value from --param names --param, one from the scene the scene"
+else
+    bad "21 origin of refused values" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
+fi
+# --every 0 writes no frames with a note (the README's; it was refused);
+# a run of no length is refused (--time 0 ran nothing, printed zeros as
+# figures, exit 0).
+fl run "$GOOD" --backend cpu --steps 2 --every 0 --out "$T/e0"
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --time 0
+r2=$RC e2=$ERR
+fl run "$GOOD" --backend cpu --param sim.duration=0
+if [ "$r1$r2$RC" = 022 ] && printf '%s' "$e1" | grep -q "note: --every is 0: no frames go to" && [ ! -e "$T/e0" ] &&
+   printf '%s' "$e2" | grep -q -- "--time: expected a number of seconds in (0, 1e+06], got '0'" &&
+   printf '%s' "$ERR" | grep -q -- "--param sim.duration = 0 and sim.steps = 0: nothing to run"; then
+    ok "21 --every 0 writes no frame with a note; --time 0 and sim.duration 0 are refused"
+else
+    bad "21 --every 0 / --time 0" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
+fi
 
 # 22. Each command's --help lists exactly its options (from the same
 # declarations the parser reads), exit 0.

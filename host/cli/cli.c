@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +30,9 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
-typedef enum { OPT_FLAG, OPT_TEXT, OPT_COUNT, OPT_SECONDS, OPT_PARAM, OPT_HELP } opt_kind;
+/* OPT_COUNT0: a count that may be 0 (--every 0: no frames, as the README
+ * says; it was refused). */
+typedef enum { OPT_FLAG, OPT_TEXT, OPT_COUNT, OPT_COUNT0, OPT_SECONDS, OPT_PARAM, OPT_HELP } opt_kind;
 
 /* One option: its names, its value's placeholder, where it goes in
  * fcl_cli, the commands that read it, and its help (lines after the
@@ -57,7 +60,7 @@ static const cli_opt options[] = {
     { "--steps", NULL, "N", OPT_COUNT, AT(steps), RB, "how many steps\nbench: (timed; default 20)" },
     { "--time", NULL, "T", OPT_SECONDS, AT(time), FCL_CMD_RUN, "how long to simulate, in seconds (not with --steps)" },
     { "--out", NULL, "DIR", OPT_TEXT, AT(out), FCL_CMD_RUN, "write frames to DIR" },
-    { "--every", NULL, "K", OPT_COUNT, AT(every), FCL_CMD_RUN, "a frame every K steps (default 100)" },
+    { "--every", NULL, "K", OPT_COUNT0, AT(every), FCL_CMD_RUN, "a frame every K steps (default 100)" },
     { "--stats", NULL, "FILE.csv", OPT_TEXT, AT(stats), FCL_CMD_RUN, "per-step statistics" },
     { "--param", NULL, "group.name=value", OPT_PARAM, 0, ALL, "set any parameter (repeatable; see 'help params')" },
     { "--kernel-dir", NULL, "DIR", OPT_TEXT, AT(kernel_dir), ALL,
@@ -144,12 +147,12 @@ void cli_print_options(FILE *f, unsigned cmds, int tag)
 
 /* A whole number in [1, 2e9] (--steps, --every, --checkpoint-every: the
  * parameters they set are integers), decimal digits only. */
-static int count(const char *opt, const char *v, long *out)
+static int count(const char *opt, const char *v, long lo, long *out)
 {
     char *end;
     long x = strtol(v, &end, 10);
-    if (*v < '0' || *v > '9' || *end || x < 1 || x > 2000000000L) {
-        cli_error("%s: expected a whole number in [1, 2000000000], got '%s'", opt, v);
+    if (*v < '0' || *v > '9' || *end || x < lo || x > 2000000000L) {
+        cli_error("%s: expected a whole number in [%ld, 2000000000], got '%s'", opt, lo, v);
         return -1;
     }
     *out = x;
@@ -160,8 +163,10 @@ static int seconds(const char *opt, const char *v, double *out)
 {
     char *end;
     double d = strtod(v, &end);
-    if (*end || !isfinite(d) || d < 0.0 || d > 1e6) {
-        cli_error("%s: expected a number of seconds in [0, 1e+06], got '%s'", opt, v);
+    /* 0 ran no step and printed zeros as figures, exit 0, where
+     * --steps 0 is refused (a review). */
+    if (*end || !isfinite(d) || d <= 0.0 || d > 1e6) {
+        cli_error("%s: expected a number of seconds in (0, 1e+06], got '%s'", opt, v);
         return -1;
     }
     *out = d;
@@ -206,8 +211,8 @@ static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i)
             return -1;
         }
         o->overrides[o->noverrides++] = v;
-    } else if (op->kind == OPT_COUNT) {
-        return count(a, v, (long *)at);
+    } else if (op->kind == OPT_COUNT || op->kind == OPT_COUNT0) {
+        return count(a, v, op->kind == OPT_COUNT0 ? 0 : 1, (long *)at);
     } else {
         return seconds(a, v, (double *)at);
     }
@@ -378,6 +383,33 @@ static void note_other_solver_params(const fcl_cli *o, const char *solver)
     }
 }
 
+/* A check's error after the command line was merged into the scene's
+ * parameters names the scene file; where the key it starts with came
+ * from --param or an option, it names that instead (a review:
+ * --param particles.support=3.8 was blamed on the scene). */
+void cli_check_error(const fcl_cli *o, const fcl_scene *s, const char *err)
+{
+    static const struct { const char *key, *flag; size_t off; } flags[] = {
+        { "sim.solver", "--solver", offsetof(fcl_cli, solver) }, { "output.dir", "--out", offsetof(fcl_cli, out) } };
+    const char *msg = err;
+    size_t fl = strlen(s->file), k = 0;
+    if (strncmp(msg, s->file, fl) == 0 && strncmp(msg + fl, ": ", 2) == 0)
+        msg += fl + 2;
+    char key[64];
+    while (k < sizeof key - 1 && (isalnum((unsigned char)msg[k]) || msg[k] == '_' || msg[k] == '.'))
+        key[k] = msg[k], k++;
+    key[k] = '\0';
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (strcmp(key, flags[i].key) == 0 && *(const char *const *)((const char *)o + flags[i].off)) {
+            cli_error("%s: %s", flags[i].flag, msg);
+            return;
+        }
+    if (strchr(key, '.') && overridden(o, key))
+        cli_error("--param %s", msg);
+    else
+        cli_error("%s", err);
+}
+
 int cli_scene(const fcl_cli *o, fcl_scene *s)
 {
     char err[1024] = "";
@@ -385,8 +417,13 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         cli_error("%s", err);
         return FCL_EXIT_INPUT;
     }
-    if (apply_flags(o, &s->params, err, sizeof err) != 0 || scene_check(s, &s->params, err, sizeof err) != 0) {
+    if (apply_flags(o, &s->params, err, sizeof err) != 0) {
         cli_error("%s", err);
+        scene_free(s);
+        return FCL_EXIT_INPUT;
+    }
+    if (scene_check(s, &s->params, err, sizeof err) != 0) {
+        cli_check_error(o, s, err);
         scene_free(s);
         return FCL_EXIT_INPUT;
     }
@@ -404,7 +441,9 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     /* What the solver refuses whatever the device, before one is opened. */
     if (solver_check_phases(sv, s->phases, s->nphases, err, sizeof err) != 0 ||
         solver_check_support(sv, &s->params, err, sizeof err) != 0 || (sv->check && sv->check(&s->params, err, sizeof err) != 0)) {
-        cli_error("%s: %s", s->file, err);
+        char named[sizeof err + FCL_STR_MAX];
+        snprintf(named, sizeof named, "%s: %s", s->file, err);
+        cli_check_error(o, s, named);
         scene_free(s);
         return FCL_EXIT_INPUT;
     }

@@ -763,15 +763,17 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     if (rc == 0 && !o->resume && (rc = setup_check_fluid(sc, &in, err, sizeof err)) != 0)
         setup_free(&in);
     if (rc != 0) {
-        cli_error("%s", err);
+        cli_check_error(o, sc, err);
         return rc;
     }
     if (!o->resume)
         note_late_inflow(sc, in.n);
-    if ((rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0)
-        cli_error("%s: %s", sc->file, err);
-    if (rc == 0 && (rc = setup_sim_scene(&r->sim, sc, err, sizeof err)) != 0)
-        cli_error("%s: %s", sc->file, err);
+    char named[sizeof err + FCL_STR_MAX];
+    if ((rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0 ||
+        (rc = setup_sim_scene(&r->sim, sc, err, sizeof err)) != 0) {
+        snprintf(named, sizeof named, "%s: %s", sc->file, err);
+        cli_check_error(o, sc, named);
+    }
     if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0)
         r->first_step = r->sim.step;
     if (rc == 0 && o->resume && past_end(&r->sim, p, o->resume))
@@ -838,6 +840,14 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     const fcl_params *p = &sc->params;
     if (o->mesh && mc_method_check(p, 0, err, sizeof err) != 0) {
         cli_error("%s: %s", sc->file, err);
+        return FCL_EXIT_INPUT;
+    }
+    /* A run of no length ran no step and printed zeros as figures, exit 0
+     * (a review; --time 0 is refused as an option). */
+    if (p->sim_steps <= 0 && !(p->sim_duration > 0.0)) {
+        char from[FCL_STR_MAX + 64];
+        cli_error("%s = 0 and sim.steps = 0: nothing to run: expected a positive --time or --steps",
+                  cli_origin(o, "sim.duration", NULL, from, sizeof from));
         return FCL_EXIT_INPUT;
     }
     /* The output paths before any work. */
