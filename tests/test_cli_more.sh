@@ -204,6 +204,22 @@ fl run "$GOOD" --backend cpu --solver dfsph --steps 5 --param particles.spacing=
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "dfsph.viscosity = 10 m^2/s bounds the step to 0.125 d^2 / nu = 5e-06 s" &&
     printf '%s' "$ERR" | grep -q "below dfsph.dt_min = 1e-05 s" &&
     ok "26 a dfsph.viscosity whose step bound is below dfsph.dt_min refused" || bad "26 dfsph viscosity bound" "exit $RC: $(errline)"
+# mps likewise: material.viscosity 1e5 at 2 cm bounds the step to 8e-7 s,
+# which it took without a word (62,500 steps for 0.05 s; a review); a
+# phase's viscosity is not refused before the run, but the bound is held
+# at mps.dt_min (it went below) and the blow-up names it.
+fl run "$GOOD" --backend cpu --solver mps --steps 5 --param particles.spacing=0.02 --param material.viscosity=1e5
+r1=$RC e1=$ERR
+printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0,0,0], "max": [0.2,0.2,0.2] },\n  "boundary": { "walls": "mirror" }, "particles": { "spacing": 0.02 },\n  "phases": [ { "name": "water", "density": 1000, "viscosity": 0.01 }, { "name": "tar", "density": 1000, "viscosity": 1e5 } ],\n  "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,0.1], "phase": "water" },\n             { "type": "box", "min": [0.1,0,0], "max": [0.2,0.1,0.1], "phase": "tar" } ] }\n' >"$T/tar.json"
+fl run "$T/tar.json" --backend cpu --steps 20 --quiet --stats "$T/tar.csv"
+least=$(awk -F, 'NR > 1 && (m == "" || $3 < m) { m = $3 } END { print m }' "$T/tar.csv")
+if [ "$r1" -eq 2 ] && printf '%s' "$e1" | grep -q "material.viscosity = 100000 Pa s bounds mps's step to 0.2 l0^2 rho0 / mu = 8e-07 s" &&
+   [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "the step's bound 8e-07 s was raised to mps.dt_min = 1e-05 s" &&
+   awk -v m="$least" 'BEGIN { exit !(m >= 0.99999e-5) }'; then
+    ok "26 mps: material.viscosity's bound under mps.dt_min refused; a phase's held at mps.dt_min and named (least dt $least s)"
+else
+    bad "26 mps viscosity bound" "exit $r1 $RC, least dt $least: $e1 / $(errline)"
+fi
 
 # 27. From a review of emitters, checkpoints and outputs.
 # With --steps, the emitters' default capacity covers the solver's own

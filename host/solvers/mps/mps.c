@@ -196,7 +196,18 @@ static int choose_dt(fcl_sim *s, mps *d)
     }
     dt = fmin(dt, sim_capillary_dt(s));   /* as dfsph's (dfsph.c); after the floor, which is the speed's */
     if (nu > 0.0)
-        dt = fmin(dt, 0.2 * l0 * l0 / nu);
+        dt = fmin(dt, MPS_VISC_STEP * l0 * l0 / nu);
+    /* These bounds under mps.dt_min are overruled, as dfsph's, and a
+     * blow-up then says so: mps_check refuses material.viscosity's before
+     * any work, but a phase's or a live edit's went below it without a
+     * word (a review). */
+    s->dt_floor_key[0] = '\0';
+    if (dt < p->mps_dt_min) {
+        snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "mps.dt_min");
+        s->dt_floor_cfl = dt;
+        s->dt_floor = p->mps_dt_min;
+        dt = p->mps_dt_min;
+    }
     d->d.dt = (float)dt;
     d->d.src_k = (float)(p->mps_relaxation * d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
     d->d.comp_k = (float)(d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));

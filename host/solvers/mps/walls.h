@@ -38,6 +38,9 @@ struct fcl_params;
  * layers; FCL_EXIT_INPUT naming the keys), and a note on stderr for
  * particle walls of fewer than 3 layers. */
 int mps_check(const struct fcl_params *p, char *err, size_t errlen);
+
+/* The viscous step bound's factor: dt <= MPS_VISC_STEP l0^2 / nu. */
+#define MPS_VISC_STEP 0.2
 /* After the grid and lists at x*: the walls' lists, n*_b and flags. */
 int mps_walls_density(mps_walls *w, struct fcl_sim *s, const struct fcl_mps_consts *d);
 /* The walls' rows (diag, rhs at offset s->n) and their starting values
