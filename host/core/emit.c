@@ -30,11 +30,36 @@
 
 _Static_assert(FCL_EMITTERS_MAX <= sizeof ((fcl_sim *)0)->emit_acc / sizeof(double), "emit_acc too small");
 
+/* The fastest emitter a solver's Courant step floor takes (sim_courant_speed
+ * at the floor), or INFINITY; *how says so, with the values. */
+static double floor_speed(const fcl_sim *s, char *how, size_t len)
+{
+    double cfl, dt_min, dt_max;
+    if (!s->solver->step_floor)
+        return INFINITY;
+    s->solver->step_floor(s->prm, &cfl, &dt_min, &dt_max);
+    const float *gv = s->prm->sim_gravity;
+    double g = sqrt((double)gv[0] * gv[0] + (double)gv[1] * gv[1] + (double)gv[2] * gv[2]);
+    snprintf(how, len, "%s.cfl %g x particles.spacing %g m / %s.dt_min %g s, less gravity's %.3g m/s a step",
+             s->solver->name, cfl, s->spacing, s->solver->name, dt_min, g * dt_max);
+    return cfl * s->spacing / dt_min - g * dt_max;
+}
+
 int sim_set_emitters(fcl_sim *s, const fcl_emitter *e, int n, char *err, size_t errlen)
 {
     uint phases = s->nphases > 0 ? s->nphases : 1u;
     double gap = s->solver->rate_gap;
+    char how[200];
+    double fastest = floor_speed(s, how, sizeof how);
     for (int i = 0; i < n; i++) {
+        /* The Courant step for it would fall under the floor at step 1,
+         * a "blow-up" naming a largest speed of 0 m/s (a review). */
+        if (e[i].speed > fastest) {
+            snprintf(err, errlen, "emitters[%d].speed: %g m/s is faster than %s's least step takes (%s: %.4g m/s): "
+                     "expected a slower emitter, a larger %s.cfl or a lower %s.dt_min", i, e[i].speed,
+                     s->solver->name, how, fastest, s->solver->name, s->solver->name);
+            return FCL_EXIT_INPUT;
+        }
         if ((uint)e[i].phase_index >= phases) {
             snprintf(err, errlen, "emitters[%d].phase: phase %d, but the simulation has %u", i, e[i].phase_index,
                      phases);

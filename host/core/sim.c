@@ -126,11 +126,21 @@ const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len)
     return buf;
 }
 
-int sim_step_floor(fcl_sim *s, double dt, double dt_min, const char *group)
+int sim_step_floor(fcl_sim *s, double dt, double dt_min, double dt_max, const char *group)
 {
     char advice[300];
     if (dt >= dt_min)
         return 0;
+    /* An emitter's speed (sim_set_emitters refuses one too fast for the
+     * floor; a live edit can make it so) is no blow-up to be advised on:
+     * the step said "largest speed 0 m/s" and advised a shorter one. */
+    double inflow = sim_inflow_speed(s, s->time, s->time + dt_max);
+    if (inflow > s->stats.max_speed) {
+        snprintf(s->error, sizeof s->error,
+                 "the Courant step %.3g s for the emitters' speed %.4g m/s fell below %s.dt_min = %.3g s: expected "
+                 "slower emitters, a larger %s.cfl or a lower %s.dt_min", dt, inflow, group, dt_min, group, group);
+        return -1;
+    }
     snprintf(s->error, sizeof s->error,
              "numerical blow-up: the Courant step %.3g s fell below %s.dt_min = %.3g s (largest speed %.4g m/s); "
              "%s, or lower %s.dt_min if such speeds are real", dt, group, dt_min, s->stats.max_speed,

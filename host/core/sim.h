@@ -248,8 +248,10 @@ double sim_stat(const fcl_sim *s, const char *key);
 /* An adaptive solver's Courant step dt against its floor GROUP.dt_min: 0,
  * or -1 with s->error saying the step fell below it (a numerical
  * blow-up: speed x dt stays under the blow-up test's bound however fast
- * the particles run, so the step is the one thing that shows it). */
-int sim_step_floor(fcl_sim *s, double dt, double dt_min, const char *group);
+ * the particles run, so the step is the one thing that shows it). dt_max
+ * is the one sim_courant_speed took: the message names the speed that
+ * set the step, the particles' or an emitter's. */
+int sim_step_floor(fcl_sim *s, double dt, double dt_min, double dt_max, const char *group);
 /* The speed an adaptive solver's Courant step bounds: last step's largest
  * (emitted particles included), or the fastest emitter open at some time
  * in (time, time + dt_max] if faster, plus what gravity adds in dt_max.

@@ -147,6 +147,11 @@ typedef struct fcl_solver {
     /* The longest step it takes under these parameters (s): the emitters'
      * capacity default over sim.steps steps. NULL: sim.dt. */
     double (*longest_dt)(const struct fcl_params *p);
+    /* Its Courant step's floor: the CFL number, and the least step (s)
+     * under which it stops as a blow-up (sim_step_floor), with its longest;
+     * sim_set_emitters refuses an emitter faster than that step can take.
+     * NULL: none (a fixed step, or one held at its least). */
+    void (*step_floor)(const struct fcl_params *p, double *cfl, double *dt_min, double *dt_max);
     /* Bytes its save hook writes when that is more than the state file's
      * default room for a solver blob (4 KiB): a grid solver's fields. NULL:
      * the default. */

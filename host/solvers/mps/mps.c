@@ -184,7 +184,7 @@ static int choose_dt(fcl_sim *s, mps *d)
         nu = fmax(nu, s->phase_table[k].viscosity / s->phase_table[k].density);
     if (v > 1e-9)
         dt = fmin(dt, p->mps_cfl * l0 / v);
-    if (sim_step_floor(s, dt, p->mps_dt_min, "mps") != 0) {
+    if (sim_step_floor(s, dt, p->mps_dt_min, p->mps_dt_max, "mps") != 0) {
         /* Solves cut short let the fluid compress and blow up: the first
          * thing to change (mps.cg_max_iter 1 on a resting column). */
         size_t used = strlen(s->error);
@@ -624,8 +624,14 @@ static double mps_longest_dt(const fcl_params *p)
     return p->mps_dt_max;
 }
 
+static void mps_step_floor(const fcl_params *p, double *cfl, double *dt_min, double *dt_max)
+{
+    *cfl = p->mps_cfl, *dt_min = p->mps_dt_min, *dt_max = p->mps_dt_max;
+}
+
 const fcl_solver fcl_solver_mps = {
     .longest_dt = mps_longest_dt,
+    .step_floor = mps_step_floor,
     .name = "mps",
     .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity",
     .kernels = "re/r - 1",

@@ -101,7 +101,7 @@ static int choose_dt(fcl_sim *s, pbf *d)
     if (v > 1e-9)
         dt = fmin(dt, p->pbf_cfl * s->spacing / v);
     /* No capillary bound (dfsph.c): PBF applies no surface tension. */
-    if (sim_step_floor(s, dt, p->pbf_dt_min, "pbf") != 0)
+    if (sim_step_floor(s, dt, p->pbf_dt_min, p->pbf_dt_max, "pbf") != 0)
         return -1;
     d->d.dt = (float)dt;
     d->d.inv_dt = (float)(1.0 / dt);
@@ -345,8 +345,14 @@ static double pbf_longest_dt(const fcl_params *p)
     return p->pbf_dt_max;
 }
 
+static void pbf_step_floor(const fcl_params *p, double *cfl, double *dt_min, double *dt_max)
+{
+    *cfl = p->pbf_cfl, *dt_min = p->pbf_dt_min, *dt_max = p->pbf_dt_max;
+}
+
 const fcl_solver fcl_solver_pbf = {
     .longest_dt = pbf_longest_dt,
+    .step_floor = pbf_step_floor,
     .name = "pbf",
     /* Not "lower pbf.cfl": a position correction is a speed 1/dt, so a
      * shorter step turns the same corrections into larger speeds (a
