@@ -194,6 +194,10 @@ refused "another time step, named in its shortest form" "$GOODCK" \
     "written with sim.dt=0.0005, this run has sim.dt=0.0004" --param sim.dt=0.0004
 refused "another rest density, without an exponent (it said 1e+03)" "$GOODCK" \
     "written with material.rest_density=1000, this run has material.rest_density=500" --param material.rest_density=500
+# ... and another spacing by its name, not by the particle counts that
+# follow from it (a review).
+refused "another spacing, named (it told the counts)" "$GOODCK" \
+    "written with particles.spacing=0.0125, this run has particles.spacing=0.025" --param particles.spacing=0.025
 # Values no run writes, under a valid checksum (host/core/state.c's layout:
 # magic 8, version 4, solver name 32, count 8, capacity 8, next id 8,
 # device 320, the parameters' length 8 and text, then step 8 and time 8;

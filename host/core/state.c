@@ -507,12 +507,18 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
     /* Particles may have been added since the scene started: any count
      * up to the capacity restores. */
     if (strcmp(name, s->solver->name) != 0 || n > s->cap || nb != s->nb) {
-        const char *why = strcmp(name, s->solver->name) != 0 ? "another solver"
-                          : nb != s->nb ? "another boundary: the domain, walls, obstacles or particles.spacing differ"
+        int other = strcmp(name, s->solver->name) != 0;
+        /* A parameter that differs (particles.spacing, say) is the cause
+         * to name; the counts only follow from it (a review: a resume at
+         * another spacing was told the counts). */
+        if (!other && check_run(s, b, path, err, errlen) != 0)
+            return -1;
+        const char *why = other ? "it was written by another solver"
+                          : nb != s->nb ? "another boundary: the domain, walls or obstacles differ"
                                         : "more particles than particles.capacity";
         snprintf(err, errlen, "%s: a state of solver %s with %llu particles and %llu boundary particles, but the "
-                 "simulation has %s with room for %zu (particles.capacity) and %zu (%s)", path, name,
-                 (unsigned long long)n, (unsigned long long)nb, s->solver->name, s->cap, s->nb, why);
+                 "simulation has %s with room for %zu particles (particles.capacity) and %zu boundary particles: %s",
+                 path, name, (unsigned long long)n, (unsigned long long)nb, s->solver->name, s->cap, s->nb, why);
         return -1;
     }
     if (check_run(s, b, path, err, errlen) != 0)
