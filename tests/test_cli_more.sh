@@ -221,6 +221,20 @@ else
     bad "26 mps viscosity bound" "exit $r1 $RC, least dt $least: $e1 / $(errline)"
 fi
 
+# A blow-up under fluid control names control.* as well (a review's
+# control.relaxation 1e-6 with control.alpha 1 was advised on pbf.* alone);
+# without targets it does not.
+printf '{"sim":{"solver":"pbf","duration":0.1},"domain":{"min":[0,0,0],"max":[0.3,0.2,0.2]},"particles":{"spacing":0.015},"fluid":[{"type":"sphere","center":[0.08,0.1,0.1],"radius":0.04}],"targets":[{"shape":{"type":"sphere","center":[0.08,0.1,0.1],"radius":0.04},"start":0,"end":0.03,"path":[{"t":0,"translate":[0,0,0]},{"t":0.03,"translate":[0.05,0,0]}]},{"shape":{"type":"box","min":[0.15,0.05,0.05],"max":[0.25,0.12,0.15]},"start":0.03,"end":1}]}\n' >"$T/ck.json"
+fl run "$T/ck.json" --backend cpu --quiet --param control.relaxation=1e-6 --param control.alpha=1
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --solver pbf --steps 50 --quiet --param sim.max_step_ratio=0.01
+if [ "$r1" -eq 3 ] && printf '%s' "$e1" | grep -q "numerical blow-up.*with fluid control, raise control.relaxation or lower control.alpha, control.beta or control.gamma" &&
+   [ "$RC" -eq 3 ] && ! printf '%s' "$ERR" | grep -q "fluid control"; then
+    ok "26 a blow-up under fluid control names control.* as well; without targets it does not"
+else
+    bad "26 fluid control's blow-up advice" "exit $r1 $RC: $e1 / $(errline)"
+fi
+
 # 27. From a review of emitters, checkpoints and outputs.
 # An emitter faster than an adaptive solver's least step takes is refused
 # before any step, naming it: the step fell below mps.dt_min at step 1, a

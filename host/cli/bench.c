@@ -139,7 +139,7 @@ static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
  * stops as run does (exit 3). */
 static int blown_up(const fcl_sim *s)
 {
-    char advice[300];
+    char advice[512];
     if (s->stats.bad_id < 0)
         return 0;
     cli_error("bench on %s: numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "

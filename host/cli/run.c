@@ -542,7 +542,7 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
 
 static int report_blowup(const fcl_sim *s)
 {
-    char advice[300];
+    char advice[512];
     const fcl_step_stats *st = &s->stats;
     cli_error("numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "
               "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s); "

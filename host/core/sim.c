@@ -121,6 +121,8 @@ const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len)
          * this bound, was told to raise the viscosity. */
         snprintf(buf, len, "sim.dt = %g s is above the pressure waves' bound 0.4 h / sqrt(material.stiffness) = "
                  "%.3g s: lower sim.dt", p->sim_dt, sound);
+    else if (s->solver->blowup_more && s->solver->blowup_more(s))
+        snprintf(buf, len, "%s; %s", solver_blowup_advice(s->solver), s->solver->blowup_more(s));
     else
         snprintf(buf, len, "%s", solver_blowup_advice(s->solver));
     return buf;
@@ -128,7 +130,7 @@ const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len)
 
 int sim_step_floor(fcl_sim *s, double dt, double dt_min, double dt_max, const char *group)
 {
-    char advice[300];
+    char advice[512];
     if (dt >= dt_min)
         return 0;
     /* An emitter's speed (sim_set_emitters refuses one too fast for the

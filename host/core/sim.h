@@ -59,7 +59,7 @@ typedef struct fcl_sim {
      * wall images, and boundary), rebuilt by sim_neighbors after each
      * grid rebuild; unused (nl.fl.cap = 0) when the solver asks for none. */
     fcl_nlist nl;
-    char error[384];                 /* why the last step failed, if it
+    char error[1024];                /* why the last step failed, if it
                                         says more than the backend did */
     int a_pos, a_vel, a_vev, a_id;   /* grid attributes: position, leapfrog
                                         velocity, velocity at t, original id */

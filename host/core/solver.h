@@ -70,6 +70,9 @@ typedef struct fcl_solver {
     /* What to change after a numerical blow-up, naming the parameters
      * that set this solver's step (NULL: sim.dt's fixed step). */
     const char *blowup_advice;
+    /* More to say after a blow-up in this simulation's state (fluid
+     * control's parameters where targets are active), or NULL. NULL: none. */
+    const char *(*blowup_more)(const struct fcl_sim *s);
     /* Extra bytes per particle the solver allocates beyond the common set
      * (used for the memory check before anything is allocated). */
     size_t extra_bytes_per_particle;

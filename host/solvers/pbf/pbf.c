@@ -339,6 +339,17 @@ static void pbf_destroy(fcl_sim *s)
     s->solver_data = NULL;
 }
 
+/* With targets, their constraints push as well: a review's
+ * control.relaxation 1e-6 with control.alpha 1 blew up at step 27,
+ * advised on pbf.* alone. */
+static const char *pbf_blowup_more(const fcl_sim *s)
+{
+    const pbf *d = s->solver_data;
+    return d && d->ctl ? "with fluid control, raise control.relaxation or lower control.alpha, control.beta or "
+                         "control.gamma"
+                       : NULL;
+}
+
 /* Its adaptive step's bound (the emitters' capacity default). */
 static double pbf_longest_dt(const fcl_params *p)
 {
@@ -353,6 +364,7 @@ static void pbf_step_floor(const fcl_params *p, double *cfl, double *dt_min, dou
 const fcl_solver fcl_solver_pbf = {
     .longest_dt = pbf_longest_dt,
     .step_floor = pbf_step_floor,
+    .blowup_more = pbf_blowup_more,
     .name = "pbf",
     /* Not "lower pbf.cfl": a position correction is a speed 1/dt, so a
      * shorter step turns the same corrections into larger speeds (a
