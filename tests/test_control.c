@@ -732,7 +732,7 @@ static void test_bad_skeletons(void)
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0],[0,0,1,0]]}]}",
           "target.skeleton.keys[0].rotate", "one per bone" },
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,0,10]]}]}",
-          "target.skeleton.keys[0].rotate[0]", "not zero" },
+          "target.skeleton.keys[0].rotate[0]", "not zero, got [0, 0, 0, 10]" },
         { "{\"joints\": [[0,0,0],[1,0,1e999]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
           "target.skeleton.joints[1][2]", "got inf" },
         { "{\"joints\": [[0,0,0],[1,0,\"a\"]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",

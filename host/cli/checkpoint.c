@@ -113,7 +113,7 @@ int ckpt_resume(fcl_sim *s, const char *file, int quiet)
     if (!quiet)
         fprintf(stderr, "resuming %s: step %ld, t = %.6g s, %zu particles\n", file, s->step, s->time, s->n);
     if (strcmp(info.device, s->be->name) != 0)
-        fprintf(stderr, "note: %s was written on %s and resumes on %s: the run goes on, but not bit for bit as "
+        fprintf(stderr, "fluidcl: note: %s was written on %s and resumes on %s: the run goes on, but not bit for bit as "
                 "it would have there\n", file, info.device, s->be->name);
     return 0;
 }

@@ -171,7 +171,7 @@ static void pvd_resume(run_ctx *r, const fcl_params *p)
     if (stat(path, &st) != 0)
         return;
     if (out_read_pvd(path, &r->pvd, &r->npvd, err, sizeof err) != 0) {
-        fprintf(stderr, "note: %s; it will list the frames from step %ld on\n", err, r->sim.step);
+        fprintf(stderr, "fluidcl: note: %s; it will list the frames from step %ld on\n", err, r->sim.step);
         return;
     }
     r->pvd_cap = r->npvd;
@@ -283,11 +283,11 @@ static int prepare_stats(run_ctx *r, const fcl_cli *o, const fcl_solver *sv)
         return FCL_EXIT_INPUT;
     }
     if (rows && strcmp(used, o->stats) != 0 && !o->quiet)
-        fprintf(stderr, "note: --stats: the rows up to step %ld come from %s (the earlier run did not finish)\n",
+        fprintf(stderr, "fluidcl: note: --stats: the rows up to step %ld come from %s (the earlier run did not finish)\n",
                 r->first_step, used);
     long from, to;
     if (r->first_step > 0 && !rows_complete(rows, r->first_step, &from, &to))
-        fprintf(stderr, "warning: --stats %s: %s steps %ld to %ld of the %ld before the checkpoint; the file will "
+        fprintf(stderr, "fluidcl: warning: --stats %s: %s steps %ld to %ld of the %ld before the checkpoint; the file will "
                 "go on from step %ld without them\n", o->stats, rows ? "the earlier rows lack" : "no earlier file, so no rows for",
                 from, to, r->first_step, r->first_step + 1);
     if (!(r->csv = out_csv_open(o->stats, cols, err, sizeof err))) {
@@ -574,10 +574,10 @@ static int record(run_ctx *r)
         row[NCOMMON + solver->nstats + 2] = (double)st->refused;
         row[NCOMMON + solver->nstats + 3] = (double)st->removed;
     }
-    if (r->csv && out_csv_row(r->csv, row) != 0) {
-        cli_error("%s", out_csv_error(r->csv));
+    /* Said once, by the close at the run's end, with where the rows are
+     * (the same failure was printed twice; a review). */
+    if (r->csv && out_csv_row(r->csv, row) != 0)
         return FCL_EXIT_DEVICE;
-    }
     return 0;
 }
 

@@ -56,8 +56,13 @@ static int read_vec(const cJSON *a, int n, double *out, const char *file, const 
             return fail(err, errlen, file, at, c, "a finite number within +-1e6");
         out[k] = c->valuedouble;
     }
-    if (n == 4 && out[0] == 0.0 && out[1] == 0.0 && out[2] == 0.0)
-        return fail(err, errlen, file, path, cJSON_GetArrayItem(a, 0), "a rotation axis that is not zero");
+    if (n == 4 && out[0] == 0.0 && out[1] == 0.0 && out[2] == 0.0) {
+        /* the whole value, as the path's form of this error gives it (it
+         * said "got 0"; a review) */
+        snprintf(err, errlen, "%s: %s: expected a rotation axis that is not zero, got [%g, %g, %g, %g]", file, path,
+                 out[0], out[1], out[2], out[3]);
+        return -1;
+    }
     return 0;
 }
 
