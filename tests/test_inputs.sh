@@ -360,7 +360,14 @@ refused "text after the JSON object" "$F" "JSON syntax error" "trailing" -- run 
 F=$T/nul.json; scene "$F" "" "$BOX"; printf '\0{}' >>"$F"
 refused "a NUL byte in the scene" "$F" "a NUL byte at offset" -- run "$F"
 : >"$T/empty.json"
-refused "an empty scene file" "$T/empty.json" "JSON syntax error" -- run "$T/empty.json"
+refused "an empty scene file" "$T/empty.json" "JSON syntax error" "the file holds no JSON" -- run "$T/empty.json"
+# The two commonest slips are said as such (they read "near ''"; a review).
+F=$T/comma.json; printf '{ "sim": { "solver": "wcsph", },\n  "particles": { "spacing": 0.05 } }\n' >"$F"
+refused "a comma before a closing brace" "$F" "comma.json:1:" "a comma before a closing bracket" -- run "$F"
+F=$T/comma2.json; printf '{ "domain": { "min": [0, 0, 0,], "max": [1, 1, 1] } }\n' >"$F"
+refused "a comma before a closing bracket" "$F" "comma2.json:1:" "a comma before a closing bracket" -- run "$F"
+F=$T/open.json; printf '{ "sim": { "solver": "wcsph" },\n  "particles": { "spacing": 0.05 }\n' >"$F"
+refused "a file that ends inside an object" "$F" "open.json:3:1" "a } or ] is missing" -- run "$F"
 printf '[1, 2]\n' >"$T/array.json"
 refused "a JSON array at the top" "$T/array.json" "expected a JSON object at the top, got an array" -- run "$T/array.json"
 F=$T/velocity.json; scene "$F" "" '[ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,0.1], "velocity": [1, 2] } ]'

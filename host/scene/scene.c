@@ -10,6 +10,7 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -455,11 +456,33 @@ static int syntax_error(const char *text, const char *file, char *err, size_t er
     if (at)
         snprintf(near, sizeof near, "%.16s", at);
     near[strcspn(near, "\n")] = '\0';
+    /* The two commonest slips, said as such (they read "near ''"; a
+     * review): a comma before a closing bracket, and a file that ends
+     * inside an object or array. cJSON stops at the comma, at the
+     * bracket, or at what follows the bracket. */
+    const char *hint = "";
+    if (at) {
+        const char *a = at, *b = at;
+        int bracket = 0;
+        while (*a == ',' || isspace((unsigned char)*a))
+            a++;
+        while (b > text && (isspace((unsigned char)b[-1]) || (!bracket && (b[-1] == '}' || b[-1] == ']')))) {
+            b--;
+            bracket |= *b == '}' || *b == ']';
+        }
+        int closing = *a == '}' || *a == ']';
+        if ((*at == ',' && closing) || (b > text && b[-1] == ',' && (bracket || closing)))
+            hint = " (a comma before a closing bracket: JSON allows none)";
+        else if (!*a && b == text)
+            hint = " (the file holds no JSON)";
+        else if (!*a)
+            hint = " (the file ends inside an object or array: a } or ] is missing)";
+    }
     if (too_deep(text, at))   /* valid JSON, said to be a syntax error */
         snprintf(err, errlen, "%s:%d:%d: arrays and objects nested deeper than %d levels (the JSON reader's limit)",
                  file, line, col, CJSON_NESTING_LIMIT);
     else
-        snprintf(err, errlen, "%s:%d:%d: JSON syntax error near '%s'", file, line, col, near);
+        snprintf(err, errlen, "%s:%d:%d: JSON syntax error near '%s'%s", file, line, col, near, hint);
     return -1;
 }
 
