@@ -385,8 +385,8 @@ static void note_other_solver_params(const fcl_cli *o, const char *solver)
 
 /* A check's error after the command line was merged into the scene's
  * parameters names the scene file; where the key it starts with came
- * from --param or an option, it names that instead (a review:
- * --param particles.support=3.8 was blamed on the scene). */
+ * from --param or an option, it names that as well (a review:
+ * --param particles.support=3.8 was blamed on the scene alone). */
 void cli_check_error(const fcl_cli *o, const fcl_scene *s, const char *err)
 {
     static const struct { const char *key, *flag; size_t off; } flags[] = {
@@ -401,11 +401,11 @@ void cli_check_error(const fcl_cli *o, const fcl_scene *s, const char *err)
     key[k] = '\0';
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (strcmp(key, flags[i].key) == 0 && *(const char *const *)((const char *)o + flags[i].off)) {
-            cli_error("%s: %s", flags[i].flag, msg);
+            cli_error("%s with %s: %s", s->file, flags[i].flag, msg);
             return;
         }
     if (strchr(key, '.') && overridden(o, key))
-        cli_error("--param %s", msg);
+        cli_error("%s with --param %s", s->file, msg);
     else
         cli_error("%s", err);
 }

@@ -84,7 +84,8 @@ int cli_check_device_options(const char *name, const char *backend, const char *
  * "SCENE: KEY". Returns buf. */
 const char *cli_origin(const fcl_cli *o, const char *key, const char *flag, char *buf, size_t len);
 /* Prints a check's error err: as it is, or, where the key it starts with
- * (after "SCENE: ") came from --param or an option, naming that instead. */
+ * (after "SCENE: ") came from --param or an option, "SCENE with --param
+ * ..." (or the option). */
 struct fcl_scene;
 void cli_check_error(const fcl_cli *o, const struct fcl_scene *s, const char *err);
 /* Prints "fluidcl: msg" to stderr. */
