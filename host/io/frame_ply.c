@@ -73,7 +73,7 @@ int out_write_ply(const char *path, const fcl_frame *f, char *err, size_t errlen
         return -1;
     char text[160], sbuf[40];
     const struct section *body = f->surface ? &ply_body_surf : &ply_body;
-    fio_time_text(f->spacing, sbuf, sizeof sbuf);
+    out_float_text(f->spacing, sbuf, sizeof sbuf);   /* a float: 0.04, not 0.0399999991 */
     snprintf(text, sizeof text,
              "ply\nformat binary_little_endian 1.0\ncomment fluidcl particle frame\n" PLY_SPACING "%s\n"
              "element vertex %zu\n", sbuf, f->n);

@@ -180,7 +180,7 @@ int out_write_vtk(const char *path, const fcl_frame *f, double time,
         return -1;
     char text[160], tbuf[40], sbuf[40];
     fio_time_text(time, tbuf, sizeof tbuf);
-    fio_time_text(f->spacing, sbuf, sizeof sbuf);
+    out_float_text(f->spacing, sbuf, sizeof sbuf);   /* a float: 0.04, not 0.0399999991 */
     snprintf(text, sizeof text, VTK_PREAMBLE VTK_TITLE "%s" VTK_SPACING "%s\nBINARY\nDATASET POLYDATA\n",
              tbuf, sbuf);
     int ok = fio_wtext(&io, text) == 0;

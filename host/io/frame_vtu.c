@@ -251,7 +251,7 @@ static int frame_shape(const fcl_frame *f, double time, struct vtu_shape *sh, co
     sh->n = f->n;
     sh->surface = f->surface != NULL;
     fio_time_text(time, sh->time, sizeof sh->time);
-    fio_time_text(f->spacing, sh->spacing, sizeof sh->spacing);
+    out_float_text(f->spacing, sh->spacing, sizeof sh->spacing);   /* a float: 0.04, not 0.0399999991 */
     if (f->nextra < 0 || f->nextra > FCL_FRAME_EXTRA_MAX || (f->nextra > 0 && !f->surface))
         return fio_plain_fail(err, errlen, "%s: %d solver fields (at most %d, and only with the surface flag)",
                               path, f->nextra, FCL_FRAME_EXTRA_MAX);

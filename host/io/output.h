@@ -168,4 +168,8 @@ int out_csv_close_err(fcl_csv *c, char *err, size_t errlen);
 /* Close and delete the .tmp without renaming: the run never started. */
 void out_csv_discard(fcl_csv *c);
 
+/* The shortest %g text that reads back as the same float as v: a float
+ * parameter as the user wrote it (0.04, not 0.03999999910593033). */
+void out_float_text(double v, char *out, size_t len);
+
 #endif

@@ -200,15 +200,6 @@ static size_t first_outside(const fcl_frame_data *d, const fcl_params *p)
 
 /* A float parameter's value in the fewest digits that read back as the
  * same float (a frame records 0.04 as 0.03999999910593033). */
-static void float_text(double v, char *out, size_t len)
-{
-    for (int digits = 1; digits <= 9; digits++) {
-        snprintf(out, len, "%.*g", digits, v);
-        if ((float)strtod(out, NULL) == (float)v)
-            return;
-    }
-}
-
 int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int sc_phases, double *time, char *err,
                      size_t errlen)
 {
@@ -223,8 +214,8 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int
     if (d.n == 0)
         snprintf(err, errlen, "%s: the frame has no particles", path);
     else if (d.spacing > 0.0 && fabs(d.spacing - p->particles_spacing) > 1e-6 * p->particles_spacing) {
-        float_text(d.spacing, was, sizeof was);
-        float_text(p->particles_spacing, is, sizeof is);
+        out_float_text(d.spacing, was, sizeof was);
+        out_float_text(p->particles_spacing, is, sizeof is);
         snprintf(err, errlen, "%s: the frame was run at particles.spacing=%s, the scene has %s (pass "
                  "--param particles.spacing=%s)", path, was, is, was);
     }
