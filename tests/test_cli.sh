@@ -771,6 +771,17 @@ if [ "$r1$r2$RC" = 222 ] && printf '%s' "$e1" | grep -q -- "^fluidcl: $GOOD with
 else
     bad "21 origin of refused values" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
 fi
+# An option given twice with two values is refused (the last won without
+# a word; a review); the same value twice is harmless.
+fl run "$GOOD" --backend cpu --steps 10 --steps 5
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --backend cpu --steps 2
+if [ "$r1" -eq 2 ] && printf '%s' "$e1" | grep -q -- "run: --steps given twice ('10', then '5'): expected one" &&
+   [ "$RC" -eq 0 ]; then
+    ok "21 an option given twice with two values is refused naming both; the same value twice runs"
+else
+    bad "21 repeated option" "exit $r1 $RC: $e1 / $(errline)"
+fi
 # --every 0 writes no frames with a note (the README's; it was refused);
 # a run of no length is refused (--time 0 ran nothing, printed zeros as
 # figures, exit 0).

@@ -173,8 +173,11 @@ static int seconds(const char *opt, const char *v, double *out)
     return 0;
 }
 
-/* The option at argv[*i] for command cmd. */
-static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i)
+/* The option at argv[*i] for command cmd; seen[k] holds the value an
+ * option k was given before: another value for it is refused (it was
+ * taken silently, the last winning: `--steps 10 ... --steps 5`; a review),
+ * the same one is harmless. */
+static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i, const char **seen)
 {
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     const cli_opt *op = find(a);
@@ -183,6 +186,12 @@ static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i)
         cli_error("%s: unknown option '%s' (see 'fluidcl %s --help')", cmd_name(cmd), a, cmd_name(cmd));
         return -1;
     }
+    const char **was = &seen[op - options];
+    if (*was && op->kind != OPT_PARAM && op->kind != OPT_FLAG && op->kind != OPT_HELP && v && strcmp(*was, v) != 0) {
+        cli_error("%s: %s given twice ('%s', then '%s'): expected one", cmd_name(cmd), op->name, *was, v);
+        return -1;
+    }
+    *was = v ? v : "";
     if (!(op->cmds & cmd)) {
         char whose[32] = "";
         for (unsigned c = FCL_CMD_RUN; c <= FCL_CMD_VIEW; c <<= 1)
@@ -285,9 +294,10 @@ int cli_parse(fcl_cli *o, int argc, char **argv, unsigned cmd)
     o->backend = cmd == FCL_CMD_BENCH ? "all" : "opencl";
     o->steps = o->every = o->checkpoint_every = -1;
     o->time = -1.0;
+    const char *seen[NOPTIONS] = { 0 };
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' && argv[i][1]) {
-            if (parse_one(o, cmd, argc, argv, &i) != 0)
+            if (parse_one(o, cmd, argc, argv, &i, seen) != 0)
                 return FCL_EXIT_INPUT;
         } else if (!o->scene) {
             o->scene = argv[i];
