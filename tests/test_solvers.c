@@ -338,6 +338,37 @@ static void add_particles(fcl_backend *be, const fcl_scene *sc, const fcl_initia
     sim_destroy(&s);
 }
 
+/* A blow-up says which it is: a particle whose velocity was made NaN
+ * "is not finite", one moving past sim.max_step_ratio "moves more than"
+ * (the message said "not finite or moves more than"; a review). */
+static void blowup_kind(fcl_backend *be, const fcl_scene *sc, const fcl_initial *in)
+{
+    for (int nan_case = 0; nan_case < 2; nan_case++) {
+        fcl_params p = sc->params;
+        char err[1024] = "", what[160] = "";
+        snprintf(p.sim_solver, sizeof p.sim_solver, "wcsph");
+        if (!nan_case)
+            p.sim_max_step_ratio = 1e-6f;   /* any motion is too much */
+        fcl_sim s;
+        int ok = sim_create(&s, be, &p, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err) == 0;
+        ok = ok && sim_step(&s) == 0;
+        if (ok && nan_case) {
+            float4 v = fcl_f4(NAN, 0.0f, 0.0f, 0.0f);
+            ok = s.stats.bad_id < 0 && be->ops->buf_write(be, s.grid.attr[s.a_vel].cur, 5 * 16, 16, &v) == 0;
+        }
+        for (int k = 0; ok && k < 3 && s.stats.bad_id < 0; k++)
+            ok = sim_step(&s) == 0;
+        const char *want = nan_case ? "is not finite" : "moves more than sim.max_step_ratio = 1e-06 support radii";
+        CHECK(ok && s.stats.bad_id >= 0 && strstr(sim_blowup_what(&s, what, sizeof what), want) &&
+                  s.bad_nonfinite == nan_case,
+              "wcsph on %s, %s: blow-up %ld, '%s' (wanted '%s'): %s", be->kind, nan_case ? "NaN" : "too far",
+              s.stats.bad_id, what, want, err);
+        printf("wcsph on %s: %s\n", be->kind, what);
+        if (err[0] == '\0')
+            sim_destroy(&s);
+    }
+}
+
 static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, const char *text)
 {
     fcl_scene sc;
@@ -349,6 +380,9 @@ static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, cons
         return;
     }
     double size = sc.params.domain_max[0] - sc.params.domain_min[0];
+    blowup_kind(cpu, &sc, &in);
+    if (ocl)
+        blowup_kind(ocl, &sc, &in);
     for (size_t k = 0; k < fcl_solver_count; k++) {
         const char *solver = fcl_solvers[k]->name;
         result a = { 0 }, b = { 0 };

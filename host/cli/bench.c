@@ -139,12 +139,11 @@ static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
  * stops as run does (exit 3). */
 static int blown_up(const fcl_sim *s)
 {
-    char advice[512];
+    char advice[512], what[160];
     if (s->stats.bad_id < 0)
         return 0;
-    cli_error("bench on %s: numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "
-              "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s); %s", s->be->name,
-              s->stats.step, s->stats.time, s->stats.bad_id, s->prm->sim_max_step_ratio, s->stats.max_speed,
+    cli_error("bench on %s: numerical blow-up at step %ld (t = %.6g s): %s (max speed %.4g m/s, dt %.3g s); %s",
+              s->be->name, s->stats.step, s->stats.time, sim_blowup_what(s, what, sizeof what), s->stats.max_speed,
               s->stats.dt, sim_blowup_advice(s, advice, sizeof advice));
     return FCL_EXIT_DEVICE;
 }

@@ -542,12 +542,11 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
 
 static int report_blowup(const fcl_sim *s)
 {
-    char advice[512];
+    char advice[512], what[160];
     const fcl_step_stats *st = &s->stats;
-    cli_error("numerical blow-up at step %ld (t = %.6g s): particle %ld is not finite or moves more than "
-              "sim.max_step_ratio = %g support radii per step (max speed %.4g m/s, dt %.3g s); "
+    cli_error("numerical blow-up at step %ld (t = %.6g s): %s (max speed %.4g m/s, dt %.3g s); "
               "%s. Frames written so far are intact.",
-              st->step, st->time, st->bad_id, s->prm->sim_max_step_ratio, st->max_speed, st->dt,
+              st->step, st->time, sim_blowup_what(s, what, sizeof what), st->max_speed, st->dt,
               sim_blowup_advice(s, advice, sizeof advice));
     return FCL_EXIT_DEVICE;
 }

@@ -128,6 +128,16 @@ const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len)
     return buf;
 }
 
+const char *sim_blowup_what(const fcl_sim *s, char *buf, size_t len)
+{
+    if (s->bad_nonfinite)
+        snprintf(buf, len, "particle %ld is not finite", s->stats.bad_id);
+    else
+        snprintf(buf, len, "particle %ld moves more than sim.max_step_ratio = %g support radii per step",
+                 s->stats.bad_id, s->prm->sim_max_step_ratio);
+    return buf;
+}
+
 int sim_step_floor(fcl_sim *s, double dt, double dt_min, double dt_max, const char *group)
 {
     char advice[512];
@@ -664,6 +674,14 @@ static int measure(fcl_sim *s)
     }
     if (bad != 0xffffffffu && be->ops->buf_read(be, s->grid.attr[s->a_id].cur, (size_t)bad * 4, 4, &id) != 0)
         return -1;
+    /* Which of the two the blow-up is (the message said "not finite or
+     * moves more than"; a review): one more read, only then. */
+    float4 bp = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f), bv = bp;
+    if (bad != 0xffffffffu && (be->ops->buf_read(be, pos, (size_t)bad * 16, 16, &bp) != 0 ||
+                               be->ops->buf_read(be, vev, (size_t)bad * 16, 16, &bv) != 0))
+        return -1;
+    s->bad_nonfinite = !(isfinite(bp.x) && isfinite(bp.y) && isfinite(bp.z) && isfinite(bv.x) && isfinite(bv.y) &&
+                         isfinite(bv.z));
     double n = fcl_reduce_sum((double)s->n);
     uint64_t bad_id = fcl_reduce_min_u64(bad != 0xffffffffu ? id : UINT64_MAX);
     fcl_step_stats *st = &s->stats;

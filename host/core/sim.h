@@ -103,6 +103,9 @@ typedef struct fcl_sim {
      * the floor, not the Courant number. Empty otherwise. */
     char dt_floor_key[32];
     double dt_floor_cfl, dt_floor;
+    /* The blown-up particle (stats.bad_id) has a position or velocity
+     * that is not finite, rather than moving too far: for the message. */
+    int bad_nonfinite;
     long step;
     double time;
     fcl_step_stats stats;
@@ -270,6 +273,10 @@ double sim_capillary_dt(const fcl_sim *s);
  * step (sim.dt) above the explicit viscosity's bound 0.125 h^2 rho0 / mu,
  * that bound with its values. Written into buf; returns buf. */
 const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len);
+/* What the blown-up particle (stats.bad_id) did: "particle N is not
+ * finite" or "particle N moves more than sim.max_step_ratio = R support
+ * radii per step". Written into buf; returns buf. */
+const char *sim_blowup_what(const fcl_sim *s, char *buf, size_t len);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);
 
