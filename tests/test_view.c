@@ -383,6 +383,37 @@ static void check_refused_step(fcl_view *v)
           "back to wcsph: %s", v->status);
 }
 
+/* A live edit of a solver's parameter passes the solver's own check:
+ * mps.preconditioner poly under mps.wall_pressure solve, refused at start,
+ * was taken live and ran Jacobi without a word (a review). */
+static void check_solver_refusal(void)
+{
+    static const char *mps_json =
+        "{ \"sim\": {\"solver\": \"mps\"}, \"domain\": {\"min\": [0,0,0], \"max\": [0.3,0.3,0.2]},"
+        "  \"particles\": {\"spacing\": 0.025}, \"boundary\": {\"layers\": 3, \"cache_dir\": \"off\"},"
+        "  \"mps\": {\"wall_pressure\": \"solve\"},"
+        "  \"fluid\": [ {\"type\": \"box\", \"min\": [0,0,0], \"max\": [0.1,0.15,0.1]} ] }";
+    char dir[256], scene[300], err[512] = "";
+    fcl_view v;
+    if (ft_scratch_scene("fcl_view_mps", mps_json, dir, sizeof dir, scene, sizeof scene) != 0 ||
+        open_view(&v, scene, "cpu", NULL) != 0) {
+        CHECK(0, "the viewer did not open the mps scene");
+        return;
+    }
+    view_frame(&v);
+    int poly = view_apply_param(&v, "mps.preconditioner", "poly", err, sizeof err);
+    CHECK(poly == -1 && strstr(err, "mps.preconditioner") && strcmp(v.live.mps_preconditioner, "auto") == 0,
+          "mps.preconditioner poly under wall_pressure solve: %d '%s', live %s", poly, err,
+          v.live.mps_preconditioner);
+    printf("refused live: %s\n", err);
+    CHECK(view_apply_param(&v, "mps.preconditioner", "jacobi", err, sizeof err) == 1 &&
+              strcmp(v.live.mps_preconditioner, "jacobi") == 0,
+          "mps.preconditioner jacobi taken live: %s", err);
+    view_frame(&v);
+    view_close(&v);
+    ft_remove_tree(dir);
+}
+
 static void run_backend(const char *kind, const char *scene)
 {
     fcl_view v;
@@ -514,6 +545,7 @@ int main(void)
         return 1;
     }
     run_backend("cpu", scene);
+    check_solver_refusal();
     fcl_backend *cl = ft_backend(1);
     if (cl) {
         backend_destroy(cl);

@@ -68,8 +68,10 @@ int mps_check(const fcl_params *p, char *err, size_t errlen)
      * 0.11 m/s (mean, at 3 s; its largest 0.37-0.54 m/s throughout) under
      * mps.gradient = ko, whose column mode viscosity damps only near
      * 1 Pa s and, at 2 cm, not at the default 1 Pa s, and rests under gc
-     * (mean below 1e-4 m/s), so the note names both. A note, not a refusal: the runs go on. */
-    if (rc == 0 && strcmp(p->boundary_walls, "particles") == 0 && p->boundary_layers < 3)
+     * (mean below 1e-4 m/s), so the note names both. A note, not a refusal: the runs go on.
+     * Once (the viewer checks every edit of mps.* with this hook). */
+    static int said;
+    if (rc == 0 && strcmp(p->boundary_walls, "particles") == 0 && p->boundary_layers < 3 && !said++)
         fprintf(stderr, "fluidcl: note: mps with boundary.walls = particles and boundary.layers = %ld: the walls' "
                 "number density falls short and resting fluid drifts; MPS takes 3 layers "
                 "(--param boundary.layers=3), or boundary.walls = mirror%s\n", (long)p->boundary_layers,
