@@ -6,9 +6,9 @@
  * -> steps_per_frame solver steps -> view_pack into the vertex buffer ->
  * (release, or copy via host) -> (mesh mode: marching cubes every
  * mesh_every frames) -> draw -> panel -> capture -> swap.
- * Invariant: sim.prm points at `live`, the parameters the simulation
- * reads at every step; the panel edits `edit`, and live parameters are
- * copied to `live` at once, the others at the next reset. The vertex
+ * Invariant: sim.user points at `live`, whose live parameters the
+ * simulation takes at every step; the panel edits `edit`, and live
+ * parameters are copied to `live` at once, the others at the next reset. The vertex
  * buffer holds sim.n particles in grid order.
  */
 #ifndef FCL_VIEW_H

@@ -211,6 +211,25 @@ int params_set_text(fcl_params *p, const fcl_param_def *d, const char *text, cha
     return 0;
 }
 
+static size_t param_bytes(const fcl_param_def *d)
+{
+    switch (d->type) {
+    case PT_FLOAT: return sizeof(float);
+    case PT_INT: return sizeof(long);
+    case PT_VEC3: return 3 * sizeof(float);
+    default: return FCL_STR_MAX;
+    }
+}
+
+void params_copy_live(fcl_params *dst, const fcl_params *src)
+{
+    for (size_t k = 0; k < fcl_param_count; k++) {
+        const fcl_param_def *d = &fcl_param_table[k];
+        if (d->live)
+            memcpy((char *)dst + d->offset, (const char *)src + d->offset, param_bytes(d));
+    }
+}
+
 int params_assign(fcl_params *p, const char *assignment, char *err, size_t errlen)
 {
     const char *eq = strchr(assignment, '=');

@@ -65,6 +65,8 @@ const fcl_param_def *params_find(const char *key);
 /* Parse text into the parameter, range-checked. Returns 0, or -1 with a
  * message in err saying what was expected. */
 int params_set_text(fcl_params *p, const fcl_param_def *d, const char *text, char *err, size_t errlen);
+/* Copy the live parameters (params.def's live column) of src into dst. */
+void params_copy_live(fcl_params *dst, const fcl_params *src);
 /* Apply "group.name=value"; errors name the key. */
 int params_assign(fcl_params *p, const char *assignment, char *err, size_t errlen);
 /* Set a numeric value (component `comp` for VEC3) with range check. */

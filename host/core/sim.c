@@ -109,9 +109,10 @@ const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len)
     /* Measured on dam_break (h 2.5 cm, sim.dt 0.25 ms): viscosity 300 ran,
      * 500 blew up at step 63, where this bound is 0.26 and 0.16 ms. A
      * review's run at 1e5 was told to raise the viscosity. */
-    if (s->dt_floor_key[0])
-        snprintf(buf, len, "the step's bound %.3g s was raised to %s = %g s: lower %s", s->dt_floor_cfl,
-                 s->dt_floor_key, s->dt_floor, s->dt_floor_key);
+    if (s->dt_floor_key[0])   /* and what set the bound, a viscosity raised live say (a review) */
+        snprintf(buf, len, "the step's bound %.3g s was raised to %s = %g s: lower %s%s%s", s->dt_floor_cfl,
+                 s->dt_floor_key, s->dt_floor, s->dt_floor_key, s->dt_floor_by ? ", or " : "",
+                 s->dt_floor_by ? s->dt_floor_by : "");
     else if (!s->solver->blowup_advice && p->sim_dt > bound)
         snprintf(buf, len, "sim.dt = %g s is above the explicit viscosity's bound 0.125 h^2 rho0 / mu = %.3g s "
                  "(material.viscosity = %g): lower sim.dt or material.viscosity", p->sim_dt, bound, mu);
@@ -153,10 +154,12 @@ int sim_step_floor(fcl_sim *s, double dt, double dt_min, double dt_max, const ch
                  "slower emitters, a larger %s.cfl or a lower %s.dt_min", dt, inflow, group, dt_min, group, group);
         return -1;
     }
+    /* (an advice naming the floor already says to lower it) */
     snprintf(s->error, sizeof s->error,
              "numerical blow-up: the Courant step %.3g s fell below %s.dt_min = %.3g s (largest speed %.4g m/s); "
-             "%s, or lower %s.dt_min if such speeds are real", dt, group, dt_min, s->stats.max_speed,
-             sim_blowup_advice(s, advice, sizeof advice), group);
+             "%s%s%s%s", dt, group, dt_min, s->stats.max_speed, sim_blowup_advice(s, advice, sizeof advice),
+             s->dt_floor_key[0] ? "" : ", or lower ", s->dt_floor_key[0] ? "" : group,
+             s->dt_floor_key[0] ? "" : ".dt_min if such speeds are real");
     return -1;
 }
 
@@ -194,6 +197,8 @@ static uint tension_model(const char *name)
 
 void sim_update_consts(fcl_sim *s)
 {
+    if (s->user != &s->eff)
+        params_copy_live(&s->eff, s->user);
     const fcl_params *p = s->prm;
     fcl_sph_consts *c = &s->c;
     smoothing_consts(c, s->h);
@@ -614,7 +619,9 @@ int sim_create_solver(fcl_sim *s, const fcl_solver *solver, fcl_backend *be, con
 {
     memset(s, 0, sizeof *s);
     s->be = be;
-    s->prm = prm;
+    s->user = prm;
+    s->eff = *prm;
+    s->prm = prm = &s->eff;
     s->n = n;
     s->cap = prm->particles_capacity > (long)n ? (size_t)prm->particles_capacity : n;
     s->spacing = prm->particles_spacing;

@@ -36,7 +36,16 @@ typedef struct fcl_step_stats {
 
 typedef struct fcl_sim {
     fcl_backend *be;
-    const fcl_params *prm;
+    /* The parameters the simulation runs on: eff, a copy of the caller's
+     * table at creation whose live parameters (params.def) are copied from
+     * *user before every step (sim_update_consts). A parameter not marked
+     * live keeps its value until the simulation is made again: one changed
+     * through *user mid-run was applied half-way, a derive hook re-reading
+     * it beside state sized for the old value (mps.re_density, the wcsph
+     * density kernel; a review). */
+    const fcl_params *prm;            /* = &eff */
+    const fcl_params *user;
+    fcl_params eff;
     const fcl_solver *solver;
     void *solver_data;
     size_t n;                        /* particles now */
@@ -103,6 +112,10 @@ typedef struct fcl_sim {
      * the floor, not the Courant number. Empty otherwise. */
     char dt_floor_key[32];
     double dt_floor_cfl, dt_floor;
+    /* The parameter whose bound that was, where it is not the Courant
+     * speed's (a viscosity, the surface tension): the advice names it
+     * too. NULL otherwise. */
+    const char *dt_floor_by;
     /* The blown-up particle (stats.bad_id) has a position or velocity
      * that is not finite, rather than moving too far: for the message. */
     int bad_nonfinite;

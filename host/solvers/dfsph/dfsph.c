@@ -253,24 +253,29 @@ static void choose_dt(fcl_sim *s, dfsph *d)
 {
     const fcl_params *p = s->prm;
     double v = sim_courant_speed(s, p->dfsph_dt_max), dt = p->dfsph_dt_max;
+    const char *by = NULL;   /* what set dt, where not the speed */
     if (v > 1e-9)
         dt = p->dfsph_cfl * s->spacing / v;
     /* The explicit viscosity's bound (Monaghan: 0.125 h^2 / nu with h the
      * spacing): measured, a Taylor-Green cell at 1 cm spacing and nu 0.01
      * blew up at the 2 ms step it allows 1.25 ms for. */
-    if (p->dfsph_viscosity > 0.0)
-        dt = fmin(dt, VISC_STEP * s->spacing * s->spacing / p->dfsph_viscosity);
-    if (p->dfsph_iter_target > 0)
-        dt = fmin(dt, d->dt_cap > 0.0 ? d->dt_cap : FIRST_STEP_FRACTION * p->dfsph_dt_max);
+    double visc = p->dfsph_viscosity > 0.0 ? VISC_STEP * s->spacing * s->spacing / p->dfsph_viscosity : INFINITY;
+    if (visc < dt)
+        dt = visc, by = "dfsph.viscosity";
+    double cap = d->dt_cap > 0.0 ? d->dt_cap : FIRST_STEP_FRACTION * p->dfsph_dt_max;
+    if (p->dfsph_iter_target > 0 && cap < dt)
+        dt = cap, by = NULL;
     /* Capillary waves: a 2 mm cube at 0.1 mm spacing blew up in its first
      * step, 13 times over this bound (at 2 cm it is 0.13 s, never met). */
-    dt = fmin(dt, sim_capillary_dt(s));
+    if (sim_capillary_dt(s) < dt)
+        dt = sim_capillary_dt(s), by = "material.surface_tension";
     /* A bound under dfsph.dt_min is overruled; a blow-up then says so
      * (a viscosity raised live past dfsph_check's bound blew up, told to
      * lower dfsph.dt_max). */
     s->dt_floor_key[0] = '\0';
     if (dt < p->dfsph_dt_min) {
         snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "dfsph.dt_min");
+        s->dt_floor_by = by;
         s->dt_floor_cfl = dt;
         s->dt_floor = p->dfsph_dt_min;
     }

@@ -194,9 +194,9 @@ static int choose_dt(fcl_sim *s, mps *d)
                      d->short_since, (long)p->mps_cg_max_iter);
         return -1;
     }
-    dt = fmin(dt, sim_capillary_dt(s));   /* as dfsph's (dfsph.c); after the floor, which is the speed's */
-    if (nu > 0.0)
-        dt = fmin(dt, MPS_VISC_STEP * l0 * l0 / nu);
+    /* as dfsph's (dfsph.c); after the floor, which is the speed's */
+    double cap = sim_capillary_dt(s), visc = nu > 0.0 ? MPS_VISC_STEP * l0 * l0 / nu : INFINITY;
+    dt = fmin(dt, fmin(cap, visc));
     /* These bounds under mps.dt_min are overruled, as dfsph's, and a
      * blow-up then says so: mps_check refuses material.viscosity's before
      * any work, but a phase's or a live edit's went below it without a
@@ -204,6 +204,8 @@ static int choose_dt(fcl_sim *s, mps *d)
     s->dt_floor_key[0] = '\0';
     if (dt < p->mps_dt_min) {
         snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "mps.dt_min");
+        s->dt_floor_by = visc <= cap ? (s->nphases ? "the phases' viscosity" : "material.viscosity")
+                                     : "material.surface_tension";
         s->dt_floor_cfl = dt;
         s->dt_floor = p->mps_dt_min;
         dt = p->mps_dt_min;
