@@ -207,10 +207,11 @@ static int step_frame(fcl_view *v)
         if (v->sim.stats.bad_id >= 0) {
             /* A failed step too: a scripted run ending on one exits 3, as
              * run does (it exited 0; a review). */
-            char advice[300];
+            char advice[512], what[160];
             v->paused = v->step_failed = 1;
-            view_set_status(v, "numerical blow-up at step %ld (particle %ld): paused; %s, or reset", v->sim.step,
-                            v->sim.stats.bad_id, sim_blowup_advice(&v->sim, advice, sizeof advice));
+            view_set_status(v, "numerical blow-up at step %ld (%s): paused; %s, or reset", v->sim.step,
+                            sim_blowup_what(&v->sim, what, sizeof what), sim_blowup_advice(&v->sim, advice,
+                                                                                             sizeof advice));
             snprintf(v->failure, sizeof v->failure, "%s", v->status);
             done++;
             break;

@@ -213,7 +213,8 @@ static int solver_refuses(const fcl_params *before, const fcl_params *after, con
 }
 
 /* One value into a copy of the edited set and, when the parameter is
- * live, of the running one (s->prm is read at every step); each copy is
+ * live, of the running one (sim.user, whose live parameters the simulation
+ * takes before every step); each copy is
  * kept only when its ordered pairs still hold, as the command line checks
  * them (dfsph.dt_min set above dt_max was taken live: the step pinned, and
  * a Reset found no parameters that loaded and left no simulation), and a

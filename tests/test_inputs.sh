@@ -368,6 +368,8 @@ F=$T/comma2.json; printf '{ "domain": { "min": [0, 0, 0,], "max": [1, 1, 1] } }\
 refused "a comma before a closing bracket" "$F" "comma2.json:1:" "a comma before a closing bracket" -- run "$F"
 F=$T/open.json; printf '{ "sim": { "solver": "wcsph" },\n  "particles": { "spacing": 0.05 }\n' >"$F"
 refused "a file that ends inside an object" "$F" "open.json:3:1" "a } or ] is missing" -- run "$F"
+F=$T/after.json; printf '{ "sim": { "dt": 0.001 } },\n' >"$F"
+refused "a comma after the top-level object" "$F" "after.json:1:" "text after the JSON object" -- run "$F"
 printf '[1, 2]\n' >"$T/array.json"
 refused "a JSON array at the top" "$T/array.json" "expected a JSON object at the top, got an array" -- run "$T/array.json"
 F=$T/velocity.json; scene "$F" "" '[ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,0.1], "velocity": [1, 2] } ]'

@@ -449,7 +449,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         return FCL_EXIT_INPUT;
     }
     /* What the solver refuses whatever the device, before one is opened. */
-    if (solver_check_phases(sv, s->phases, s->nphases, err, sizeof err) != 0 ||
+    if (solver_check_phases(sv, &s->params, s->phases, s->nphases, err, sizeof err) != 0 ||
         solver_check_support(sv, &s->params, err, sizeof err) != 0 || (sv->check && sv->check(&s->params, err, sizeof err) != 0)) {
         char named[sizeof err + FCL_STR_MAX];
         snprintf(named, sizeof named, "%s: %s", s->file, err);

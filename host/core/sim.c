@@ -495,7 +495,7 @@ int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
  * time step); defined below. */
 int sim_set_phases(fcl_sim *s, const fcl_phase_decl *ph, int n, char *err, size_t errlen)
 {
-    int rc = solver_check_phases(s->solver, ph, n, err, errlen);
+    int rc = solver_check_phases(s->solver, s->prm, ph, n, err, errlen);
     if (rc != 0)
         return rc;
     fcl_phase t[FCL_PHASES_MAX];
@@ -684,11 +684,13 @@ static int measure(fcl_sim *s)
     /* Which of the two the blow-up is (the message said "not finite or
      * moves more than"; a review): one more read, only then. */
     float4 bp = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f), bv = bp;
+    float brho = 0.0f;   /* the stats pass flags a density that is not finite too */
     if (bad != 0xffffffffu && (be->ops->buf_read(be, pos, (size_t)bad * 16, 16, &bp) != 0 ||
-                               be->ops->buf_read(be, vev, (size_t)bad * 16, 16, &bv) != 0))
+                               be->ops->buf_read(be, vev, (size_t)bad * 16, 16, &bv) != 0 ||
+                               be->ops->buf_read(be, s->rho, (size_t)bad * 4, 4, &brho) != 0))
         return -1;
     s->bad_nonfinite = !(isfinite(bp.x) && isfinite(bp.y) && isfinite(bp.z) && isfinite(bv.x) && isfinite(bv.y) &&
-                         isfinite(bv.z));
+                         isfinite(bv.z) && isfinite(brho));
     double n = fcl_reduce_sum((double)s->n);
     uint64_t bad_id = fcl_reduce_min_u64(bad != 0xffffffffu ? id : UINT64_MAX);
     fcl_step_stats *st = &s->stats;

@@ -116,8 +116,9 @@ typedef struct fcl_sim {
      * speed's (a viscosity, the surface tension): the advice names it
      * too. NULL otherwise. */
     const char *dt_floor_by;
-    /* The blown-up particle (stats.bad_id) has a position or velocity
-     * that is not finite, rather than moving too far: for the message. */
+    /* The blown-up particle (stats.bad_id) has a position, velocity or
+     * density that is not finite, rather than moving too far: for the
+     * message. */
     int bad_nonfinite;
     long step;
     double time;
@@ -287,8 +288,9 @@ double sim_capillary_dt(const fcl_sim *s);
  * that bound with its values. Written into buf; returns buf. */
 const char *sim_blowup_advice(const fcl_sim *s, char *buf, size_t len);
 /* What the blown-up particle (stats.bad_id) did: "particle N is not
- * finite" or "particle N moves more than sim.max_step_ratio = R support
- * radii per step". Written into buf; returns buf. */
+ * finite" (its position, velocity or density) or "particle N moves more
+ * than sim.max_step_ratio = R support radii per step". Written into buf;
+ * returns buf. */
 const char *sim_blowup_what(const fcl_sim *s, char *buf, size_t len);
 /* Rebuild s->c from the parameter table (called by sim_step). */
 void sim_update_consts(fcl_sim *s);

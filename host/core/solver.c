@@ -27,8 +27,11 @@ const fcl_solver *solver_find(const char *name)
     return NULL;
 }
 
-int solver_check_phases(const fcl_solver *sv, const fcl_phase_decl *ph, int n, char *err, size_t errlen)
+int solver_check_phases(const fcl_solver *sv, const fcl_params *p, const fcl_phase_decl *ph, int n, char *err,
+                        size_t errlen)
 {
+    if (sv->check_fluid && sv->check_fluid(p, ph, n, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
     char names[128];
     int most = sv->max_phases > 0 ? sv->max_phases : 1;
     solver_names_that(FCL_CAN_PHASES, names, sizeof names);

@@ -62,6 +62,7 @@ int solver_field_index(const struct fcl_solver *s, const char *name);
 /* What a save hook returns when it could not save (solver.save). */
 #define FCL_SAVE_FAILED ((size_t)-1)
 
+struct fcl_phase_decl;
 typedef struct fcl_solver {
     const char *name;
     const char *summary;
@@ -180,6 +181,10 @@ typedef struct fcl_solver {
      * 0, or FCL_EXIT_INPUT with err naming the keys. NULL: none to check.
      * init refuses the same, for callers that skip this. */
     int (*check)(const struct fcl_params *p, char *err, size_t errlen);
+    /* The same for the fluid's properties, which are the phases' where the
+     * scene has any (n > 0) and material.* otherwise (solver_check_phases
+     * calls it). NULL: none to check. */
+    int (*check_fluid)(const struct fcl_params *p, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen);
 } fcl_solver;
 
 const fcl_solver *solver_find(const char *name);
@@ -198,7 +203,8 @@ const char *solver_names_that(fcl_capability c, char *out, size_t len);
  * message. sim_set_phases and the command line
  * (before a device is opened) both ask. */
 struct fcl_phase_decl;
-int solver_check_phases(const fcl_solver *sv, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen);
+int solver_check_phases(const fcl_solver *sv, const struct fcl_params *p, const struct fcl_phase_decl *ph, int n,
+                        char *err, size_t errlen);
 /* particles.support against the solver's max_support: 0, or FCL_EXIT_INPUT
  * with err naming the key, the value and the limit. */
 int solver_check_support(const fcl_solver *sv, const struct fcl_params *p, char *err, size_t errlen);

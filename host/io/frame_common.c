@@ -485,8 +485,6 @@ int out_check_frame_names(const char *dir, const char *const *names, char *err, 
     return rc;
 }
 
-/* The shortest of %.15g..%.17g that reads back as the same double: exact,
- * yet 0.12 stays "0.12" in ParaView's title rather than 0.11999999999999999. */
 void out_float_text(double v, char *out, size_t len)
 {
     for (int digits = 1; digits <= 9; digits++) {
@@ -496,6 +494,8 @@ void out_float_text(double v, char *out, size_t len)
     }
 }
 
+/* The shortest of %.15g..%.17g that reads back as the same double: exact,
+ * yet 0.12 stays "0.12" in ParaView's title rather than 0.11999999999999999. */
 void fio_time_text(double t, char *buf, size_t len)
 {
     for (int prec = 15; prec <= 17; prec++) {

@@ -198,8 +198,6 @@ static size_t first_outside(const fcl_frame_data *d, const fcl_params *p)
     return d->n;
 }
 
-/* A float parameter's value in the fewest digits that read back as the
- * same float (a frame records 0.04 as 0.03999999910593033). */
 int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int sc_phases, double *time, char *err,
                      size_t errlen)
 {

@@ -591,13 +591,13 @@ static int speed_sane(fcl_sim *s, const mac *d)
     if (!(base > 0.0) || !(d->max_u > 10.0 * base))
         return 0;
     char advice[200];
-    /* Markers of a closed domain's worth of liquid and more: an inflow
-     * with nowhere to go, not a step to shorten (a review: 5 m/s into a
+    /* Markers of a closed domain's worth of liquid and more (no outflow):
+     * an inflow with nowhere to go, not a step to shorten (a review: 5 m/s into a
      * closed 20 cm box, markers for 1.56 of its volume, was told to lower
      * mac.cfl). */
     double dx = d->m.dx, held = (double)s->n * dx * dx * dx / s->prm->mac_particles_per_cell;
     double room = ((double)hi.x - lo.x) * ((double)hi.y - lo.y) * ((double)hi.z - lo.z);
-    if (s->nemitters > 0 && held > 0.9 * room)
+    if (s->nemitters > 0 && s->noutflows == 0 && held > 0.9 * room)
         snprintf(advice, sizeof advice, "the emitters have brought markers for %.0f %% of the domain's volume: a "
                  "closed domain takes no more (add an outflow, or close the emitters sooner)", 100.0 * held / room);
     else if (d->short_solves > 0)

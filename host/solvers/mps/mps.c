@@ -658,6 +658,7 @@ const fcl_solver fcl_solver_mps = {
     .boundary_tags = 1,                  /* bpos.w: layer tags (every layer completes n*) */
     .max_phases = FCL_PHASES_MAX,        /* phases of their own density and viscosity */
     .check = mps_check,                  /* wall parameters (walls.c) */
+    .check_fluid = mps_check_fluid,      /* the viscosities' step bounds (walls.c) */
     .emit_room = 0.4,                    /* backed-up inflow: n feels a pair at a third of a spacing (emit.c) */
     /* A rate's layers packed closer are compressed fluid, which the
      * pressure equation blows apart: a 1 m/s jet of layers 0.8 spacings

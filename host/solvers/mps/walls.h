@@ -38,6 +38,9 @@ struct fcl_params;
  * layers; FCL_EXIT_INPUT naming the keys), and a note on stderr for
  * particle walls of fewer than 3 layers. */
 int mps_check(const struct fcl_params *p, char *err, size_t errlen);
+/* The viscosities' step bounds against mps.dt_min (solver.h check_fluid). */
+struct fcl_phase_decl;
+int mps_check_fluid(const struct fcl_params *p, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen);
 
 /* The viscous step bound's factor: dt <= MPS_VISC_STEP l0^2 / nu. */
 #define MPS_VISC_STEP 0.2

@@ -91,7 +91,11 @@ static int add_target(const fcl_target *t, int g, double voxel, double skin_alph
     int rc = ctl_sample_cached(&m, voxel, cache, max_points > *n ? max_points - *n : 1, &cp, NULL, why, sizeof why);
     obj_free(&m);
     if (rc != 0) {
-        snprintf(err, errlen, "%s: %s", where, why);
+        if (*n > 0)   /* the budget is all targets' (a review: "the 1 ... takes") */
+            snprintf(err, errlen, "%s: %s (the earlier targets hold %zu of the %zu control particles it takes)", where,
+                     why, *n, max_points);
+        else
+            snprintf(err, errlen, "%s: %s", where, why);
         return -1;
     }
     if (bind(t, &cp, skin_alpha, weights, where, err, errlen) != 0) {
