@@ -123,7 +123,11 @@ static inline pid_t ft_xvfb_start(void)
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
-        execlp("Xvfb", "Xvfb", "-displayfd", fdarg, "-screen", "0", "1280x720x24", "-nolisten", "tcp", (char *)NULL);
+        /* -noreset: a server that resets when its last client leaves
+         * refused the next test's window for a moment (test_view on CI:
+         * "Failed to open display"). */
+        execlp("Xvfb", "Xvfb", "-displayfd", fdarg, "-screen", "0", "1280x720x24", "-nolisten", "tcp", "-noreset",
+               (char *)NULL);
         _exit(127);
     }
     close(fds[1]);

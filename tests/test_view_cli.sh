@@ -23,7 +23,7 @@ cleanup() { [ -n "$XPID" ] && kill "$XPID" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 # Xvfb picks a free display and writes its number once it accepts clients.
 exec 3<> "$T/displayfd"
-Xvfb -displayfd 3 -screen 0 1280x720x24 -nolisten tcp >/dev/null 2>&1 &
+Xvfb -displayfd 3 -screen 0 1280x720x24 -nolisten tcp -noreset >/dev/null 2>&1 &
 XPID=$!
 for _ in $(seq 100); do [ -s "$T/displayfd" ] && grep -q . "$T/displayfd" && break; sleep 0.2; done
 NUM=$(head -n1 "$T/displayfd" | tr -dc 0-9)

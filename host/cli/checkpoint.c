@@ -79,7 +79,11 @@ int ckpt_setup(fcl_ckpt *c, const fcl_cli *o, const fcl_params *p)
     else if (p->output_every > 0 && p->output_dir[0])
         snprintf(c->path, sizeof c->path, "%s/checkpoint.state", p->output_dir);
     if (c->every > 0 && !c->path[0]) {
-        cli_error("--checkpoint-every %ld: give --checkpoint FILE or --out DIR for the checkpoints", c->every);
+        if (p->output_dir[0])   /* it told a user who gave --out to give --out (a review) */
+            cli_error("--checkpoint-every %ld: %s is not used when no frames go to it (output.every 0): give "
+                      "--checkpoint FILE for the checkpoints", c->every, p->output_dir);
+        else
+            cli_error("--checkpoint-every %ld: give --checkpoint FILE or --out DIR for the checkpoints", c->every);
         return FCL_EXIT_INPUT;
     }
     /* DIR/checkpoint.state, and a --checkpoint in a DIR the run creates,
