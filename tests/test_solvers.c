@@ -396,11 +396,17 @@ static void nonlive_waits(fcl_backend *be, const fcl_scene *sc, const fcl_initia
             ok = sim_step(&s) == 0 && s.stats.bad_id < 0;
         }
         CHECK(ok, "wcsph on %s, run %d: %s", be->kind, run, err);
-        if (!ok)
+        if (ok) {
+            pos[run] = malloc(s.n * 16 + 16);
+            sim_download(&s, pos[run], NULL, NULL, NULL, NULL);
+        }
+        if (!err[0])
+            sim_destroy(&s);
+        if (!ok) {
+            for (int k = 0; k < run; k++)
+                free(pos[k]);
             return;
-        pos[run] = malloc(s.n * 16 + 16);
-        sim_download(&s, pos[run], NULL, NULL, NULL, NULL);
-        sim_destroy(&s);
+        }
     }
     size_t n = in->n;
     CHECK(memcmp(pos[0], pos[1], n * 16) == 0 && memcmp(pos[0], pos[2], n * 16) != 0,
