@@ -764,10 +764,10 @@ fl run "$GOOD" --backend cpu --steps 2 --param particles.spacing=0.0005
 r2=$RC e2=$ERR
 printf '{ "sim": { "solver": "pbf" }, "particles": { "spacing": 0.05, "support": 3.8 },\n  "domain": { "min": [0,0,0], "max": [0.4,0.4,0.4] },\n  "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.2,0.2,0.2] } ] }\n' >"$T/sup.json"
 fl run "$T/sup.json" --backend cpu --steps 2
-if [ "$r1$r2$RC" = 222 ] && printf '%s' "$e1" | grep -q -- "^fluidcl: $GOOD with --param particles.support = 3.8: pbf runs up to" &&
+if [ "$r1$r2$RC" = 222 ] && printf '%s' "$e1" | grep -q -- "^fluidcl: $GOOD with --solver pbf and --param particles.support = 3.8: pbf runs up to" &&
    printf '%s' "$e2" | grep -q -- "^fluidcl: $GOOD with --param particles.spacing: " &&
    printf '%s' "$ERR" | grep -q -- "^fluidcl: $T/sup.json: particles.support = 3.8"; then
-    ok "21 a refused value from --param names --param, one from the scene the scene"
+    ok "21 a refused value from --param names --param (and the --solver the check ran for), one from the scene the scene"
 else
     bad "21 origin of refused values" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
 fi

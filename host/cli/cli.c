@@ -396,8 +396,9 @@ static void note_other_solver_params(const fcl_cli *o, const char *solver)
 /* A check's error after the command line was merged into the scene's
  * parameters names the scene file; where the key it starts with came
  * from --param or an option, it names that as well (a review:
- * --param particles.support=3.8 was blamed on the scene alone). */
-void cli_check_error(const fcl_cli *o, const fcl_scene *s, const char *err)
+ * --param particles.support=3.8 was blamed on the scene alone), and
+ * `also` (the --solver a solver's check ran for) beside it. */
+void cli_check_error(const fcl_cli *o, const fcl_scene *s, const char *err, const char *also)
 {
     static const struct { const char *key, *flag; size_t off; } flags[] = {
         { "sim.solver", "--solver", offsetof(fcl_cli, solver) }, { "output.dir", "--out", offsetof(fcl_cli, out) } };
@@ -405,19 +406,23 @@ void cli_check_error(const fcl_cli *o, const fcl_scene *s, const char *err)
     size_t fl = strlen(s->file), k = 0;
     if (strncmp(msg, s->file, fl) == 0 && strncmp(msg + fl, ": ", 2) == 0)
         msg += fl + 2;
-    char key[64];
+    char key[64], with[160] = "";
     while (k < sizeof key - 1 && (isalnum((unsigned char)msg[k]) || msg[k] == '_' || msg[k] == '.'))
         key[k] = msg[k], k++;
     key[k] = '\0';
+    if (also)
+        snprintf(with, sizeof with, "%s", also);
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        if (strcmp(key, flags[i].key) == 0 && *(const char *const *)((const char *)o + flags[i].off)) {
-            cli_error("%s with %s: %s", s->file, flags[i].flag, msg);
-            return;
-        }
-    if (strchr(key, '.') && overridden(o, key))
-        cli_error("%s with --param %s", s->file, msg);
-    else
+        if (strcmp(key, flags[i].key) == 0 && *(const char *const *)((const char *)o + flags[i].off) &&
+            !strstr(with, flags[i].flag))
+            snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s", with[0] ? " and " : "", flags[i].flag);
+    int param = strchr(key, '.') && overridden(o, key);
+    if (!with[0] && !param)
         cli_error("%s", err);
+    else if (param)
+        cli_error("%s with %s%s--param %s", s->file, with, with[0] ? " and " : "", msg);
+    else
+        cli_error("%s with %s: %s", s->file, with, msg);
 }
 
 int cli_scene(const fcl_cli *o, fcl_scene *s)
@@ -433,7 +438,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         return FCL_EXIT_INPUT;
     }
     if (scene_check(s, &s->params, err, sizeof err) != 0) {
-        cli_check_error(o, s, err);
+        cli_check_error(o, s, err, NULL);
         scene_free(s);
         return FCL_EXIT_INPUT;
     }
@@ -451,9 +456,11 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     /* What the solver refuses whatever the device, before one is opened. */
     if (solver_check_phases(sv, &s->params, s->phases, s->nphases, err, sizeof err) != 0 ||
         solver_check_support(sv, &s->params, err, sizeof err) != 0 || (sv->check && sv->check(&s->params, err, sizeof err) != 0)) {
-        char named[sizeof err + FCL_STR_MAX];
+        char named[sizeof err + FCL_STR_MAX], also[FCL_STR_MAX + 16] = "";
         snprintf(named, sizeof named, "%s: %s", s->file, err);
-        cli_check_error(o, s, named);
+        if (o->solver)   /* the solver's check refused this scene for the solver the option chose */
+            snprintf(also, sizeof also, "--solver %s", o->solver);
+        cli_check_error(o, s, named, o->solver ? also : NULL);
         scene_free(s);
         return FCL_EXIT_INPUT;
     }

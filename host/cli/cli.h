@@ -84,10 +84,10 @@ int cli_check_device_options(const char *name, const char *backend, const char *
  * "SCENE: KEY". Returns buf. */
 const char *cli_origin(const fcl_cli *o, const char *key, const char *flag, char *buf, size_t len);
 /* Prints a check's error err: as it is, or, where the key it starts with
- * (after "SCENE: ") came from --param or an option, "SCENE with --param
- * ..." (or the option). */
+ * (after "SCENE: ") came from --param or an option, or also (an option,
+ * NULL: none) is given, "SCENE with --solver X and --param ..." */
 struct fcl_scene;
-void cli_check_error(const fcl_cli *o, const struct fcl_scene *s, const char *err);
+void cli_check_error(const fcl_cli *o, const struct fcl_scene *s, const char *err, const char *also);
 /* Prints "fluidcl: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -762,7 +762,7 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     if (rc == 0 && !o->resume && (rc = setup_check_fluid(sc, &in, err, sizeof err)) != 0)
         setup_free(&in);
     if (rc != 0) {
-        cli_check_error(o, sc, err);
+        cli_check_error(o, sc, err, NULL);
         return rc;
     }
     if (!o->resume)
@@ -771,7 +771,7 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     if ((rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0 ||
         (rc = setup_sim_scene(&r->sim, sc, err, sizeof err)) != 0) {
         snprintf(named, sizeof named, "%s: %s", sc->file, err);
-        cli_check_error(o, sc, named);
+        cli_check_error(o, sc, named, NULL);
     }
     if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0)
         r->first_step = r->sim.step;
