@@ -10,10 +10,16 @@
 
 #include "view.h"
 
+/* The viewer's options that take a value (view_option), in this order. */
+static const char *const valued[] = { "--frames", "--screenshot", "--steps-per-frame", "--record", "--color",
+                                      "--size", "--draw" };
+enum { NVALUED = sizeof valued / sizeof valued[0] };
+
 typedef struct view_args {
     fcl_view_opts vo;
     long frames;            /* 0: until the window closes */
     const char *screenshot;
+    const char *seen[NVALUED];   /* each valued option's value, once given */
 } view_args;
 
 static int field_by_name(const char *name)
@@ -75,14 +81,23 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
         return a->vo.hide_panel = 1;
     if (strcmp(opt, "--control") == 0 || strcmp(opt, "--overlay") == 0)
         return a->vo.show_overlay = 1;
-    if (strcmp(opt, "--frames") && strcmp(opt, "--screenshot") && strcmp(opt, "--steps-per-frame") &&
-        strcmp(opt, "--record") && strcmp(opt, "--color") && strcmp(opt, "--size") && strcmp(opt, "--draw"))
+    int k = 0;
+    while (k < NVALUED && strcmp(opt, valued[k]) != 0)
+        k++;
+    if (k == NVALUED)
         return 0;
     (*i)++;
     if (!val || (val[0] == '-' && val[1] == '-')) {
         cli_error("view: %s needs a value", opt);
         return -1;
     }
+    /* another value for one given already: refused, as run's are (the
+     * last was taken silently; a review) */
+    if (a->seen[k] && strcmp(a->seen[k], val) != 0) {
+        cli_error("view: %s given twice ('%s', then '%s'): expected one", opt, a->seen[k], val);
+        return -1;
+    }
+    a->seen[k] = val;
     if (strcmp(opt, "--frames") == 0)
         return positive(opt, val, &a->frames) == 0 ? 1 : -1;
     if (strcmp(opt, "--steps-per-frame") == 0) {

@@ -776,11 +776,14 @@ fi
 fl run "$GOOD" --backend cpu --steps 10 --steps 5
 r1=$RC e1=$ERR
 fl run "$GOOD" --backend cpu --backend cpu --steps 2
+r2=$RC
+fl surface "$T/in_fr/frame_000002.vtu" --backend cpu --out "$T/tw1" --out "$T/tw2"
 if [ "$r1" -eq 2 ] && printf '%s' "$e1" | grep -q -- "run: --steps given twice ('10', then '5'): expected one" &&
-   [ "$RC" -eq 0 ]; then
-    ok "21 an option given twice with two values is refused naming both; the same value twice runs"
+   [ "$r2" -eq 0 ] && [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "surface: --out given twice" &&
+   [ ! -e "$T/tw2" ]; then
+    ok "21 an option given twice with two values is refused naming both (run and surface); the same value twice runs"
 else
-    bad "21 repeated option" "exit $r1 $RC: $e1 / $(errline)"
+    bad "21 repeated option" "exit $r1 $r2 $RC: $e1 / $(errline)"
 fi
 # --every 0 writes no frames with a note (the README's; it was refused);
 # a run of no length is refused (--time 0 ran nothing, printed zeros as

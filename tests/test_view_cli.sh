@@ -109,7 +109,8 @@ fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --draw splats --scre
     bad "--draw splats" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-200)"
 for args in "--frames 0" "--color heat --frames 1" "--draw voxels --frames 1" "--screenshot x.png" "--size 10x10 --frames 1" "--steps-per-frame" \
     "--steps-per-frame 5000000000 --frames 1" "--size 640x480junk --frames 1" "--screenshot x.jpg --frames 1" \
-    "--screenshot $T/none/x.png --frames 1" "--size +640x+480 --frames 1" "--record /proc/none/rec --frames 1"; do
+    "--screenshot $T/none/x.png --frames 1" "--size +640x+480 --frames 1" "--record /proc/none/rec --frames 1" \
+    "--frames 2 --frames 3"; do
     # shellcheck disable=SC2086
     fl view "$T/s.json" --backend cpu $args
     opt=${args%% *}

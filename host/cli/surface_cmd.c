@@ -69,7 +69,6 @@ static int parse(surf_opts *o, int argc, char **argv)
     char err[512];
     memset(o, 0, sizeof *o);
     params_defaults(&o->prm);
-    o->backend = "opencl";
     o->frames = calloc((size_t)argc + 1, sizeof *o->frames);
     for (int i = 0; o->frames && i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -88,6 +87,12 @@ static int parse(surf_opts *o, int argc, char **argv)
             cli_error("surface: %s needs a value", a);
             return FCL_EXIT_INPUT;
         } else if (slot) {
+            /* another value for an option given already: refused, as run's
+             * are (--out m1 --out m2 wrote to m2; a review) */
+            if (*slot && strcmp(*slot, argv[i + 1]) != 0) {
+                cli_error("surface: %s given twice ('%s', then '%s'): expected one", a, *slot, argv[i + 1]);
+                return FCL_EXIT_INPUT;
+            }
             *slot = argv[++i];
         } else if (strcmp(a, "--param") == 0) {
             if (!surface_key(argv[i + 1])) {
@@ -104,6 +109,8 @@ static int parse(surf_opts *o, int argc, char **argv)
             o->frames[o->nframes++] = argv[i];
         }
     }
+    if (!o->backend)
+        o->backend = "opencl";
     if (!o->frames || !o->nframes || !o->out) {
         cli_error("surface: give frames and --out DIR, e.g. 'fluidcl surface out/frame_*.vtu --out meshes'");
         return FCL_EXIT_INPUT;
