@@ -198,10 +198,11 @@ int solver_can(const fcl_solver *sv, fcl_capability c);
 /* The registered solvers that can c, "pbf" or "mps and mac", into out;
  * returns out. */
 const char *solver_names_that(fcl_capability c, char *out, size_t len);
-/* More phases than sv simulates (the scene's n phases), or any phase for
- * a one-fluid solver (it would be ignored): 0, or FCL_EXIT_INPUT with the
- * message. sim_set_phases and the command line
- * (before a device is opened) both ask. */
+/* More phases than sv simulates (the scene's n phases), any phase for a
+ * one-fluid solver (it would be ignored), or what the solver's check_fluid
+ * refuses of the fluid under p: 0, or FCL_EXIT_INPUT with the message.
+ * sim_set_phases and the command line (before a device is opened) both
+ * ask. */
 struct fcl_phase_decl;
 int solver_check_phases(const fcl_solver *sv, const struct fcl_params *p, const struct fcl_phase_decl *ph, int n,
                         char *err, size_t errlen);

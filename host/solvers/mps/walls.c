@@ -45,8 +45,8 @@ static int mps_walls_check(const fcl_params *p, char *err, size_t errlen)
  * review's material.viscosity 1e5 at 2 cm took 8e-7 s steps without a
  * word, 62,500 steps for 0.05 s). The phases' viscosities where the scene
  * has phases (material.viscosity then is not used: refusing it refused a
- * run it did not affect; a review). The bound is printed rounded down, so
- * that the value it suggests passes. */
+ * run it did not affect; a review). The dt_min it suggests is the
+ * shortest text of the bound that this check then passes. */
 int mps_check_fluid(const fcl_params *p, const struct fcl_phase_decl *ph, int n, char *err, size_t errlen)
 {
     double d = p->particles_spacing;
