@@ -38,8 +38,7 @@ static double floor_speed(const fcl_sim *s, char *how, size_t len)
     if (!s->solver->step_floor)
         return INFINITY;
     s->solver->step_floor(s->prm, &cfl, &dt_min, &dt_max);
-    const float *gv = s->prm->sim_gravity;
-    double g = sqrt((double)gv[0] * gv[0] + (double)gv[1] * gv[1] + (double)gv[2] * gv[2]);
+    double g = sim_gravity_norm(s);
     snprintf(how, len, "%s.cfl %g x particles.spacing %g m / %s.dt_min %g s, less gravity's %.3g m/s a step",
              s->solver->name, cfl, s->spacing, s->solver->name, dt_min, g * dt_max);
     return cfl * s->spacing / dt_min - g * dt_max;

@@ -85,11 +85,15 @@ double sim_stat(const fcl_sim *s, const char *key)
     return k < 0 ? 0.0 : s->stats.solver[k];
 }
 
-double sim_courant_speed(const fcl_sim *s, double dt_max)
+double sim_gravity_norm(const fcl_sim *s)
 {
     const float *gv = s->prm->sim_gravity;
-    double g = sqrt((double)gv[0] * gv[0] + (double)gv[1] * gv[1] + (double)gv[2] * gv[2]);
-    return fmax(s->stats.max_speed, sim_inflow_speed(s, s->time, s->time + dt_max)) + g * dt_max;
+    return sqrt((double)gv[0] * gv[0] + (double)gv[1] * gv[1] + (double)gv[2] * gv[2]);
+}
+
+double sim_courant_speed(const fcl_sim *s, double dt_max)
+{
+    return fmax(s->stats.max_speed, sim_inflow_speed(s, s->time, s->time + dt_max)) + sim_gravity_norm(s) * dt_max;
 }
 
 double sim_capillary_dt(const fcl_sim *s)
@@ -137,6 +141,19 @@ const char *sim_blowup_what(const fcl_sim *s, char *buf, size_t len)
         snprintf(buf, len, "particle %ld moves more than sim.max_step_ratio = %g support radii per step",
                  s->stats.bad_id, s->prm->sim_max_step_ratio);
     return buf;
+}
+
+double sim_hold_floor(fcl_sim *s, double dt, double dt_min, const char *key, const char *by)
+{
+    if (dt >= dt_min)
+        return dt;
+    if (!s->dt_floor_key[0]) {
+        snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "%s", key);
+        s->dt_floor_by = by;
+        s->dt_floor_cfl = dt;
+        s->dt_floor = dt_min;
+    }
+    return dt_min;
 }
 
 int sim_step_floor(fcl_sim *s, double dt, double dt_min, double dt_max, const char *group)

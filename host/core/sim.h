@@ -269,6 +269,14 @@ double sim_stat(const fcl_sim *s, const char *key);
  * is the one sim_courant_speed took: the message names the speed that
  * set the step, the particles' or an emitter's. */
 int sim_step_floor(fcl_sim *s, double dt, double dt_min, double dt_max, const char *group);
+/* A step bound dt under a solver's floor dt_min is overruled: recorded
+ * for the blow-up advice (key, "dfsph.dt_min" say, and by, the parameter
+ * that set the bound or NULL) unless a bound of this step was already,
+ * and dt_min returned; dt otherwise. The solver clears dt_floor_key at
+ * the start of its step. */
+double sim_hold_floor(fcl_sim *s, double dt, double dt_min, const char *key, const char *by);
+/* |sim.gravity| (m/s^2). */
+double sim_gravity_norm(const fcl_sim *s);
 /* The speed an adaptive solver's Courant step bounds: last step's largest
  * (emitted particles included), or the fastest emitter open at some time
  * in (time, time + dt_max] if faster, plus what gravity adds in dt_max.

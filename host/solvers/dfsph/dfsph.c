@@ -267,19 +267,14 @@ static void choose_dt(fcl_sim *s, dfsph *d)
         dt = cap, by = NULL;
     /* Capillary waves: a 2 mm cube at 0.1 mm spacing blew up in its first
      * step, 13 times over this bound (at 2 cm it is 0.13 s, never met). */
-    if (sim_capillary_dt(s) < dt)
-        dt = sim_capillary_dt(s), by = "material.surface_tension";
+    double capillary = sim_capillary_dt(s);
+    if (capillary < dt)
+        dt = capillary, by = "material.surface_tension";
     /* A bound under dfsph.dt_min is overruled; a blow-up then says so
      * (a viscosity raised live past dfsph_check's bound blew up, told to
      * lower dfsph.dt_max). */
     s->dt_floor_key[0] = '\0';
-    if (dt < p->dfsph_dt_min) {
-        snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "dfsph.dt_min");
-        s->dt_floor_by = by;
-        s->dt_floor_cfl = dt;
-        s->dt_floor = p->dfsph_dt_min;
-    }
-    dt = fmin(fmax(dt, p->dfsph_dt_min), p->dfsph_dt_max);
+    dt = fmin(sim_hold_floor(s, dt, p->dfsph_dt_min, "dfsph.dt_min", by), p->dfsph_dt_max);
     d->d.dt = (float)dt;
     s->c.dt = (float)dt;
     s->dt_used = (float)dt;

@@ -135,12 +135,7 @@ static double cfl_dt(fcl_sim *s, const mac *d)
      * at its speed from this substep on. */
     double v = fmax(d->max_u, sim_inflow_speed(s, s->time, s->time)) + sqrt(k * dx * gn);
     double dt = v > 0.0 ? k * dx / v : p->mac_dt_max;
-    if (dt < p->mac_dt_min && !s->dt_floor_key[0]) {
-        snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "mac.dt_min");
-        s->dt_floor_cfl = dt;
-        s->dt_floor = p->mac_dt_min;
-    }
-    return fmin(fmax(dt, p->mac_dt_min), p->mac_dt_max);
+    return fmin(sim_hold_floor(s, dt, p->mac_dt_min, "mac.dt_min", NULL), p->mac_dt_max);
 }
 
 /* A counter's next number; 0 is never one (it means "never"). */

@@ -202,14 +202,9 @@ static int choose_dt(fcl_sim *s, mps *d)
      * any work, but a phase's or a live edit's went below it without a
      * word (a review). */
     s->dt_floor_key[0] = '\0';
-    if (dt < p->mps_dt_min) {
-        snprintf(s->dt_floor_key, sizeof s->dt_floor_key, "mps.dt_min");
-        s->dt_floor_by = visc <= cap ? (s->nphases ? "the phases' viscosity" : "material.viscosity")
-                                     : "material.surface_tension";
-        s->dt_floor_cfl = dt;
-        s->dt_floor = p->mps_dt_min;
-        dt = p->mps_dt_min;
-    }
+    dt = sim_hold_floor(s, dt, p->mps_dt_min, "mps.dt_min",
+                        visc <= cap ? (s->nphases ? "the phases' viscosity" : "material.viscosity")
+                                    : "material.surface_tension");
     d->d.dt = (float)dt;
     d->d.src_k = (float)(p->mps_relaxation * d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
     d->d.comp_k = (float)(d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
