@@ -91,13 +91,8 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
         cli_error("view: %s needs a value", opt);
         return -1;
     }
-    /* another value for one given already: refused, as run's are (the
-     * last was taken silently; a review) */
-    if (a->seen[k] && strcmp(a->seen[k], val) != 0) {
-        cli_error("view: %s given twice ('%s', then '%s'): expected one", opt, a->seen[k], val);
+    if (cli_once("view", opt, &a->seen[k], val) != 0)
         return -1;
-    }
-    a->seen[k] = val;
     if (strcmp(opt, "--frames") == 0)
         return positive(opt, val, &a->frames) == 0 ? 1 : -1;
     if (strcmp(opt, "--steps-per-frame") == 0) {

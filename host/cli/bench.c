@@ -8,13 +8,11 @@
  * timers are taken, so its passes never mix into the step's.
  */
 #include <cJSON.h>
-#include <ctype.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "atomic.h"
 #include "cli.h"
@@ -572,27 +570,6 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
     return rc ? rc : t->ncols ? 0 : FCL_EXIT_DEVICE;
 }
 
-/* Whether --json may replace path: nothing (or an empty file) there, or
- * an earlier table, whose text starts {"backends" (write_json's first
- * key; whitespace skipped). It replaced any file, a README once (a
- * review), where --stats and --checkpoint replace only their own. */
-static int json_replaceable(const char *path)
-{
-    struct stat st;
-    char head[64], tight[sizeof head];
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-        return 1;
-    FILE *f = fopen(path, "rb");
-    size_t got = f ? fread(head, 1, sizeof head, f) : 0, n = 0;
-    if (f)
-        fclose(f);
-    for (size_t i = 0; i < got && n < sizeof tight - 1; i++)
-        if (!isspace((unsigned char)head[i]))
-            tight[n++] = head[i];
-    tight[n] = 0;
-    return strncmp(tight, "{\"backends\"", 11) == 0;
-}
-
 int cmd_bench(int argc, char **argv)
 {
     fcl_cli o;
@@ -608,7 +585,7 @@ int cmd_bench(int argc, char **argv)
         rc = cli_probe_file("--json", o.json);   /* leaves a file there as it was */
     if (rc != 0 || (rc = cli_scene(&o, &sc)) != 0)
         return rc;
-    if (o.json && (rc = cli_check_not_mesh(&sc, "--json", o.json)) == 0 && !json_replaceable(o.json)) {
+    if (o.json && (rc = cli_check_not_mesh(&sc, "--json", o.json)) == 0 && !cli_replaceable(o.json, "{\"backends\"")) {
         cli_error("--json %s: exists and is not a bench table (it does not start {\"backends\"), which is all "
                   "--json replaces; expected a new file name", o.json);
         rc = FCL_EXIT_INPUT;

@@ -173,10 +173,18 @@ static int seconds(const char *opt, const char *v, double *out)
     return 0;
 }
 
+int cli_once(const char *cmd, const char *opt, const char **seen, const char *val)
+{
+    if (*seen && strcmp(*seen, val) != 0) {
+        cli_error("%s: %s given twice ('%s', then '%s'): expected one", cmd, opt, *seen, val);
+        return -1;
+    }
+    *seen = val;
+    return 0;
+}
+
 /* The option at argv[*i] for command cmd; seen[k] holds the value an
- * option k was given before: another value for it is refused (it was
- * taken silently, the last winning: `--steps 10 ... --steps 5`; a review),
- * the same one is harmless. */
+ * option k that takes one was given before (cli_once). */
 static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i, const char **seen)
 {
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
@@ -186,12 +194,9 @@ static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i, co
         cli_error("%s: unknown option '%s' (see 'fluidcl %s --help')", cmd_name(cmd), a, cmd_name(cmd));
         return -1;
     }
-    const char **was = &seen[op - options];
-    if (*was && op->kind != OPT_PARAM && op->kind != OPT_FLAG && op->kind != OPT_HELP && v && strcmp(*was, v) != 0) {
-        cli_error("%s: %s given twice ('%s', then '%s'): expected one", cmd_name(cmd), op->name, *was, v);
+    if (op->kind != OPT_PARAM && op->kind != OPT_FLAG && op->kind != OPT_HELP && v &&
+        cli_once(cmd_name(cmd), op->name, &seen[op - options], v) != 0)
         return -1;
-    }
-    *was = v ? v : "";
     if (!(op->cmds & cmd)) {
         char whose[32] = "";
         for (unsigned c = FCL_CMD_RUN; c <= FCL_CMD_VIEW; c <<= 1)
@@ -549,6 +554,23 @@ int cli_in_new_dir(const char *path, const fcl_params *p)
     while (fl > 1 && path[fl - 1] == '/')
         fl--;
     return slash && fl == dl && strncmp(path, p->output_dir, dl) == 0;
+}
+
+int cli_replaceable(const char *path, const char *head)
+{
+    struct stat st;
+    char text[64], tight[sizeof text];
+    size_t want = strlen(head), n = 0;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 1;
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(text, 1, sizeof text, f) : 0;
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i < got && n < sizeof tight - 1; i++)
+        if (!isspace((unsigned char)text[i]))
+            tight[n++] = text[i];
+    return want < sizeof tight && n >= want && memcmp(tight, head, want) == 0;
 }
 
 int cli_probe_file(const char *opt, const char *path)

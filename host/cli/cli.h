@@ -56,6 +56,11 @@ int cli_scene(const fcl_cli *o, fcl_scene *s);
  * temporary is created and removed, nothing else written. 0 or
  * FCL_EXIT_INPUT (message printed). */
 int cli_probe_file(const char *opt, const char *path);
+/* Whether an output may replace path: nothing (or an empty file) there,
+ * or a regular file whose text, leading white space skipped, starts with
+ * head (an earlier output of its kind: "step," for --stats, {"backends"
+ * for bench --json). */
+int cli_replaceable(const char *path, const char *head);
 /* 1 when PATH lies directly in the output folder that run is about to
  * create (output.dir, not there yet): its probe waits for the folder
  * (--out DIR --stats DIR/s.csv was refused as "no such folder"). */
@@ -88,6 +93,12 @@ const char *cli_origin(const fcl_cli *o, const char *key, const char *flag, char
  * NULL: none) is given, "SCENE with --solver X and --param ..." */
 struct fcl_scene;
 void cli_check_error(const fcl_cli *o, const struct fcl_scene *s, const char *err, const char *also);
+/* An option opt of command cmd ("run", "surface", ...) given value val
+ * when *seen holds the value it was given before (NULL: none): another
+ * one is refused, the message printed (the last was taken silently:
+ * `--steps 10 ... --steps 5`; a review), the same one is harmless. 0,
+ * *seen = val; or -1. */
+int cli_once(const char *cmd, const char *opt, const char **seen, const char *val);
 /* Prints "fluidcl: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -783,29 +783,14 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     return rc;
 }
 
-/* Whether --stats may replace path: absent, empty or not a regular file
- * (cli_check_file's), or an earlier run's statistics (a CSV whose header
- * starts with the step column); any other file was replaced, exit 0,
- * where --checkpoint refuses one. */
-static int stats_replaceable(const char *path)
-{
-    struct stat st;
-    char head[5] = { 0 };
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-        return 1;
-    FILE *f = fopen(path, "rb");
-    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    return got == sizeof head && memcmp(head, "step,", sizeof head) == 0;
-}
-
 /* --stats and --checkpoint apart from every input (the scene, its
  * meshes, --from, --resume but for the checkpoint itself), the statistics
  * file as far as it can be checked without opening it (prepare_stats
  * opens it once the run's columns are known; opening truncates FILE.tmp,
- * where a killed run's rows wait for a resume), and a checkpoint replacing
- * only a checkpoint: --checkpoint over a frame replaced it, exit 0. */
+ * where a killed run's rows wait for a resume), each replacing only its
+ * own kind: --stats an earlier run's statistics (cli_replaceable; it
+ * replaced any file, exit 0), a checkpoint only a checkpoint (--checkpoint
+ * over a frame replaced it, exit 0). */
 static int check_output_files(const fcl_cli *o, const fcl_scene *sc)
 {
     const fcl_params *p = &sc->params;
@@ -814,7 +799,7 @@ static int check_output_files(const fcl_cli *o, const fcl_scene *sc)
                      (rc = cli_check_not_mesh(sc, "--stats", o->stats)) != 0 ||
                      (!cli_in_new_dir(o->stats, p) && (rc = cli_check_file("--stats", o->stats)) != 0)))
         return rc;
-    if (o->stats && !stats_replaceable(o->stats)) {
+    if (o->stats && !cli_replaceable(o->stats, "step,")) {
         cli_error("--stats %s: exists and is not a statistics file (its first line does not start \"step,\"), "
                   "which is all --stats replaces; expected a new file name", o->stats);
         return FCL_EXIT_INPUT;

@@ -87,13 +87,9 @@ static int parse(surf_opts *o, int argc, char **argv)
             cli_error("surface: %s needs a value", a);
             return FCL_EXIT_INPUT;
         } else if (slot) {
-            /* another value for an option given already: refused, as run's
-             * are (--out m1 --out m2 wrote to m2; a review) */
-            if (*slot && strcmp(*slot, argv[i + 1]) != 0) {
-                cli_error("surface: %s given twice ('%s', then '%s'): expected one", a, *slot, argv[i + 1]);
+            /* (--out m1 --out m2 wrote to m2; a review) */
+            if (cli_once("surface", a, slot, argv[++i]) != 0)
                 return FCL_EXIT_INPUT;
-            }
-            *slot = argv[++i];
         } else if (strcmp(a, "--param") == 0) {
             if (!surface_key(argv[i + 1])) {
                 cli_error("surface: --param %s: saved frames take surface.*, particles.spacing, particles.support and "
