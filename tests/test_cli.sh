@@ -775,7 +775,7 @@ fi
 # a word; a review); the same value twice is harmless.
 fl run "$GOOD" --backend cpu --steps 10 --steps 5
 r1=$RC e1=$ERR
-fl run "$GOOD" --backend cpu --backend cpu --steps 2
+fl run "$GOOD" --backend cpu --backend cpu --time 0.002 --time 2e-3
 r2=$RC
 fl surface "$T/in_fr/frame_000002.vtu" --backend cpu --out "$T/tw1" --out "$T/tw2"
 if [ "$r1" -eq 2 ] && printf '%s' "$e1" | grep -q -- "run: --steps given twice ('10', then '5'): expected one" &&
@@ -787,18 +787,22 @@ else
 fi
 # --every 0 writes no frames with a note (the README's; it was refused);
 # a run of no length is refused (--time 0 ran nothing, printed zeros as
-# figures, exit 0).
+# figures, exit 0). A --stats file in the --out folder gets its folder
+# (refused as "no such folder" before), and it holds nothing else.
 fl run "$GOOD" --backend cpu --steps 2 --every 0 --out "$T/e0"
 r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --steps 2 --every 0 --out "$T/e0s" --stats "$T/e0s/s.csv"
+r3=$RC
 fl run "$GOOD" --backend cpu --time 0
 r2=$RC e2=$ERR
 fl run "$GOOD" --backend cpu --param sim.duration=0
-if [ "$r1$r2$RC" = 022 ] && printf '%s' "$e1" | grep -q "note: --every is 0: no frames go to" && [ ! -e "$T/e0" ] &&
+if [ "$r1$r2$RC$r3" = 0220 ] && printf '%s' "$e1" | grep -q "note: --every is 0: no frames go to" && [ ! -e "$T/e0" ] &&
+   [ "$(ls "$T/e0s")" = s.csv ] && [ "$(wc -l <"$T/e0s/s.csv")" -eq 3 ] &&
    printf '%s' "$e2" | grep -q -- "--time: expected a number of seconds in (0, 1e+06], got '0'" &&
    printf '%s' "$ERR" | grep -q -- "--param sim.duration = 0 and sim.steps = 0: nothing to run"; then
-    ok "21 --every 0 writes no frame with a note; --time 0 and sim.duration 0 are refused"
+    ok "21 --every 0 writes no frame with a note (a --stats file in its --out folder: that file alone); --time 0 and sim.duration 0 are refused"
 else
-    bad "21 --every 0 / --time 0" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
+    bad "21 --every 0 / --time 0" "exit $r1 $r2 $RC $r3: $e1 / $e2 / $(errline)"
 fi
 
 # 22. Each command's --help lists exactly its options (from the same

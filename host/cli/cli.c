@@ -59,7 +59,8 @@ static const cli_opt options[] = {
     { "--solver", NULL, "NAME", OPT_TEXT, AT(solver), ALL, "override the scene's solver (see 'help solvers')" },
     { "--steps", NULL, "N", OPT_COUNT, AT(steps), RB, "how many steps\nbench: (timed; default 20)" },
     { "--time", NULL, "T", OPT_SECONDS, AT(time), FCL_CMD_RUN, "how long to simulate, in seconds (not with --steps)" },
-    { "--out", NULL, "DIR", OPT_TEXT, AT(out), FCL_CMD_RUN, "write frames to DIR" },
+    { "--out", NULL, "DIR", OPT_TEXT, AT(out), FCL_CMD_RUN,
+      "write frames to DIR ('surface' takes --out DIR too: its meshes)" },
     { "--every", NULL, "K", OPT_COUNT0, AT(every), FCL_CMD_RUN, "a frame every K steps (default 100)" },
     { "--stats", NULL, "FILE.csv", OPT_TEXT, AT(stats), FCL_CMD_RUN, "per-step statistics" },
     { "--param", NULL, "group.name=value", OPT_PARAM, 0, ALL, "set any parameter (repeatable; see 'help params')" },
@@ -173,6 +174,15 @@ static int seconds(const char *opt, const char *v, double *out)
     return 0;
 }
 
+/* Whether two values of a numeric option are the same number (--time 1
+ * --time 1.0 was refused as two values), both read whole. */
+static int same_number(const char *a, const char *b)
+{
+    char *ea, *eb;
+    double x = strtod(a, &ea), y = strtod(b, &eb);
+    return ea != a && eb != b && !*ea && !*eb && x == y;
+}
+
 int cli_once(const char *cmd, const char *opt, const char **seen, const char *val)
 {
     if (*seen && strcmp(*seen, val) != 0) {
@@ -194,8 +204,10 @@ static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i, co
         cli_error("%s: unknown option '%s' (see 'fluidcl %s --help')", cmd_name(cmd), a, cmd_name(cmd));
         return -1;
     }
+    const char **was = &seen[op - options];
+    int numeric = op->kind == OPT_COUNT || op->kind == OPT_COUNT0 || op->kind == OPT_SECONDS;
     if (op->kind != OPT_PARAM && op->kind != OPT_FLAG && op->kind != OPT_HELP && v &&
-        cli_once(cmd_name(cmd), op->name, &seen[op - options], v) != 0)
+        !(numeric && *was && same_number(*was, v)) && cli_once(cmd_name(cmd), op->name, was, v) != 0)
         return -1;
     if (!(op->cmds & cmd)) {
         char whose[32] = "";
@@ -545,7 +557,7 @@ int cli_check_not_mesh(const fcl_scene *sc, const char *opt, const char *path)
 int cli_in_new_dir(const char *path, const fcl_params *p)
 {
     struct stat st;
-    if (!path || p->output_every <= 0 || !p->output_dir[0] || stat(p->output_dir, &st) == 0)
+    if (!path || !p->output_dir[0] || stat(p->output_dir, &st) == 0)
         return 0;
     const char *slash = strrchr(path, '/');
     size_t dl = strlen(p->output_dir), fl = slash ? (size_t)(slash - path) : 0;

@@ -62,8 +62,9 @@ int cli_probe_file(const char *opt, const char *path);
  * for bench --json). */
 int cli_replaceable(const char *path, const char *head);
 /* 1 when PATH lies directly in the output folder that run is about to
- * create (output.dir, not there yet): its probe waits for the folder
- * (--out DIR --stats DIR/s.csv was refused as "no such folder"). */
+ * create (output.dir, not there yet; with --every 0 made for such a file
+ * alone): its probe waits for the folder (--out DIR --stats DIR/s.csv
+ * was refused as "no such folder"). */
 int cli_in_new_dir(const char *path, const struct fcl_params *p);
 /* What cli_probe_file refuses that can be told without creating anything
  * (a folder, a path that is not a regular file, a missing or read-only

@@ -489,32 +489,24 @@ static void note_earlier_files(const fcl_params *p)
                 count == 1 ? "" : "s", *which ? " (" : "", which, *which ? ")" : "");
 }
 
-/* After check_output_options: the statistics file first (a failure then
- * loses nothing: opening it truncates "<stats>.tmp", where a killed run's
- * rows wait; and a bad one leaves no folder behind), then the output
- * folder and its own files. */
-static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
+/* The output folder and the files it holds: made when frames go to it,
+ * or when --every 0 writes none but --stats or --checkpoint names a file
+ * in it (that was refused as "no such folder"). */
+static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int stats_in, int ck_in)
 {
     char err[1024], from[FCL_STR_MAX + 64];
-    const fcl_solver *sv = solver_find(p->sim_solver);
-    int rc;
-    /* Files inside the folder this run creates wait for it. */
-    int stats_in = o->stats && cli_in_new_dir(o->stats, p), ck_in = o->checkpoint && cli_in_new_dir(o->checkpoint, p);
-    if (o->stats && !stats_in && (rc = prepare_stats(r, o, sv)) != 0)
-        return rc;
-    if (p->output_every <= 0)
-        return 0;
+    int frames = p->output_every > 0, rc;
     const char *names[8];
     frame_names(o, p, names);
     if (out_prepare_dir(p->output_dir, err, sizeof err) != 0 ||
-        out_check_frame_names(p->output_dir, names, err, sizeof err) != 0) {
+        (frames && out_check_frame_names(p->output_dir, names, err, sizeof err) != 0)) {
         cli_error("%s: %s", cli_origin(o, "output.dir", o->out ? "--out" : NULL, from, sizeof from), err);
         drop_stats(r);
         return FCL_EXIT_INPUT;
     }
-    if (!o->resume)
+    if (frames && !o->resume)
         note_earlier_files(p);
-    if (stats_in && (rc = prepare_stats(r, o, sv)) != 0)
+    if (stats_in && (rc = prepare_stats(r, o, solver_find(p->sim_solver))) != 0)
         return rc;
     /* The folder's own files, probed as the named ones are (a link or a
      * folder there once stopped the run at its first checkpoint or after
@@ -523,10 +515,29 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
     snprintf(pvd, sizeof pvd, "%s/frames.pvd", p->output_dir);
     if ((ck_in && (rc = cli_probe_file("--checkpoint", r->ck.path)) != 0) ||
         (!o->checkpoint && r->ck.path[0] && (rc = cli_probe_file("the checkpoint", r->ck.path)) != 0) ||
-        (wants(p->output_format, "vtu") && (rc = cli_probe_file(o->out ? "--out" : "output.dir", pvd)) != 0)) {
+        (frames && wants(p->output_format, "vtu") &&
+         (rc = cli_probe_file(o->out ? "--out" : "output.dir", pvd)) != 0)) {
         drop_stats(r);
         return rc;
     }
+    return 0;
+}
+
+/* After check_output_options: the statistics file first (a failure then
+ * loses nothing: opening it truncates "<stats>.tmp", where a killed run's
+ * rows wait; and a bad one leaves no folder behind), then the output
+ * folder and its own files, then the frames' host buffers. */
+static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, size_t n)
+{
+    int rc;
+    /* Files inside the folder this run creates wait for it. */
+    int stats_in = o->stats && cli_in_new_dir(o->stats, p), ck_in = o->checkpoint && cli_in_new_dir(o->checkpoint, p);
+    if (o->stats && !stats_in && (rc = prepare_stats(r, o, solver_find(p->sim_solver))) != 0)
+        return rc;
+    if ((p->output_every > 0 || stats_in || ck_in) && (rc = prepare_folder(r, o, p, stats_in, ck_in)) != 0)
+        return rc;
+    if (p->output_every <= 0)
+        return 0;
     r->pos = malloc(n * sizeof *r->pos + 16);
     r->vel = malloc(n * sizeof *r->vel + 16);
     r->rho = malloc(n * sizeof *r->rho + 16);

@@ -21,7 +21,7 @@ int grid_layout(fcl_grid_info *info, const float lo[3], const float hi[3], float
         total *= dims[a];
     }
     if (total > 4.0e9 || n > 4000000000u) {
-        snprintf(err, errlen, "the domain spans %.0f x %.0f x %.0f grid cells of %g m (%.3g in all); "
+        snprintf(err, errlen, "the domain spans %.6g x %.6g x %.6g grid cells of %g m (%.3g in all); "
                  "at most 4e9 fit: enlarge particles.spacing or shrink the domain",
                  dims[0], dims[1], dims[2], cell, total);
         return -1;
