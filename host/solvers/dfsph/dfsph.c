@@ -218,7 +218,8 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
  * its whole hydrostatic pressure) is too long for the solver whatever
  * the CFL number says, and one that stopped at max_iter left its error
  * uncorrected. Above dfsph.iter_target iterations the bound shrinks 10 %
- * (halves at max_iter), below half of it grows 10 %, up to dt_max. The
+ * (halves at max_iter), below half of it grows 10 % (from the step taken
+ * where another bound held it below), up to dt_max. The
  * first step's bound is FIRST_STEP_FRACTION of dt_max. */
 #define FIRST_STEP_FRACTION 0.125
 
@@ -242,7 +243,11 @@ static void adapt_cap(dfsph *d, const fcl_params *p, long iters, int converged)
     else if (iters > (target > least ? target : least))
         d->dt_cap = 0.9 * dt;
     else if (2 * iters < target || (converged && iters <= least))
-        d->dt_cap = fmin(1.1 * d->dt_cap, p->dfsph_dt_max);
+        /* Easy at the step taken, not at the bound when another one held
+         * the step below it: the bound grew to dfsph.dt_max while a
+         * viscosity held the step at dfsph.dt_min (a review). */
+        d->dt_cap = fmin(dt >= (1.0 - 1e-6) * d->dt_cap ? 1.1 * d->dt_cap : fmax(d->dt_cap, 1.1 * dt),
+                         p->dfsph_dt_max);
 }
 
 /* Adaptive step by the CFL condition on last step's largest speed plus
