@@ -59,6 +59,11 @@ int solver_check_phases(const fcl_solver *sv, const fcl_params *p, const fcl_pha
 
 double solver_longest_dt(const fcl_solver *sv, const fcl_params *p)
 {
+    double cfl, dt_min, dt_max;
+    if (sv->step_floor) {
+        sv->step_floor(p, &cfl, &dt_min, &dt_max);
+        return dt_max;
+    }
     return sv->longest_dt ? sv->longest_dt(p) : p->sim_dt;
 }
 

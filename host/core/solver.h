@@ -149,7 +149,8 @@ typedef struct fcl_solver {
      * refuses more); 0: the parameter table's range. */
     double max_support;
     /* The longest step it takes under these parameters (s): the emitters'
-     * capacity default over sim.steps steps. NULL: sim.dt. */
+     * capacity default over sim.steps steps. NULL: step_floor's longest,
+     * else sim.dt. */
     double (*longest_dt)(const struct fcl_params *p);
     /* Its Courant step's floor: the CFL number, and the least step (s)
      * under which it stops as a blow-up (sim_step_floor), with its longest;
@@ -209,7 +210,8 @@ int solver_check_phases(const fcl_solver *sv, const struct fcl_params *p, const 
 /* particles.support against the solver's max_support: 0, or FCL_EXIT_INPUT
  * with err naming the key, the value and the limit. */
 int solver_check_support(const fcl_solver *sv, const struct fcl_params *p, char *err, size_t errlen);
-/* The longest step sv takes under p: its longest_dt hook, or sim.dt. */
+/* The longest step sv takes under p: its step_floor's longest, its
+ * longest_dt hook, or sim.dt. */
 double solver_longest_dt(const fcl_solver *sv, const struct fcl_params *p);
 /* What a blow-up message tells the user to change: the solver's
  * blowup_advice, or sim.dt's for a fixed step. */

@@ -615,19 +615,14 @@ static int mps_load(fcl_sim *s, const void *blob, size_t bytes, char *why, size_
     return 0;
 }
 
-/* Its adaptive step's bound (the emitters' capacity default). */
-static double mps_longest_dt(const fcl_params *p)
-{
-    return p->mps_dt_max;
-}
-
+/* Its Courant step's floor and bounds (the emitters' checks and capacity
+ * default). */
 static void mps_step_floor(const fcl_params *p, double *cfl, double *dt_min, double *dt_max)
 {
     *cfl = p->mps_cfl, *dt_min = p->mps_dt_min, *dt_max = p->mps_dt_max;
 }
 
 const fcl_solver fcl_solver_mps = {
-    .longest_dt = mps_longest_dt,
     .step_floor = mps_step_floor,
     .name = "mps",
     .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity",

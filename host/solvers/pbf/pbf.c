@@ -350,19 +350,14 @@ static const char *pbf_blowup_more(const fcl_sim *s)
                        : NULL;
 }
 
-/* Its adaptive step's bound (the emitters' capacity default). */
-static double pbf_longest_dt(const fcl_params *p)
-{
-    return p->pbf_dt_max;
-}
-
+/* Its Courant step's floor and bounds (the emitters' checks and capacity
+ * default). */
 static void pbf_step_floor(const fcl_params *p, double *cfl, double *dt_min, double *dt_max)
 {
     *cfl = p->pbf_cfl, *dt_min = p->pbf_dt_min, *dt_max = p->pbf_dt_max;
 }
 
 const fcl_solver fcl_solver_pbf = {
-    .longest_dt = pbf_longest_dt,
     .step_floor = pbf_step_floor,
     .blowup_more = pbf_blowup_more,
     .name = "pbf",
