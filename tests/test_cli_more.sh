@@ -130,6 +130,19 @@ fl help run
 fl devices --help
 [ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "usage: fluidcl devices" && ok "25 devices --help" ||
     bad "25 devices --help" "exit $RC: $(errline)"
+# help scenes names every shipped scene with its solver and the start of
+# its description (it listed names alone).
+fl help scenes
+miss=
+for f in "$SRC"/../scenes/*.json; do
+    b=$(basename "$f")
+    solver=$(sed -n 's/.*"solver": *"\([a-z]*\)".*/\1/p' "$f" | head -1)
+    desc=$(sed -n 's/.*"description": *"\(.\{20\}\).*/\1/p' "$f" | head -1)
+    printf '%s\n' "$OUT" | grep -F -- "embedded:$b " | grep -F -- " ${solver:-wcsph} " | grep -qF -- "$desc" ||
+        miss="$miss $b"
+done
+[ "$RC" -eq 0 ] && [ -z "$miss" ] && ok "25 help scenes: every scene with its solver and description" ||
+    bad "25 help scenes" "exit $RC, not listed as expected:$miss"
 
 # 26. Overlapping fluid blocks fill their union once: two equal boxes held
 # 1,000 coincident pairs (wcsph ran on at 101 % density error); two boxes

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "cli.h"
 #include "clrt.h"
 #include "embedded.h"
@@ -63,6 +65,35 @@ static int cmd_devices(void)
     return n > 0 ? 0 : FCL_EXIT_DEVICE;
 }
 
+/* An embedded scene's line of 'help scenes': its name, its solver and
+ * the first sentence of its description (names alone said little; a
+ * scene without a description, or one the parser refuses, is named
+ * alone: run reports what is wrong with it). */
+static void print_scene(const fcl_embedded_file *f)
+{
+    cJSON *root = cJSON_ParseWithLength(f->text, f->len);
+    const cJSON *sim = cJSON_GetObjectItemCaseSensitive(root, "sim");
+    const cJSON *solver = cJSON_GetObjectItemCaseSensitive(sim, "solver");
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
+    fcl_params p;
+    params_defaults(&p);
+    printf("embedded:%-29s %-6s", f->name, cJSON_IsString(solver) ? solver->valuestring : p.sim_solver);
+    if (cJSON_IsString(desc)) {
+        /* To the first ". " (a sentence's end; "0.5 m" has none), at most
+         * 72 characters (a line of about 120), cut at a space. */
+        const char *d = desc->valuestring, *end = strstr(d, ". ");
+        size_t n = end ? (size_t)(end - d) + 1 : strlen(d);
+        if (n > 72) {
+            n = 69;
+            while (n > 40 && d[n] != ' ')
+                n--;
+        }
+        printf(" %.*s%s", (int)n, d, n < strlen(d) && d[n - 1] != '.' ? "..." : "");
+    }
+    putchar('\n');
+    cJSON_Delete(root);
+}
+
 static int cmd_help(const char *topic)
 {
     if (!topic) {
@@ -78,7 +109,7 @@ static int cmd_help(const char *topic)
             const char *name = fcl_embedded_scenes[i].name;
             size_t len = strlen(name);
             if (len > 5 && strcmp(name + len - 5, ".json") == 0)
-                printf("embedded:%s\n", name);
+                print_scene(&fcl_embedded_scenes[i]);
         }
     } else if (strcmp(topic, "devices") == 0) {
         printf("usage: fluidcl devices: list OpenCL devices (index, name, platform, memory) and the OpenGL "
