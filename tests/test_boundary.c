@@ -21,6 +21,7 @@
 #include "boundary.h"
 #include "embedded.h"
 #include "obj.h"
+#include "polygon.h"
 #include "scene.h"
 #include "surface.h"
 
@@ -344,9 +345,9 @@ static void test_walls(void)
 static void test_box_sphere(void)
 {
     const float d = 0.01f, c[3] = { 0.3f, 0.2f, 0.1f }, r = 0.1f;
-    size_t n = surface_sphere(c, r, d, NULL);
+    size_t n = surface_sphere(c, r, d, NULL, NULL);
     float4 *p = malloc(n * sizeof *p);
-    surface_sphere(c, r, d, p);
+    surface_sphere(c, r, d, NULL, p);
     double want = 4 * PI * r * r / (d * d), off = 0, nlo, nmean, nhi;
     for (size_t i = 0; i < n; i++)
         off = fmax(off, fabs(sqrt(dist2(&p[i], &(float4){ c[0], c[1], c[2], 0 })) - r));
@@ -358,9 +359,9 @@ static void test_box_sphere(void)
     CHECK(nlo >= 0.5 * d, "sphere samples pile up: nearest neighbor %.3f d", nlo / d);
     free(p);
     const float lo[3] = { 0.1f, 0.2f, 0.3f }, hi[3] = { 0.3f, 0.25f, 0.43f };
-    n = surface_box(lo, hi, d, NULL);
+    n = surface_box(lo, hi, d, NULL, NULL);
     p = malloc(n * sizeof *p);
-    CHECK(surface_box(lo, hi, d, p) == n && n == 21 * 6 * 14 - 19 * 4 * 12, "box: %zu samples", n);
+    CHECK(surface_box(lo, hi, d, NULL, p) == n && n == 21 * 6 * 14 - 19 * 4 * 12, "box: %zu samples", n);
     off = 0;
     for (size_t i = 0; i < n; i++)
         off = fmax(off, box_surface_dist(&p[i], lo, hi));
@@ -386,6 +387,74 @@ static void check_mesh_sampling(const fcl_mesh *m, float d, const char *what, do
           max_cover);
     CHECK(nlo >= 0.3 * d, "%s: samples pile up, nearest neighbor %.3f d", what, nlo / d);
     free(p);
+}
+
+/* The clipped samplings (surface.h) keep exactly the unclipped ones'
+ * points in the clip, bit for bit and in order; the box, sphere and
+ * polygon below each reach past it. */
+static int same_in_clip(const float4 *all, size_t n, const float4 *kept, size_t m, const float *clip)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+        if (surface_clip_has(clip, all[i].x, all[i].y, all[i].z) &&
+            (j >= m || memcmp(&all[i], &kept[j++], sizeof all[i]) != 0))
+            return 0;
+    return j == m && m > 0 && m < n;
+}
+
+static void test_clip(void)
+{
+    const float d = 0.01f, clip[6] = { 0.05f, 0.1f, -0.02f, 0.22f, 0.31f, 0.2f };
+    const float lo[3] = { -0.3f, 0.2f, -0.1f }, hi[3] = { 0.4f, 0.6f, 0.3f }, c[3] = { 0.1f, 0.5f, 0.1f };
+    float4 *all, *kept;
+    size_t n = surface_box(lo, hi, d, NULL, NULL), m = surface_box(lo, hi, d, clip, NULL);
+    all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
+    surface_box(lo, hi, d, NULL, all);
+    CHECK(surface_box(lo, hi, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
+          "clipped box: %zu of %zu samples, not the unclipped ones in the clip", m, n);
+    free(all), free(kept);
+    n = surface_sphere(c, 0.3f, d, NULL, NULL), m = surface_sphere(c, 0.3f, d, clip, NULL);
+    all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
+    surface_sphere(c, 0.3f, d, NULL, all);
+    CHECK(surface_sphere(c, 0.3f, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
+          "clipped sphere: %zu of %zu samples, not the unclipped ones in the clip", m, n);
+    free(all), free(kept);
+    fcl_obstacle o = { .kind = FCL_OBST_POLYGON, .npoly = 4 };
+    const float v[4][3] = { { -1, 0.15f, -1 }, { -1, 0.25f, 1 }, { 1, 0.25f, 1 }, { 1, 0.15f, -1 } };
+    memcpy(o.poly, v, sizeof v);
+    fcl_polygon_frame f;
+    polygon_frame(&o, &f);
+    for (int k = 0; k < 2; k++) {
+        n = polygon_sample(&f, d, k, NULL, NULL), m = polygon_sample(&f, d, k, clip, NULL);
+        all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
+        polygon_sample(&f, d, k, NULL, all);
+        CHECK(polygon_sample(&f, d, k, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
+              "clipped polygon, layer %d: %zu of %zu samples, not the unclipped ones in the clip", k, m, n);
+        free(all), free(kept);
+    }
+    /* A 200 m polygon over a 0.2 m domain: sampled in full it took 10^8
+     * samples, 6 GB, and more than 9 minutes of boundary volumes. */
+    fcl_scene s;
+    fcl_boundary b;
+    char err[1024] = "";
+    const char *big = "{\"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2]}, \"particles\": {\"spacing\": 0.02},"
+                      "\"boundary\": {\"walls\": \"mirror\", \"cache_dir\": \"off\"}, \"fluid\": [],"
+                      "\"obstacles\": [{\"type\": \"polygon\", \"vertices\": [[-100, 0.15, -100], [-100, 0.15, 100],"
+                      " [100, 0.15, 100], [100, 0.15, -100]]}]}";
+    if (scene_parse(&s, big, "big.json", err, sizeof err) != 0) {
+        CHECK(0, "big polygon scene: %s", err);
+        return;
+    }
+    int built = boundary_build(&s, &s.params, &b, err, sizeof err) == 0;
+    double far = 0.0;
+    for (size_t i = 0; built && i < b.n; i++)
+        far = fmax(far, fmax(fabs(b.pos[i].x - 0.1), fabs(b.pos[i].z - 0.1)) - 0.1);
+    printf("a 200 m polygon over a 0.2 m domain: %zu samples, reaching %.3g m past the domain\n", b.n, far);
+    CHECK(built && b.n > 0 && b.n < 1000 && far <= 0.0801, "big polygon: %s, %zu samples reaching %.3g m past the "
+          "domain (expected at most 2 support radii, 0.08 m)", built ? "built" : err, b.n, far);
+    if (built)
+        boundary_free(&b);
+    scene_free(&s);
 }
 
 static void test_mesh_sampling(void)
@@ -655,15 +724,20 @@ static int same(const fcl_boundary *a, const fcl_boundary *b)
 }
 
 /* Build again after damaging the cache file with `damage` bytes kept
- * (or one appended when keep < 0): must recompute and rewrite it. */
+ * (or one appended when keep is -1, or sample 3 moved in place when -2,
+ * which the checksum must catch: read, it carved fluid out run after
+ * run): must recompute and rewrite it. */
 static void check_damaged(const fcl_scene *s, const fcl_boundary *ref, long keep, const char *what)
 {
     fcl_boundary b;
     char err[1024] = "";
     long size = file_size(ref->cache_file);
-    FILE *f = fopen(ref->cache_file, keep >= 0 ? "r+b" : "ab");
+    FILE *f = fopen(ref->cache_file, keep != -1 ? "r+b" : "ab");
+    const float moved[3] = { 0.1f, 0.1f, 0.1f };
     if (f && keep >= 0)
         CHECK(ftruncate(fileno(f), keep) == 0, "truncate");
+    else if (f && keep == -2)
+        CHECK(fseek(f, 16 + 16 * 3, SEEK_SET) == 0 && fwrite(moved, sizeof moved, 1, f) == 1, "move a sample");
     else if (f)
         fputc(0, f);
     if (f)
@@ -700,7 +774,7 @@ static void test_cache(void)
     CHECK(a.from_cache == 0 && strncmp(a.cache_file, dir, strlen(dir)) == 0 && has(a.cache_file, "/boundary-") &&
           strlen(a.cache_file) == strlen(dir) + strlen("/boundary-0123456789abcdef.bin"),
           "first build: from_cache %d, file '%s'", a.from_cache, a.cache_file);
-    CHECK(file_size(a.cache_file) == (long)(16 + 16 * a.n), "cache file %ld bytes for %zu samples",
+    CHECK(file_size(a.cache_file) == (long)(16 + 16 * a.n + 8), "cache file %ld bytes for %zu samples",
           file_size(a.cache_file), a.n);
     CHECK(boundary_build(&s, &s.params, &b, err, sizeof err) == 0, "second build: %s", err);
     CHECK(b.from_cache == 1 && same(&a, &b), "second build: from_cache %d, identical %d", b.from_cache, same(&a, &b));
@@ -710,6 +784,7 @@ static void test_cache(void)
     check_damaged(&s, &a, (long)(16 + 16 * a.n) / 2, "truncated");
     check_damaged(&s, &a, 12, "header-only");
     check_damaged(&s, &a, -1, "overlong");
+    check_damaged(&s, &a, -2, "a sample moved in");
     CHECK(count_entries(dir, ".tmp-") == 0, "temporary files left in %s", dir);
     /* Anything the samples depend on changes the name. */
     s.params.particles_spacing = 0.025f;
@@ -869,6 +944,7 @@ int main(void)
     test_scene_obstacles_bad();
     test_walls();
     test_box_sphere();
+    test_clip();
     test_mesh_sampling();
     test_carve_box_sphere();
     test_carve_walls();

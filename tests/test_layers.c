@@ -99,14 +99,14 @@ static float4 *one_layer(const fcl_boundary *b, const fcl_params *p, size_t *n)
         hi[k] = p->domain_max[k] + 0.5f * d;
     }
     float4 *mesh;
-    size_t nm = 0, nw = surface_box(lo, hi, d, NULL), nb = surface_box(o[0].min, o[0].max, d, NULL);
-    size_t ns = surface_sphere(o[1].center, o[1].radius, d, NULL);
+    size_t nm = 0, nw = surface_box(lo, hi, d, NULL, NULL), nb = surface_box(o[0].min, o[0].max, d, NULL, NULL);
+    size_t ns = surface_sphere(o[1].center, o[1].radius, d, NULL, NULL);
     if (surface_mesh(&b->meshes[2], d, &mesh, &nm) != 0)
         return NULL;
     float4 *all = malloc((nw + nb + ns + nm) * sizeof *all);
-    surface_box(lo, hi, d, all);
-    surface_box(o[0].min, o[0].max, d, all + nw);
-    surface_sphere(o[1].center, o[1].radius, d, all + nw + nb);
+    surface_box(lo, hi, d, NULL, all);
+    surface_box(o[0].min, o[0].max, d, NULL, all + nw);
+    surface_sphere(o[1].center, o[1].radius, d, NULL, all + nw + nb);
     memcpy(all + nw + nb + ns, mesh, nm * sizeof *mesh);
     free(mesh);
     *n = nw + nb + ns + nm;
@@ -800,7 +800,7 @@ static void test_budget(void)
         CHECK(budget_check(&s, &s.params, &bd, err, sizeof err) == 0, "budget: %s", err);
         fcl_polygon_frame f;
         polygon_frame(&s.obstacles[2], &f);
-        double poly = (double)polygon_sample(&f, 0.05f, 0, NULL) * L;
+        double poly = (double)polygon_sample(&f, 0.05f, 0, NULL, NULL) * L;
         double exact = (double)b.n - poly, counted = bd.walls + bd.obstacles - L * polygon_sample_max(&f, 0.05);
         CHECK(exact == counted && bd.walls + bd.obstacles >= (double)b.n,
               "layers %d: budget %.0f walls + box + sphere samples, sampled %.0f; %.0f in all against %zu", L,

@@ -23,9 +23,12 @@
  *
  * Cache: <dir>/boundary-<16 hex digits>.bin, the digits a 64-bit FNV-1a of
  * a canonical description (format version, spacing, walls mode, layers,
- * domain, each obstacle's kind and numbers, each mesh file's bytes). The
- * file is the magic "FCLBND1\0", a uint64 count and count float4 (16 bytes
- * each, w the layer), native byte order; it is written to DIR/.tmp-XXXXXX
+ * domain, the obstacles' clip, each obstacle's kind and numbers, each
+ * mesh file's bytes). The
+ * file is the magic "FCLBND2\0", a uint64 count, count float4 (16 bytes
+ * each, w the layer) and the uint64 FNV-1a of those float4s' bytes (a file
+ * whose samples do not match it is sampled again and replaced), native
+ * byte order; it is written to DIR/.tmp-XXXXXX
  * and renamed. dir is
  * boundary.cache_dir, "off" for none; empty means $XDG_CACHE_HOME/fluidcl,
  * else $HOME/.cache/fluidcl, else no cache.

@@ -72,12 +72,12 @@ int boundary_sphere_layer(float r, float d, int k, float *rk)
 }
 
 /* Samples of the box lo..hi's surface onto layer k. */
-static int put_box(const float lo[3], const float hi[3], float d, int k, boundary_stack *st)
+static int put_box(const float lo[3], const float hi[3], float d, int k, const float *clip, boundary_stack *st)
 {
-    float4 *at = boundary_stack_room(st, k, surface_box(lo, hi, d, NULL));
+    float4 *at = boundary_stack_room(st, k, surface_box(lo, hi, d, clip, NULL));
     if (!at)
         return -1;
-    st->n[k] += surface_box(lo, hi, d, at);
+    st->n[k] += surface_box(lo, hi, d, clip, at);
     return 0;
 }
 
@@ -86,39 +86,41 @@ int boundary_sample_walls(const fcl_params *p, int layers, boundary_stack *st)
     float lo[3], hi[3];
     for (int k = 0; k < layers; k++) {
         boundary_wall_shell(p, k, lo, hi);
-        if (put_box(lo, hi, p->particles_spacing, k, st) != 0)
+        if (put_box(lo, hi, p->particles_spacing, k, NULL, st) != 0)
             return -1;
     }
     return 0;
 }
 
-static int sample_sphere(const fcl_obstacle *o, float d, int layers, boundary_stack *st)
+static int sample_sphere(const fcl_obstacle *o, float d, int layers, const float *clip, boundary_stack *st)
 {
     for (int k = 0; k < layers; k++) {
         float rk;
         int kind = boundary_sphere_layer(o->radius, d, k, &rk);
-        size_t n = kind == 1 ? surface_sphere(o->center, rk, d, NULL) : kind == 2 ? 1 : 0;
+        size_t n = kind == 1   ? surface_sphere(o->center, rk, d, clip, NULL)
+                   : kind == 2 ? (size_t)surface_clip_has(clip, o->center[0], o->center[1], o->center[2])
+                               : 0;
         float4 *at = n ? boundary_stack_room(st, k, n) : NULL;
         if (n && !at)
             return -1;
         if (kind == 1)
-            surface_sphere(o->center, rk, d, at);
-        else if (kind == 2)
+            surface_sphere(o->center, rk, d, clip, at);
+        else if (n)
             *at = fcl_f4(o->center[0], o->center[1], o->center[2], 0.0f);
         st->n[k] += n;
     }
     return 0;
 }
 
-static int sample_polygon(const fcl_obstacle *o, float d, int layers, boundary_stack *st)
+static int sample_polygon(const fcl_obstacle *o, float d, int layers, const float *clip, boundary_stack *st)
 {
     fcl_polygon_frame f;
     polygon_frame(o, &f);
     for (int k = 0; k < layers; k++) {
-        float4 *at = boundary_stack_room(st, k, polygon_sample(&f, d, k, NULL));
+        float4 *at = boundary_stack_room(st, k, polygon_sample(&f, d, k, clip, NULL));
         if (!at)
             return -1;
-        st->n[k] += polygon_sample(&f, d, k, at);
+        st->n[k] += polygon_sample(&f, d, k, clip, at);
     }
     return 0;
 }
@@ -140,21 +142,40 @@ static int sample_mesh(const fcl_mesh *m, float d, double gap, int layers, const
     return layers > 1 ? boundary_mesh_layers(m, d, layers, dlo, dhi, st) : 0;
 }
 
+/* The samples of layers from[k] on that lie in clip, kept in order. */
+static void keep_clipped(boundary_stack *st, const size_t *from, int layers, const float *clip)
+{
+    for (int k = 0; clip && k < layers; k++) {
+        size_t kept = from[k];
+        for (size_t i = from[k]; i < st->n[k]; i++)
+            if (surface_clip_has(clip, st->pos[k][i].x, st->pos[k][i].y, st->pos[k][i].z))
+                st->pos[k][kept++] = st->pos[k][i];
+        st->n[k] = kept;
+    }
+}
+
 int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, double mesh_gap, int layers,
-                             const float dlo[3], const float dhi[3], boundary_stack *st)
+                             const float dlo[3], const float dhi[3], const float *clip, boundary_stack *st)
 {
     float lo[3], hi[3];
+    size_t from[FCL_BOUNDARY_LAYERS_MAX];
+    memcpy(from, st->n, sizeof from);
     switch (o->kind) {
     case FCL_OBST_BOX:
         for (int k = 0; k < layers; k++)
-            if (boundary_box_layer(o->min, o->max, d, k, lo, hi) && put_box(lo, hi, d, k, st) != 0)
+            if (boundary_box_layer(o->min, o->max, d, k, lo, hi) && put_box(lo, hi, d, k, clip, st) != 0)
                 return -1;
         return 0;
     case FCL_OBST_SPHERE:
-        return sample_sphere(o, d, layers, st);
+        return sample_sphere(o, d, layers, clip, st);
     case FCL_OBST_POLYGON:
-        return sample_polygon(o, d, layers, st);
+        return sample_polygon(o, d, layers, clip, st);
     default:
-        return sample_mesh(m, d, mesh_gap, layers, dlo, dhi, st);
+        /* A mesh's samples come thinned over the whole mesh: those
+         * outside the clip go after. */
+        if (sample_mesh(m, d, mesh_gap, layers, dlo, dhi, st) != 0)
+            return -1;
+        keep_clipped(st, from, layers, clip);
+        return 0;
     }
 }

@@ -39,10 +39,11 @@ int boundary_sphere_layer(float r, float d, int k, float *rk);
 int boundary_sample_walls(const fcl_params *p, int layers, boundary_stack *st);
 /* Obstacle o's layers (m: its placed mesh for a mesh obstacle, its
  * surface samples mesh_gap spacings apart at least; dlo..dhi: the domain,
- * whose fluid lattice deeper mesh layers follow). 0, or -1 when out of
- * memory (or, for meshes, too many candidates). */
+ * whose fluid lattice deeper mesh layers follow), the samples in clip
+ * (NULL or a box, surface.h) alone. 0, or -1 when out of memory (or, for
+ * meshes, too many candidates). */
 int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, double mesh_gap, int layers,
-                             const float dlo[3], const float dhi[3], boundary_stack *st);
+                             const float dlo[3], const float dhi[3], const float *clip, boundary_stack *st);
 /* A mesh's layers 1..layers-1 (boundary_mesh_layers.c): the points of the
  * lattice dlo + (i + 1/2) d, within the domain grown by `layers` spacings,
  * inside the mesh, whose distance to its surface is within

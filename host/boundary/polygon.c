@@ -11,6 +11,7 @@
  * double in a fixed order, rounded to float once per sample.
  */
 #include "polygon.h"
+#include "surface.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -225,15 +226,33 @@ static double edge_dist2(const fcl_polygon_frame *f, double x, double y)
     return best;
 }
 
-/* The point (x, y) of the plane, moved back by `back`, as sample c. */
-static void put(const fcl_polygon_frame *f, double x, double y, double back, float4 *out, size_t c)
+/* The point (x, y) of the plane, moved back by `back`, as sample c if
+ * it lies in clip (surface.h); 1 when it does. */
+static int put(const fcl_polygon_frame *f, double x, double y, double back, const float *clip, float4 *out,
+               size_t c)
 {
-    if (!out)
-        return;
     double p[3];
     for (int k = 0; k < 3; k++)
         p[k] = f->o[k] + x * f->u[k] + y * f->v[k] - back * f->n[k];
-    out[c] = fcl_f4((float)p[0], (float)p[1], (float)p[2], 0.0f);
+    float4 q = fcl_f4((float)p[0], (float)p[1], (float)p[2], 0.0f);
+    if (!surface_clip_has(clip, q.x, q.y, q.z))
+        return 0;
+    if (out)
+        out[c] = q;
+    return 1;
+}
+
+/* The range of the plane's coordinate along axis e (f->u or f->v) over
+ * the clip box's corners: no lattice point outside it lies in the box. */
+static void clip_range(const fcl_polygon_frame *f, const double *e, const float *clip, double *lo, double *hi)
+{
+    *lo = INFINITY, *hi = -INFINITY;
+    for (int c = 0; c < 8; c++) {
+        double t = 0.0;
+        for (int k = 0; k < 3; k++)
+            t += ((double)clip[(c >> k & 1) ? 3 + k : k] - f->o[k]) * e[k];
+        *lo = fmin(*lo, t), *hi = fmax(*hi, t);
+    }
 }
 
 /* Pieces of length <= d along a length, as surface.c cuts mesh edges. */
@@ -243,16 +262,16 @@ static long pieces(double len, double d)
     return s < 1.0 ? 1 : (long)s;
 }
 
-size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, float4 *out)
+size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, const float *clip, float4 *out)
 {
     double back = (double)k * d, lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
     size_t c = 0;
     for (int i = 0; i < f->nv; i++) {
         const double *a = f->xy[i], *b = f->xy[(i + 1) % f->nv];
         long n = pieces(hypot(b[0] - a[0], b[1] - a[1]), d);
-        for (long s = 0; s < n; s++, c++) {
+        for (long s = 0; s < n; s++) {
             double t = (double)s / (double)n;
-            put(f, a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), back, out, c);
+            c += (size_t)put(f, a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), back, clip, out, c);
         }
         for (int q = 0; q < 2; q++) {
             lo[q] = fmin(lo[q], a[q]);
@@ -262,14 +281,20 @@ size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, float4 *out)
     /* Lattice points on or within 3/4 d of an edge would crowd its
      * samples (nearest neighbours below 0.8 d; at d/2, 5 to 8 % of a
      * slanted polygon's samples were). */
-    double r2 = 0.5625 * (double)d * d;
+    double r2 = 0.5625 * (double)d * d, cl[2], ch[2];
+    if (clip) {
+        clip_range(f, f->u, clip, &cl[0], &ch[0]);
+        clip_range(f, f->v, clip, &cl[1], &ch[1]);
+        for (int q = 0; q < 2; q++)
+            lo[q] = fmax(lo[q], cl[q] - d), hi[q] = fmin(hi[q], ch[q] + d);
+    }
     long i0 = (long)ceil(lo[0] / d), i1 = (long)floor(hi[0] / d);
     long j0 = (long)ceil(lo[1] / d), j1 = (long)floor(hi[1] / d);
     for (long j = j0; j <= j1; j++)
         for (long i = i0; i <= i1; i++) {
             double x = (double)i * d, y = (double)j * d;
             if (inside2(f, x, y) && edge_dist2(f, x, y) >= r2)
-                put(f, x, y, back, out, c++);
+                c += (size_t)put(f, x, y, back, clip, out, c);
         }
     return c;
 }

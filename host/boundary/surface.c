@@ -29,40 +29,82 @@ static float grid_at(float lo, float hi, size_t i, size_t n)
     return (float)(lo * (1.0 - t) + hi * t);
 }
 
-size_t surface_box(const float lo[3], const float hi[3], float d, float4 *out)
+int surface_clip_has(const float *clip, float x, float y, float z)
 {
-    size_t n[3], c = 0;
-    for (int k = 0; k < 3; k++)
+    return !clip || (x >= clip[0] && y >= clip[1] && z >= clip[2] && x <= clip[3] && y <= clip[4] && z <= clip[5]);
+}
+
+/* The indices of n points spanning lo..hi that may lie in [a, b]: a
+ * superset (one point either side), each then tested exactly. */
+static void index_span(float lo, float hi, size_t n, float a, float b, size_t *i0, size_t *i1)
+{
+    double step = ((double)hi - lo) / (double)(n - 1), f = floor((a - lo) / step) - 1.0,
+           l = ceil((b - lo) / step) + 1.0;
+    *i0 = f <= 0.0 ? 0 : f >= (double)(n - 1) ? n - 1 : (size_t)f;
+    *i1 = l <= 0.0 ? 0 : l >= (double)(n - 1) ? n - 1 : (size_t)l;
+    if (l < 0.0 || f > (double)(n - 1))   /* nothing of lo..hi in [a, b] */
+        *i0 = 1, *i1 = 0;
+}
+
+size_t surface_box(const float lo[3], const float hi[3], float d, const float *clip, float4 *out)
+{
+    size_t n[3], from[3], to[3], c = 0;
+    for (int k = 0; k < 3; k++) {
         n[k] = grid_count(hi[k] - lo[k], d);
-    for (size_t k = 0; k < n[2]; k++)
-        for (size_t j = 0; j < n[1]; j++) {
+        from[k] = 0, to[k] = n[k] - 1;
+        if (clip)
+            index_span(lo[k], hi[k], n[k], clip[k], clip[3 + k], &from[k], &to[k]);
+    }
+    for (size_t k = from[2]; k <= to[2] && from[2] <= to[2]; k++)
+        for (size_t j = from[1]; j <= to[1] && from[1] <= to[1]; j++) {
             /* Away from the y and z faces only the two x faces are surface. */
             int rim = k == 0 || k == n[2] - 1 || j == 0 || j == n[1] - 1;
-            for (size_t i = 0; i < n[0]; i += rim ? 1 : n[0] - 1) {
+            for (size_t i = rim ? from[0] : 0; i <= (rim ? to[0] : n[0] - 1) && from[0] <= to[0];
+                 i += rim ? 1 : n[0] - 1) {
+                float x = grid_at(lo[0], hi[0], i, n[0]), y = grid_at(lo[1], hi[1], j, n[1]),
+                      z = grid_at(lo[2], hi[2], k, n[2]);
+                if (!surface_clip_has(clip, x, y, z))
+                    continue;
                 if (out)
-                    out[c] = fcl_f4(grid_at(lo[0], hi[0], i, n[0]), grid_at(lo[1], hi[1], j, n[1]),
-                                    grid_at(lo[2], hi[2], k, n[2]), 0.0f);
+                    out[c] = fcl_f4(x, y, z, 0.0f);
                 c++;
             }
         }
     return c;
 }
 
-size_t surface_sphere(const float center[3], float r, float d, float4 *out)
+size_t surface_sphere(const float center[3], float r, float d, const float *clip, float4 *out)
 {
     const double pi = 3.14159265358979323846;
     double want = 4.0 * pi * (double)r * r / ((double)d * d);
-    size_t n = want < 1.0 ? 1 : (size_t)llround(want);
+    size_t n = want < 1.0 ? 1 : (size_t)llround(want), i0 = 0, i1 = n - 1, c = 0;
+    if (!clip && !out)
+        return n;
+    /* Point i's height is center + r (1 - (2 i + 1) / n): only the band
+     * of i whose heights may lie in the clip is visited. */
+    if (clip && r > 0.0f) {
+        double ya = ((double)clip[1] - center[1]) / r, yb = ((double)clip[4] - center[1]) / r;
+        double a = floor((1.0 - yb) * 0.5 * (double)n - 0.5) - 1.0, b = ceil((1.0 - ya) * 0.5 * (double)n - 0.5) + 1.0;
+        if (b < 0.0 || a > (double)(n - 1))
+            return 0;
+        i0 = a <= 0.0 ? 0 : (size_t)a;
+        i1 = b >= (double)(n - 1) ? n - 1 : (size_t)b;
+    }
     /* Fibonacci lattice: equal-area bands in y, successive points turned by
      * the golden angle, which spreads them without clusters or seams. */
     double turn = pi * (3.0 - sqrt(5.0));
-    for (size_t i = 0; out && i < n; i++) {
+    for (size_t i = i0; i <= i1; i++) {
         double y = 1.0 - (2.0 * (double)i + 1.0) / (double)n;
         double rho = sqrt(fmax(0.0, 1.0 - y * y)), phi = turn * (double)i;
-        out[i] = fcl_f4((float)(center[0] + r * rho * cos(phi)), (float)(center[1] + r * y),
-                        (float)(center[2] + r * rho * sin(phi)), 0.0f);
+        float4 q = fcl_f4((float)(center[0] + r * rho * cos(phi)), (float)(center[1] + r * y),
+                          (float)(center[2] + r * rho * sin(phi)), 0.0f);
+        if (!surface_clip_has(clip, q.x, q.y, q.z))
+            continue;
+        if (out)
+            out[c] = q;
+        c++;
     }
-    return n;
+    return c;
 }
 
 /* ---- meshes: candidates thinned through a hash grid */

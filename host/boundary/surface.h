@@ -17,14 +17,22 @@
 #include "../../kernels/fcl_common.h"
 #include "obj.h"
 
+/* A clip is NULL (every point) or {lo x, y, z, hi x, y, z}: the points of
+ * a sampling that lie in that box (bounds included), the others skipped
+ * unvisited where the sampling's order allows (an obstacle reaching far
+ * past the domain: a 200 m polygon took 6 GB and did not finish). The
+ * points kept are those the unclipped sampling gives there, bit for bit. */
+int surface_clip_has(const float *clip, float x, float y, float z);
+
 /* The surface of the box lo..hi: each face a regular grid of round(L/d)+1
  * points per axis spanning it exactly, points on shared edges and corners
- * once. Writes to out unless it is NULL; returns the count either way. */
-size_t surface_box(const float lo[3], const float hi[3], float d, float4 *out);
+ * once, those in clip. Writes to out unless it is NULL; returns the count
+ * either way. */
+size_t surface_box(const float lo[3], const float hi[3], float d, const float *clip, float4 *out);
 
-/* About 4 pi r^2 / d^2 points on a sphere (Fibonacci lattice). Writes to
- * out unless it is NULL; returns the count either way. */
-size_t surface_sphere(const float center[3], float r, float d, float4 *out);
+/* About 4 pi r^2 / d^2 points on a sphere (Fibonacci lattice), those in
+ * clip. Writes to out unless it is NULL; returns the count either way. */
+size_t surface_sphere(const float center[3], float r, float d, const float *clip, float4 *out);
 
 /* A mesh's vertices, its edges at spacing <= d and its triangles'
  * interiors on barycentric lattices at spacing <= d; a candidate closer
