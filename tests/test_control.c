@@ -463,10 +463,14 @@ static void test_cache(void)
     char *orig = slurp(path, &len);
     size_t nvox = (size_t)a.dims[0] * a.dims[1] * a.dims[2], head = 88;
     printf("cache file %zu bytes (%zu voxels, %zu particles)\n", len, nvox, a.n);
-    CHECK(len == head + nvox + 20 * a.n, "cache file size %zu", len);
+    CHECK(len == head + nvox + 20 * a.n + 8, "cache file size %zu", len);
     damaged(&m, dir, path, orig, len, &ref, "truncated", len - 7, 1);
     damaged(&m, dir, path, orig, len, &ref, "with a flipped label", head + a.voxel_of[3], 0);
     damaged(&m, dir, path, orig, len, &ref, "with a particle moved out of its voxel", head + nvox + 16 * 5 + 2, 0);
+    /* A low mantissa bit: the particle stays in its voxel, where every
+     * field's check passed it; the checksum does not. */
+    damaged(&m, dir, path, orig, len, &ref, "with a particle moved within its voxel", head + nvox + 16 * 5, 0);
+    damaged(&m, dir, path, orig, len, &ref, "with a flipped checksum", len - 3, 0);
     damaged(&m, dir, path, orig, len, &ref, "with a flipped voxel index", head + nvox + 16 * a.n + 4 * 7 + 1, 0);
     damaged(&m, dir, path, orig, len, &ref, "with a flipped voxel size", 70, 0);
     damaged(&m, dir, path, orig, len, &ref, "with flipped dimensions", 72, 0);

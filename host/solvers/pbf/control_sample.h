@@ -12,10 +12,11 @@
  *
  * Cache: <dir>/control-<16 hex digits>.bin, the digits a 64-bit FNV-1a of
  * the format version, the voxel size and the mesh's bytes (vertex and
- * index arrays). Layout, native byte order: magic "FCLCTL1\0", the uint64
+ * index arrays). Layout, native byte order: magic "FCLCTL2\0", the uint64
  * key, uint64 n, nsurface, ninterior, double origin[3] and voxel, int32
  * dims[3] and a zero int32, then the per-voxel labels (1 byte each), n
- * float4 positions and n uint32 voxel indices. Written to DIR/.tmp-XXXXXX
+ * float4 positions, n uint32 voxel indices and the uint64 FNV-1a of those
+ * three arrays' bytes. Written to DIR/.tmp-XXXXXX
  * and renamed (io/atomic.h); a file that fails any check is recomputed
  * and rewritten, never trusted.
  *

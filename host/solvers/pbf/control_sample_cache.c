@@ -20,10 +20,13 @@
 #include <sys/stat.h>
 
 #include "output.h"
+#include "state.h"
 
-/* Raise when the sampler or the file layout changes: old files then miss. */
-#define CTL_CACHE_FORMAT 1
-static const char ctl_magic[8] = { 'F', 'C', 'L', 'C', 'T', 'L', '1', '\0' };
+/* Raise when the sampler or the file layout changes: old files then miss.
+ * 2: a checksum of the arrays after them (a particle moved within its
+ * voxel passed every field's check). */
+#define CTL_CACHE_FORMAT 2
+static const char ctl_magic[8] = { 'F', 'C', 'L', 'C', 'T', 'L', '2', '\0' };
 
 typedef struct head {
     char magic[8];
@@ -34,16 +37,24 @@ typedef struct head {
 
 static void fnv(uint64_t *h, const void *data, size_t len)
 {
-    const unsigned char *c = data;
-    for (size_t i = 0; i < len; i++)
-        *h = (*h ^ c[i]) * 0x100000001b3ull;
+    *h = fcl_fnv1a(*h, data, len);
+}
+
+/* The FNV-1a of the labels, positions and voxels, as the file holds them. */
+static uint64_t arrays_sum(const fcl_ctl_points *p, size_t nvox)
+{
+    uint64_t h = FCL_FNV1A_BASIS;
+    fnv(&h, p->label, nvox);
+    fnv(&h, p->pos, p->n * sizeof *p->pos);
+    fnv(&h, p->voxel_of, p->n * sizeof *p->voxel_of);
+    return h;
 }
 
 /* The voxel size as %a (exact), the mesh as its raw arrays. */
 static uint64_t cache_key(const fcl_mesh *m, double voxel)
 {
     char text[256];
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = FCL_FNV1A_BASIS;
     int n = snprintf(text, sizeof text, "fluidcl control sampling %d\nvoxel %a\nmesh %zu %zu\n", CTL_CACHE_FORMAT,
                      voxel, m->nv, m->ntri);
     fnv(&h, text, (size_t)n);
@@ -66,7 +77,7 @@ static int head_ok(const head *h, uint64_t key, double voxel, long long size, si
     if (count > (double)CTL_MAX_VOXELS || h->n != h->nsurface + h->ninterior || h->n > (uint64_t)count)
         return 0;
     *nvox = (size_t)count;
-    return (uint64_t)size == sizeof *h + *nvox + h->n * (sizeof(float4) + sizeof(uint32_t));
+    return (uint64_t)size == sizeof *h + *nvox + h->n * (sizeof(float4) + sizeof(uint32_t)) + sizeof(uint64_t);
 }
 
 /* Particle i lies in its voxel (a hair of slack for float rounding) and
@@ -117,6 +128,7 @@ static int cache_read(const char *path, uint64_t key, double voxel, fcl_ctl_poin
     head h;
     struct stat st;
     size_t nvox = 0;
+    uint64_t sum = 0;
     int ok = fread(&h, sizeof h, 1, f) == 1 && fstat(fileno(f), &st) == 0 &&
              head_ok(&h, key, voxel, (long long)st.st_size, &nvox);
     if (ok) {
@@ -130,7 +142,8 @@ static int cache_read(const char *path, uint64_t key, double voxel, fcl_ctl_poin
         p->voxel_of = malloc(p->n * sizeof *p->voxel_of + sizeof *p->voxel_of);
         ok = p->label && p->pos && p->voxel_of && fread(p->label, 1, nvox, f) == nvox &&
              fread(p->pos, sizeof *p->pos, p->n, f) == p->n &&
-             fread(p->voxel_of, sizeof *p->voxel_of, p->n, f) == p->n && contents_ok(p, nvox);
+             fread(p->voxel_of, sizeof *p->voxel_of, p->n, f) == p->n && fread(&sum, sizeof sum, 1, f) == 1 &&
+             sum == arrays_sum(p, nvox) && contents_ok(p, nvox);
     }
     fclose(f);
     if (!ok)
@@ -157,9 +170,10 @@ static void cache_write(const char *dir, const char *path, uint64_t key, const f
                p->voxel, { p->dims[0], p->dims[1], p->dims[2] }, 0 };
     memcpy(h.magic, ctl_magic, 8);
     size_t nvox = (size_t)p->dims[0] * p->dims[1] * p->dims[2];
+    uint64_t sum = arrays_sum(p, nvox);
     int ok = fwrite(&h, sizeof h, 1, a.fp) == 1 && fwrite(p->label, 1, nvox, a.fp) == nvox &&
              fwrite(p->pos, sizeof *p->pos, p->n, a.fp) == p->n &&
-             fwrite(p->voxel_of, sizeof *p->voxel_of, p->n, a.fp) == p->n;
+             fwrite(p->voxel_of, sizeof *p->voxel_of, p->n, a.fp) == p->n && fwrite(&sum, sizeof sum, 1, a.fp) == 1;
     if (!ok)
         snprintf(msg, sizeof msg, "write to '%s' failed: %s", a.tmp, strerror(errno));
     if (atomic_commit(&a, ok, 0, msg, sizeof msg) != 0)
