@@ -715,6 +715,26 @@ if [ "$r1$r2$r3$RC" = 2222 ] && [ "$(printf '%s\n%s\n%s\n' "$e1" "$e2" "$e3" |
 else
     bad "21 outputs over meshes" "exit $r1 $r2 $r3 $RC: $e1 / $e2 / $e3 / $(errline)"
 fi
+# The default DIR/checkpoint.state and DIR/frames.pvd replace only their
+# own kind: a user's file at either name was replaced, exit 0 (a review);
+# a rerun into the folder replaces its own.
+mkdir -p "$T/own_ck" "$T/own_pvd"
+echo "my notes" >"$T/own_ck/checkpoint.state"
+echo "my paraview notes" >"$T/own_pvd/frames.pvd"
+fl run "$GOOD" --backend cpu --steps 4 --out "$T/own_ck" --every 2 --checkpoint-every 2
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --steps 2 --out "$T/own_pvd" --every 1
+r2=$RC e2=$ERR
+fl run "$GOOD" --backend cpu --steps 4 --out "$T/own_rerun" --every 2 --checkpoint-every 2
+fl run "$GOOD" --backend cpu --steps 4 --out "$T/own_rerun" --every 2 --checkpoint-every 2
+if [ "$r1$r2$RC" = 220 ] && printf '%s' "$e1" | grep -q "checkpoint.state: exists and is not a fluidcl checkpoint" &&
+   printf '%s' "$e2" | grep -q "frames.pvd: exists and is not a frames collection" &&
+   [ "$(cat "$T/own_ck/checkpoint.state")" = "my notes" ] && [ "$(cat "$T/own_pvd/frames.pvd")" = "my paraview notes" ] &&
+   [ "$(ls "$T/own_ck")" = checkpoint.state ] && [ "$(ls "$T/own_pvd")" = frames.pvd ]; then
+    ok "21 a user's file at the default checkpoint or frames.pvd name is refused and kept; a rerun replaces its own"
+else
+    bad "21 default output names" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
+fi
 # --json replaces only an earlier table: it replaced any file, a README
 # once, with exit 0 (a review).
 printf '# notes\nkeep me\n' >"$T/notes.md"

@@ -489,6 +489,24 @@ static void note_earlier_files(const fcl_params *p)
                 count == 1 ? "" : "s", *which ? " (" : "", which, *which ? ")" : "");
 }
 
+/* A file at a checkpoint's path that is not an earlier checkpoint (a
+ * checkpoint replaces nothing else): printed and FCL_EXIT_INPUT. */
+static int foreign_checkpoint(const char *what, const char *path, const char *fix)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && !sim_state_is_file(path)) {
+        cli_error("%s %s: exists and is not a fluidcl checkpoint, which is all a checkpoint replaces; %s", what,
+                  path, fix);
+        return FCL_EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* The frames' collection in the output folder replaces only an earlier
+ * one (a user's own frames.pvd there was replaced without a word; a
+ * review): its first lines, white space left out. */
+#define PVD_HEAD_TIGHT "<?xmlversion=\"1.0\"?><VTKFiletype=\"Collection\""
+
 /* The output folder and the files it holds: made when frames go to it,
  * or when --every 0 writes none but --stats or --checkpoint names a file
  * in it (that was refused as "no such folder"). */
@@ -513,12 +531,21 @@ static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int
      * frame 0, exit 3). Only a folder that was there can hold them. */
     char pvd[FCL_STR_MAX + 32];
     snprintf(pvd, sizeof pvd, "%s/frames.pvd", p->output_dir);
+    int vtu = frames && wants(p->output_format, "vtu");
     if ((ck_in && (rc = cli_probe_file("--checkpoint", r->ck.path)) != 0) ||
-        (!o->checkpoint && r->ck.path[0] && (rc = cli_probe_file("the checkpoint", r->ck.path)) != 0) ||
-        (frames && wants(p->output_format, "vtu") &&
-         (rc = cli_probe_file(o->out ? "--out" : "output.dir", pvd)) != 0)) {
+        (!o->checkpoint && r->ck.path[0] &&
+         ((rc = cli_probe_file("the checkpoint", r->ck.path)) != 0 ||
+          (rc = foreign_checkpoint("--checkpoint-every: its default file", r->ck.path,
+                                   "give --checkpoint FILE elsewhere, or move that file")) != 0)) ||
+        (vtu && (rc = cli_probe_file(o->out ? "--out" : "output.dir", pvd)) != 0)) {
         drop_stats(r);
         return rc;
+    }
+    if (vtu && !cli_replaceable(pvd, PVD_HEAD_TIGHT)) {
+        cli_error("%s: exists and is not a frames collection, which is all a run replaces there (with the VTU "
+                  "frames' list); move it, or give another --out folder", pvd);
+        drop_stats(r);
+        return FCL_EXIT_INPUT;
     }
     return 0;
 }
@@ -820,13 +847,7 @@ static int check_output_files(const fcl_cli *o, const fcl_scene *sc)
     if ((rc = cli_check_not_input(o, "--checkpoint", o->checkpoint, 1)) != 0 ||
         (rc = cli_check_not_mesh(sc, "--checkpoint", o->checkpoint)) != 0)
         return rc;
-    struct stat st;
-    if (stat(o->checkpoint, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && !sim_state_is_file(o->checkpoint)) {
-        cli_error("--checkpoint %s: exists and is not a fluidcl checkpoint, which is all a checkpoint replaces; "
-                  "expected a new file name", o->checkpoint);
-        return FCL_EXIT_INPUT;
-    }
-    return 0;
+    return foreign_checkpoint("--checkpoint", o->checkpoint, "expected a new file name");
 }
 
 static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
