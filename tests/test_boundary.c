@@ -455,6 +455,31 @@ static void test_clip(void)
     if (built)
         boundary_free(&b);
     scene_free(&s);
+    /* A mesh cube at scale 40 whose top face is a floor 3 cm up: sampled
+     * whole it took 25 s and 1.5 GB; cut to the clip first. */
+    char cube[2048], json[1024];
+    cube_text(cube, sizeof cube, 0, -1, -1);
+    spit(path_in("plate.obj"), cube, strlen(cube));
+    snprintf(json, sizeof json, "{\"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2]}, \"particles\": "
+             "{\"spacing\": 0.02}, \"boundary\": {\"walls\": \"mirror\"}, \"fluid\": [], \"obstacles\": [{\"type\": "
+             "\"mesh\", \"file\": \"plate.obj\", \"scale\": 40, \"translate\": [-20, -39.97, -20]}]}");
+    if (scene_from(&s, path_in("plate.json"), json, "off") != 0)
+        return;
+    built = boundary_build(&s, &s.params, &b, err, sizeof err) == 0;
+    far = 0.0;
+    size_t floor_n = 0;
+    for (size_t i = 0; built && i < b.n; i++) {
+        far = fmax(far, fmax(fmax(fabs(b.pos[i].x - 0.1), fabs(b.pos[i].z - 0.1)) - 0.1, -0.08 - b.pos[i].y));
+        floor_n += fabs(b.pos[i].y - 0.03) < 1e-5;
+    }
+    printf("a scale-40 mesh plate under a 0.2 m domain: %zu samples (%zu on its top), reaching %.3g m past the "
+           "domain\n", b.n, floor_n, far);
+    CHECK(built && b.n < 3000 && floor_n >= 300 && far <= 0.0801, "big mesh: %s, %zu samples (%zu on its top) "
+          "reaching %.3g m past the domain (expected the top's 18 x 18 at least, within 0.08 m)",
+          built ? "built" : err, b.n, floor_n, far);
+    if (built)
+        boundary_free(&b);
+    scene_free(&s);
 }
 
 static void test_mesh_sampling(void)

@@ -35,9 +35,13 @@ int ckpt_write(fcl_ckpt *c, fcl_sim *s, int force);
  * (printed: the file and what is wrong). */
 int ckpt_resume(fcl_sim *s, const char *file, int quiet);
 /* SIGINT and SIGTERM set a flag the step loop reads (ckpt_signal); a
- * second one ends the process at once. SIGXFSZ is ignored, so a file
- * over `ulimit -f` is a write error that is reported, not a kill. */
-void ckpt_signals(void);
+ * second one ends the process at once, and so does the first while
+ * `setup` holds (until ckpt_stepping: the set-up polls no flag). SIGXFSZ
+ * is ignored, so a file over `ulimit -f` is a write error that is
+ * reported, not a kill. */
+void ckpt_signals(int setup);
+/* The set-up is over: a signal now asks for a checkpoint and a stop. */
+void ckpt_stepping(void);
 /* The signal received since ckpt_signals, or 0. */
 int ckpt_signal(void);
 

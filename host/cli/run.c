@@ -665,6 +665,7 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
 {
     fcl_sim *s = &r->sim;
     fcl_progress bar;
+    ckpt_stepping();
     /* A resumed run's first frame is on disk already. */
     int rc = p->output_every > 0 && r->first_step == 0 ? write_frame(r, p) : 0;
     long done = 0;
@@ -918,7 +919,7 @@ int cmd_run(int argc, char **argv)
         return rc;
     run_ctx r;
     memset(&r, 0, sizeof r);
-    ckpt_signals();
+    ckpt_signals(1);
     rc = run_scene(&o, &sc, &r);
     free(r.pvd);
     free(r.pos);

@@ -330,7 +330,7 @@ int cmd_surface(int argc, char **argv)
     /* A file-size limit is a write error (exit 3, the temporary removed),
      * not a kill, as for run; SIGINT and SIGTERM stop after a whole mesh
      * (ckpt_signals also ignores SIGXFSZ). */
-    ckpt_signals();
+    ckpt_signals(0);
     if (rc == 0)
         rc = check_frames(&o);
     if (rc == 0)
