@@ -746,9 +746,15 @@ static void test_bad_skeletons(void)
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]]}]}",
           "target.skeleton.bones", "an array of 1 to 256 bones, got 0" },
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]]}", "target.skeleton.keys", "got nothing" },
-        { "{\"joints\": [[0,0,0],[1,0,0]], \"bone\": [[0,1]], \"keys\": []}", "target.skeleton.bone", "no such key" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bone\": [[0,1]], \"keys\": []}", "target.skeleton.bone",
+          "one of the keys joints bones keys" },
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]], \"s\": 1}]}",
-          "target.skeleton.keys[0].s", "no such key" },
+          "target.skeleton.keys[0].s", "one of the keys t rotate translate" },
+        /* Keys given twice (the first won without a word; a review). */
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"bones\": [[1,0]], \"keys\": [{\"t\": 0, "
+          "\"rotate\": [[0,0,1,0]]}]}", "target.skeleton.bones", "each key once (given twice)" },
+        { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]], "
+          "\"rotate\": [[0,0,1,30]]}]}", "target.skeleton.keys[0].rotate", "each key once (given twice)" },
         { "[1, 2]", "target.skeleton", "an object" },
         { "{\"joints\": [[0,0,0],[1,0,0]], \"bones\": [[0,1]], \"keys\": [{\"t\": 0, \"rotate\": [[0,0,1,0]],"
           "\"translate\": [[0,1e39,0]]}]}", "target.skeleton.keys[0].translate[0][1]", "within +-1e6, got 1e+39" },

@@ -118,10 +118,14 @@ static int check_keys(const cJSON *kobj, const char *allowed, const char *file, 
         snprintf(list, sizeof list, " %s ", allowed);
         char word[80];
         snprintf(word, sizeof word, " %s ", c->string ? c->string : "");
-        if (!strstr(list, word)) {
-            snprintf(at, sizeof at, "%s.%s", path, c->string ? c->string : "");
-            return fail(err, errlen, file, at, c, "no such key (known: %s)", allowed);
-        }
+        snprintf(at, sizeof at, "%s.%s", path, c->string ? c->string : "");
+        if (!strstr(list, word))
+            return fail(err, errlen, file, at, c, "one of the keys %s", allowed);
+        /* A key given twice: cJSON finds the first, and the second (a
+         * key's 30 degree turn) was dropped without a word (a review). */
+        for (const cJSON *u = kobj->child; u != c; u = u->next)
+            if (strcmp(u->string, c->string) == 0)
+                return fail(err, errlen, file, at, c, "each key once (given twice)");
     }
     return 0;
 }
