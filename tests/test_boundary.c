@@ -262,6 +262,14 @@ static void test_scene_obstacles(void)
         s.obstacles[3].center[0] = 1.2f;
         CHECK(scene_check(&s, &s.params, err, sizeof err) != 0 && has(err, "obstacles[3]") &&
               has(err, "overlapping the domain"), "sphere outside: \"%s\"", err);
+        /* Off a corner, its bounding box reaching in (it was taken). */
+        for (int k = 0; k < 3; k++)
+            s.obstacles[3].center[k] = s.params.domain_min[k] - 0.1f;
+        s.obstacles[3].radius = 0.16f;
+        CHECK(scene_check(&s, &s.params, err, sizeof err) != 0 && has(err, "obstacles[3]") &&
+              has(err, "lies 0.1732 from it"), "sphere off a corner: \"%s\"", err);
+        s.obstacles[3].radius = 0.18f;
+        CHECK(scene_check(&s, &s.params, err, sizeof err) == 0, "sphere reaching past a corner: %s", err);
         scene_free(&s);
         CHECK(s.obstacles == NULL && s.nobstacles == 0, "scene_free left obstacles");
     } else {
