@@ -791,6 +791,19 @@ if [ "$r1$r2$RC" = 222 ] && printf '%s' "$e1" | grep -q -- "^fluidcl: $GOOD with
 else
     bad "21 origin of refused values" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
 fi
+# A scene of fluid control under another solver is told so first, naming
+# the option that chose it (--param sim.solver=mac was told of its
+# domain's cells; --solver dfsph was not named; a review).
+fl run "embedded:control_chase.json" --backend cpu --steps 1 --param sim.solver=mac
+r1=$RC e1=$ERR
+fl run "embedded:control_chase.json" --backend cpu --steps 1 --solver dfsph
+if [ "$r1$RC" = 22 ] &&
+   printf '%s' "$e1" | grep -q -- "with --param sim.solver=mac: targets: fluid control needs a solver that has it (pbf)" &&
+   printf '%s' "$ERR" | grep -q -- "with --solver dfsph: targets: fluid control needs a solver that has it (pbf)"; then
+    ok "21 fluid control under another solver is refused first, naming --param sim.solver or --solver"
+else
+    bad "21 targets under another solver" "exit $r1 $RC: $e1 / $(errline)"
+fi
 # An option given twice with two values is refused (the last won without
 # a word; a review); the same value twice is harmless.
 fl run "$GOOD" --backend cpu --steps 10 --steps 5

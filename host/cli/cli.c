@@ -470,14 +470,21 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         scene_free(s);
         return FCL_EXIT_INPUT;
     }
-    /* What the solver refuses whatever the device, before one is opened. */
-    if (solver_check_phases(sv, &s->params, s->phases, s->nphases, err, sizeof err) != 0 ||
+    /* What the solver refuses whatever the device, before one is opened;
+     * targets first (a scene of fluid control under --param
+     * sim.solver=mac was told of its domain's cells first). */
+    if (solver_check_targets(sv, s->ntargets, err, sizeof err) != 0 ||
+        solver_check_phases(sv, &s->params, s->phases, s->nphases, err, sizeof err) != 0 ||
         solver_check_support(sv, &s->params, err, sizeof err) != 0 || (sv->check && sv->check(&s->params, err, sizeof err) != 0)) {
         char named[sizeof err + FCL_STR_MAX], also[FCL_STR_MAX + 16] = "";
         snprintf(named, sizeof named, "%s: %s", s->file, err);
-        if (o->solver)   /* the solver's check refused this scene for the solver the option chose */
+        /* The solver's check refused this scene for the solver an option
+         * chose. */
+        if (o->solver)
             snprintf(also, sizeof also, "--solver %s", o->solver);
-        cli_check_error(o, s, named, o->solver ? also : NULL);
+        else if (overridden(o, "sim.solver"))
+            snprintf(also, sizeof also, "--param sim.solver=%s", s->params.sim_solver);
+        cli_check_error(o, s, named, also[0] ? also : NULL);
         scene_free(s);
         return FCL_EXIT_INPUT;
     }

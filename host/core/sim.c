@@ -545,12 +545,8 @@ int sim_set_targets(fcl_sim *s, const struct fcl_target *t, int n, char *err, si
 {
     if (n <= 0)
         return 0;
-    if (!s->solver->set_targets) {
-        char names[128];
-        snprintf(err, errlen, "targets: fluid control needs a solver that has it (%s); sim.solver is %s",
-                 solver_names_that(FCL_CAN_TARGETS, names, sizeof names), s->solver->name);
+    if (solver_check_targets(s->solver, n, err, errlen) != 0)
         return FCL_EXIT_INPUT;
-    }
     return s->solver->set_targets(s, t, n, err, errlen) == 0 ? 0 : FCL_EXIT_INPUT;
 }
 

@@ -149,3 +149,13 @@ double stat_fold_value(const fcl_stat_fold *f, const fcl_solver *s, int k)
         return 0.0;
     return s->stats[k].fold == FCL_FOLD_MEAN ? f->acc[k] / (double)f->steps : f->acc[k];
 }
+
+int solver_check_targets(const fcl_solver *sv, int ntargets, char *err, size_t errlen)
+{
+    char names[128];
+    if (ntargets <= 0 || sv->set_targets)
+        return 0;
+    snprintf(err, errlen, "targets: fluid control needs a solver that has it (%s); sim.solver is %s",
+             solver_names_that(FCL_CAN_TARGETS, names, sizeof names), sv->name);
+    return -1;
+}

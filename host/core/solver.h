@@ -199,6 +199,9 @@ int solver_can(const fcl_solver *sv, fcl_capability c);
 /* The registered solvers that can c, "pbf" or "mps and mac", into out;
  * returns out. */
 const char *solver_names_that(fcl_capability c, char *out, size_t len);
+/* Whether sv runs a scene with ntargets control targets: 0, or -1 with
+ * "targets: fluid control needs ..." in err. */
+int solver_check_targets(const fcl_solver *sv, int ntargets, char *err, size_t errlen);
 /* More phases than sv simulates (the scene's n phases), any phase for a
  * one-fluid solver (it would be ignored), or what the solver's check_fluid
  * refuses of the fluid under p: 0, or FCL_EXIT_INPUT with the message.

@@ -153,10 +153,9 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     fcl_budget bd;
     memset(in, 0, sizeof *in);
     const fcl_solver *solver = solver_find(p->sim_solver);
-    if (sc->ntargets > 0 && solver && !solver->set_targets) {
-        char names[128];
-        snprintf(err, errlen, "%s: targets: fluid control needs a solver that has it (%s); sim.solver is %s",
-                 sc->file, solver_names_that(FCL_CAN_TARGETS, names, sizeof names), solver->name);
+    char no[256];
+    if (solver && solver_check_targets(solver, sc->ntargets, no, sizeof no) != 0) {
+        snprintf(err, errlen, "%s: %s", sc->file, no);
         return FCL_EXIT_INPUT;
     }
     if (budget_check(sc, p, &bd, err, errlen) != 0 || fits_device(sc, p, be, &bd, err, errlen) != 0 ||
