@@ -184,13 +184,15 @@ static void test_obj_good(void)
         obj_free(&m);
     }
     /* Every face syntax, negative indices, skipped statements, CRLF, a
-     * trailing comment, tabs and a last line without newline. */
+     * trailing comment, tabs, a last line without newline, and vertices
+     * with a w and with a colour (MeshLab's, Blender's; refused before). */
     const char *fancy = "# fancy\r\nmtllib x.mtl\r\no cube\r\nv 0 0 0 1\r\nv 1 0 0\r\nv 1 1 0\r\nv 0 1 0\r\n"
-                        "v 0 0 1\r\nv 1 0 1\r\nv 1 1 1\r\nv\t0 1 1\r\nvt 0 0\r\nvn 0 0 1\r\n\r\ng sides\r\n"
+                        "v 0 0 1 0.5 0.5 0.5\r\nv 1 0 1\r\nv 1 1 1\r\nv\t0 1 1\r\nvt 0 0\r\nvn 0 0 1\r\n\r\ng sides\r\n"
                         "s off\r\nusemtl glass\r\nl 1 2\r\nf 1/1 4/1 3/1 2/1\r\nf 5//1 6//1 7//1 8//1 # top\r\n"
                         "f 1/1/1 2/1/1 6/1/1 5/1/1\r\nf -5 -1 -2 -6\r\nf 1 5 8 4\r\nf 2 3 7 6";
     CHECK(obj_parse(fancy, strlen(fancy), "fancy.obj", &m, err, sizeof err) == 0, "fancy cube: %s", err);
-    CHECK(m.nv == 8 && m.ntri == 12 && m.v && m.v[3 * 7 + 1] == 1.0f, "fancy cube: %zu v, %zu t", m.nv, m.ntri);
+    CHECK(m.nv == 8 && m.ntri == 12 && m.v && m.v[3 * 7 + 1] == 1.0f && m.v[3 * 4 + 2] == 1.0f && m.v[3 * 5] == 1.0f,
+          "fancy cube: %zu v, %zu t", m.nv, m.ntri);
     obj_free(&m);
     CHECK(obj_load("embedded:glass.obj", (size_t)1 << 30, &m, err, sizeof err) == 0, "glass: %s", err);
     CHECK(m.nv == 194 && m.ntri == 384, "glass: %zu vertices, %zu triangles (expected 194, 384)", m.nv, m.ntri);
@@ -210,8 +212,11 @@ static void test_obj_bad(void)
     cube_text(text, sizeof text, 0, -1, -1);
     char *v5 = strstr(text, "v 0 0 1");   /* line 6: v 0 0 1 -> v 0 0 */
     memcpy(v5, "v 0 0  ", 7);
-    obj_refused(text, "bad_v.obj", 6, "expected 3 numbers after 'v', got 'v 0 0'");
+    obj_refused(text, "bad_v.obj", 6, "expected 3 numbers after 'v' (or 4, or 6 with a colour), got 'v 0 0'");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 x\n", "nan_v.obj", 4, "expected 3 numbers");
+    obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1e300 1 1\n", "huge_v.obj", 4,
+                "expected coordinates within +-3.4e38 (a float's), got 'v 1e300 1 1'");
+    obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1 1 1\n", "five_v.obj", 4, "(or 4, or 6 with a colour)");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1 2 3/\n", "bad_f.obj", 5, "got '3/'");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n", "bad_f2.obj", 4, "vertex reference");
     obj_refused("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n", "range.obj", 4, "face index 9 out of range");

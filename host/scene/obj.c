@@ -157,19 +157,24 @@ static int grow(parser *ps, void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+/* "v x y z", "v x y z w" or "v x y z r g b" (the vertex colours MeshLab
+ * and Blender write; they were refused): only x y z are kept. */
 static int parse_vertex(parser *ps, char **save)
 {
-    float xyz[4];
+    float xyz[6];
     int n = 0;
     for (char *tok; (tok = strtok_r(NULL, " \t\v\f", save)) != NULL; n++) {
         char *end;
         float f = strtof(tok, &end);
-        if (n >= 4 || *end != '\0' || end == tok || !isfinite(f))
-            return fail(ps, "expected 3 numbers after 'v', got '%s'", ps->shown);
+        if (n >= 6 || *end != '\0' || end == tok)
+            return fail(ps, "expected 3 numbers after 'v' (or 4, or 6 with a colour), got '%s'", ps->shown);
+        /* 1e300 is a number, but not a float's (it was told to give 3). */
+        if (!isfinite(f))
+            return fail(ps, "expected coordinates within +-3.4e38 (a float's), got '%s'", ps->shown);
         xyz[n] = f;
     }
-    if (n < 3)
-        return fail(ps, "expected 3 numbers after 'v', got '%s'", ps->shown);
+    if (n < 3 || n == 5)
+        return fail(ps, "expected 3 numbers after 'v' (or 4, or 6 with a colour), got '%s'", ps->shown);
     if (ps->m->nv >= UINT32_MAX - 1)
         return fail(ps, "more vertices than fluidcl can index (4e9)");
     if (grow(ps, (void **)&ps->m->v, &ps->vcap, 3 * (ps->m->nv + 1), sizeof(float)) != 0)
