@@ -241,8 +241,8 @@ static void damaged(void)
 
 static void collection(void)
 {
-    fcl_pvd_entry e[3] = { { 0.0, "frame_000000.vtu" }, { 0.0012500000593718141, "frame_000005.vtu" },
-                           { 1.0 / 3.0, "frame_000010.vtu" } }, *back = NULL;
+    fcl_pvd_entry e[3] = { { 0.0, "frame_000000.vtu", "" }, { 0.0012500000593718141, "frame_000005.vtu", "" },
+                           { 1.0 / 3.0, "frame_000010.vtu", "" } }, *back = NULL;
     char err[1024] = "";
     size_t n = 0;
     const char *path = in_dir("frames.pvd");
@@ -266,8 +266,26 @@ static void collection(void)
     spit(in_dir("bad.pvd"), b, len > 20 ? len - 20 : 0);
     CHECK(out_read_pvd(in_dir("bad.pvd"), &back, &n, err, sizeof err) != 0 && strstr(err, "bad.pvd"),
           "a truncated collection was accepted");
-    CHECK(out_write_pvd(path, (fcl_pvd_entry[]){ { 1.0, "a\"b.vtu" } }, 1, err, sizeof err) != 0,
+    CHECK(out_write_pvd(path, (fcl_pvd_entry[]){ { 1.0, "a\"b.vtu", "" } }, 1, err, sizeof err) != 0,
           "a file name with a quote was written into the XML");
+    /* Entries added in place give out_write_pvd's bytes; a file changed
+     * since (another size) is refused, to be written whole. */
+    fcl_pvd_entry f[3];
+    for (int k = 0; k < 3; k++)
+        out_pvd_entry(&f[k], e[k].time, e[k].file);
+    const char *grown = in_dir("grown.pvd");
+    CHECK(out_write_pvd(grown, f, 1, err, sizeof err) == 0, "write pvd: %s", err);
+    size_t l1 = 0, l3 = 0;
+    free(slurp(grown, &l1));
+    long long bytes = (long long)l1;
+    int added = out_append_pvd(grown, f, 2, &bytes) == 0 && out_append_pvd(grown, f, 3, &bytes) == 0;
+    unsigned char *g = slurp(grown, &l3), *whole = slurp(in_dir("frames.pvd"), &len);   /* b: part="1" above */
+    CHECK(added && g && whole && l3 == len && (long long)l3 == bytes && memcmp(g, whole, len) == 0,
+          "entries added in place: %d, %zu bytes against the whole file's %zu", added, l3, len);
+    free(g);
+    free(whole);
+    bytes -= 1;
+    CHECK(out_append_pvd(grown, f, 3, &bytes) != 0, "an entry added over a file of another size");
     free(b);
 }
 

@@ -49,6 +49,7 @@ typedef struct run_ctx {
     /* The ParaView collection of the .vtu frames (DIR/frames.pvd). */
     fcl_pvd_entry *pvd;
     size_t npvd, pvd_cap;
+    long long pvd_bytes;          /* its size as last written, 0: unknown */
     fcl_ckpt ck;
     long first_step;                /* > 0 when resumed */
     double psteps;                  /* particles summed over the steps run */
@@ -136,7 +137,8 @@ static int wants(const char *format, const char *kind)
            (plus && strcmp(plus + 1, kind) == 0);
 }
 
-/* The new .vtu frame into DIR/frames.pvd, rewritten whole (atomically). */
+/* The new .vtu frame into DIR/frames.pvd: added in place to the file as
+ * last written, else the file rewritten whole (atomically). */
 static int pvd_add(run_ctx *r, const fcl_params *p, const char *file)
 {
     char path[FCL_STR_MAX + 64], err[FCL_STR_MAX + 600];
@@ -150,14 +152,16 @@ static int pvd_add(run_ctx *r, const fcl_params *p, const char *file)
         r->pvd = e;
         r->pvd_cap = cap;
     }
-    r->pvd[r->npvd].time = r->sim.time;
-    snprintf(r->pvd[r->npvd].file, sizeof r->pvd[r->npvd].file, "%s", file);
-    r->npvd++;
+    out_pvd_entry(&r->pvd[r->npvd++], r->sim.time, file);
     snprintf(path, sizeof path, "%s/frames.pvd", p->output_dir);
+    if (r->pvd_bytes > 0 && out_append_pvd(path, r->pvd, r->npvd, &r->pvd_bytes) == 0)
+        return 0;
+    struct stat st;
     if (out_write_pvd(path, r->pvd, r->npvd, err, sizeof err) != 0) {
         cli_error("%s", err);
         return FCL_EXIT_DEVICE;
     }
+    r->pvd_bytes = stat(path, &st) == 0 ? (long long)st.st_size : 0;
     return 0;
 }
 

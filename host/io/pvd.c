@@ -1,6 +1,7 @@
 /* pvd.c - the ParaView collection (.pvd) that lists a run's .vtu frames
  * with their simulated times, so that ParaView opens the run as one time
- * series: the writer (atomic, rewritten after every frame) and a reader
+ * series: the writer (atomic, whole; or one entry added in place, which
+ * keeps a long run's cost linear) and a reader
  * of exactly what it writes, which a resumed run uses to keep the
  * entries before its checkpoint.
  * Invariant: every entry line is a function of (time, file); the reader
@@ -10,9 +11,12 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "frame_io.h"
 
@@ -29,8 +33,17 @@ static int file_ok(const char *s)
 static void entry_line(const fcl_pvd_entry *e, char *buf, size_t len)
 {
     char t[40];
-    fio_time_text(e->time, t, sizeof t);
-    snprintf(buf, len, "    <DataSet timestep=\"%s\" group=\"\" part=\"0\" file=\"%s\"/>", t, e->file);
+    if (!e->time_text[0])
+        fio_time_text(e->time, t, sizeof t);
+    snprintf(buf, len, "    <DataSet timestep=\"%s\" group=\"\" part=\"0\" file=\"%s\"/>",
+             e->time_text[0] ? e->time_text : t, e->file);
+}
+
+void out_pvd_entry(fcl_pvd_entry *e, double t, const char *file)
+{
+    e->time = t;
+    snprintf(e->file, sizeof e->file, "%s", file);
+    fio_time_text(t, e->time_text, sizeof e->time_text);
 }
 
 int out_write_pvd(const char *path, const fcl_pvd_entry *e, size_t n, char *err, size_t errlen)
@@ -51,6 +64,30 @@ int out_write_pvd(const char *path, const fcl_pvd_entry *e, size_t n, char *err,
     return fio_wfinish(&io, ok, 0);
 }
 
+int out_append_pvd(const char *path, const fcl_pvd_entry *e, size_t n, long long *bytes)
+{
+    char buf[FCL_PVD_FILE_MAX + 256];
+    size_t tail = strlen(PVD_TAIL);
+    struct stat st;
+    if (n < 2 || *bytes < (long long)(strlen(PVD_HEAD) + tail) || !file_ok(e[n - 1].file))
+        return -1;
+    entry_line(&e[n - 1], buf, sizeof buf);
+    size_t len = strlen(buf);
+    snprintf(buf + len, sizeof buf - len, "\n%s", PVD_TAIL);
+    len = strlen(buf);
+    int fd = open(path, O_WRONLY | O_NOFOLLOW);
+    /* Only over the bytes it wrote last: a file of another size was
+     * changed since, and is written whole. */
+    int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == *bytes &&
+             pwrite(fd, buf, len, (off_t)(*bytes - (long long)tail)) == (ssize_t)len && fsync(fd) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (!ok)
+        return -1;
+    *bytes += (long long)(len - tail);
+    return 0;
+}
+
 /* One entry line into e; -1 (message set) when it is not one we write. */
 static int parse_entry(struct io *io, const char *line, fcl_pvd_entry *e)
 {
@@ -62,6 +99,7 @@ static int parse_entry(struct io *io, const char *line, fcl_pvd_entry *e)
         size_t k = strcspn(f + 6, "\"");
         if (k < FCL_PVD_FILE_MAX)
             snprintf(e->file, sizeof e->file, "%.*s", (int)k, f + 6);
+        fio_time_text(e->time, e->time_text, sizeof e->time_text);
         entry_line(e, again, sizeof again);
         if (file_ok(e->file) && strcmp(again, line) == 0)
             return 0;
