@@ -253,10 +253,26 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
     return 0;
 }
 
+/* The level set continues from the frame before: a frame earlier in time
+ * than it starts afresh, noted (a shell sorts frame_1000000 before
+ * frame_200000, and the level set was continued backwards in time; a
+ * review). PLY frames carry no time (0): they continue as given. */
+static void check_order(const surf_opts *o, mc_ctx *x, const mc_config *c, int i, double t, double *prev)
+{
+    if (c->method == MC_METHOD_LEVELSET && i > 0 && t < *prev) {
+        fprintf(stderr, "fluidcl: surface: note: %s (t = %g s) comes before the frame given ahead of it (t = %g s): "
+                "its level set starts afresh; give the frames in time order (names past frame_999999 sort out of "
+                "order)\n", o->frames[i], t, *prev);
+        mc_forget(x);
+    }
+    *prev = t;
+}
+
 static int reconstruct_all(const surf_opts *o, mc_ctx *x)
 {
     char err[1024], base[4096];
     int empty_warned = 0;
+    double prev = 0.0;
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
         mc_config c;
@@ -272,6 +288,7 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         }
         if (load_frame(o, i, &d, &c) != 0)
             return FCL_EXIT_INPUT;
+        check_order(o, x, &c, i, d.time, &prev);
         base_name(base, sizeof base, o->out, o->frames[i]);
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
         int rc = cli_write_surface(x, &c, &in, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
