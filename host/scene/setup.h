@@ -38,8 +38,9 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
  * The frame's spacing, when it has one, must be particles.spacing, and
  * every particle must lie in the domain. With sc_phases (the scene's
  * phase count) above 1 the frame must carry mps's "phase" field, which
- * becomes pos.w. *time gets the frame's time (0 for PLY). Returns 0, or
- * FCL_EXIT_INPUT with err naming the file. */
+ * becomes pos.w. Particles inside the obstacles are carved out, noted
+ * (all of them: refused). *time gets the frame's time (0 for PLY).
+ * Returns 0, or FCL_EXIT_INPUT with err naming the file. */
 int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int sc_phases, double *time, char *err,
                      size_t errlen);
 /* Something to simulate: fluid left after carving, or an emitter; 0, or
