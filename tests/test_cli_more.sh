@@ -76,6 +76,13 @@ fl surface "$T/other.vtu" --out "$T/other_out" --backend cpu
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "other.vtu: not a fluidcl .vtu frame: no raw appended data" &&
     ok "24 surface: another writer's complete .vtu is named as such, not as truncated" ||
     bad "24 surface other writer's vtu" "exit $RC: $(errline)"
+# A mesh among the frames (a glob of a --mesh run's .ply files) is named
+# as a mesh (it was told of a header line "property float nx").
+fl run "$GOOD" --backend cpu --steps 2 --every 2 --out "$T/msh_glob" --mesh --param output.format=ply --quiet
+fl surface "$T"/msh_glob/*.ply --out "$T/msh_glob_s" --backend cpu
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "frame_000000.surface.ply: a surface mesh (run --mesh and surface write" &&
+    [ ! -e "$T/msh_glob_s" ] && ok "24 surface: a mesh among the frames is named as a mesh, nothing written" ||
+    bad "24 surface mesh among frames" "exit $RC: $(errline)"
 fl surface "$X/frame_000002.ply" --out "$T/kd_out" --backend cpu --kernel-dir "$T"
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "native backend" && [ ! -e "$T/kd_out" ] &&
     ok "24 surface: --kernel-dir with --backend cpu refused as for run" || bad "24 surface --kernel-dir cpu" "exit $RC: $(errline)"

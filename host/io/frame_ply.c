@@ -99,6 +99,12 @@ static int read_ply_header(struct io *io, fcl_frame_data *d, size_t *n)
             return -1;
         if (strncmp(line, PLY_SPACING, sl) == 0 && fio_parse_spacing(io, line + sl, line, &d->spacing) != 0)
             return -1;
+        /* A mesh of ours (run --mesh, surface) among the frames, as a
+         * glob of DIR's .ply files gives them: it was told of a header
+         * line. */
+        if (strcmp(line, "comment fluidcl surface mesh") == 0)
+            return fio_fail(io, "a surface mesh (run --mesh and surface write NAME.surface.ply), not a particle "
+                            "frame: expected frames only, e.g. DIR/frame_??????.ply");
         if (strncmp(line, "comment ", 8) != 0)
             break;
     }
