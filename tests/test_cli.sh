@@ -289,11 +289,17 @@ printf '%s\n' "$CUBE" >"$T/cube.obj"
 F=$T/mesh_cube.json
 mesh_scene "$F" cube.obj
 fl run "$F" --backend cpu --steps 2 --quiet --param boundary.cache_dir="$T/cache"
-if [ "$RC" -eq 0 ] && ls "$T/cache"/boundary-*.bin >/dev/null 2>&1; then
+if [ "$RC" -eq 0 ] && ls "$T/cache"/boundary-*.bin >/dev/null 2>&1 && ! printf '%s' "$ERR" | grep -q "spans"; then
     ok "15e a closed OBJ cube runs and its sampling is cached"
 else
     bad "15e closed OBJ cube" "exit $RC: $(errline)"
 fi
+# A mesh smaller than a spacing is noted (it ran with next to no effect and
+# no word; a review).
+sed 's/"scale": 0.04/"scale": 1e-5/' "$F" >"$T/mesh_tiny.json"
+fl run "$T/mesh_tiny.json" --backend cpu --steps 2 --quiet --param boundary.cache_dir=off
+[ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "obstacles\[0\]: the mesh .*cube.obj at scale 1e-05 spans 1e-05 m, under particles.spacing" &&
+    ok "15e an OBJ mesh smaller than a spacing is noted" || bad "15e tiny OBJ mesh" "exit $RC: $(errline)"
 
 # 15f. output.grid: a solver without a grid refuses it.
 next; refused "15f output.grid on wcsph (no grid) is refused" "$O" "$S" "output.grid" "keeps no grid" -- "$GOOD" \

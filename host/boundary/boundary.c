@@ -181,6 +181,13 @@ static int place_mesh(const fcl_scene *s, const fcl_params *p, int i, fcl_mesh *
     obj_bounds(m, lo, hi);
     char key[32];
     snprintf(key, sizeof key, "obstacles[%d]", i);
+    /* A mesh under a spacing is a sample or two: it ran with next to no
+     * effect and no word (scale 1e-5 for 1e-2, say; a review). */
+    double span = fmax(fmax(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
+    if (span < p->particles_spacing)
+        fprintf(stderr, "fluidcl: note: %s: %s: the mesh %s at scale %g spans %.3g m, under particles.spacing %g m: "
+                "it is a sample or two and holds back next to nothing (check its scale)\n", s->file, key, o->file,
+                (double)o->scale, span, (double)p->particles_spacing);
     return scene_check_mesh_bounds(s, p, key, o->file, o->scale, lo, hi, err, errlen);
 }
 
