@@ -426,6 +426,11 @@ static void test_clip(void)
     CHECK(surface_box(lo, hi, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
           "clipped box: %zu of %zu samples, not the unclipped ones in the clip", m, n);
     free(all), free(kept);
+    /* A box whose min passes its max along y (mps's box_to_walls makes
+     * such: two planes) keeps its points in the clip (it lost them all). */
+    const float flo[3] = { 0.1f, 0.15f, 0.0f }, fhi[3] = { 0.2f, 0.12f, 0.1f };
+    n = surface_box(flo, fhi, d, NULL, NULL), m = surface_box(flo, fhi, d, clip, NULL);
+    CHECK(m == n && n > 0, "a box with min above max along y: %zu of %zu samples in a clip holding all", m, n);
     n = surface_sphere(c, 0.3f, d, NULL, NULL), m = surface_sphere(c, 0.3f, d, clip, NULL);
     all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
     surface_sphere(c, 0.3f, d, NULL, all);

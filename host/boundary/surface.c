@@ -38,8 +38,15 @@ int surface_clip_has(const float *clip, float x, float y, float z)
  * superset (one point either side), each then tested exactly. */
 static void index_span(float lo, float hi, size_t n, float a, float b, size_t *i0, size_t *i1)
 {
-    double step = ((double)hi - lo) / (double)(n - 1), f = floor((a - lo) / step) - 1.0,
-           l = ceil((b - lo) / step) + 1.0;
+    double step = ((double)hi - lo) / (double)(n - 1);
+    /* A box of no or negative extent along the axis (mps's box_to_walls
+     * can raise min past max: two planes) is walked whole, each point
+     * tested (the span came out empty and dropped such a box). */
+    if (!(step > 0.0) || !isfinite(step)) {
+        *i0 = 0, *i1 = n - 1;
+        return;
+    }
+    double f = floor((a - lo) / step) - 1.0, l = ceil((b - lo) / step) + 1.0;
     *i0 = f <= 0.0 ? 0 : f >= (double)(n - 1) ? n - 1 : (size_t)f;
     *i1 = l <= 0.0 ? 0 : l >= (double)(n - 1) ? n - 1 : (size_t)l;
     if (l < 0.0 || f > (double)(n - 1))   /* nothing of lo..hi in [a, b] */

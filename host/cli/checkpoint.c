@@ -35,7 +35,7 @@ static void on_signal(int sig)
      * polls no flag: a 10^8-sample obstacle's volumes ignored SIGTERM for
      * minutes (a review). write and _exit are async-signal-safe. */
     if (in_setup) {
-        static const char msg[] = "fluidcl: stopped during set-up, before any step: nothing written to keep\n";
+        static const char msg[] = "fluidcl: stopped during set-up, before any step: no checkpoint to write\n";
         ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
         (void)w;
         _exit(128 + sig);

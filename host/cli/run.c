@@ -539,7 +539,7 @@ static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int
     if ((ck_in && (rc = cli_probe_file("--checkpoint", r->ck.path)) != 0) ||
         (!o->checkpoint && r->ck.path[0] &&
          ((rc = cli_probe_file("the checkpoint", r->ck.path)) != 0 ||
-          (rc = foreign_checkpoint("--checkpoint-every: its default file", r->ck.path,
+          (rc = foreign_checkpoint("the checkpoint a SIGINT, SIGTERM or --checkpoint-every writes,", r->ck.path,
                                    "give --checkpoint FILE elsewhere, or move that file")) != 0)) ||
         (vtu && (rc = cli_probe_file(o->out ? "--out" : "output.dir", pvd)) != 0)) {
         drop_stats(r);

@@ -256,10 +256,11 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
 /* The level set continues from the frame before: a frame earlier in time
  * than it starts afresh, noted (a shell sorts frame_1000000 before
  * frame_200000, and the level set was continued backwards in time; a
- * review). PLY frames carry no time (0): they continue as given. */
+ * review). PLY frames carry no time (0): they continue as given, and
+ * the frame after one is compared with it. */
 static void check_order(const surf_opts *o, mc_ctx *x, const mc_config *c, int i, double t, double *prev)
 {
-    if (c->method == MC_METHOD_LEVELSET && i > 0 && t < *prev) {
+    if (c->method == MC_METHOD_LEVELSET && i > 0 && t > 0.0 && t < *prev) {
         fprintf(stderr, "fluidcl: surface: note: %s (t = %g s) comes before the frame given ahead of it (t = %g s): "
                 "its level set starts afresh; give the frames in time order (names past frame_999999 sort out of "
                 "order)\n", o->frames[i], t, *prev);

@@ -149,8 +149,8 @@ typedef struct fcl_solver {
      * refuses more); 0: the parameter table's range. */
     double max_support;
     /* The longest step it takes under these parameters (s): the emitters'
-     * capacity default over sim.steps steps. NULL: step_floor's longest,
-     * else sim.dt. */
+     * capacity default over sim.steps steps. Unused where step_floor is
+     * given (its longest is taken); NULL: sim.dt. */
     double (*longest_dt)(const struct fcl_params *p);
     /* Its Courant step's floor: the CFL number, and the least step (s)
      * under which it stops as a blow-up (sim_step_floor), with its longest;
