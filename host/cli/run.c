@@ -506,11 +506,6 @@ static int foreign_checkpoint(const char *what, const char *path, const char *fi
     return 0;
 }
 
-/* The frames' collection in the output folder replaces only an earlier
- * one (a user's own frames.pvd there was replaced without a word; a
- * review): its first lines, white space left out. */
-#define PVD_HEAD_TIGHT "<?xmlversion=\"1.0\"?><VTKFiletype=\"Collection\""
-
 /* The output folder and the files it holds: made when frames go to it,
  * or when --every 0 writes none but --stats or --checkpoint names a file
  * in it (that was refused as "no such folder"). */
@@ -545,7 +540,9 @@ static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int
         drop_stats(r);
         return rc;
     }
-    if (vtu && !cli_replaceable(pvd, PVD_HEAD_TIGHT)) {
+    /* The collection replaces only an earlier one (a user's own
+     * frames.pvd there was replaced without a word; a review). */
+    if (vtu && !out_pvd_replaceable(pvd)) {
         cli_error("%s: exists and is not a frames collection, which is all a run replaces there (with the VTU "
                   "frames' list); move it, or give another --out folder", pvd);
         drop_stats(r);

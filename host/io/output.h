@@ -116,6 +116,9 @@ int out_write_pvd(const char *path, const fcl_pvd_entry *e, size_t n, char *err,
  * 4,000 frames, growing with their square). -1 when the file is not those
  * bytes (another size) or the write fails: then write it whole. */
 int out_append_pvd(const char *path, const fcl_pvd_entry *e, size_t n, long long *bytes);
+/* Whether out_write_pvd may replace path: nothing (or an empty file)
+ * there, or a file that starts as the collections it writes do. */
+int out_pvd_replaceable(const char *path);
 /* A collection out_write_pvd wrote, into a malloc'ed array (free it);
  * anything else is refused naming the file and the line. 0 or -1. */
 int out_read_pvd(const char *path, fcl_pvd_entry **e, size_t *n, char *err, size_t errlen);

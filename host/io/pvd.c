@@ -88,6 +88,22 @@ int out_append_pvd(const char *path, const fcl_pvd_entry *e, size_t n, long long
     return 0;
 }
 
+int out_pvd_replaceable(const char *path)
+{
+    /* The head's first two lines: its own bytes, as it writes them. */
+    const char *first = strstr(PVD_HEAD, "<VTKFile type=\"Collection\"");
+    size_t want = (size_t)(first - PVD_HEAD) + strlen("<VTKFile type=\"Collection\"");
+    char text[128];
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 1;
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(text, 1, want, f) : 0;
+    if (f)
+        fclose(f);
+    return got == want && memcmp(text, PVD_HEAD, want) == 0;
+}
+
 /* One entry line into e; -1 (message set) when it is not one we write. */
 static int parse_entry(struct io *io, const char *line, fcl_pvd_entry *e)
 {
