@@ -748,11 +748,15 @@ sum_notes=$(cksum <"$T/notes.md")
 fl bench "$GOOD" --backend cpu --steps 2 --json "$T/notes.md"
 r1=$RC e1=$ERR
 fl bench "$GOOD" --backend cpu --steps 2 --json "$T/bench.json"
-if [ "$r1$RC" = 20 ] && printf '%s' "$e1" | grep -q -- "--json $T/notes.md: exists and is not a bench table" &&
-   [ "$(cksum <"$T/notes.md")" = "$sum_notes" ] && grep -q '"backends"' "$T/bench.json"; then
-    ok "21 --json over a file that is not a bench table: exit 2, the file intact; over an earlier table: replaced"
+r2=$RC
+printf '  \n\n' >"$T/blank.json"   # white space only: nothing to lose (it was refused)
+fl bench "$GOOD" --backend cpu --steps 2 --json "$T/blank.json"
+if [ "$r1$r2$RC" = 200 ] && printf '%s' "$e1" | grep -q -- "--json $T/notes.md: exists and is not a bench table" &&
+   [ "$(cksum <"$T/notes.md")" = "$sum_notes" ] && grep -q '"backends"' "$T/bench.json" &&
+   grep -q '"backends"' "$T/blank.json"; then
+    ok "21 --json over a file that is not a bench table: exit 2, the file intact; over an earlier table or white space: replaced"
 else
-    bad "21 --json over another file" "exit $r1 $RC: $e1 / $(errline)"
+    bad "21 --json over another file" "exit $r1 $r2 $RC: $e1 / $(errline)"
 fi
 # bench under the default --backend all: a --device that names nothing is
 # refused before any step; a device that fails (its kernels do not build)
