@@ -14,6 +14,7 @@
 #endif
 
 #include "fcl_test.h"
+#include "atomic.h"
 #include "output.h"
 #include "progress.h"
 
@@ -220,6 +221,39 @@ static void test_prepare_dir(void)
     CHECK(out_prepare_dir(afile, err, sizeof err) != 0, "regular file accepted as dir");
     CHECK(strstr(err, afile) != NULL, "message does not name %s: \"%s\"", afile, err);
     CHECK(out_prepare_dir("", err, sizeof err) != 0, "empty name accepted");
+}
+
+/* What a signal during a run's set-up removes (atomic_undo): the
+ * temporaries open then and the folders made since atomic_settle, only
+ * while empty; a kept temporary, a committed file and an earlier folder
+ * stay. (A new --out folder and a cache's half-written temporary were
+ * left behind.) */
+static void test_undo(void)
+{
+    char err[512] = "";
+    fcl_atomic open_one, kept, done;
+    atomic_settle();   /* test_prepare_dir's folders are not this test's */
+    CHECK(out_prepare_dir(path_in("undo/new/deeper"), err, sizeof err) == 0, "%s", err);
+    CHECK(out_prepare_dir(path_in("undo/full"), err, sizeof err) == 0, "%s", err);
+    CHECK(atomic_open(&open_one, path_in("undo/new/deeper/cache.bin"), 1, err, sizeof err) == 0, "%s", err);
+    CHECK(atomic_open(&kept, path_in("undo/full/rows.csv"), 0, err, sizeof err) == 0, "%s", err);
+    CHECK(atomic_open(&done, path_in("undo/full/done.txt"), 0, err, sizeof err) == 0, "%s", err);
+    atomic_keep(&kept);
+    CHECK(atomic_commit(&done, 1, 0, err, sizeof err) == 0, "%s", err);
+    char open_tmp[sizeof open_one.tmp];
+    snprintf(open_tmp, sizeof open_tmp, "%s", open_one.tmp);
+    CHECK(exists(open_tmp), "no temporary %s", open_tmp);
+    atomic_undo();
+    CHECK(!exists(open_tmp) && !exists(path_in("undo/new")), "the open temporary or the new folders stayed");
+    CHECK(exists(kept.tmp) && exists(path_in("undo/full/done.txt")), "a kept temporary or a committed file went");
+    CHECK(exists(path_in("undo/full")) && exists(tmpdir), "a folder holding files, or an earlier one, went");
+    fclose(open_one.fp);
+    fclose(kept.fp);
+    /* Settled folders are the run's: a later undo leaves them. */
+    CHECK(out_prepare_dir(path_in("undo/settled"), err, sizeof err) == 0, "%s", err);
+    atomic_settle();
+    atomic_undo();
+    CHECK(exists(path_in("undo/settled")), "a folder made before atomic_settle was removed");
 }
 
 static void test_vtk_layout(const char *path, const owned_frame *o)
@@ -620,6 +654,7 @@ int main(void)
         return 1;
     }
     test_prepare_dir();
+    test_undo();
     test_round_trip(1000, 0.0125);
     test_round_trip(0, 1.0 / 3.0);
     test_round_trip(1, (double)0.02f);   /* a float spacing, as the sim's */

@@ -36,6 +36,7 @@ static void on_signal(int sig)
      * minutes (a review). write and _exit are async-signal-safe. */
     if (in_setup) {
         static const char msg[] = "fluidcl: stopped during set-up, before any step: no checkpoint to write\n";
+        atomic_undo();   /* a cache's temporary, the new --out folder: nothing left behind */
         ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
         (void)w;
         _exit(128 + sig);
@@ -69,6 +70,7 @@ void ckpt_signals(int setup)
 void ckpt_stepping(void)
 {
     in_setup = 0;
+    atomic_settle();
 }
 
 int ckpt_signal(void)

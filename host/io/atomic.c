@@ -1,8 +1,10 @@
-/* atomic.c - temporary, sync, rename (atomic.h), and the checks before
- * any write (atomic_check, atomic_check_name). */
+/* atomic.c - temporary, sync, rename (atomic.h), the checks before any
+ * write (atomic_check, atomic_check_name), and what a signal during a
+ * run's set-up removes (atomic_undo). */
 #include "atomic.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -51,9 +53,59 @@ int atomic_check(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* The temporaries open now and the folders made, by copies of their
+ * names: a writer's struct may live anywhere, and the handler must not
+ * follow pointers into memory being freed. A slot is filled before it
+ * is marked live and unmarked before reuse. Past the slots' count a
+ * name is simply not undone. */
+enum { UNDO_SLOTS = 16 };
+static char open_tmp[UNDO_SLOTS][4200], made_dir[UNDO_SLOTS][4096];
+static volatile sig_atomic_t open_live[UNDO_SLOTS], made_count;
+
+static void track_open(fcl_atomic *a)
+{
+    a->slot = -1;
+    for (int k = 0; k < UNDO_SLOTS && a->slot < 0; k++)
+        if (!open_live[k]) {
+            memcpy(open_tmp[k], a->tmp, sizeof a->tmp);
+            open_live[k] = 1;
+            a->slot = k;
+        }
+}
+
+void atomic_keep(fcl_atomic *a)
+{
+    if (a->slot >= 0)
+        open_live[a->slot] = 0;
+    a->slot = -1;
+}
+
+void atomic_made_dir(const char *dir)
+{
+    if (made_count < UNDO_SLOTS && strlen(dir) < sizeof made_dir[0]) {
+        strcpy(made_dir[made_count], dir);
+        made_count = made_count + 1;
+    }
+}
+
+void atomic_settle(void)
+{
+    made_count = 0;
+}
+
+void atomic_undo(void)
+{
+    for (int k = 0; k < UNDO_SLOTS; k++)
+        if (open_live[k])
+            unlink(open_tmp[k]);
+    for (int k = made_count - 1; k >= 0; k--)
+        rmdir(made_dir[k]);   /* fails, as it should, on a folder that holds anything */
+}
+
 int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
+    a->slot = -1;
     snprintf(a->path, sizeof a->path, "%s", path ? path : "");
     if (check_target(a, err, errlen) != 0)
         return -1;
@@ -73,6 +125,7 @@ int atomic_open(fcl_atomic *a, const char *path, int unique, char *err, size_t e
         snprintf(err, errlen, "cannot create '%s': %s", a->tmp, strerror(errno));
         return -1;
     }
+    track_open(a);
     return 0;
 }
 
@@ -116,5 +169,6 @@ int atomic_commit(fcl_atomic *a, int ok, int keep, char *err, size_t errlen)
         snprintf(err + k, errlen > k ? errlen - k : 0, "; the temporary '%s' could not be removed: %s", a->tmp,
                  strerror(errno));
     }
+    atomic_keep(a);   /* renamed, removed, or kept as asked: no longer atomic_undo's */
     return rc;
 }

@@ -16,6 +16,7 @@ typedef struct fcl_atomic {
     FILE *fp;               /* write here */
     char path[4096];        /* the name asked for */
     char tmp[4200];         /* the temporary: "<path>.tmp" or a private one */
+    int slot;               /* its place among the open ones (atomic_undo), -1: none */
 } fcl_atomic;
 
 /* Open the temporary for path (an existing path that is not a regular
@@ -41,5 +42,19 @@ int atomic_check_name(const char *path, char *err, size_t errlen);
  * folder no longer lets it be removed (nothing is written to err when ok
  * was 0: the caller said why). */
 int atomic_commit(fcl_atomic *a, int ok, int keep, char *err, size_t errlen);
+
+/* What a run's set-up leaves behind when a signal ends it there: the
+ * temporaries open at that moment (a cache half written, a statistics
+ * file holding only its header) and the folders made since the last
+ * atomic_settle (out_prepare_dir reports them with atomic_made_dir).
+ * atomic_undo removes them, the folders newest first and only when
+ * empty; it calls only unlink and rmdir, so a signal handler may call
+ * it. atomic_keep exempts one temporary (rows a resumed run carried
+ * over); atomic_settle forgets the folders (the run owns them now).
+ * Registration is not thread-safe: files are opened by one thread. */
+void atomic_keep(fcl_atomic *a);
+void atomic_made_dir(const char *dir);
+void atomic_settle(void);
+void atomic_undo(void);
 
 #endif

@@ -401,6 +401,8 @@ static int fio_make_dirs(const char *dir, char *err, size_t errlen)
         /* mkdir's errno, before stat's (an unwritable parent is EACCES,
          * which stat's ENOENT would hide). */
         int made = mkdir(p, 0777) == 0, e = made ? 0 : errno;
+        if (made)
+            atomic_made_dir(p);   /* for a signal during set-up to take back */
         if (!made && !(stat(p, &st) == 0 && S_ISDIR(st.st_mode))) {
             e = e == EEXIST ? ENOTDIR : e;  /* exists, not a dir */
             if (strcmp(p, dir) == 0)

@@ -153,6 +153,9 @@ char *out_csv_earlier(const char *path, const char *const *columns, double max_f
 
 int out_csv_carry(fcl_csv *c, const char *rows, char *err, size_t errlen)
 {
+    /* These rows may live nowhere else now (the killed run's .tmp that
+     * was their source is this file): a stop during set-up keeps them. */
+    atomic_keep(&c->io.at);
     if (fputs(rows, c->io.fp) == EOF || fflush(c->io.fp) != 0) {
         c->failed = 1;
         fio_fail(&c->io, "write to '%s' failed: %s", c->io.tmp, strerror(errno));
