@@ -128,9 +128,14 @@ refused "surface of a FIFO frame" "fifo.vtk" "frame is a FIFO" -- surface "$T/fi
 F=$T/walls.json
 printf '{ "domain": {"min": [0,0,0], "max": [100,0.01,100]}, "particles": {"spacing": 0.002}, "fluid": [] }\n' >"$F"
 refused "walls of more than 4e9 samples" "$F" "particles.spacing: 0.002" "domain walls take 5" "boundary.walls = mirror" -- run "$F"
-F=$T/obst_sphere.json; scene "$F" '"particles": { "spacing": 0.01 }' "[]" \
+# Obstacles far larger than the domain are counted within the clip the
+# sampler keeps (two support radii past the domain): a sphere 10^5 m wide
+# holding the domain has no sample there (it was refused for 1.26e15),
+# and the fluid inside it is what is refused.
+F=$T/obst_sphere.json; scene "$F" '"particles": { "spacing": 0.01 }' \
+    '[ { "type": "box", "min": [0.05, 0.05, 0.05], "max": [0.1, 0.1, 0.1] } ]' \
     '[ { "type": "sphere", "center": [0, 0, 0], "radius": 100000 } ]'
-refused "sphere obstacle of 1.3e15 samples" "$F" "obstacles:" "1.26e+15 boundary particles" -- run "$F"
+refused "sphere obstacle 10^5 m wide about the domain" "$F" "all 125 fluid particles lie inside the obstacles" -- run "$F"
 F=$T/fluid_sphere.json; scene "$F" '"particles": { "spacing": 0.0003 }' \
     '[ { "type": "sphere", "center": [0.1, 0.1, 0.1], "radius": 0.1 } ]'
 refused "fluid sphere over what a neighbor list addresses" "$F" "particles.spacing" "neighbor-list entries exceed the 2^32" -- run "$F"
@@ -141,11 +146,13 @@ F=$T/lattice.json
 printf '{ "domain": {"min": [0,0,0], "max": [1000,1000,1000]}, "particles": {"spacing": 0.5, "support": 4},
   "fluid": [ {"type": "box", "min": [0,0,0], "max": [1000,1000,1000]} ] }\n' >"$F"
 refused "fluid lattice over 4e9 points" "$F" "particles.spacing: 0.5 m" "8e+09 lattice points" -- run "$F"
+# A mesh is cut to that clip before it is counted: the glass at scale 10^5
+# about a 4 m domain keeps nothing (it was refused for 1.4e9 samples).
 F=$T/mesh_huge.json
-printf '{ "domain": {"min": [-100,-100,-100], "max": [100,100,100]}, "particles": {"spacing": 0.2},
-  "boundary": {"walls": "mirror", "cache_dir": "off"}, "fluid": [],
+printf '{ "domain": {"min": [0,0,0], "max": [4,4,4]}, "particles": {"spacing": 0.2},
+  "boundary": {"walls": "mirror", "cache_dir": "off"}, "fluid": [{"type": "box", "min": [0,0,0], "max": [2,2,2]}],
   "obstacles": [ {"type": "mesh", "file": "embedded:glass.obj", "scale": 100000} ] }\n' >"$F"
-refused "mesh obstacle too large to sample" "$F" "obstacles[0]: the mesh embedded:glass.obj at scale 100000" "boundary particles" -- run "$F"
+refused "mesh obstacle 10^5 times the glass about the domain" "$F" "all 1000 fluid particles lie inside the obstacles" -- run "$F"
 
 # ---- keys given twice ---------------------------------------------------------------
 F=$T/dt_twice.json; scene "$F" '"sim": { "dt": 0.001, "dt": 0.002 }' "$BOX"

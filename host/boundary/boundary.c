@@ -32,28 +32,10 @@
 #include "surface.h"
 
 /* Raise when the sampler or the file layout changes: old caches then miss.
- * 3: obstacles clipped (obstacle_clip), the file's checksum. */
-#define BOUNDARY_FORMAT 3
+ * 3: obstacles clipped (boundary_clip), the file's checksum; 4: meshes cut
+ * keeping their shared vertices (boundary_mesh_clip). */
+#define BOUNDARY_FORMAT 4
 static const char cache_magic[8] = { 'F', 'C', 'L', 'B', 'N', 'D', '2', '\0' };
-
-/* How far past the domain an obstacle keeps its samples, in support radii:
- * a fluid particle (inside the domain) sees samples up to one radius out,
- * and those see their own neighbours up to one more, for their volumes.
- * Farther ones only cost: every sample past the domain lands in its edge
- * cells, and a 200 m polygon over a 0.2 m domain (10^8 samples) ran its
- * boundary volumes for more than 9 minutes in 6 GB (a review). */
-#define CLIP_RADII 2.0
-
-/* The box obstacles keep their samples in: the domain grown by
- * CLIP_RADII support radii. */
-static void obstacle_clip(const fcl_params *p, float clip[6])
-{
-    float m = (float)(CLIP_RADII * p->particles_support * p->particles_spacing);
-    for (int a = 0; a < 3; a++) {
-        clip[a] = p->domain_min[a] - m;
-        clip[3 + a] = p->domain_max[a] + m;
-    }
-}
 
 /* ---- the cache key: FNV-1a 64 over a canonical description */
 
@@ -143,7 +125,7 @@ static void key_begin(uint64_t *h, const fcl_params *p)
     const float *lo = p->domain_min, *hi = p->domain_max;
     *h = FCL_FNV1A_BASIS;
     float clip[6];
-    obstacle_clip(p, clip);
+    boundary_clip(p, clip);
     fnv_text(h, "fluidcl boundary %d\nspacing %a\nwalls %s\nlayers %ld\ndomain %a %a %a %a %a %a\n", BOUNDARY_FORMAT,
              p->particles_spacing, p->boundary_walls, (long)p->boundary_layers, lo[0], lo[1], lo[2], hi[0], hi[1],
              hi[2]);
@@ -233,17 +215,38 @@ static int load_obstacles(const fcl_scene *s, const fcl_params *p, fcl_boundary 
 
 /* ---- sampling */
 
+/* A mesh's least samples and its candidates, over the part of it the
+ * sampler takes (cut to the clip: a mesh 100 times the domain was refused
+ * for the samples the cut then dropped). -1 when out of memory. */
+static int mesh_counts(const fcl_mesh *m, const fcl_params *p, const float *clip, double *least, double *cand)
+{
+    fcl_mesh cut;
+    int same;
+    if (boundary_mesh_clip(m, clip, &cut, &same) != 0)
+        return -1;
+    *least = surface_mesh_min(same ? m : &cut, (float)p->particles_spacing, mesh_gap(p));
+    *cand = surface_mesh_candidates(same ? m : &cut, (float)p->particles_spacing);
+    if (!same)
+        obj_free(&cut);
+    return 0;
+}
+
 /* Before any sampling: the meshes' least samples, with the walls and the
  * other obstacles (about as many as `others`), within max_samples. */
 static int check_room(const fcl_scene *s, const fcl_params *p, const fcl_boundary *b, double others,
                       size_t max_samples, char *err, size_t errlen)
 {
-    double total = others, d = p->particles_spacing;
+    double total = others, d = p->particles_spacing, least, cand;
+    float clip[6];
+    boundary_clip(p, clip);
     for (int i = 0; i < b->nobstacles; i++) {
         if (b->obstacles[i].kind != FCL_OBST_MESH)
             continue;
-        double least = surface_mesh_min(&b->meshes[i], (float)d, mesh_gap(p));
-        double cand = surface_mesh_candidates(&b->meshes[i], (float)d);
+        if (mesh_counts(&b->meshes[i], p, clip, &least, &cand) != 0) {
+            snprintf(err, errlen, "%s: obstacles[%d]: the mesh %s: out of memory cutting it to the domain", s->file,
+                     i, b->obstacles[i].file);
+            return -1;
+        }
         if (cand >= 2147483648.0) {
             snprintf(err, errlen, "%s: obstacles[%d]: the mesh %s at scale %g takes at least %.3g boundary particles "
                      "at particles.spacing %g m, thinned from %.3g candidate points, more than the sampler's 2^31: "
@@ -298,7 +301,7 @@ static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, 
     memcpy(walls, st.n, sizeof walls);
     int counted = counts_samples(p) && strcmp(p->boundary_walls, "particles") == 0;
     float clip[6];
-    obstacle_clip(p, clip);
+    boundary_clip(p, clip);
     for (int i = 0; i < b->nobstacles; i++) {
         fcl_obstacle o = b->obstacles[i];
         if (counted)

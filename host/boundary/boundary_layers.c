@@ -14,12 +14,30 @@
  */
 #include "boundary_layers.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "polygon.h"
 #include "surface.h"
+
+/* How far past the domain an obstacle keeps its samples, in support radii:
+ * a fluid particle (inside the domain) sees samples up to one radius out,
+ * and those see their own neighbours up to one more, for their volumes.
+ * Farther ones only cost: every sample past the domain lands in its edge
+ * cells, and a 200 m polygon over a 0.2 m domain (10^8 samples) ran its
+ * boundary volumes for more than 9 minutes in 6 GB (a review). */
+#define CLIP_RADII 2.0
+
+void boundary_clip(const fcl_params *p, float clip[6])
+{
+    float m = (float)(CLIP_RADII * p->particles_support * p->particles_spacing);
+    for (int a = 0; a < 3; a++) {
+        clip[a] = p->domain_min[a] - m;
+        clip[3 + a] = p->domain_max[a] + m;
+    }
+}
 
 float4 *boundary_stack_room(boundary_stack *st, int k, size_t more)
 {
@@ -147,55 +165,103 @@ static int cut_plane(const double (*q)[3], int n, int a, double c, double s, dou
 
 /* Whether triangle t of m lies wholly in the clip box (its own bounding
  * box inside). */
-static int tri_inside(const fcl_mesh *m, size_t t, const float *clip)
+/* Triangle t against the clip: 1 wholly in it, -1 wholly past one of its
+ * faces (nothing of it inside), 0 to be cut. */
+static int tri_side(const fcl_mesh *m, size_t t, const float *clip)
 {
-    for (int c = 0; c < 3; c++) {
-        const float *v = m->v + 3 * (size_t)m->tri[3 * t + c];
-        if (!surface_clip_has(clip, v[0], v[1], v[2]))
-            return 0;
+    int in = 1;
+    for (int f = 0; f < 6; f++) {
+        int past = 0;
+        for (int c = 0; c < 3; c++) {
+            float x = m->v[3 * (size_t)m->tri[3 * t + c] + f % 3];
+            past += f < 3 ? x < clip[f] : x > clip[f];
+        }
+        if (past == 3)
+            return -1;
+        in &= past == 0;
     }
-    return 1;
+    return in;
 }
 
-/* m's triangles cut to the clip box, as a triangle soup (fans of the cut
- * polygons) in *out; a mesh wholly inside is m itself (*out unused, 0
- * returned with out->ntri = 0 and *same = 1). A scale-40 plate over a
- * 0.2 m domain was sampled whole: 25 s and 1.5 GB (a review). The cuts'
- * new edges lie on the clip's faces, two support radii past the domain,
- * where no fluid particle sees them. 0, or -1 out of memory. */
-static int clip_mesh(const fcl_mesh *m, const float *clip, fcl_mesh *out, int *same)
+/* Triangle t cut by the clip's six planes into out (at most 9 points). */
+static int cut_tri(const fcl_mesh *m, size_t t, const float *clip, double out[9][3])
+{
+    double b[9][3];
+    int n = 3;
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++)
+            out[c][k] = m->v[3 * (size_t)m->tri[3 * t + c] + k];
+    for (int f = 0; f < 6 && n > 0; f++) {
+        n = cut_plane((const double (*)[3])out, n, f % 3, clip[f], f < 3 ? -1.0 : 1.0, b);
+        memcpy(out, b, sizeof b);
+    }
+    return n;
+}
+
+/* The vertices the triangles wholly in the clip use, renumbered in their
+ * order (so those triangles' edges and samples come in the order the
+ * whole mesh gives them), into out->v; map[i] their new index. */
+static void keep_vertices(const fcl_mesh *m, const signed char *side, unsigned *map, fcl_mesh *out)
+{
+    for (size_t i = 0; i < m->nv; i++)
+        map[i] = UINT_MAX;
+    for (size_t t = 0; t < m->ntri; t++)
+        for (int c = 0; side[t] == 1 && c < 3; c++)
+            map[m->tri[3 * t + c]] = 0;
+    for (size_t i = 0; i < m->nv; i++)
+        if (map[i] == 0) {
+            memcpy(out->v + 3 * out->nv, m->v + 3 * i, 3 * sizeof *out->v);
+            map[i] = (unsigned)out->nv++;
+        }
+}
+
+/* m cut to the clip box into *out: the triangles wholly inside as they
+ * are (their vertices shared, renumbered in order), those cut replaced in
+ * place by fans of their cut polygons, those outside dropped. A mesh
+ * wholly inside is m itself (*out unused, *same = 1). A scale-40 plate
+ * over a 0.2 m domain was sampled whole: 25 s and 1.5 GB (a review); the
+ * cut was a soup of every triangle, some 16 times the mesh's memory. The
+ * cuts' new edges lie on the clip's faces, two support radii past the
+ * domain, where no fluid particle sees them. 0, or -1 out of memory. */
+int boundary_mesh_clip(const fcl_mesh *m, const float *clip, fcl_mesh *out, int *same)
 {
     memset(out, 0, sizeof *out);
-    *same = 1;
-    for (size_t t = 0; t < m->ntri && *same; t++)
-        *same = tri_inside(m, t, clip);
-    if (*same)
-        return 0;
-    /* A triangle cut by six planes has at most 9 points: 7 triangles. */
-    out->v = malloc(m->ntri * 9 * 3 * sizeof *out->v + 1);
-    out->tri = malloc(m->ntri * 7 * 3 * sizeof *out->tri + 1);
-    if (!out->v || !out->tri)
-        return obj_free(out), -1;
+    signed char *side = malloc(m->ntri + 1);
+    if (!side)
+        return -1;
+    size_t ncut = 0, nin = 0;
     for (size_t t = 0; t < m->ntri; t++) {
-        double a[9][3], b[9][3];
-        int n = 3;
-        for (int c = 0; c < 3; c++)
-            for (int k = 0; k < 3; k++)
-                a[c][k] = m->v[3 * (size_t)m->tri[3 * t + c] + k];
-        for (int f = 0; f < 6 && n > 0; f++) {
-            n = cut_plane((const double (*)[3])a, n, f % 3, clip[f], f < 3 ? -1.0 : 1.0, b);
-            memcpy(a, b, sizeof a);
-        }
+        side[t] = (signed char)tri_side(m, t, clip);
+        ncut += side[t] == 0;
+        nin += side[t] == 1;
+    }
+    if ((*same = nin == m->ntri) != 0)
+        return free(side), 0;
+    /* A triangle cut by six planes has at most 9 points: 7 triangles. */
+    unsigned *map = malloc(m->nv * sizeof *map + 1);
+    out->v = malloc((m->nv + 9 * ncut) * 3 * sizeof *out->v + 1);
+    out->tri = malloc((nin + 7 * ncut) * 3 * sizeof *out->tri + 1);
+    if (!map || !out->v || !out->tri)
+        return free(side), free(map), obj_free(out), -1;
+    keep_vertices(m, side, map, out);
+    for (size_t t = 0; t < m->ntri; t++) {
+        double q[9][3];
+        int n = side[t] == 0 ? cut_tri(m, t, clip, q) : 0;
+        for (int c = 0; side[t] == 1 && c < 3; c++)
+            out->tri[3 * out->ntri + c] = map[m->tri[3 * t + c]];
+        out->ntri += side[t] == 1;
         size_t base = out->nv;
         for (int i = 0; i < n; i++, out->nv++)
             for (int k = 0; k < 3; k++)
-                out->v[3 * out->nv + k] = (float)a[i][k];
+                out->v[3 * out->nv + k] = (float)q[i][k];
         for (int i = 1; i + 1 < n; i++, out->ntri++) {
             out->tri[3 * out->ntri] = (unsigned)base;
             out->tri[3 * out->ntri + 1] = (unsigned)(base + i);
             out->tri[3 * out->ntri + 2] = (unsigned)(base + i + 1);
         }
     }
+    free(side);
+    free(map);
     return 0;
 }
 
@@ -206,7 +272,7 @@ static int sample_mesh(const fcl_mesh *m, float d, double gap, int layers, const
     size_t n;
     fcl_mesh cut;
     int same = 1;
-    if (clip && clip_mesh(m, clip, &cut, &same) != 0)
+    if (clip && boundary_mesh_clip(m, clip, &cut, &same) != 0)
         return -1;
     int rc = surface_mesh_gap(same ? m : &cut, d, gap, &pts, &n);
     if (!same)

@@ -35,6 +35,16 @@ int boundary_box_layer(const float min[3], const float max[3], float d, int k, f
  * r - k d > -d/2; 0: none. */
 int boundary_sphere_layer(float r, float d, int k, float *rk);
 
+/* The box obstacles keep their samples in (a clip, surface.h): the
+ * domain grown by two support radii. */
+void boundary_clip(const fcl_params *p, float clip[6]);
+
+/* Mesh m cut to clip into *out (free it with obj_free): the triangles
+ * wholly inside keep their shared vertices, those cut become fans, those
+ * outside go. A mesh wholly inside gives *same = 1 and *out empty. 0, or
+ * -1 when out of memory. */
+int boundary_mesh_clip(const fcl_mesh *m, const float *clip, fcl_mesh *out, int *same);
+
 /* The walls' layers 0..layers-1 onto st. 0, or -1 when out of memory. */
 int boundary_sample_walls(const fcl_params *p, int layers, boundary_stack *st);
 /* Obstacle o's layers (m: its placed mesh for a mesh obstacle, its

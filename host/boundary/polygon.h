@@ -52,8 +52,9 @@ size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, const float *c
  * polygon's. Returns the count (f->nv - 2). */
 int polygon_triangulate(const fcl_polygon_frame *f, int tri[][3]);
 
-/* An upper bound of polygon_sample's count per layer, in O(vertices). */
-double polygon_sample_max(const fcl_polygon_frame *f, double d);
+/* An upper bound of polygon_sample's count per layer with that clip
+ * (NULL: none), in O(vertices). */
+double polygon_sample_max(const fcl_polygon_frame *f, double d, const float *clip);
 
 /* Whether p lies in the slab from `front` in front of the plane to
  * `depth` behind it (both exclusive) and over the polygon (even-odd

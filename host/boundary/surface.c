@@ -80,6 +80,60 @@ size_t surface_box(const float lo[3], const float hi[3], float d, const float *c
     return c;
 }
 
+double surface_box_bound(const float lo[3], const float hi[3], float d, const float *clip)
+{
+    double all = 1.0, inner = 1.0;
+    for (int k = 0; k < 3; k++) {
+        size_t n = grid_count(hi[k] - lo[k], d), from = 0, to = n - 1;
+        if (clip)
+            index_span(lo[k], hi[k], n, clip[k], clip[3 + k], &from, &to);
+        if (from > to)
+            return 0.0;
+        /* The span's points, and those of them off both faces (1..n-2). */
+        size_t a = from > 1 ? from : 1, b = to < n - 2 ? to : n - 2;
+        all *= (double)(to - from + 1);
+        inner *= n >= 3 && a <= b ? (double)(b - a + 1) : 0.0;
+    }
+    return all - inner;
+}
+
+/* Whether a sphere of radius r about c may have points in clip: its
+ * surface passes between the box's nearest and farthest points (a spacing
+ * of slack for rounding). A clip wholly inside a sphere 10^5 m wide
+ * walked its equator's band, 10^9 points, to keep none. */
+static int sphere_meets(const float c[3], float r, float d, const float *clip)
+{
+    double near2 = 0.0, far2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double lo = (double)clip[k] - c[k], hi = (double)clip[3 + k] - c[k];
+        double n = lo > 0.0 ? lo : hi < 0.0 ? -hi : 0.0, f = fmax(fabs(lo), fabs(hi));
+        near2 += n * n;
+        far2 += f * f;
+    }
+    double in = (double)r - d, out = (double)r + d;
+    return near2 <= out * out && (in <= 0.0 || far2 >= in * in);
+}
+
+double surface_sphere_bound(const float center[3], float r, float d, const float *clip)
+{
+    const double pi = 3.14159265358979323846;
+    double want = 4.0 * pi * (double)r * r / ((double)d * d);
+    double n = want < 1.0 ? 1.0 : floor(want + 0.5);
+    if (!clip || !(r > 0.0f))
+        return n;
+    if (!sphere_meets(center, r, d, clip))
+        return 0.0;
+    /* The band of heights surface_sphere visits, widened by a point; and
+     * the points' share of the sphere inside the clip, whose area is at
+     * most the clip's own (a convex body's surface inside a convex box),
+     * twice over for the lattice's unevenness. */
+    double ya = ((double)clip[1] - center[1]) / r, yb = ((double)clip[4] - center[1]) / r;
+    double a = fmax(0.0, floor((1.0 - yb) * 0.5 * n - 0.5) - 1.0), b = fmin(n - 1.0, ceil((1.0 - ya) * 0.5 * n - 0.5) + 1.0);
+    double e[3] = { (double)clip[3] - clip[0], (double)clip[4] - clip[1], (double)clip[5] - clip[2] };
+    double box = 2.0 * (e[0] * e[1] + e[1] * e[2] + e[0] * e[2]) * n / (4.0 * pi * (double)r * r);
+    return b < a ? 0.0 : fmin(b - a + 1.0, 2.0 * box + 64.0);
+}
+
 size_t surface_sphere(const float center[3], float r, float d, const float *clip, float4 *out)
 {
     const double pi = 3.14159265358979323846;
@@ -87,6 +141,8 @@ size_t surface_sphere(const float center[3], float r, float d, const float *clip
     size_t n = want < 1.0 ? 1 : (size_t)llround(want), i0 = 0, i1 = n - 1, c = 0;
     if (!clip && !out)
         return n;
+    if (clip && r > 0.0f && !sphere_meets(center, r, d, clip))
+        return 0;
     /* Point i's height is center + r (1 - (2 i + 1) / n): only the band
      * of i whose heights may lie in the clip is visited. */
     if (clip && r > 0.0f) {

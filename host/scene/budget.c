@@ -1,7 +1,7 @@
 /* budget.c - a scene's sizes in closed form (budget.h): grid cells over
  * the domain, the fluid blocks' lattices, the samples of every layer of the
- * walls and of box and sphere obstacles, as boundary_layers.c would take
- * them, and an upper bound of polygons' samples.
+ * walls and of box obstacles, as boundary_layers.c would take them (within
+ * its clip), and upper bounds of spheres' and polygons' samples.
  * Invariant: nothing here loops over particles or samples, so a check
  * takes microseconds whatever the scene asks for.
  */
@@ -9,6 +9,7 @@
 #include "boundary_layers.h"
 #include "overlap.h"
 #include "polygon.h"
+#include "surface.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,15 +17,13 @@
 
 
 /* Samples of the box lo..hi as surface_box places them: round(L/d)+1
- * (at least 2) per axis, the grid's outer shell. */
-static double box_samples(const double lo[3], const double hi[3], double d)
+ * (at least 2) per axis, the grid's outer shell (those in clip). */
+static double box_samples(const double lo[3], const double hi[3], double d, const float *clip)
 {
-    double n[3];
-    for (int k = 0; k < 3; k++) {
-        n[k] = floor((hi[k] - lo[k]) / d + 0.5) + 1.0;
-        n[k] = n[k] < 2.0 ? 2.0 : n[k];
-    }
-    return n[0] * n[1] * n[2] - (n[0] - 2.0) * (n[1] - 2.0) * (n[2] - 2.0);
+    float fl[3], fh[3];
+    for (int k = 0; k < 3; k++)
+        fl[k] = (float)lo[k], fh[k] = (float)hi[k];
+    return surface_box_bound(fl, fh, (float)d, clip);
 }
 
 /* Lattice points inside a sphere of radius r at spacing d, at least: the
@@ -81,29 +80,25 @@ static void fluid_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
     }
 }
 
-/* Samples of an obstacle's layers as boundary_layers.c takes them (boxes,
- * spheres; polygons bounded above; meshes are bounded once loaded). */
-static double obstacle_samples(const fcl_obstacle *o, double d, int layers)
+/* Samples of an obstacle's layers as boundary_layers.c takes them, those
+ * in clip (boundary_clip): boxes exactly while the clip holds them, and
+ * spheres; polygons bounded above; meshes are bounded once loaded. A 100 m
+ * box over a 20 cm domain counted 10^9 samples and was refused for them. */
+static double obstacle_samples(const fcl_obstacle *o, double d, int layers, const float *clip)
 {
-    double total = 0.0, lo[3], hi[3];
+    double total = 0.0;
     for (int k = 0; k < layers; k++) {
         float fl[3], fh[3], rk;
         int kind;
-        if (o->kind == FCL_OBST_BOX && boundary_box_layer(o->min, o->max, (float)d, k, fl, fh)) {
-            for (int a = 0; a < 3; a++) {
-                lo[a] = fl[a];
-                hi[a] = fh[a];
-            }
-            total += box_samples(lo, hi, d);
-        } else if (o->kind == FCL_OBST_SPHERE && (kind = boundary_sphere_layer(o->radius, (float)d, k, &rk)) != 0) {
-            double want = 4.0 * 3.14159265358979 * (double)rk * rk / (d * d);
-            total += kind == 2 || want < 1.0 ? 1.0 : floor(want + 0.5);
-        }
+        if (o->kind == FCL_OBST_BOX && boundary_box_layer(o->min, o->max, (float)d, k, fl, fh))
+            total += surface_box_bound(fl, fh, (float)d, clip);
+        else if (o->kind == FCL_OBST_SPHERE && (kind = boundary_sphere_layer(o->radius, (float)d, k, &rk)) != 0)
+            total += kind == 2 ? 1.0 : surface_sphere_bound(o->center, rk, (float)d, clip);
     }
     if (o->kind == FCL_OBST_POLYGON) {
         fcl_polygon_frame f;
         polygon_frame(o, &f);
-        total = layers * polygon_sample_max(&f, d);
+        total = layers * polygon_sample_max(&f, d, clip);
     }
     return total;
 }
@@ -112,6 +107,8 @@ static void boundary_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget 
 {
     double d = p->particles_spacing, lo[3], hi[3];
     int layers = (int)p->boundary_layers;
+    float clip[6];
+    boundary_clip(p, clip);
     b->walls = 0.0;
     for (int k = 0; strcmp(p->boundary_walls, "particles") == 0 && k < layers; k++) {
         float fl[3], fh[3];
@@ -120,11 +117,11 @@ static void boundary_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget 
             lo[a] = fl[a];
             hi[a] = fh[a];
         }
-        b->walls += box_samples(lo, hi, d);
+        b->walls += box_samples(lo, hi, d, NULL);
     }
     b->obstacles = 0.0;
     for (int i = 0; i < sc->nobstacles; i++)
-        b->obstacles += obstacle_samples(&sc->obstacles[i], d, layers);
+        b->obstacles += obstacle_samples(&sc->obstacles[i], d, layers, clip);
 }
 
 /* Grid cells of support-radius width over the domain. */
