@@ -805,6 +805,21 @@ if "$BIN" devices 2>/dev/null | grep -q '^\[0\]'; then
     fi
 fi
 
+# Frame names outgrow their six digits past step 999,999: noted once, the
+# frames still listed in order by frames.pvd (a shell's sorted glob puts
+# frame_1000000 before frame_500000). Eight particles, 7 us a step.
+printf '{ "sim": { "solver": "wcsph", "dt": 0.0001 }, "domain": { "min": [0,0,0], "max": [0.1,0.1,0.1] },
+  "particles": { "spacing": 0.05 }, "boundary": { "walls": "mirror" },
+  "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.05,0.05,0.05] } ] }\n' >"$T/eight.json"
+OMP_NUM_THREADS=1 fl run "$T/eight.json" --backend cpu --steps 1000001 --every 500000 --out "$T/wide" -q
+order=$(grep -o 'file="[^"]*"' "$T/wide/frames.pvd" 2>/dev/null | tr '\n' ' ')
+if [ "$RC" -eq 0 ] && [ "$(printf '%s' "$ERR" | grep -c 'frame names past step 999999 have more than six digits (frame_1000000)')" = 1 ] &&
+   [ "$order" = 'file="frame_000000.vtu" file="frame_500000.vtu" file="frame_1000000.vtu" ' ]; then
+    ok "29 a frame past step 999,999 is noted once for its seventh digit; frames.pvd keeps the order"
+else
+    bad "29 frame names past six digits" "exit $RC, pvd: $order; $(errline)"
+fi
+
 # bench of a scene that starts empty warms up until its particles have
 # run two steps and says so, the JSON recording it (its warm-up ran no
 # kernel, and PoCL's first builds fell in the timed steps; a review); one

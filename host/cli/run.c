@@ -46,6 +46,7 @@ typedef struct run_ctx {
     double mesh_ms;
     size_t mesh_tris;
     int empty_warned;        /* an empty mesh of particles was reported */
+    int wide_noted;          /* a frame name outgrew its six digits */
     /* The ParaView collection of the .vtu frames (DIR/frames.pvd). */
     fcl_pvd_entry *pvd;
     size_t npvd, pvd_cap;
@@ -240,6 +241,13 @@ static int write_frame(run_ctx *r, const fcl_params *p)
     if (rc != 0)
         return rc;
     r->frames++;
+    /* Past six digits a shell's sorted glob puts frame_1000000 before
+     * frame_200000; ParaView reads frames.pvd, surface sorts by step. */
+    if (s->step > 999999 && !r->wide_noted) {
+        fprintf(stderr, "fluidcl: note: frame names past step 999999 have more than six digits (frame_%06ld): "
+                "frames.pvd and `fluidcl surface` keep them in order, a sorted shell glob does not\n", s->step);
+        r->wide_noted = 1;
+    }
     return r->mesh ? write_mesh(r, p) : 0;
 }
 
