@@ -402,104 +402,6 @@ static void check_mesh_sampling(const fcl_mesh *m, float d, const char *what, do
     free(p);
 }
 
-/* The clipped samplings (surface.h) keep exactly the unclipped ones'
- * points in the clip, bit for bit and in order; the box, sphere and
- * polygon below each reach past it. */
-static int same_in_clip(const float4 *all, size_t n, const float4 *kept, size_t m, const float *clip)
-{
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++)
-        if (surface_clip_has(clip, all[i].x, all[i].y, all[i].z) &&
-            (j >= m || memcmp(&all[i], &kept[j++], sizeof all[i]) != 0))
-            return 0;
-    return j == m && m > 0 && m < n;
-}
-
-static void test_clip(void)
-{
-    const float d = 0.01f, clip[6] = { 0.05f, 0.1f, -0.02f, 0.22f, 0.31f, 0.2f };
-    const float lo[3] = { -0.3f, 0.2f, -0.1f }, hi[3] = { 0.4f, 0.6f, 0.3f }, c[3] = { 0.1f, 0.5f, 0.1f };
-    float4 *all, *kept;
-    size_t n = surface_box(lo, hi, d, NULL, NULL), m = surface_box(lo, hi, d, clip, NULL);
-    all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
-    surface_box(lo, hi, d, NULL, all);
-    CHECK(surface_box(lo, hi, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
-          "clipped box: %zu of %zu samples, not the unclipped ones in the clip", m, n);
-    free(all), free(kept);
-    /* A box whose min passes its max along y (mps's box_to_walls makes
-     * such: two planes) keeps its points in the clip (it lost them all). */
-    const float flo[3] = { 0.1f, 0.15f, 0.0f }, fhi[3] = { 0.2f, 0.12f, 0.1f };
-    n = surface_box(flo, fhi, d, NULL, NULL), m = surface_box(flo, fhi, d, clip, NULL);
-    CHECK(m == n && n > 0, "a box with min above max along y: %zu of %zu samples in a clip holding all", m, n);
-    n = surface_sphere(c, 0.3f, d, NULL, NULL), m = surface_sphere(c, 0.3f, d, clip, NULL);
-    all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
-    surface_sphere(c, 0.3f, d, NULL, all);
-    CHECK(surface_sphere(c, 0.3f, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
-          "clipped sphere: %zu of %zu samples, not the unclipped ones in the clip", m, n);
-    free(all), free(kept);
-    fcl_obstacle o = { .kind = FCL_OBST_POLYGON, .npoly = 4 };
-    const float v[4][3] = { { -1, 0.15f, -1 }, { -1, 0.25f, 1 }, { 1, 0.25f, 1 }, { 1, 0.15f, -1 } };
-    memcpy(o.poly, v, sizeof v);
-    fcl_polygon_frame f;
-    polygon_frame(&o, &f);
-    for (int k = 0; k < 2; k++) {
-        n = polygon_sample(&f, d, k, NULL, NULL), m = polygon_sample(&f, d, k, clip, NULL);
-        all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
-        polygon_sample(&f, d, k, NULL, all);
-        CHECK(polygon_sample(&f, d, k, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
-              "clipped polygon, layer %d: %zu of %zu samples, not the unclipped ones in the clip", k, m, n);
-        free(all), free(kept);
-    }
-    /* A 200 m polygon over a 0.2 m domain: sampled in full it took 10^8
-     * samples, 6 GB, and more than 9 minutes of boundary volumes. */
-    fcl_scene s;
-    fcl_boundary b;
-    char err[1024] = "";
-    const char *big = "{\"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2]}, \"particles\": {\"spacing\": 0.02},"
-                      "\"boundary\": {\"walls\": \"mirror\", \"cache_dir\": \"off\"}, \"fluid\": [],"
-                      "\"obstacles\": [{\"type\": \"polygon\", \"vertices\": [[-100, 0.15, -100], [-100, 0.15, 100],"
-                      " [100, 0.15, 100], [100, 0.15, -100]]}]}";
-    if (scene_parse(&s, big, "big.json", err, sizeof err) != 0) {
-        CHECK(0, "big polygon scene: %s", err);
-        return;
-    }
-    int built = boundary_build(&s, &s.params, &b, err, sizeof err) == 0;
-    double far = 0.0;
-    for (size_t i = 0; built && i < b.n; i++)
-        far = fmax(far, fmax(fabs(b.pos[i].x - 0.1), fabs(b.pos[i].z - 0.1)) - 0.1);
-    printf("a 200 m polygon over a 0.2 m domain: %zu samples, reaching %.3g m past the domain\n", b.n, far);
-    CHECK(built && b.n > 0 && b.n < 1000 && far <= 0.0801, "big polygon: %s, %zu samples reaching %.3g m past the "
-          "domain (expected at most 2 support radii, 0.08 m)", built ? "built" : err, b.n, far);
-    if (built)
-        boundary_free(&b);
-    scene_free(&s);
-    /* A mesh cube at scale 40 whose top face is a floor 3 cm up: sampled
-     * whole it took 25 s and 1.5 GB; cut to the clip first. */
-    char cube[2048], json[1024];
-    cube_text(cube, sizeof cube, 0, -1, -1);
-    spit(path_in("plate.obj"), cube, strlen(cube));
-    snprintf(json, sizeof json, "{\"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2]}, \"particles\": "
-             "{\"spacing\": 0.02}, \"boundary\": {\"walls\": \"mirror\"}, \"fluid\": [], \"obstacles\": [{\"type\": "
-             "\"mesh\", \"file\": \"plate.obj\", \"scale\": 40, \"translate\": [-20, -39.97, -20]}]}");
-    if (scene_from(&s, path_in("plate.json"), json, "off") != 0)
-        return;
-    built = boundary_build(&s, &s.params, &b, err, sizeof err) == 0;
-    far = 0.0;
-    size_t floor_n = 0;
-    for (size_t i = 0; built && i < b.n; i++) {
-        far = fmax(far, fmax(fmax(fabs(b.pos[i].x - 0.1), fabs(b.pos[i].z - 0.1)) - 0.1, -0.08 - b.pos[i].y));
-        floor_n += fabs(b.pos[i].y - 0.03) < 1e-5;
-    }
-    printf("a scale-40 mesh plate under a 0.2 m domain: %zu samples (%zu on its top), reaching %.3g m past the "
-           "domain\n", b.n, floor_n, far);
-    CHECK(built && b.n < 3000 && floor_n >= 300 && far <= 0.0801, "big mesh: %s, %zu samples (%zu on its top) "
-          "reaching %.3g m past the domain (expected the top's 18 x 18 at least, within 0.08 m)",
-          built ? "built" : err, b.n, floor_n, far);
-    if (built)
-        boundary_free(&b);
-    scene_free(&s);
-}
-
 static void test_mesh_sampling(void)
 {
     char text[2048], err[1024] = "";
@@ -987,7 +889,6 @@ int main(void)
     test_scene_obstacles_bad();
     test_walls();
     test_box_sphere();
-    test_clip();
     test_mesh_sampling();
     test_carve_box_sphere();
     test_carve_walls();

@@ -813,76 +813,6 @@ static void test_budget(void)
     }
 }
 
-/* Obstacles far larger than the domain are budgeted within the clip the
- * sampler keeps (boundary_clip), never below what it samples: a slab of
- * +-50 m at 1 cm was budgeted 1.2e9 samples and refused for memory, a
- * sphere of 100 m 3.8e9; one holding the domain has none. */
-static void test_budget_clip(void)
-{
-    const char *obst[] = { "{\"type\": \"box\", \"min\": [-50, -50, -50], \"max\": [50, 0.02, 50]}",
-                           "{\"type\": \"sphere\", \"center\": [0.1, -99.98, 0.1], \"radius\": 100}",
-                           "{\"type\": \"polygon\", \"vertices\": [[-50, 0.02, -50], [-50, 0.02, 50], [50, 0.02, 50], "
-                           "[50, 0.02, -50]]}",
-                           "{\"type\": \"sphere\", \"center\": [0.1, 0.1, 0.1], \"radius\": 1000}" };
-    const double most[] = { 1.5, 20.0, 3.0, 0.0 };   /* budget over samples, at most */
-    for (int i = 0; i < 4; i++) {
-        char json[1024], err[512] = "";
-        fcl_scene s;
-        fcl_boundary b;
-        fcl_budget bd;
-        snprintf(json, sizeof json, "{\"fluid\": [], \"domain\": {\"min\": [0, 0, 0], \"max\": [0.2, 0.2, 0.2]}, "
-                 "\"particles\": {\"spacing\": 0.01}, \"boundary\": {\"walls\": \"mirror\", \"cache_dir\": \"off\", "
-                 "\"layers\": 3}, \"obstacles\": [%s]}", obst[i]);
-        if (build(json, &s, &b) != 0)
-            continue;
-        CHECK(budget_check(&s, &s.params, &bd, err, sizeof err) == 0, "obstacle %d: %s", i, err);
-        printf("obstacle %d far larger than the domain: budget %.0f, sampled %zu\n", i, bd.obstacles, b.n);
-        CHECK(bd.obstacles >= (double)b.n && bd.obstacles <= most[i] * (double)b.n + 0.5,
-              "obstacle %d: budget %.0f against %zu sampled (at most %g times)", i, bd.obstacles, b.n, most[i]);
-        boundary_free(&b);
-        scene_free(&s);
-    }
-}
-
-/* A mesh cut to the clip keeps its inner triangles' shared vertices (the
- * cut was a soup, three vertices a triangle, allocated for every
- * triangle of the mesh), and the area within the clip. */
-static void test_mesh_clip(void)
-{
-    enum { N = 200 };   /* a 2 m plane of N x N quads, 80,000 triangles */
-    fcl_mesh m = { .nv = (N + 1) * (N + 1), .ntri = 2 * N * N }, cut;
-    m.v = malloc(m.nv * 3 * sizeof *m.v);
-    m.tri = malloc(m.ntri * 3 * sizeof *m.tri);
-    for (size_t j = 0; j <= N; j++)
-        for (size_t i = 0; i <= N; i++) {
-            float *v = m.v + 3 * (j * (N + 1) + i);
-            v[0] = -1.0f + 2.0f * (float)i / N, v[1] = 0.05f * v[0], v[2] = -1.0f + 2.0f * (float)j / N;
-        }
-    for (size_t j = 0, t = 0; j < N; j++)
-        for (size_t i = 0; i < N; i++, t += 2) {
-            unsigned a = (unsigned)(j * (N + 1) + i), q[6] = { a, a + N + 1, a + 1, a + 1, a + N + 1, a + N + 2 };
-            memcpy(m.tri + 3 * t, q, sizeof q);
-        }
-    const float clip[6] = { -0.155f, -0.5f, -0.103f, 0.117f, 0.5f, 0.211f };
-    int same = 1;
-    CHECK(boundary_mesh_clip(&m, clip, &cut, &same) == 0 && !same, "cutting the plane failed");
-    double area = 0.0;
-    for (size_t t = 0; !same && t < cut.ntri; t++) {
-        const float *a = cut.v + 3 * cut.tri[3 * t], *b = cut.v + 3 * cut.tri[3 * t + 1], *c = cut.v + 3 * cut.tri[3 * t + 2];
-        double u[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] }, w[3] = { c[0] - a[0], c[1] - a[1], c[2] - a[2] };
-        double x = u[1] * w[2] - u[2] * w[1], y = u[2] * w[0] - u[0] * w[2], z = u[0] * w[1] - u[1] * w[0];
-        area += 0.5 * sqrt(x * x + y * y + z * z);
-    }
-    double want = (0.117 + 0.155) * sqrt(1.0025) * (0.211 + 0.103);   /* the plane's slope is 0.05 */
-    printf("a 2 m plane of 80,000 triangles cut to a 0.27 x 0.31 m clip: %zu triangles, %zu vertices, area %.6f "
-           "(%.6f)\n", cut.ntri, cut.nv, area, want);
-    CHECK(!same && cut.nv < cut.ntri && fabs(area - want) < 1e-5 * want, "cut plane: %zu triangles on %zu vertices "
-          "(expected fewer vertices than triangles), area %.7f against %.7f", cut.ntri, cut.nv, area, want);
-    if (!same)
-        obj_free(&cut);
-    obj_free(&m);
-}
-
 /* The cache key has the layer count; a cached sampling comes back with
  * its tags. */
 static void test_cache_layers(void)
@@ -924,8 +854,6 @@ int main(void)
     }
     test_layer0_identical();
     test_budget();
-    test_budget_clip();
-    test_mesh_clip();
     test_cache_layers();
     test_wall_shells();
     test_density_walls();
