@@ -163,8 +163,6 @@ static int cut_plane(const double (*q)[3], int n, int a, double c, double s, dou
     return m;
 }
 
-/* Whether triangle t of m lies wholly in the clip box (its own bounding
- * box inside). */
 /* Triangle t against the clip: 1 wholly in it, -1 wholly past one of its
  * faces (nothing of it inside), 0 to be cut. */
 static int tri_side(const fcl_mesh *m, size_t t, const float *clip)

@@ -33,9 +33,11 @@ size_t surface_box(const float lo[3], const float hi[3], float d, const float *c
 /* About 4 pi r^2 / d^2 points on a sphere (Fibonacci lattice), those in
  * clip. Writes to out unless it is NULL; returns the count either way. */
 size_t surface_sphere(const float center[3], float r, float d, const float *clip, float4 *out);
-/* Upper bounds of those two counts in closed form, for budgets: a box's
- * points in the clip's index span (exact when the clip holds the box), a
- * sphere's in the band of heights it visits. No loop over points. */
+/* Those two counts in closed form, for budgets: a box's points in the
+ * clip's index span (exact when the clip holds the box, never below); a
+ * sphere's in the band of heights it visits, at most twice the share of
+ * the clip's own surface area (0 when its surface misses the clip; exact
+ * when the clip holds it). No loop over points. */
 double surface_box_bound(const float lo[3], const float hi[3], float d, const float *clip);
 double surface_sphere_bound(const float center[3], float r, float d, const float *clip);
 
