@@ -4,8 +4,8 @@
  *            spiky kernel whose gradient the pressure force takes, or
  *            Mueller's poly6 (wcsph.density_kernel), and
  *            negative pressures scaled by material.negative_pressure (as
- *            a cell walk, or density_nl over the step's lists, which
- *            forces_nl reads too)
+ *            a cell walk, or wcsph_density_nl over the step's lists, which
+ *            wcsph_forces_nl reads too)
  * forces:    symmetric pressure (spiky), viscosity (viscosity kernel
  *            Laplacian), surface tension by material.tension_model
  *            (forces.cl: Mueller's color field where |n| > l, or Akinci's
@@ -20,7 +20,7 @@
  *            and sphere obstacles and polygons' slabs (boundary.cl)
  * stats:     per-particle speed, density error and blow-up flag, reduced
  * Invariant: every pass reads only sorted arrays and the cell starts of the
- * current grid, or the step's neighbor lists (density_nl, forces_nl); the
+ * current grid, or the step's neighbor lists (wcsph_density_nl, wcsph_forces_nl); the
  * *_item functions are shared with the CPU backend.
  */
 
@@ -67,7 +67,7 @@ FCL_INLINE float boundary_density_sum(float4 pi, GLOBAL const float4 *bpos, GLOB
 
 /* The neighbors themselves first (the only pass for interior particles),
  * then their images across the near walls. */
-FCL_INLINE void density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
+FCL_INLINE void wcsph_density_item(uint i, GLOBAL const float4 *pos, GLOBAL const uint *start,
                              GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
                              GLOBAL float *rho, GLOBAL float *prs, const fcl_grid_info *g,
                              const fcl_sph_consts *c)
@@ -230,7 +230,7 @@ FCL_INLINE void boundary_pressure(fcl_force_sum *f, float4 pi, float push, GLOBA
  * rho_i, plus gravity) goes to acc. Mueller's color field rides along in
  * force_pair; Akinci's pair force (forces.cl) takes the real neighbors
  * and needs this step's normals (forces_normals), read only then. */
-FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
+FCL_INLINE void wcsph_forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                             GLOBAL const float *rho, GLOBAL const float *prs,
                             GLOBAL const uint *start, GLOBAL const float4 *bpos, GLOBAL const uint *bstart,
                             GLOBAL const float4 *normals, GLOBAL float4 *acc, const fcl_grid_info *g,
@@ -279,7 +279,7 @@ FCL_INLINE void forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const float
  * themselves, so sums add in another order than the cell walk's. The
  * fluid's share of the density, sum_j W, the list build made on
  * its way (nlist_build_sum: wsum); the boundary's is summed here. */
-FCL_INLINE void density_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+FCL_INLINE void wcsph_density_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                 GLOBAL const float *wsum, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
                                 const fcl_nlist_info *bl, GLOBAL float *rho, GLOBAL float *prs,
                                 GLOBAL float *vol, const fcl_sph_consts *c)
@@ -301,7 +301,7 @@ FCL_INLINE void density_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
     vol[i] = c->mass / d;
 }
 
-FCL_INLINE void forces_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
+FCL_INLINE void wcsph_forces_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const float4 *vev,
                                GLOBAL const float *rho, GLOBAL const float *prs, GLOBAL const float *vol,
                                GLOBAL const float4 *bpos,
                                GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
@@ -348,7 +348,7 @@ FCL_INLINE void forces_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL const fl
 
 /* Leapfrog: vel holds v(t - dt/2); vev gets v(t) = the mean of the two
  * half steps, used by viscosity and reported as the particle velocity. */
-FCL_INLINE void integrate_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
+FCL_INLINE void wcsph_integrate_item(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel, GLOBAL float4 *vev,
                                GLOBAL const float4 *acc, GLOBAL const fcl_solid *solids, const fcl_sph_consts *c)
 {
     float4 p = pos[i], v = vel[i], a = acc[i], n, e;

@@ -15,7 +15,7 @@
 #include "sim.h"
 #include "smoothing.h"
 
-/* With lists, m / rho per particle for the forces pass (density_nl);
+/* With lists, m / rho per particle for the forces pass (wcsph_density_nl);
  * everything else lives in the simulation's buffers. */
 typedef struct wcsph {
     fcl_buf *vol;
@@ -37,7 +37,7 @@ static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
     if (!w)
         return -1;
     s->solver_data = w;
-    /* With lists, the build sums the fluid's W_poly6 (density_nl). */
+    /* With lists, the build sums the fluid's W_poly6 (wcsph_density_nl). */
     if (s->nl.fl.cap > 0 && (nlist_want_poly6_sum(&s->nl, s->be) != 0 ||
                              !(w->vol = s->be->ops->buf_new(s->be, s->cap * 4 + 4, "WCSPH particle volumes"))))
         return -1;
@@ -46,19 +46,19 @@ static int wcsph_init(fcl_sim *s, char *err, size_t errlen)
 
 static int launch_density(fcl_sim *s)
 {
-    return pass_density(s->be, s->n, "density", sim_attr(s, s->a_pos), s->grid.start, sim_bpos(s), s->bgrid.start,
+    return pass_wcsph_density(s->be, s->n, "density", sim_attr(s, s->a_pos), s->grid.start, sim_bpos(s), s->bgrid.start,
                         s->rho, s->prs, s->grid.info, s->c);
 }
 
 static int launch_forces(fcl_sim *s)
 {
-    return pass_forces(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->rho, s->prs,
+    return pass_wcsph_forces(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->rho, s->prs,
                        s->grid.start, sim_bpos(s), s->bgrid.start, s->normals, s->acc, s->grid.info, s->c);
 }
 
 static int launch_integrate(fcl_sim *s)
 {
-    return pass_integrate(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), sim_attr(s, s->a_vev),
+    return pass_wcsph_integrate(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), sim_attr(s, s->a_vev),
                           s->acc, s->solids, s->c);
 }
 
@@ -74,14 +74,14 @@ static int uses_lists(const fcl_sim *s)
 static int launch_density_nl(fcl_sim *s)
 {
     wcsph *w = s->solver_data;
-    return pass_density_nl(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), s->nl.wsum, s->nl.bcount,
+    return pass_wcsph_density_nl(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), s->nl.wsum, s->nl.bcount,
                            s->nl.bidx, s->nl.bl, s->rho, s->prs, w->vol, s->c);
 }
 
 static int launch_forces_nl(fcl_sim *s)
 {
     wcsph *w = s->solver_data;
-    return pass_forces_nl(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->rho, s->prs, w->vol,
+    return pass_wcsph_forces_nl(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->rho, s->prs, w->vol,
                           sim_bpos(s), HOOD(s), s->normals, s->acc, s->c);
 }
 
