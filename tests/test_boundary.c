@@ -23,7 +23,7 @@
 #include "obj.h"
 #include "polygon.h"
 #include "scene.h"
-#include "surface.h"
+#include "sampler.h"
 
 static char tmpdir[64];
 static const double PI = 3.14159265358979323846;
@@ -358,9 +358,9 @@ static void test_walls(void)
 static void test_box_sphere(void)
 {
     const float d = 0.01f, c[3] = { 0.3f, 0.2f, 0.1f }, r = 0.1f;
-    size_t n = surface_sphere(c, r, d, NULL, NULL);
+    size_t n = sampler_sphere(c, r, d, NULL, NULL);
     float4 *p = malloc(n * sizeof *p);
-    surface_sphere(c, r, d, NULL, p);
+    sampler_sphere(c, r, d, NULL, p);
     double want = 4 * PI * r * r / (d * d), off = 0, nlo, nmean, nhi;
     for (size_t i = 0; i < n; i++)
         off = fmax(off, fabs(sqrt(dist2(&p[i], &(float4){ c[0], c[1], c[2], 0 })) - r));
@@ -372,9 +372,9 @@ static void test_box_sphere(void)
     CHECK(nlo >= 0.5 * d, "sphere samples pile up: nearest neighbor %.3f d", nlo / d);
     free(p);
     const float lo[3] = { 0.1f, 0.2f, 0.3f }, hi[3] = { 0.3f, 0.25f, 0.43f };
-    n = surface_box(lo, hi, d, NULL, NULL);
+    n = sampler_box(lo, hi, d, NULL, NULL);
     p = malloc(n * sizeof *p);
-    CHECK(surface_box(lo, hi, d, NULL, p) == n && n == 21 * 6 * 14 - 19 * 4 * 12, "box: %zu samples", n);
+    CHECK(sampler_box(lo, hi, d, NULL, p) == n && n == 21 * 6 * 14 - 19 * 4 * 12, "box: %zu samples", n);
     off = 0;
     for (size_t i = 0; i < n; i++)
         off = fmax(off, box_surface_dist(&p[i], lo, hi));
@@ -389,7 +389,7 @@ static void check_mesh_sampling(const fcl_mesh *m, float d, const char *what, do
 {
     float4 *p;
     size_t n;
-    CHECK(surface_mesh(m, d, &p, &n) == 0, "%s: sampling failed", what);
+    CHECK(sampler_mesh(m, d, &p, &n) == 0, "%s: sampling failed", what);
     if (!p)
         return;
     double nlo, nmean, nhi, cover = coverage(m, p, n, 20000, 7);

@@ -23,7 +23,7 @@
 #include "budget.h"
 #include "polygon.h"
 #include "scene.h"
-#include "surface.h"
+#include "sampler.h"
 
 static char dir[128], scene_path[160];
 
@@ -48,14 +48,14 @@ static int build(const char *json, fcl_scene *s, fcl_boundary *b, char *err, siz
     return -1;
 }
 
-/* The clipped samplings (surface.h) keep exactly the unclipped ones'
+/* The clipped samplings (sampler.h) keep exactly the unclipped ones'
  * points in the clip, bit for bit and in order; the box, sphere and
  * polygon below each reach past it. */
 static int same_in_clip(const float4 *all, size_t n, const float4 *kept, size_t m, const float *clip)
 {
     size_t j = 0;
     for (size_t i = 0; i < n; i++)
-        if (surface_clip_has(clip, all[i].x, all[i].y, all[i].z) &&
+        if (sampler_clip_has(clip, all[i].x, all[i].y, all[i].z) &&
             (j >= m || memcmp(&all[i], &kept[j++], sizeof all[i]) != 0))
             return 0;
     return j == m && m > 0 && m < n;
@@ -66,21 +66,21 @@ static void test_clip_shapes(void)
     const float d = 0.01f, clip[6] = { 0.05f, 0.1f, -0.02f, 0.22f, 0.31f, 0.2f };
     const float lo[3] = { -0.3f, 0.2f, -0.1f }, hi[3] = { 0.4f, 0.6f, 0.3f }, c[3] = { 0.1f, 0.5f, 0.1f };
     float4 *all, *kept;
-    size_t n = surface_box(lo, hi, d, NULL, NULL), m = surface_box(lo, hi, d, clip, NULL);
+    size_t n = sampler_box(lo, hi, d, NULL, NULL), m = sampler_box(lo, hi, d, clip, NULL);
     all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
-    surface_box(lo, hi, d, NULL, all);
-    CHECK(surface_box(lo, hi, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
+    sampler_box(lo, hi, d, NULL, all);
+    CHECK(sampler_box(lo, hi, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
           "clipped box: %zu of %zu samples, not the unclipped ones in the clip", m, n);
     free(all), free(kept);
     /* A box whose min passes its max along y (mps's box_to_walls makes
      * such: two planes) keeps its points in the clip (it lost them all). */
     const float flo[3] = { 0.1f, 0.15f, 0.0f }, fhi[3] = { 0.2f, 0.12f, 0.1f };
-    n = surface_box(flo, fhi, d, NULL, NULL), m = surface_box(flo, fhi, d, clip, NULL);
+    n = sampler_box(flo, fhi, d, NULL, NULL), m = sampler_box(flo, fhi, d, clip, NULL);
     CHECK(m == n && n > 0, "a box with min above max along y: %zu of %zu samples in a clip holding all", m, n);
-    n = surface_sphere(c, 0.3f, d, NULL, NULL), m = surface_sphere(c, 0.3f, d, clip, NULL);
+    n = sampler_sphere(c, 0.3f, d, NULL, NULL), m = sampler_sphere(c, 0.3f, d, clip, NULL);
     all = malloc(n * sizeof *all), kept = malloc((m + 1) * sizeof *kept);
-    surface_sphere(c, 0.3f, d, NULL, all);
-    CHECK(surface_sphere(c, 0.3f, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
+    sampler_sphere(c, 0.3f, d, NULL, all);
+    CHECK(sampler_sphere(c, 0.3f, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
           "clipped sphere: %zu of %zu samples, not the unclipped ones in the clip", m, n);
     free(all), free(kept);
     fcl_obstacle o = { .kind = FCL_OBST_POLYGON, .npoly = 4 };

@@ -29,7 +29,7 @@
 #include "polygon.h"
 #include "setup.h"
 #include "sim.h"
-#include "surface.h"
+#include "sampler.h"
 
 static char tmpdir[64];
 
@@ -100,14 +100,14 @@ static float4 *one_layer(const fcl_boundary *b, const fcl_params *p, size_t *n)
         hi[k] = p->domain_max[k] + 0.5f * d;
     }
     float4 *mesh;
-    size_t nm = 0, nw = surface_box(lo, hi, d, NULL, NULL), nb = surface_box(o[0].min, o[0].max, d, NULL, NULL);
-    size_t ns = surface_sphere(o[1].center, o[1].radius, d, NULL, NULL);
-    if (surface_mesh(&b->meshes[2], d, &mesh, &nm) != 0)
+    size_t nm = 0, nw = sampler_box(lo, hi, d, NULL, NULL), nb = sampler_box(o[0].min, o[0].max, d, NULL, NULL);
+    size_t ns = sampler_sphere(o[1].center, o[1].radius, d, NULL, NULL);
+    if (sampler_mesh(&b->meshes[2], d, &mesh, &nm) != 0)
         return NULL;
     float4 *all = malloc((nw + nb + ns + nm) * sizeof *all);
-    surface_box(lo, hi, d, NULL, all);
-    surface_box(o[0].min, o[0].max, d, NULL, all + nw);
-    surface_sphere(o[1].center, o[1].radius, d, NULL, all + nw + nb);
+    sampler_box(lo, hi, d, NULL, all);
+    sampler_box(o[0].min, o[0].max, d, NULL, all + nw);
+    sampler_sphere(o[1].center, o[1].radius, d, NULL, all + nw + nb);
     memcpy(all + nw + nb + ns, mesh, nm * sizeof *mesh);
     free(mesh);
     *n = nw + nb + ns + nm;

@@ -1,5 +1,5 @@
 /* boundary.c - building the boundary samples of a scene: loading its
- * meshes, sampling walls and obstacles (surface.c), and the sampling cache
+ * meshes, sampling walls and obstacles (sampler.c), and the sampling cache
  * keyed by a hash of everything the samples depend on (for mps, meshes
  * sampled with a wider gap and obstacle samples outside the domain
  * dropped: drop_outside). Carving the fluid is in boundary_carve.c.
@@ -29,7 +29,7 @@
 #include "solver.h"
 #include "output.h"
 #include "state.h"
-#include "surface.h"
+#include "sampler.h"
 
 /* Raise when the sampler or the file layout changes: old caches then miss.
  * 3: obstacles clipped (boundary_clip), the file's checksum; 4: meshes cut
@@ -224,8 +224,8 @@ static int mesh_counts(const fcl_mesh *m, const fcl_params *p, const float *clip
     int same;
     if (boundary_mesh_clip(m, clip, &cut, &same) != 0)
         return -1;
-    *least = surface_mesh_min(same ? m : &cut, (float)p->particles_spacing, mesh_gap(p));
-    *cand = surface_mesh_candidates(same ? m : &cut, (float)p->particles_spacing);
+    *least = sampler_mesh_min(same ? m : &cut, (float)p->particles_spacing, mesh_gap(p));
+    *cand = sampler_mesh_candidates(same ? m : &cut, (float)p->particles_spacing);
     if (!same)
         obj_free(&cut);
     return 0;

@@ -73,7 +73,7 @@ typedef struct fcl_boundary {
  * (the scene's, or the mesh's with its line) in err and *b empty. */
 int boundary_build(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, char *err, size_t errlen);
 /* boundary_build, refusing before any sampling when the meshes' least
- * samples (surface_mesh_min) plus `others` (the walls' and the box and
+ * samples (sampler_mesh_min) plus `others` (the walls' and the box and
  * sphere obstacles' samples) exceed max_samples. Mesh files are read
  * only if regular and at most input.max_file_mb (infile.h). */
 int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_samples, double others, fcl_boundary *b,

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "polygon.h"
-#include "surface.h"
+#include "sampler.h"
 
 /* How far past the domain an obstacle keeps its samples, in support radii:
  * a fluid particle (inside the domain) sees samples up to one radius out,
@@ -92,10 +92,10 @@ int boundary_sphere_layer(float r, float d, int k, float *rk)
 /* Samples of the box lo..hi's surface onto layer k. */
 static int put_box(const float lo[3], const float hi[3], float d, int k, const float *clip, boundary_stack *st)
 {
-    float4 *at = boundary_stack_room(st, k, surface_box(lo, hi, d, clip, NULL));
+    float4 *at = boundary_stack_room(st, k, sampler_box(lo, hi, d, clip, NULL));
     if (!at)
         return -1;
-    st->n[k] += surface_box(lo, hi, d, clip, at);
+    st->n[k] += sampler_box(lo, hi, d, clip, at);
     return 0;
 }
 
@@ -115,14 +115,14 @@ static int sample_sphere(const fcl_obstacle *o, float d, int layers, const float
     for (int k = 0; k < layers; k++) {
         float rk;
         int kind = boundary_sphere_layer(o->radius, d, k, &rk);
-        size_t n = kind == 1   ? surface_sphere(o->center, rk, d, clip, NULL)
-                   : kind == 2 ? (size_t)surface_clip_has(clip, o->center[0], o->center[1], o->center[2])
+        size_t n = kind == 1   ? sampler_sphere(o->center, rk, d, clip, NULL)
+                   : kind == 2 ? (size_t)sampler_clip_has(clip, o->center[0], o->center[1], o->center[2])
                                : 0;
         float4 *at = n ? boundary_stack_room(st, k, n) : NULL;
         if (n && !at)
             return -1;
         if (kind == 1)
-            surface_sphere(o->center, rk, d, clip, at);
+            sampler_sphere(o->center, rk, d, clip, at);
         else if (n)
             *at = fcl_f4(o->center[0], o->center[1], o->center[2], 0.0f);
         st->n[k] += n;
@@ -272,7 +272,7 @@ static int sample_mesh(const fcl_mesh *m, float d, double gap, int layers, const
     int same = 1;
     if (clip && boundary_mesh_clip(m, clip, &cut, &same) != 0)
         return -1;
-    int rc = surface_mesh_gap(same ? m : &cut, d, gap, &pts, &n);
+    int rc = sampler_mesh_gap(same ? m : &cut, d, gap, &pts, &n);
     if (!same)
         obj_free(&cut);
     if (rc != 0)
@@ -293,7 +293,7 @@ static void keep_clipped(boundary_stack *st, const size_t *from, int layers, con
     for (int k = 0; clip && k < layers; k++) {
         size_t kept = from[k];
         for (size_t i = from[k]; i < st->n[k]; i++)
-            if (surface_clip_has(clip, st->pos[k][i].x, st->pos[k][i].y, st->pos[k][i].z))
+            if (sampler_clip_has(clip, st->pos[k][i].x, st->pos[k][i].y, st->pos[k][i].z))
                 st->pos[k][kept++] = st->pos[k][i];
         st->n[k] = kept;
     }

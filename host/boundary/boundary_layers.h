@@ -35,7 +35,7 @@ int boundary_box_layer(const float min[3], const float max[3], float d, int k, f
  * r - k d > -d/2; 0: none. */
 int boundary_sphere_layer(float r, float d, int k, float *rk);
 
-/* The box obstacles keep their samples in (a clip, surface.h): the
+/* The box obstacles keep their samples in (a clip, sampler.h): the
  * domain grown by two support radii. */
 void boundary_clip(const fcl_params *p, float clip[6]);
 
@@ -50,7 +50,7 @@ int boundary_sample_walls(const fcl_params *p, int layers, boundary_stack *st);
 /* Obstacle o's layers (m: its placed mesh for a mesh obstacle, its
  * surface samples mesh_gap spacings apart at least; dlo..dhi: the domain,
  * whose fluid lattice deeper mesh layers follow), the samples in clip
- * (NULL or a box, surface.h) alone. 0, or -1 when out of memory (or, for
+ * (NULL or a box, sampler.h) alone. 0, or -1 when out of memory (or, for
  * meshes, too many candidates). */
 int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, double mesh_gap, int layers,
                              const float dlo[3], const float dhi[3], const float *clip, boundary_stack *st);

@@ -11,7 +11,7 @@
  * double in a fixed order, rounded to float once per sample.
  */
 #include "polygon.h"
-#include "surface.h"
+#include "sampler.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -227,7 +227,7 @@ static double edge_dist2(const fcl_polygon_frame *f, double x, double y)
 }
 
 /* The point (x, y) of the plane, moved back by `back`, as sample c if
- * it lies in clip (surface.h); 1 when it does. */
+ * it lies in clip (sampler.h); 1 when it does. */
 static int put(const fcl_polygon_frame *f, double x, double y, double back, const float *clip, float4 *out,
                size_t c)
 {
@@ -235,7 +235,7 @@ static int put(const fcl_polygon_frame *f, double x, double y, double back, cons
     for (int k = 0; k < 3; k++)
         p[k] = f->o[k] + x * f->u[k] + y * f->v[k] - back * f->n[k];
     float4 q = fcl_f4((float)p[0], (float)p[1], (float)p[2], 0.0f);
-    if (!surface_clip_has(clip, q.x, q.y, q.z))
+    if (!sampler_clip_has(clip, q.x, q.y, q.z))
         return 0;
     if (out)
         out[c] = q;
@@ -255,7 +255,7 @@ static void clip_range(const fcl_polygon_frame *f, const double *e, const float 
     }
 }
 
-/* Pieces of length <= d along a length, as surface.c cuts mesh edges. */
+/* Pieces of length <= d along a length, as sampler.c cuts mesh edges. */
 static long pieces(double len, double d)
 {
     double s = ceil(len / d - 1e-4);

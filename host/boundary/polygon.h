@@ -42,7 +42,7 @@ int polygon_check(const fcl_obstacle *o, char *msg, size_t len);
  * edges cut in pieces of at most d, and the points of a square lattice of
  * spacing d in the polygon's plane (origin at vertex 0, rows along the
  * first edge) that lie inside and at least 3/4 d from its edges; layer k
- * is the same set moved k d along -normal; those in clip (surface.h).
+ * is the same set moved k d along -normal; those in clip (sampler.h).
  * Writes to out unless it is NULL; returns the count either way. */
 size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, const float *clip, float4 *out);
 

@@ -9,21 +9,21 @@
 #include "boundary_layers.h"
 #include "overlap.h"
 #include "polygon.h"
-#include "surface.h"
+#include "sampler.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 
-/* Samples of the box lo..hi as surface_box places them: round(L/d)+1
+/* Samples of the box lo..hi as sampler_box places them: round(L/d)+1
  * (at least 2) per axis, the grid's outer shell (those in clip). */
 static double box_samples(const double lo[3], const double hi[3], double d, const float *clip)
 {
     float fl[3], fh[3];
     for (int k = 0; k < 3; k++)
         fl[k] = (float)lo[k], fh[k] = (float)hi[k];
-    return surface_box_bound(fl, fh, (float)d, clip);
+    return sampler_box_bound(fl, fh, (float)d, clip);
 }
 
 /* Lattice points inside a sphere of radius r at spacing d, at least: the
@@ -91,9 +91,9 @@ static double obstacle_samples(const fcl_obstacle *o, double d, int layers, cons
         float fl[3], fh[3], rk;
         int kind;
         if (o->kind == FCL_OBST_BOX && boundary_box_layer(o->min, o->max, (float)d, k, fl, fh))
-            total += surface_box_bound(fl, fh, (float)d, clip);
+            total += sampler_box_bound(fl, fh, (float)d, clip);
         else if (o->kind == FCL_OBST_SPHERE && (kind = boundary_sphere_layer(o->radius, (float)d, k, &rk)) != 0)
-            total += kind == 2 ? 1.0 : surface_sphere_bound(o->center, rk, (float)d, clip);
+            total += kind == 2 ? 1.0 : sampler_sphere_bound(o->center, rk, (float)d, clip);
     }
     if (o->kind == FCL_OBST_POLYGON) {
         fcl_polygon_frame f;

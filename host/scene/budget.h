@@ -25,7 +25,7 @@ typedef struct fcl_budget {
     double walls;            /* wall samples, all layers (0: mirror walls) */
     double obstacles;        /* box and sphere obstacle samples, all layers,
                                 and polygons' at most (meshes are bounded
-                                once loaded: surface_mesh_min) */
+                                once loaded: sampler_mesh_min) */
 } fcl_budget;
 
 /* The sizes of sc under p, and the checks that need no device: grid cells

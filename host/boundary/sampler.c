@@ -1,13 +1,13 @@
-/* surface.c - sampling the surfaces of boundary solids (see surface.h).
+/* sampler.c - sampling the surfaces of boundary solids (see sampler.h).
  * Boxes and spheres are sampled in closed form. Meshes are sampled from
  * candidates (vertices, points along edges, triangle lattices) that pass
  * through a hash grid which drops any candidate within gap d of a point
- * already taken (gap 0.5; mps asks 0.8, surface_mesh_gap).
+ * already taken (gap 0.5; mps asks 0.8, sampler_mesh_gap).
  *
  * Invariant: arithmetic is done in double and rounded to float once, in a
  * fixed order, so the same input gives bit-identical samples.
  */
-#include "surface.h"
+#include "sampler.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -29,7 +29,7 @@ static float grid_at(float lo, float hi, size_t i, size_t n)
     return (float)(lo * (1.0 - t) + hi * t);
 }
 
-int surface_clip_has(const float *clip, float x, float y, float z)
+int sampler_clip_has(const float *clip, float x, float y, float z)
 {
     return !clip || (x >= clip[0] && y >= clip[1] && z >= clip[2] && x <= clip[3] && y <= clip[4] && z <= clip[5]);
 }
@@ -53,7 +53,7 @@ static void index_span(float lo, float hi, size_t n, float a, float b, size_t *i
         *i0 = 1, *i1 = 0;
 }
 
-size_t surface_box(const float lo[3], const float hi[3], float d, const float *clip, float4 *out)
+size_t sampler_box(const float lo[3], const float hi[3], float d, const float *clip, float4 *out)
 {
     size_t n[3], from[3], to[3], c = 0;
     for (int k = 0; k < 3; k++) {
@@ -70,7 +70,7 @@ size_t surface_box(const float lo[3], const float hi[3], float d, const float *c
                  i += rim ? 1 : n[0] - 1) {
                 float x = grid_at(lo[0], hi[0], i, n[0]), y = grid_at(lo[1], hi[1], j, n[1]),
                       z = grid_at(lo[2], hi[2], k, n[2]);
-                if (!surface_clip_has(clip, x, y, z))
+                if (!sampler_clip_has(clip, x, y, z))
                     continue;
                 if (out)
                     out[c] = fcl_f4(x, y, z, 0.0f);
@@ -80,7 +80,7 @@ size_t surface_box(const float lo[3], const float hi[3], float d, const float *c
     return c;
 }
 
-double surface_box_bound(const float lo[3], const float hi[3], float d, const float *clip)
+double sampler_box_bound(const float lo[3], const float hi[3], float d, const float *clip)
 {
     double all = 1.0, inner = 1.0;
     for (int k = 0; k < 3; k++) {
@@ -114,7 +114,7 @@ static int sphere_meets(const float c[3], float r, float d, const float *clip)
     return near2 <= out * out && (in <= 0.0 || far2 >= in * in);
 }
 
-double surface_sphere_bound(const float center[3], float r, float d, const float *clip)
+double sampler_sphere_bound(const float center[3], float r, float d, const float *clip)
 {
     const double pi = 3.14159265358979323846;
     double want = 4.0 * pi * (double)r * r / ((double)d * d);
@@ -123,7 +123,7 @@ double surface_sphere_bound(const float center[3], float r, float d, const float
         return n;
     if (!sphere_meets(center, r, d, clip))
         return 0.0;
-    /* The band of heights surface_sphere visits, widened by a point; and
+    /* The band of heights sampler_sphere visits, widened by a point; and
      * the points' share of the sphere inside the clip, whose area is at
      * most the clip's own (a convex body's surface inside a convex box),
      * twice over for the lattice's unevenness. */
@@ -134,7 +134,7 @@ double surface_sphere_bound(const float center[3], float r, float d, const float
     return b < a ? 0.0 : fmin(b - a + 1.0, 2.0 * box + 64.0);
 }
 
-size_t surface_sphere(const float center[3], float r, float d, const float *clip, float4 *out)
+size_t sampler_sphere(const float center[3], float r, float d, const float *clip, float4 *out)
 {
     const double pi = 3.14159265358979323846;
     double want = 4.0 * pi * (double)r * r / ((double)d * d);
@@ -161,7 +161,7 @@ size_t surface_sphere(const float center[3], float r, float d, const float *clip
         double rho = sqrt(fmax(0.0, 1.0 - y * y)), phi = turn * (double)i;
         float4 q = fcl_f4((float)(center[0] + r * rho * cos(phi)), (float)(center[1] + r * y),
                           (float)(center[2] + r * rho * sin(phi)), 0.0f);
-        if (!surface_clip_has(clip, q.x, q.y, q.z))
+        if (!sampler_clip_has(clip, q.x, q.y, q.z))
             continue;
         if (out)
             out[c] = q;
@@ -303,7 +303,7 @@ static void add_interiors(thinner *t, const fcl_mesh *m, double d)
     }
 }
 
-double surface_mesh_min(const fcl_mesh *m, float d, double gap)
+double sampler_mesh_min(const fcl_mesh *m, float d, double gap)
 {
     double area = 0.0;
     for (size_t t = 0; t < m->ntri; t++) {
@@ -325,7 +325,7 @@ double surface_mesh_min(const fcl_mesh *m, float d, double gap)
     return area / (4.0 * 3.14159265358979 * r * r);
 }
 
-double surface_mesh_candidates(const fcl_mesh *m, float d)
+double sampler_mesh_candidates(const fcl_mesh *m, float d)
 {
     unsigned *edges;
     size_t ne = obj_edges(m, &edges);
@@ -336,7 +336,7 @@ double surface_mesh_candidates(const fcl_mesh *m, float d)
     return c;
 }
 
-int surface_mesh_gap(const fcl_mesh *m, float d, double gap, float4 **out, size_t *n)
+int sampler_mesh_gap(const fcl_mesh *m, float d, double gap, float4 **out, size_t *n)
 {
     unsigned *edges;
     thinner t = { 0 };
@@ -362,7 +362,7 @@ int surface_mesh_gap(const fcl_mesh *m, float d, double gap, float4 **out, size_
     return rc;
 }
 
-int surface_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n)
+int sampler_mesh(const fcl_mesh *m, float d, float4 **out, size_t *n)
 {
-    return surface_mesh_gap(m, d, 0.5, out, n);
+    return sampler_mesh_gap(m, d, 0.5, out, n);
 }
