@@ -65,7 +65,7 @@ typedef struct dfsph {
                                             W (fluid), from density_alpha */
     fcl_buf *bgrad;                      /* sum_b V_b grad W_ib (float4) and */
     fcl_buf *nin;                        /* neighbors in range, likewise */
-    fcl_dfsph_consts d;
+    fcl_dfsph_consts consts;
     double dt_prev;                      /* last step's dt, 0 before the first */
     double dt_cap;                       /* the iteration-aware bound (adapt_cap) */
     float rho0_density;                  /* the rest density s->rho was summed with */
@@ -99,20 +99,20 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     float tab[2 * TABLE_N];
     unsigned full;
     smoothing_cubic_tables(s->h, TABLE_N, tab, tab + TABLE_N);
-    d->d.inv_h = 1.0f / s->h;
-    d->d.k = smoothing_cubic_k(s->h);
-    d->d.l = smoothing_cubic_l_over_h2(s->h);
+    d->consts.inv_h = 1.0f / s->h;
+    d->consts.k = smoothing_cubic_k(s->h);
+    d->consts.l = smoothing_cubic_l_over_h2(s->h);
     /* V such that a particle inside a resting lattice has rhat = 1. */
-    d->d.volume = (float)(1.0 / smoothing_lattice_sum_of(1, s->h, s->spacing, &full));
+    d->consts.volume = (float)(1.0 / smoothing_lattice_sum_of(1, s->h, s->spacing, &full));
     /* SPlisHSPlasH skips the divergence solve below 20 neighbors at
      * h = 2 spacings (33 in a full lattice): the same fraction here. */
-    d->d.min_neighbors = (uint)(0.6 * full);
-    d->d.table_n = TABLE_N;
-    d->d.omega = relaxation(s->prm->particles_support);
+    d->consts.min_neighbors = (uint)(0.6 * full);
+    d->consts.table_n = TABLE_N;
+    d->consts.omega = relaxation(s->prm->particles_support);
     sim_update_consts(s);
     if (be->ops->buf_write(be, d->table, 0, sizeof tab, tab) != 0)
         return -1;
-    return sim_boundary_volumes(s, 1u, d->d.k);
+    return sim_boundary_volumes(s, 1u, d->consts.k);
 }
 
 /* Average of err[] over the particles: the device's sum (reduction.h),
@@ -137,37 +137,37 @@ static int launch_density_alpha(fcl_sim *s, dfsph *d)
 {
     d->rho0_density = s->c.rest_density;
     return pass_dfsph_density_alpha(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d),
-                                    FW(s, d), d->bgrad, d->nin, s->rho, d->alpha, d->table, s->c, d->d);
+                                    FW(s, d), d->bgrad, d->nin, s->rho, d->alpha, d->table, s->c, d->consts);
 }
 
 static int launch_predict(fcl_sim *s, dfsph *d)
 {
     return pass_dfsph_predict(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), s->rho, s->normals,
-                              d->vpred, s->nl.fcount, s->nl.fidx, s->nl.fl, FW(s, d), FG(s, d), s->c, d->d);
+                              d->vpred, s->nl.fcount, s->nl.fidx, s->nl.fl, FW(s, d), FG(s, d), s->c, d->consts);
 }
 
 static int launch_source(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, uint mode, const char *timer)
 {
     return pass_dfsph_source(s->be, s->n, timer, sim_attr(s, s->a_pos), v, s->rho, d->alpha, s->nl.fcount, s->nl.fidx,
-                             s->nl.fl, FG(s, d), d->bgrad, d->nin, d->kap, ksum, d->err, s->c, d->d, mode);
+                             s->nl.fl, FG(s, d), d->bgrad, d->nin, d->kap, ksum, d->err, s->c, d->consts, mode);
 }
 
 static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, float f, const char *timer)
 {
     return pass_dfsph_pressure_vel(s->be, s->n, timer, sim_attr(s, s->a_pos), v, d->kap, ksum, s->nl.fcount,
-                                   s->nl.fidx, s->nl.fl, FG(s, d), d->bgrad, s->c, d->d, f);
+                                   s->nl.fidx, s->nl.fl, FG(s, d), d->bgrad, s->c, d->consts, f);
 }
 
 static int launch_advect(fcl_sim *s, dfsph *d)
 {
     return pass_dfsph_advect(s->be, s->n, "integrate", sim_attr(s, s->a_pos), d->vpred, sim_attr(s, s->a_vev),
-                             s->solids, s->c, d->d);
+                             s->solids, s->c, d->consts);
 }
 
 static int launch_pressure(fcl_sim *s, dfsph *d)
 {
     return pass_dfsph_pressure(s->be, s->n, "integrate", sim_attr(s, d->a_ksum), sim_attr(s, d->a_kvsum), s->prs, s->c,
-                               d->d);
+                               d->consts);
 }
 
 /* Grid rebuild, then the lists every neighbor pass of the step reads. */
@@ -188,12 +188,12 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
 {
     const fcl_params *p = s->prm;
     const char *timer = mode == DFSPH_DENSITY ? "density-solve" : "divergence-solve";
-    float f = mode == DFSPH_DENSITY ? 1.0f / d->d.dt : 1.0f;
+    float f = mode == DFSPH_DENSITY ? 1.0f / d->consts.dt : 1.0f;
     fcl_buf *ksum = sim_attr(s, ksum_attr);
     /* Last step's total was applied over dt_prev: the same pressure now
      * needs k scaled by (dt/dt_prev)^2 (density) or dt/dt_prev. */
-    double ratio = d->dt_prev > 0.0 ? d->d.dt / d->dt_prev : 1.0;
-    d->d.warm = (float)(mode == DFSPH_DENSITY ? p->dfsph_warm_share * ratio * ratio : ratio);
+    double ratio = d->dt_prev > 0.0 ? d->consts.dt / d->dt_prev : 1.0;
+    d->consts.warm = (float)(mode == DFSPH_DENSITY ? p->dfsph_warm_share * ratio * ratio : ratio);
     if (launch_source(s, d, v, ksum, mode | DFSPH_WARM, timer) != 0 ||
         launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0)
         return -1;
@@ -226,7 +226,7 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
 static void adapt_cap(dfsph *d, const fcl_params *p, long iters, int converged)
 {
     long target = p->dfsph_iter_target;
-    double dt = d->d.dt;
+    double dt = d->consts.dt;
     if (target <= 0)
         return;
     if (d->dt_cap <= 0.0)
@@ -280,7 +280,7 @@ static void choose_dt(fcl_sim *s, dfsph *d)
      * lower dfsph.dt_max). */
     s->dt_floor_key[0] = '\0';
     dt = fmin(sim_hold_floor(s, dt, p->dfsph_dt_min, "dfsph.dt_min", by), p->dfsph_dt_max);
-    d->d.dt = (float)dt;
+    d->consts.dt = (float)dt;
     s->c.dt = (float)dt;
     s->dt_used = (float)dt;
 }
@@ -292,10 +292,10 @@ static void dfsph_derive(fcl_sim *s)
     dfsph *d = s->solver_data;
     if (!d)
         return;
-    s->c.mass = d->d.volume * s->prm->material_rest_density;
-    d->d.xsph = s->prm->dfsph_xsph;
-    d->d.visc = 10.0f * s->prm->dfsph_viscosity;   /* 2 (dim + 2), dim = 3 */
-    d->d.use_table = s->prm->dfsph_tables ? 1u : 0u;
+    s->c.mass = d->consts.volume * s->prm->material_rest_density;
+    d->consts.xsph = s->prm->dfsph_xsph;
+    d->consts.visc = 10.0f * s->prm->dfsph_viscosity;   /* 2 (dim + 2), dim = 3 */
+    d->consts.use_table = s->prm->dfsph_tables ? 1u : 0u;
 }
 
 static int dfsph_prepare(fcl_sim *s)
@@ -332,11 +332,11 @@ static int dfsph_step(fcl_sim *s)
         return -1;
     int converged = !(avg > eta);
     if (launch_advect(s, d) != 0 || rebuild(s) != 0 || launch_density_alpha(s, d) != 0 ||
-        solve(s, d, sim_attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->d.dt, &div,
+        solve(s, d, sim_attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->consts.dt, &div,
               &avg) != 0 ||
         launch_pressure(s, d) != 0)
         return -1;
-    d->dt_prev = d->d.dt;
+    d->dt_prev = d->consts.dt;
     adapt_cap(d, s->prm, dens, converged);
     st[STAT_DENSITY_ITERS] = (double)dens;
     st[STAT_DIVERGENCE_ITERS] = (double)div;

@@ -50,7 +50,7 @@ typedef struct mps {
     fcl_buf *xall;                       /* with wall unknowns: fluid then wall
                                             pressures, the solve's vector */
     mps_coarse coarse;                   /* two-level: grid, or auto on a CPU device */
-    fcl_mps_consts d;
+    fcl_mps_consts consts;
     double n0, n0_l, lambda;             /* lattice constants: n0 at re_n, and
                                             n0 and lambda at re_l (the radii
                                             are fixed for a run: mps_init) */
@@ -146,29 +146,29 @@ static void mps_derive(fcl_sim *s)
     if (!d)
         return;
     double re_n = p->mps_re_density * l0, re_l = p->mps_re_laplacian * l0;
-    d->d.re_n = (float)re_n;
-    d->d.re_n2 = (float)(re_n * re_n);
-    d->d.re_l = (float)re_l;
-    d->d.re_l2 = (float)(re_l * re_l);
-    d->d.rmin2 = (float)(0.01 * l0 * l0);      /* r >= l0 / 10 */
-    d->d.n0 = (float)d->n0;
-    d->d.beta = (float)p->mps_beta;
-    d->d.rho = (float)rho;
-    d->d.lap_k = (float)(2.0 * DIM / (d->lambda * d->n0_l));
-    d->d.mu = (float)p->material_viscosity;
-    d->d.phases = s->nphases;
-    d->d.grad_k = (float)(DIM / d->n0);
-    d->d.clamp = p->mps_clamp_negative ? 1u : 0u;
+    d->consts.re_n = (float)re_n;
+    d->consts.re_n2 = (float)(re_n * re_n);
+    d->consts.re_l = (float)re_l;
+    d->consts.re_l2 = (float)(re_l * re_l);
+    d->consts.rmin2 = (float)(0.01 * l0 * l0);      /* r >= l0 / 10 */
+    d->consts.n0 = (float)d->n0;
+    d->consts.beta = (float)p->mps_beta;
+    d->consts.rho = (float)rho;
+    d->consts.lap_k = (float)(2.0 * DIM / (d->lambda * d->n0_l));
+    d->consts.mu = (float)p->material_viscosity;
+    d->consts.phases = s->nphases;
+    d->consts.grad_k = (float)(DIM / d->n0);
+    d->consts.clamp = p->mps_clamp_negative ? 1u : 0u;
     double cr = p->mps_collision_distance * l0;
-    d->d.coll_r2 = (float)(cr * cr);
-    d->d.coll_e = (float)p->mps_collision_restitution;
-    d->d.smooth = smoothing(s) ? 1u : 0u;
-    d->d.self_w = (float)(p->mps_re_density - 1.0);   /* re_n / l0 - 1 */
-    d->d.walls = d->walls.on ? 1u : 0u;
-    d->d.grad = strcmp(p->mps_gradient, "gc") == 0 ? 1u : 0u;
-    d->d.ds_k = (float)p->mps_stabilization;
-    d->d.ds_r2 = (float)(l0 * l0);
-    d->d.l0 = (float)l0;
+    d->consts.coll_r2 = (float)(cr * cr);
+    d->consts.coll_e = (float)p->mps_collision_restitution;
+    d->consts.smooth = smoothing(s) ? 1u : 0u;
+    d->consts.self_w = (float)(p->mps_re_density - 1.0);   /* re_n / l0 - 1 */
+    d->consts.walls = d->walls.on ? 1u : 0u;
+    d->consts.grad = strcmp(p->mps_gradient, "gc") == 0 ? 1u : 0u;
+    d->consts.ds_k = (float)p->mps_stabilization;
+    d->consts.ds_r2 = (float)(l0 * l0);
+    d->consts.l0 = (float)l0;
 }
 
 /* Courant (mps.cfl) on last step's largest speed (or an emitter's) plus what gravity adds
@@ -205,9 +205,9 @@ static int choose_dt(fcl_sim *s, mps *d)
     dt = sim_hold_floor(s, dt, p->mps_dt_min, "mps.dt_min",
                         visc <= cap ? (s->nphases ? "the phases' viscosity" : "material.viscosity")
                                     : "material.surface_tension");
-    d->d.dt = (float)dt;
-    d->d.src_k = (float)(p->mps_relaxation * d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
-    d->d.comp_k = (float)(d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
+    d->consts.dt = (float)dt;
+    d->consts.src_k = (float)(p->mps_relaxation * d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
+    d->consts.comp_k = (float)(d->lambda * d->n0_l * p->material_rest_density / (2.0 * DIM * dt * dt));
     s->c.dt = (float)dt;
     s->dt_used = (float)dt;
     return 0;
@@ -224,7 +224,7 @@ static int launch_viscosity(fcl_sim *s, mps *d)
     return sim_normals(s) != 0 ||
                    pass_mps_viscosity(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev),
                                       sim_attr(s, s->a_vel), s->nl.fcount, s->nl.fidx, s->nl.fl, s->rho, s->normals,
-                                      s->phases, s->c, d->d) != 0
+                                      s->phases, s->c, d->consts) != 0
                ? -1
                : 0;
 }
@@ -232,17 +232,17 @@ static int launch_viscosity(fcl_sim *s, mps *d)
 static int launch_predict(fcl_sim *s, mps *d)
 {
     return pass_mps_predict(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), s->solids, s->c,
-                            d->d);
+                            d->consts);
 }
 
 /* The collision model on u* (into the velocity at t, free until the
  * correction), then x* moved by what it changed, inside walls and solids. */
 static int collide(fcl_sim *s, mps *d)
 {
-    if (d->d.coll_r2 <= 0.0f)
+    if (d->consts.coll_r2 <= 0.0f)
         return 0;
     return pass_mps_collide(s->be, s->n, "collide", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), sim_attr(s, s->a_vel),
-                            sim_attr(s, s->a_vev), d->dx, s->c, d->d) != 0 ||
+                            sim_attr(s, s->a_vev), d->dx, s->c, d->consts) != 0 ||
                    pass_mps_apply(s->be, s->n, "collide", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev), d->dx,
                                   s->solids, s->c) != 0
                ? -1
@@ -252,15 +252,15 @@ static int collide(fcl_sim *s, mps *d)
 /* Where u* is after the collision model (it writes the velocity at t). */
 static fcl_buf *ustar(fcl_sim *s, mps *d)
 {
-    return sim_attr(s, d->d.coll_r2 > 0.0f ? s->a_vev : s->a_vel);
+    return sim_attr(s, d->consts.coll_r2 > 0.0f ? s->a_vev : s->a_vel);
 }
 
 /* n* of the fluid and, with wall unknowns, of the walls (walls.c). */
 static int launch_density(fcl_sim *s, mps *d)
 {
     return pass_mps_density(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
-                            d->rhob, s->phases, s->c, d->d) != 0 ||
-                   mps_walls_density(&d->walls, s, &d->d) != 0
+                            d->rhob, s->phases, s->c, d->consts) != 0 ||
+                   mps_walls_density(&d->walls, s, &d->consts) != 0
                ? -1
                : 0;
 }
@@ -273,8 +273,8 @@ static int launch_assemble(fcl_sim *s, mps *d)
     mps_walls *w = &d->walls;
     return pass_mps_assemble(s->be, s->n, "assemble", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
                              COEF(s, d), d->diag, d->rhs, d->rhob, w->on ? w->wsurf : d->surf,
-                             w->on ? mps_walls_bcoef(w, s) : COEF(s, d), s->phases, s->c, d->d) != 0 ||
-                   mps_walls_assemble(w, s, d->rhob, sim_attr(s, d->a_p), d->diag, d->rhs, d->xall, &d->d) != 0
+                             w->on ? mps_walls_bcoef(w, s) : COEF(s, d), s->phases, s->c, d->consts) != 0 ||
+                   mps_walls_assemble(w, s, d->rhob, sim_attr(s, d->a_p), d->diag, d->rhs, d->xall, &d->consts) != 0
                ? -1
                : 0;
 }
@@ -283,7 +283,7 @@ static int launch_correct(fcl_sim *s, mps *d)
 {
     fcl_buf *xw = d->walls.on ? d->xall : sim_attr(s, d->a_p);
     return pass_mps_correct(s->be, s->n, "correct", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), sim_attr(s, d->a_p),
-                            ustar(s, d), sim_attr(s, s->a_vev), d->dx, d->rhob, xw, (uint)s->n, s->c, d->d);
+                            ustar(s, d), sim_attr(s, s->a_vev), d->dx, d->rhob, xw, (uint)s->n, s->c, d->consts);
 }
 
 static int launch_apply(fcl_sim *s, mps *d)
@@ -295,7 +295,7 @@ static int launch_apply(fcl_sim *s, mps *d)
 static int launch_finish(fcl_sim *s, mps *d)
 {
     return pass_mps_finish(s->be, s->n, "density", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), sim_attr(s, d->a_p),
-                           s->rho, s->prs, s->c, d->d);
+                           s->rho, s->prs, s->c, d->consts);
 }
 
 static int rebuild(fcl_sim *s)
@@ -338,7 +338,7 @@ static int count_surface(fcl_sim *s, mps *d)
         reduction_read(&d->nsurf, s->be, &d->surface) != 0)
         return -1;
     if (d->surface < 0.5 && compressible(s) &&
-        (pass_mps_pinned(s->be, s->n, "assemble", sim_attr(s, s->a_pos), d->surf, s->phases, d->dx, d->d) != 0 ||
+        (pass_mps_pinned(s->be, s->n, "assemble", sim_attr(s, s->a_pos), d->surf, s->phases, d->dx, d->consts) != 0 ||
          reduction_sum(&d->nsurf, s->be, d->dx, s->n, "assemble") != 0 ||
          reduction_read(&d->nsurf, s->be, &pinned) != 0))
         return -1;
@@ -387,7 +387,7 @@ static int op_matvec(void *ctx, fcl_buf *x, fcl_buf *y)
     mps *d = s->solver_data;
     return pass_mps_matvec(s->be, s->n, "pressure-solve", x, y, d->diag, COEF(s, d), s->nl.fcount, s->nl.fidx,
                            s->nl.fl, d->surf) != 0 ||
-                   mps_walls_matvec(&d->walls, s, d->surf, d->rhob, d->diag, x, y, &d->d) != 0
+                   mps_walls_matvec(&d->walls, s, d->surf, d->rhob, d->diag, x, y, &d->consts) != 0
                ? -1
                : 0;
 }
@@ -458,7 +458,7 @@ static int solve(fcl_sim *s, mps *d)
             snprintf(s->error, sizeof s->error, "%s", err);
             return -1;
         }
-        if (mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
+        if (mps_coarse_setup(&d->coarse, s, d->surf, d->consts.lap_k) != 0)
             return -1;
     }
     fcl_pcg_opts o = pcg_opts(s);
@@ -517,7 +517,7 @@ int mps_resolve(fcl_sim *s, const fcl_pcg_opts *o, fcl_pcg_result *res, char *er
     }
     fcl_buf *x = d->walls.on ? d->xall : sim_attr(s, d->a_p);
     fcl_pcg_op A = pcg_op(s, d);
-    if (fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0 || mps_coarse_setup(&d->coarse, s, d->surf, d->d.lap_k) != 0)
+    if (fcl_pcg_zero(s->be, x, A.rows, A.timer) != 0 || mps_coarse_setup(&d->coarse, s, d->surf, d->consts.lap_k) != 0)
         return -1;
     /* A solve of its own: without the run's stall floor, which it leaves
      * as it was (one resolve's stall once cut the next one short). */
@@ -547,7 +547,7 @@ int mps_sealed(fcl_sim *s, char *msg, size_t len)
 
 const fcl_mps_consts *mps_consts(const fcl_sim *s)
 {
-    return &((const mps *)s->solver_data)->d;
+    return &((const mps *)s->solver_data)->consts;
 }
 
 /* Lists within the larger radius, in support radii h. */

@@ -33,7 +33,7 @@ typedef struct pbf {
     int a_xold;                          /* grid attribute: x at the step's start */
     int p_fg, p_fw;                      /* list planes: V spiky factor, W_poly6 */
     fcl_buf *lam, *dp, *omega;
-    fcl_pbf_consts d;
+    fcl_pbf_consts consts;
     double d0;                           /* sum_k |grad_k C|^2 in a lattice (1/m^2) */
     pbf_control *ctl;                    /* fluid control; NULL: plain PBF */
 } pbf;
@@ -56,8 +56,8 @@ static int pbf_init(fcl_sim *s, char *err, size_t errlen)
     d->p_fw = nlist_add_plane(&s->nl, be, 0, "PBF kernel values");
     if (d->a_xold < 0 || !d->lam || !d->dp || !d->omega || d->p_fg < 0 || d->p_fw < 0)
         return -1;
-    d->d.volume = (float)(1.0 / s->lattice_sum);
-    d->d0 = control_lattice_d0(s->h, s->spacing, d->d.volume);
+    d->consts.volume = (float)(1.0 / s->lattice_sum);
+    d->d0 = control_lattice_d0(s->h, s->spacing, d->consts.volume);
     sim_update_consts(s);
     return sim_boundary_volumes(s, 0u, 0.0f);
 }
@@ -81,15 +81,15 @@ static void pbf_derive(fcl_sim *s)
     if (!d)
         return;
     const fcl_params *p = s->prm;
-    s->c.mass = d->d.volume * p->material_rest_density;
-    d->d.eps = (float)(p->pbf_relaxation * d->d0 * relaxation_scale(p->particles_support));
-    d->d.scorr_k = (float)(p->pbf_scorr_k / d->d0);
+    s->c.mass = d->consts.volume * p->material_rest_density;
+    d->consts.eps = (float)(p->pbf_relaxation * d->d0 * relaxation_scale(p->particles_support));
+    d->consts.scorr_k = (float)(p->pbf_scorr_k / d->d0);
     double dq = p->pbf_scorr_dq * s->h, w = s->c.poly6 * pow(s->h * s->h - dq * dq, 3);
-    d->d.scorr_inv_wdq = (float)(1.0 / w);
-    d->d.scorr_n = (uint)p->pbf_scorr_n;
-    d->d.clamp = p->pbf_clamp ? 1u : 0u;
-    d->d.xsph = p->pbf_xsph;
-    d->d.vorticity = p->pbf_vorticity;
+    d->consts.scorr_inv_wdq = (float)(1.0 / w);
+    d->consts.scorr_n = (uint)p->pbf_scorr_n;
+    d->consts.clamp = p->pbf_clamp ? 1u : 0u;
+    d->consts.xsph = p->pbf_xsph;
+    d->consts.vorticity = p->pbf_vorticity;
 }
 
 /* Adaptive step by the CFL condition on last step's largest speed (or an
@@ -103,9 +103,9 @@ static int choose_dt(fcl_sim *s, pbf *d)
     /* No capillary bound (dfsph.c): PBF applies no surface tension. */
     if (sim_step_floor(s, dt, p->pbf_dt_min, p->pbf_dt_max, "pbf") != 0)
         return -1;
-    d->d.dt = (float)dt;
-    d->d.inv_dt = (float)(1.0 / dt);
-    d->d.tscale = (float)fmin(dt / p->pbf_dt_max, 1.0);
+    d->consts.dt = (float)dt;
+    d->consts.inv_dt = (float)(1.0 / dt);
+    d->consts.tscale = (float)fmin(dt / p->pbf_dt_max, 1.0);
     s->c.dt = (float)dt;
     s->dt_used = (float)dt;
     return 0;
@@ -122,19 +122,19 @@ static int choose_dt(fcl_sim *s, pbf *d)
 static int launch_predict(fcl_sim *s, pbf *d)
 {
     return pass_pbf_predict(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, s->a_vev),
-                            sim_attr(s, d->a_xold), s->solids, s->c, d->d);
+                            sim_attr(s, d->a_xold), s->solids, s->c, d->consts);
 }
 
 static int launch_lambda(fcl_sim *s, pbf *d, const char *timer)
 {
     return pass_pbf_lambda(s->be, s->n, timer, sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d), FW(s, d), s->rho,
-                           d->lam, s->c, d->d);
+                           d->lam, s->c, d->consts);
 }
 
 static int launch_delta(fcl_sim *s, pbf *d)
 {
     return pass_pbf_delta(s->be, s->n, "density-solve", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), FG(s, d), FW(s, d),
-                          d->lam, d->dp, s->c, d->d);
+                          d->lam, d->dp, s->c, d->consts);
 }
 
 static int launch_apply(fcl_sim *s, pbf *d)
@@ -145,25 +145,25 @@ static int launch_apply(fcl_sim *s, pbf *d)
 static int launch_velocity(fcl_sim *s, pbf *d)
 {
     return pass_pbf_velocity(s->be, s->n, "integrate", sim_attr(s, s->a_pos), sim_attr(s, d->a_xold),
-                             sim_attr(s, s->a_vel), d->d);
+                             sim_attr(s, s->a_vel), d->consts);
 }
 
 static int launch_vorticity(fcl_sim *s, pbf *d)
 {
     return pass_pbf_vorticity(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), FLUID(s), FG(s, d),
-                              d->omega, s->c, d->d);
+                              d->omega, s->c, d->consts);
 }
 
 static int launch_confine(fcl_sim *s, pbf *d)
 {
     return pass_pbf_confine(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), d->omega, FLUID(s),
-                            FG(s, d), s->c, d->d);
+                            FG(s, d), s->c, d->consts);
 }
 
 static int launch_xsph(fcl_sim *s, pbf *d)
 {
     return pass_pbf_xsph(s->be, s->n, "forces", sim_attr(s, s->a_pos), sim_attr(s, s->a_vel), sim_attr(s, s->a_vev),
-                         FLUID(s), FW(s, d), s->c, d->d);
+                         FLUID(s), FW(s, d), s->c, d->consts);
 }
 
 /* Grid rebuild, then the lists every neighbor pass of the step reads. */
@@ -190,8 +190,8 @@ static int steer_before(fcl_sim *s, pbf *d)
 {
     if (!d->ctl)
         return 0;
-    control_derive(d->ctl, s, d->d.dt);
-    return control_move(d->ctl, s, s->time, d->d.dt);
+    control_derive(d->ctl, s, d->consts.dt);
+    return control_move(d->ctl, s, s->time, d->consts.dt);
 }
 
 static int steer_after_rebuild(fcl_sim *s, pbf *d)
@@ -204,7 +204,7 @@ static int finish_velocity(fcl_sim *s, pbf *d)
 {
     if (launch_velocity(s, d) != 0)
         return -1;
-    if (d->d.vorticity > 0.0f && (launch_vorticity(s, d) != 0 || launch_confine(s, d) != 0))
+    if (d->consts.vorticity > 0.0f && (launch_vorticity(s, d) != 0 || launch_confine(s, d) != 0))
         return -1;
     return launch_xsph(s, d);
 }
