@@ -126,11 +126,11 @@ static float block_of(const fcl_scene *sc, const float4 *p, float tol)
 {
     for (int b = 0; b < sc->nblocks; b++) {
         const fcl_block *k = &sc->blocks[b];
-        if (k->kind == FCL_BOX && p->x >= k->min[0] - tol && p->x <= k->max[0] + tol && p->y >= k->min[1] - tol &&
+        if (k->kind == FCL_SHAPE_BOX && p->x >= k->min[0] - tol && p->x <= k->max[0] + tol && p->y >= k->min[1] - tol &&
             p->y <= k->max[1] + tol && p->z >= k->min[2] - tol && p->z <= k->max[2] + tol)
             return (float)b;
         float dx = p->x - k->center[0], dy = p->y - k->center[1], dz = p->z - k->center[2];
-        if (k->kind == FCL_SPHERE && sqrtf(dx * dx + dy * dy + dz * dz) <= k->radius + tol)
+        if (k->kind == FCL_SHAPE_SPHERE && sqrtf(dx * dx + dy * dy + dz * dz) <= k->radius + tol)
             return (float)b;
     }
     return 0.0f;

@@ -262,7 +262,7 @@ static void test_scene_obstacles(void)
         CHECK(s.obstacles[0].scale == 1.0f && s.obstacles[0].translate[1] == 0.0f, "defaults");
         CHECK(strcmp(s.obstacles[1].file, "/abs/g.obj") == 0 && s.obstacles[1].scale == 2.0f &&
               s.obstacles[1].translate[2] == 3.0f, "absolute mesh: %s", s.obstacles[1].file);
-        CHECK(s.obstacles[2].kind == FCL_OBST_BOX && s.obstacles[3].radius == 0.1f, "box, sphere");
+        CHECK(s.obstacles[2].kind == FCL_SHAPE_BOX && s.obstacles[3].radius == 0.1f, "box, sphere");
         CHECK(scene_check(&s, &s.params, err, sizeof err) == 0, "check: %s", err);
         s.obstacles[3].center[0] = 1.2f;
         CHECK(scene_check(&s, &s.params, err, sizeof err) != 0 && has(err, "obstacles[3]") &&

@@ -83,7 +83,7 @@ static void test_clip_shapes(void)
     CHECK(sampler_sphere(c, 0.3f, d, clip, kept) == m && same_in_clip(all, n, kept, m, clip),
           "clipped sphere: %zu of %zu samples, not the unclipped ones in the clip", m, n);
     free(all), free(kept);
-    fcl_obstacle o = { .kind = FCL_OBST_POLYGON, .npoly = 4 };
+    fcl_obstacle o = { .kind = FCL_SHAPE_POLYGON, .npoly = 4 };
     const float v[4][3] = { { -1, 0.15f, -1 }, { -1, 0.25f, 1 }, { 1, 0.25f, 1 }, { 1, 0.15f, -1 } };
     memcpy(o.poly, v, sizeof v);
     fcl_polygon_frame f;

@@ -629,7 +629,7 @@ static void test_triangulate(void)
           { 0.1f, 0.4f, 0 }, { 0, 0.4f, 0 } } };
     const int nv[2] = { 6, 8 };
     for (int k = 0; k < 2; k++) {
-        fcl_obstacle o = { .kind = FCL_OBST_POLYGON, .npoly = nv[k] };
+        fcl_obstacle o = { .kind = FCL_SHAPE_POLYGON, .npoly = nv[k] };
         memcpy(o.poly, shapes[k], sizeof shapes[k]);
         fcl_polygon_frame f;
         int tri[FCL_POLY_MAX][3];

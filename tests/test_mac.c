@@ -408,7 +408,7 @@ static void test_first_grid(fcl_backend *be)
     int rc = pool_ready(be, &p, &s, "first grid");
     if (rc != 0)
         return;
-    static const fcl_obstacle box = { .kind = FCL_OBST_BOX, .min = { 0.2f, 0.4f, 0.2f }, .max = { 0.36f, 0.56f, 0.36f } };
+    static const fcl_obstacle box = { .kind = FCL_SHAPE_BOX, .min = { 0.2f, 0.4f, 0.2f }, .max = { 0.36f, 0.56f, 0.36f } };
     grid_view g = { 0 };
     read_grid(&s, &g);
     size_t before = 0, after = 0;
@@ -437,7 +437,7 @@ static double pierced_pool(fcl_backend *be, float4 *last, size_t *nlast)
 {
     fcl_params p;
     mac_params(&p, 0.32, 0.01);
-    static const fcl_obstacle ball = { .kind = FCL_OBST_SPHERE, .center = { 0.16f, 0.16f, 0.16f }, .radius = 0.05f };
+    static const fcl_obstacle ball = { .kind = FCL_SHAPE_SPHERE, .center = { 0.16f, 0.16f, 0.16f }, .radius = 0.05f };
     float lo[3] = { 0, 0, 0 }, hi[3] = { 0.32f, 0.16f, 0.32f };
     float4 *pos = malloc(32 * 16 * 32 * 16), *vel = calloc(32 * 16 * 32, 16);
     size_t n = lattice(pos, 0, lo, hi, 0.01), kept = 0;

@@ -39,9 +39,9 @@
 /* The mesh: the cube [0.4, 0.6] x [0.4, 0.6] x [0.8, 1.0] as OBJ, outward
  * faces, written to a temporary file (main). */
 static fcl_obstacle solids[3] = {
-    { .kind = FCL_OBST_BOX, .min = { 0.4f, 0.4f, 0.4f }, .max = { 0.6f, 0.6f, 0.6f } },
-    { .kind = FCL_OBST_SPHERE, .center = { 0.5f, 0.5f, 1.2f }, .radius = 0.1f },
-    { .kind = FCL_OBST_MESH, .scale = 1.0f },
+    { .kind = FCL_SHAPE_BOX, .min = { 0.4f, 0.4f, 0.4f }, .max = { 0.6f, 0.6f, 0.6f } },
+    { .kind = FCL_SHAPE_SPHERE, .center = { 0.5f, 0.5f, 1.2f }, .radius = 0.1f },
+    { .kind = FCL_SHAPE_MESH, .scale = 1.0f },
 };
 static const float CUBE_LO[3] = { 0.4f, 0.4f, 0.8f }, CUBE_HI[3] = { 0.6f, 0.6f, 1.0f };
 
@@ -176,7 +176,7 @@ static void run(fcl_backend *be, const char *solver, float4 *out)
  * falls onto an arm at 8 m/s and must bounce off half a spacing above
  * the plane; shot 1 falls through the L's notch, which is no solid. */
 static const fcl_obstacle ell = {
-    .kind = FCL_OBST_POLYGON, .npoly = 6,
+    .kind = FCL_SHAPE_POLYGON, .npoly = 6,
     .poly = { { 0.1f, 0.2f, 0.1f }, { 0.1f, 0.2f, 0.6f }, { 0.3f, 0.2f, 0.6f }, { 0.3f, 0.2f, 0.3f },
               { 0.6f, 0.2f, 0.3f }, { 0.6f, 0.2f, 0.1f } },
 };
@@ -226,7 +226,7 @@ static void run_polygon(fcl_backend *be, const char *solver, float4 *out)
  * below the floor. */
 static void run_floor_box(fcl_backend *be, const char *solver)
 {
-    static const fcl_obstacle box = { .kind = FCL_OBST_BOX, .min = { 0.4f, 0.0f, 0.4f }, .max = { 0.6f, 0.1f, 0.6f } };
+    static const fcl_obstacle box = { .kind = FCL_SHAPE_BOX, .min = { 0.4f, 0.0f, 0.4f }, .max = { 0.6f, 0.1f, 0.6f } };
     char err[1024] = "";
     fcl_params prm;
     fcl_sim s;

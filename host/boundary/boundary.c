@@ -112,7 +112,7 @@ static void drop_outside(boundary_stack *st, const size_t *from, int layers, con
 static void box_to_walls(fcl_obstacle *o, const fcl_params *p)
 {
     float h = 0.5f * p->particles_spacing;
-    if (o->kind != FCL_OBST_BOX)
+    if (o->kind != FCL_SHAPE_BOX)
         return;
     for (int a = 0; a < 3; a++) {
         o->min[a] = o->min[a] < p->domain_min[a] + h ? p->domain_min[a] + h : o->min[a];
@@ -139,11 +139,11 @@ static void key_begin(uint64_t *h, const fcl_params *p)
 
 static void key_obstacle(uint64_t *h, const fcl_obstacle *o, const char *bytes, size_t len)
 {
-    if (o->kind == FCL_OBST_BOX)
+    if (o->kind == FCL_SHAPE_BOX)
         fnv_text(h, "box %a %a %a %a %a %a\n", o->min[0], o->min[1], o->min[2], o->max[0], o->max[1], o->max[2]);
-    else if (o->kind == FCL_OBST_SPHERE)
+    else if (o->kind == FCL_SHAPE_SPHERE)
         fnv_text(h, "sphere %a %a %a %a\n", o->center[0], o->center[1], o->center[2], o->radius);
-    else if (o->kind == FCL_OBST_POLYGON)
+    else if (o->kind == FCL_SHAPE_POLYGON)
         for (int i = 0; i < o->npoly; i++)
             fnv_text(h, "%s %a %a %a%s", i ? "" : "polygon", o->poly[i][0], o->poly[i][1], o->poly[i][2],
                      i + 1 < o->npoly ? "," : "\n");
@@ -189,7 +189,7 @@ static int load_obstacles(const fcl_scene *s, const fcl_params *p, fcl_boundary 
     for (int i = 0; i < s->nobstacles; i++) {
         const fcl_obstacle *o = &s->obstacles[i];
         b->obstacles[i] = *o;
-        if (o->kind != FCL_OBST_MESH) {
+        if (o->kind != FCL_SHAPE_MESH) {
             key_obstacle(key, o, NULL, 0);
             continue;
         }
@@ -240,7 +240,7 @@ static int check_room(const fcl_scene *s, const fcl_params *p, const fcl_boundar
     float clip[6];
     boundary_clip(p, clip);
     for (int i = 0; i < b->nobstacles; i++) {
-        if (b->obstacles[i].kind != FCL_OBST_MESH)
+        if (b->obstacles[i].kind != FCL_SHAPE_MESH)
             continue;
         if (mesh_counts(&b->meshes[i], p, clip, &least, &cand) != 0) {
             snprintf(err, errlen, "%s: obstacles[%d]: the mesh %s: out of memory cutting it to the domain", s->file,
@@ -309,8 +309,8 @@ static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, 
         if (boundary_sample_obstacle(&o, &b->meshes[i], d, mesh_gap(p), b->layers, p->domain_min, p->domain_max,
                                      clip, &st) != 0) {
             snprintf(err, errlen, "%s: obstacles[%d]: not enough memory to sample it at spacing %g%s%s", s->file,
-                     i, d, b->obstacles[i].kind == FCL_OBST_MESH ? " (or more than 2^31 candidates) from " : "",
-                     b->obstacles[i].kind == FCL_OBST_MESH ? b->obstacles[i].file : "");
+                     i, d, b->obstacles[i].kind == FCL_SHAPE_MESH ? " (or more than 2^31 candidates) from " : "",
+                     b->obstacles[i].kind == FCL_SHAPE_MESH ? b->obstacles[i].file : "");
             boundary_stack_free(&st);
             return -1;
         }

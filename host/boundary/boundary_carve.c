@@ -236,9 +236,9 @@ static int solids_build(solids *S, const fcl_boundary *b, float gap)
     int ok = S->L && S->F && S->depth;
     for (int i = 0; ok && i < b->nobstacles; i++) {
         const fcl_obstacle *o = &b->obstacles[i];
-        if (o->kind == FCL_OBST_MESH)
+        if (o->kind == FCL_SHAPE_MESH)
             ok = boundary_locator_build(&S->L[i], &b->meshes[i]) == 0;
-        if (o->kind != FCL_OBST_POLYGON)
+        if (o->kind != FCL_SHAPE_POLYGON)
             continue;
         polygon_frame(o, &S->F[i]);
         S->depth[i] = o->thickness > 0.0f ? (double)o->thickness : (double)b->layers * b->spacing;
@@ -260,7 +260,7 @@ static int in_obstacle(const fcl_boundary *b, const solids *S, const float4 *p)
     for (int i = 0; i < b->nobstacles; i++) {
         const fcl_obstacle *o = &b->obstacles[i];
         const float x[3] = { p->x, p->y, p->z };
-        if (o->kind == FCL_OBST_BOX || o->kind == FCL_OBST_SPHERE) {
+        if (o->kind == FCL_SHAPE_BOX || o->kind == FCL_SHAPE_SPHERE) {
             /* A box grown by the gap, as a polygon's front is: its samples
              * lie on its faces on their own lattice, and fluid half a
              * spacing from a face was over 0.75 from every sample and
@@ -271,10 +271,10 @@ static int in_obstacle(const fcl_boundary *b, const solids *S, const float4 *p)
              * threw it at 3.6-5.0 m/s in the first step (0.007 grown; a
              * review); mps counts samples as particles, and grown it left
              * the nearest fluid under-dense (n/n0 - 1 -5.1 % -> -10.6 %). */
-            int grow = o->kind == FCL_OBST_BOX || b->grow_spheres;
+            int grow = o->kind == FCL_SHAPE_BOX || b->grow_spheres;
             if (scene_in_shape(o, x, grow ? S->front : 0.0))
                 return 1;
-        } else if (o->kind == FCL_OBST_POLYGON) {
+        } else if (o->kind == FCL_SHAPE_POLYGON) {
             if (polygon_inside(&S->F[i], S->front, S->depth[i], p))
                 return 1;
         } else if (boundary_mesh_inside(&S->L[i], p)) {

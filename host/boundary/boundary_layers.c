@@ -306,14 +306,14 @@ int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, 
     size_t from[FCL_BOUNDARY_LAYERS_MAX];
     memcpy(from, st->n, sizeof from);
     switch (o->kind) {
-    case FCL_OBST_BOX:
+    case FCL_SHAPE_BOX:
         for (int k = 0; k < layers; k++)
             if (boundary_box_layer(o->min, o->max, d, k, lo, hi) && put_box(lo, hi, d, k, clip, st) != 0)
                 return -1;
         return 0;
-    case FCL_OBST_SPHERE:
+    case FCL_SHAPE_SPHERE:
         return sample_sphere(o, d, layers, clip, st);
-    case FCL_OBST_POLYGON:
+    case FCL_SHAPE_POLYGON:
         return sample_polygon(o, d, layers, clip, st);
     default:
         /* A mesh is cut to the clip before its sampling, whose

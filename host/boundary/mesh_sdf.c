@@ -243,7 +243,7 @@ size_t boundary_carve_mesh_shells(const fcl_boundary *b, const float dlo[3], con
     for (int i = 0; i < b->nobstacles; i++) {
         /* No fluid near the mesh (a pour from above): no field to build,
          * sim_set_solids builds it once. */
-        if (b->obstacles[i].kind != FCL_OBST_MESH || !any_near(&b->meshes[i], pos, n, gap))
+        if (b->obstacles[i].kind != FCL_SHAPE_MESH || !any_near(&b->meshes[i], pos, n, gap))
             continue;
         fcl_solid *s;
         unsigned count;

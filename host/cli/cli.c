@@ -551,7 +551,7 @@ int cli_check_not_mesh(const fcl_scene *sc, const char *opt, const char *path)
         return 0;
     for (int k = 0; k < sc->nobstacles + sc->ntargets; k++) {
         const fcl_obstacle *ob = k < sc->nobstacles ? &sc->obstacles[k] : &sc->targets[k - sc->nobstacles].shape;
-        if (ob->kind == FCL_OBST_MESH && same_file(&a, ob->file)) {
+        if (ob->kind == FCL_SHAPE_MESH && same_file(&a, ob->file)) {
             cli_error("%s %s: is the mesh file %s of the scene's %s[%d]: it would be overwritten; expected another "
                       "file", opt, path, ob->file, k < sc->nobstacles ? "obstacles" : "targets",
                       k < sc->nobstacles ? k : k - sc->nobstacles);

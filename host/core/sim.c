@@ -410,17 +410,17 @@ static uint solids_from(const fcl_obstacle *obs, int n, float grow, float depth,
     for (int i = 0; i < n; i++) {
         const fcl_obstacle *o = &obs[i];
         fcl_solid *s = out ? &out[k] : NULL;
-        if (o->kind == FCL_OBST_POLYGON) {
+        if (o->kind == FCL_SHAPE_POLYGON) {
             k += polygon_solids(o, grow, depth, s);
             continue;
         }
-        if (o->kind == FCL_OBST_MESH)
+        if (o->kind == FCL_SHAPE_MESH)
             continue;
         k++;
         if (!s)
             continue;
         memset(s, 0, sizeof *s);
-        if (o->kind == FCL_OBST_BOX) {
+        if (o->kind == FCL_SHAPE_BOX) {
             s->kind = FCL_SOLID_BOX;
             float lo[3], hi[3];
             for (int a = 0; a < 3; a++) {
@@ -464,7 +464,7 @@ static fcl_solid *solid_entries(fcl_sim *s, const fcl_obstacle *obs, int n, uint
     unsigned *count = calloc((size_t)n + 1, sizeof *count);
     int ok = field && count;
     for (int i = 0; ok && i < n; i++)
-        if (obs[i].kind == FCL_OBST_MESH) {
+        if (obs[i].kind == FCL_SHAPE_MESH) {
             ok = mesh_field(&obs[i], s->prm, s->spacing, grow, &field[i], &count[i]) == 0;
             total += ok ? count[i] : 0;
         }
@@ -503,7 +503,7 @@ int sim_set_solids(fcl_sim *s, const fcl_obstacle *obs, int n)
     s->nsolids = k;
     s->nmeshes = 0;
     for (int i = 0; i < n; i++)
-        s->nmeshes += obs[i].kind == FCL_OBST_MESH;
+        s->nmeshes += obs[i].kind == FCL_SHAPE_MESH;
     sim_update_consts(s);
     return 0;
 }

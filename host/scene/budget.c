@@ -38,8 +38,8 @@ static double sphere_points_min(double r, double d)
 static void block_extent(const fcl_block *k, double e[6])
 {
     for (int a = 0; a < 3; a++) {
-        e[a] = k->kind == FCL_BOX ? k->min[a] : (double)k->center[a] - k->radius;
-        e[3 + a] = k->kind == FCL_BOX ? k->max[a] : (double)k->center[a] + k->radius;
+        e[a] = k->kind == FCL_SHAPE_BOX ? k->min[a] : (double)k->center[a] - k->radius;
+        e[3 + a] = k->kind == FCL_SHAPE_BOX ? k->max[a] : (double)k->center[a] + k->radius;
     }
 }
 
@@ -69,7 +69,7 @@ static void fluid_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
         const fcl_block *k = &sc->blocks[i];
         if (meets_earlier(sc, i, 1.01 * OVERLAP_REACH * d))
             continue;
-        if (k->kind == FCL_BOX) {
+        if (k->kind == FCL_SHAPE_BOX) {
             fcl_scene one = *sc;
             one.blocks = (fcl_block *)k;
             one.nblocks = 1;
@@ -90,12 +90,12 @@ static double obstacle_samples(const fcl_obstacle *o, double d, int layers, cons
     for (int k = 0; k < layers; k++) {
         float fl[3], fh[3], rk;
         int kind;
-        if (o->kind == FCL_OBST_BOX && boundary_box_layer(o->min, o->max, (float)d, k, fl, fh))
+        if (o->kind == FCL_SHAPE_BOX && boundary_box_layer(o->min, o->max, (float)d, k, fl, fh))
             total += sampler_box_bound(fl, fh, (float)d, clip);
-        else if (o->kind == FCL_OBST_SPHERE && (kind = boundary_sphere_layer(o->radius, (float)d, k, &rk)) != 0)
+        else if (o->kind == FCL_SHAPE_SPHERE && (kind = boundary_sphere_layer(o->radius, (float)d, k, &rk)) != 0)
             total += kind == 2 ? 1.0 : sampler_sphere_bound(o->center, rk, (float)d, clip);
     }
-    if (o->kind == FCL_OBST_POLYGON) {
+    if (o->kind == FCL_SHAPE_POLYGON) {
         fcl_polygon_frame f;
         polygon_frame(o, &f);
         total = layers * polygon_sample_max(&f, d, clip);

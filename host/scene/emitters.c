@@ -229,7 +229,7 @@ size_t emitter_probe_points(const fcl_emitter *e, double spacing, float4 *out, s
 static int in_obstacle(const fcl_obstacle *o, const fcl_polygon_frame *f, const fcl_params *p, const float x[3])
 {
     double sp = p->particles_spacing;
-    if (o->kind != FCL_OBST_POLYGON)
+    if (o->kind != FCL_SHAPE_POLYGON)
         return scene_in_shape(o, x, 0.5 * sp);
     double depth = o->thickness > 0.0f ? (double)o->thickness : (double)p->boundary_layers * sp;
     const float4 q = fcl_f4(x[0], x[1], x[2], 0.0f);
@@ -238,8 +238,8 @@ static int in_obstacle(const fcl_obstacle *o, const fcl_polygon_frame *f, const 
 
 static const char *obstacle_kind(const fcl_obstacle *o)
 {
-    static const char *const name[] = { [FCL_OBST_BOX] = "box", [FCL_OBST_SPHERE] = "sphere",
-                                         [FCL_OBST_MESH] = "mesh", [FCL_OBST_POLYGON] = "polygon" };
+    static const char *const name[] = { [FCL_SHAPE_BOX] = "box", [FCL_SHAPE_SPHERE] = "sphere",
+                                         [FCL_SHAPE_MESH] = "mesh", [FCL_SHAPE_POLYGON] = "polygon" };
     return name[o->kind];
 }
 
@@ -253,7 +253,7 @@ static int inside_obstacle(const fcl_scene *s, const fcl_params *p, const fcl_em
     fcl_polygon_frame *fr = calloc((size_t)s->nobstacles + 1, sizeof *fr);
     size_t n = pt && fr ? emitter_probe_points(e, p->particles_spacing, pt, CAP) : 0;
     for (int j = 0; fr && j < s->nobstacles; j++)
-        if (s->obstacles[j].kind == FCL_OBST_POLYGON)
+        if (s->obstacles[j].kind == FCL_SHAPE_POLYGON)
             polygon_frame(&s->obstacles[j], &fr[j]);
     int hit = -1;
     for (size_t q = 0; q < n && hit < 0; q++) {
@@ -445,8 +445,8 @@ static void outflow_notes(const fcl_scene *s)
             const fcl_block *f = &s->blocks[k];
             float lo[3], hi[3];
             for (int a = 0; a < 3; a++) {
-                lo[a] = f->kind == FCL_BOX ? f->min[a] : f->center[a] - f->radius;
-                hi[a] = f->kind == FCL_BOX ? f->max[a] : f->center[a] + f->radius;
+                lo[a] = f->kind == FCL_SHAPE_BOX ? f->min[a] : f->center[a] - f->radius;
+                hi[a] = f->kind == FCL_SHAPE_BOX ? f->max[a] : f->center[a] + f->radius;
             }
             if (within(&s->outflows[i], lo, hi))
                 fprintf(stderr, "fluidcl: note: %s: fluid[%d] lies inside outflows[%d]: it leaves in the first step\n",

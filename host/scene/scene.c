@@ -266,13 +266,13 @@ static int read_block(fcl_block *b, const cJSON *o, int idx, const char *file, c
     if (read_type(o, where, "\"box\" or \"sphere\"", &t, file, err, errlen) != 0)
         return -1;
     if (strcmp(t, "box") == 0) {
-        b->kind = FCL_BOX;
+        b->kind = FCL_SHAPE_BOX;
         if (check_block_keys(o, box_keys, where, file, err, errlen) ||
             read_vec3(o, "min", b->min, 1, where, file, err, errlen) ||
             read_vec3(o, "max", b->max, 1, where, file, err, errlen))
             return -1;
     } else if (strcmp(t, "sphere") == 0) {
-        b->kind = FCL_SPHERE;
+        b->kind = FCL_SHAPE_SPHERE;
         if (check_block_keys(o, sphere_keys, where, file, err, errlen) ||
             read_vec3(o, "center", b->center, 1, where, file, err, errlen) ||
             read_positive(o, "radius", &b->radius, where, file, err, errlen))
@@ -379,24 +379,24 @@ static int read_obstacle(fcl_obstacle *b, const cJSON *o, const char *where, int
     if (read_type(o, where, kinds, &t, file, err, errlen) != 0)
         return -1;
     if (strcmp(t, "box") == 0) {
-        b->kind = FCL_OBST_BOX;
+        b->kind = FCL_SHAPE_BOX;
         return check_block_keys(o, box_keys, where, file, err, errlen) ||
                read_vec3(o, "min", b->min, 1, where, file, err, errlen) ||
                read_vec3(o, "max", b->max, 1, where, file, err, errlen) ? -1 : 0;
     }
     if (strcmp(t, "sphere") == 0) {
-        b->kind = FCL_OBST_SPHERE;
+        b->kind = FCL_SHAPE_SPHERE;
         return check_block_keys(o, sphere_keys, where, file, err, errlen) ||
                read_vec3(o, "center", b->center, 1, where, file, err, errlen) ||
                read_positive(o, "radius", &b->radius, where, file, err, errlen) ? -1 : 0;
     }
     if (strcmp(t, "mesh") == 0) {
-        b->kind = FCL_OBST_MESH;
+        b->kind = FCL_SHAPE_MESH;
         return check_block_keys(o, mesh_keys, where, file, err, errlen) ||
                read_obstacle_mesh(b, o, where, file, err, errlen) ? -1 : 0;
     }
     if (allow_polygon && strcmp(t, "polygon") == 0) {
-        b->kind = FCL_OBST_POLYGON;
+        b->kind = FCL_SHAPE_POLYGON;
         return check_block_keys(o, polygon_keys, where, file, err, errlen) ||
                read_obstacle_polygon(b, o, where, file, err, errlen) ? -1 : 0;
     }
@@ -623,8 +623,8 @@ int scene_load(fcl_scene *s, const char *path, char *err, size_t errlen)
 static void block_bounds(const fcl_block *b, float lo[3], float hi[3])
 {
     for (int a = 0; a < 3; a++) {
-        lo[a] = b->kind == FCL_BOX ? b->min[a] : b->center[a] - b->radius;
-        hi[a] = b->kind == FCL_BOX ? b->max[a] : b->center[a] + b->radius;
+        lo[a] = b->kind == FCL_SHAPE_BOX ? b->min[a] : b->center[a] - b->radius;
+        hi[a] = b->kind == FCL_SHAPE_BOX ? b->max[a] : b->center[a] + b->radius;
     }
 }
 
@@ -639,12 +639,12 @@ static int check_shape(const fcl_scene *s, const fcl_params *p, const fcl_obstac
     const float *dl = p->domain_min, *dh = p->domain_max;
     float lo[3], hi[3];
     int solid = 1, overlap = 1;
-    int flat = o->kind == FCL_OBST_POLYGON;
-    if (o->kind == FCL_OBST_MESH)
+    int flat = o->kind == FCL_SHAPE_POLYGON;
+    if (o->kind == FCL_SHAPE_MESH)
         return 0;
     for (int k = 0; k < 3; k++) {
-        lo[k] = o->kind == FCL_OBST_BOX ? o->min[k] : o->center[k] - o->radius;
-        hi[k] = o->kind == FCL_OBST_BOX ? o->max[k] : o->center[k] + o->radius;
+        lo[k] = o->kind == FCL_SHAPE_BOX ? o->min[k] : o->center[k] - o->radius;
+        hi[k] = o->kind == FCL_SHAPE_BOX ? o->max[k] : o->center[k] + o->radius;
         for (int v = 0; flat && v < o->npoly; v++) {
             lo[k] = v ? fminf(lo[k], o->poly[v][k]) : o->poly[v][k];
             hi[k] = v ? fmaxf(hi[k], o->poly[v][k]) : o->poly[v][k];
@@ -657,11 +657,11 @@ static int check_shape(const fcl_scene *s, const fcl_params *p, const fcl_obstac
      * off a corner whose box reached in was taken (a target's 437 control
      * particles all outside pulled the fluid to the corner; a review). */
     double gap2 = 0.0;
-    for (int k = 0; o->kind == FCL_OBST_SPHERE && k < 3; k++) {
+    for (int k = 0; o->kind == FCL_SHAPE_SPHERE && k < 3; k++) {
         double c = o->center[k], g = c < dl[k] ? dl[k] - c : c > dh[k] ? c - dh[k] : 0.0;
         gap2 += g * g;
     }
-    int off_corner = o->kind == FCL_OBST_SPHERE && overlap && gap2 >= (double)o->radius * o->radius;
+    int off_corner = o->kind == FCL_SHAPE_SPHERE && overlap && gap2 >= (double)o->radius * o->radius;
     overlap &= !off_corner;
     char a[64], b[400];
     snprintf(a, sizeof a, "%s%s", name, flat ? ".vertices" : "");
@@ -681,10 +681,10 @@ static int check_shape(const fcl_scene *s, const fcl_params *p, const fcl_obstac
 
 int scene_in_shape(const fcl_obstacle *o, const float p[3], double grow)
 {
-    if (o->kind == FCL_OBST_BOX)
+    if (o->kind == FCL_SHAPE_BOX)
         return p[0] > o->min[0] - grow && p[0] < o->max[0] + grow && p[1] > o->min[1] - grow &&
                p[1] < o->max[1] + grow && p[2] > o->min[2] - grow && p[2] < o->max[2] + grow;
-    if (o->kind != FCL_OBST_SPHERE)
+    if (o->kind != FCL_SHAPE_SPHERE)
         return 0;
     double x = (double)p[0] - o->center[0], y = (double)p[1] - o->center[1], z = (double)p[2] - o->center[2],
            r = (double)o->radius + grow;
@@ -764,9 +764,9 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
  * extent, a sphere 2 floor(r / sp) + 1. Finite and exact below 2^53. */
 static void block_dims(const fcl_block *b, float sp, double n[3])
 {
-    double r = b->kind == FCL_SPHERE ? floor((double)b->radius / sp) : 0.0;
+    double r = b->kind == FCL_SHAPE_SPHERE ? floor((double)b->radius / sp) : 0.0;
     for (int k = 0; k < 3; k++)
-        n[k] = b->kind == FCL_BOX ? floor(((double)b->max[k] - b->min[k]) / sp + 1e-4) : 2.0 * r + 1.0;
+        n[k] = b->kind == FCL_SHAPE_BOX ? floor(((double)b->max[k] - b->min[k]) / sp + 1e-4) : 2.0 * r + 1.0;
     for (int k = 0; k < 3; k++)
         n[k] = n[k] < 0.0 ? 0.0 : n[k];
 }
@@ -788,9 +788,9 @@ static size_t fill_block(const fcl_block *b, float sp, float4 *pos, float4 *vel,
                 float p[3];
                 long idx[3] = { x, y, z };
                 for (int k = 0; k < 3; k++)
-                    p[k] = b->kind == FCL_BOX ? b->min[k] + ((float)idx[k] + 0.5f) * sp
+                    p[k] = b->kind == FCL_SHAPE_BOX ? b->min[k] + ((float)idx[k] + 0.5f) * sp
                                               : b->center[k] + (float)(idx[k] - r) * sp;
-                if (b->kind == FCL_SPHERE) {
+                if (b->kind == FCL_SHAPE_SPHERE) {
                     float dx = p[0] - b->center[0], dy = p[1] - b->center[1], dz = p[2] - b->center[2];
                     if (dx * dx + dy * dy + dz * dz > b->radius * b->radius)
                         continue;
@@ -825,7 +825,7 @@ double scene_count(const fcl_scene *s, const fcl_params *p)
         double cube = n[0] * n[1] * n[2];
         /* Boxes fill their whole lattice; a sphere is counted point by
          * point only when its lattice is small enough to walk quickly. */
-        if (b->kind == FCL_BOX)
+        if (b->kind == FCL_SHAPE_BOX)
             total += cube;
         else
             total += cube > SCENE_WALK_MAX ? cube * 0.5236 : (double)fill_block(b, p->particles_spacing, NULL, NULL, 0);

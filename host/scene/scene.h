@@ -32,10 +32,12 @@
 #include "../../kernels/fcl_types.h"
 #include "params.h"
 
-typedef enum { FCL_BOX, FCL_SPHERE } fcl_block_kind;
+/* The shapes a scene names: fluid blocks are boxes or spheres, obstacles
+ * any of the four (the device's solids, fcl_solid, have their own). */
+typedef enum { FCL_SHAPE_BOX, FCL_SHAPE_SPHERE, FCL_SHAPE_MESH, FCL_SHAPE_POLYGON } fcl_shape_kind;
 
 typedef struct fcl_block {
-    fcl_block_kind kind;
+    fcl_shape_kind kind;         /* FCL_SHAPE_BOX or FCL_SHAPE_SPHERE */
     float min[3], max[3];        /* box */
     float center[3], radius;     /* sphere */
     float velocity[3];
@@ -53,13 +55,11 @@ typedef struct fcl_phase_decl {
     float color[3];              /* the viewer's, in [0, 1] */
 } fcl_phase_decl;
 
-typedef enum { FCL_OBST_BOX, FCL_OBST_SPHERE, FCL_OBST_MESH, FCL_OBST_POLYGON } fcl_obstacle_kind;
-
 /* Most vertices of one polygon obstacle (a corridor is several). */
 #define FCL_POLY_MAX 64
 
 typedef struct fcl_obstacle {
-    fcl_obstacle_kind kind;
+    fcl_shape_kind kind;
     float min[3], max[3];        /* box */
     float center[3], radius;     /* sphere */
     char file[1024];             /* mesh: resolved against the scene's folder,

@@ -64,7 +64,7 @@ static long layer_in_mesh(const fcl_emitter *e, double sp, const boundary_locato
 /* Whether block k holds the point x (its box, or its sphere). */
 static int block_has(const fcl_block *k, float4 x)
 {
-    if (k->kind == FCL_BOX)
+    if (k->kind == FCL_SHAPE_BOX)
         return x.x >= k->min[0] && x.x <= k->max[0] && x.y >= k->min[1] && x.y <= k->max[1] && x.z >= k->min[2] &&
                x.z <= k->max[2];
     float dx = x.x - k->center[0], dy = x.y - k->center[1], dz = x.z - k->center[2];
@@ -100,7 +100,7 @@ static void note_behind_polygons(const fcl_scene *sc, const fcl_params *p, const
     double reach = 2.0 * p->particles_support * p->particles_spacing;
     for (int i = 0; i < in->b.nobstacles; i++) {
         const fcl_obstacle *o = &in->b.obstacles[i];
-        if (o->kind != FCL_OBST_POLYGON)
+        if (o->kind != FCL_SHAPE_POLYGON)
             continue;
         fcl_polygon_frame f;
         polygon_frame(o, &f);
@@ -126,7 +126,7 @@ static int emitters_clear_of_meshes(const fcl_scene *sc, const fcl_params *p, co
     float4 *pt = sc->nemitters ? malloc(CAP * sizeof *pt) : NULL;
     int rc = sc->nemitters && !pt ? FCL_EXIT_DEVICE : 0;
     for (int j = 0; j < sc->nobstacles && pt && rc == 0; j++) {
-        if (sc->obstacles[j].kind != FCL_OBST_MESH)
+        if (sc->obstacles[j].kind != FCL_SHAPE_MESH)
             continue;
         boundary_locator L;
         rc = boundary_locator_build(&L, &b->meshes[j]) != 0 ? FCL_EXIT_DEVICE : 0;

@@ -250,9 +250,9 @@ static double signed_volume6(const fcl_mesh *m)
 /* The shape's bounds at rest: box, sphere, or (mesh) lo/hi as given. */
 static void rest_bounds(const fcl_obstacle *o, float lo[3], float hi[3])
 {
-    for (int i = 0; i < 3 && o->kind != FCL_OBST_MESH; i++) {
-        lo[i] = o->kind == FCL_OBST_SPHERE ? o->center[i] - o->radius : o->min[i];
-        hi[i] = o->kind == FCL_OBST_SPHERE ? o->center[i] + o->radius : o->max[i];
+    for (int i = 0; i < 3 && o->kind != FCL_SHAPE_MESH; i++) {
+        lo[i] = o->kind == FCL_SHAPE_SPHERE ? o->center[i] - o->radius : o->min[i];
+        hi[i] = o->kind == FCL_SHAPE_SPHERE ? o->center[i] + o->radius : o->max[i];
     }
 }
 
@@ -332,7 +332,7 @@ int targets_check(const fcl_scene *s, char *err, size_t errlen)
         fcl_mesh m = { 0 };
         float rlo[3], rhi[3];
         rest_bounds(o, rlo, rhi);
-        if (o->kind != FCL_OBST_MESH) {
+        if (o->kind != FCL_SHAPE_MESH) {
             if (check_keys_in_domain(s, g, rlo, rhi, err, errlen) != 0)
                 return -1;
             continue;

@@ -308,12 +308,12 @@ size_t control_save(const pbf_control *k, void *blob, size_t cap)
 /* "targets[1] (mesh glass.obj)" */
 static void target_name(const pbf_control *k, int g, char *out, size_t len)
 {
-    static const char *kinds[] = { [FCL_OBST_BOX] = "box", [FCL_OBST_SPHERE] = "sphere",
-                                   [FCL_OBST_MESH] = "mesh", [FCL_OBST_POLYGON] = "polygon" };
+    static const char *kinds[] = { [FCL_SHAPE_BOX] = "box", [FCL_SHAPE_SPHERE] = "sphere",
+                                   [FCL_SHAPE_MESH] = "mesh", [FCL_SHAPE_POLYGON] = "polygon" };
     const fcl_obstacle *o = &k->targets[g].shape;
     const char *base = strrchr(o->file, '/');
-    snprintf(out, len, "targets[%d] (%s%s%s)", g, kinds[o->kind], o->kind == FCL_OBST_MESH ? " " : "",
-             o->kind == FCL_OBST_MESH ? (base ? base + 1 : o->file) : "");
+    snprintf(out, len, "targets[%d] (%s%s%s)", g, kinds[o->kind], o->kind == FCL_SHAPE_MESH ? " " : "",
+             o->kind == FCL_SHAPE_MESH ? (base ? base + 1 : o->file) : "");
 }
 
 /* "from 0 to 2 s", "from 0 s on" */

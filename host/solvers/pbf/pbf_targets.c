@@ -33,9 +33,9 @@ static int shape_mesh(const fcl_obstacle *o, double voxel, size_t limit, fcl_mes
                       size_t errlen)
 {
     int rc;
-    if (o->kind == FCL_OBST_BOX)
+    if (o->kind == FCL_SHAPE_BOX)
         rc = ctl_mesh_box(o->min, o->max, m);
-    else if (o->kind == FCL_OBST_SPHERE)
+    else if (o->kind == FCL_SHAPE_SPHERE)
         rc = sphere_mesh(o, voxel, m);
     else {
         char why[768];
@@ -47,7 +47,7 @@ static int shape_mesh(const fcl_obstacle *o, double voxel, size_t limit, fcl_mes
         return 0;
     }
     if (rc != 0)
-        snprintf(err, errlen, "%s.shape: the %s could not be meshed", where, o->kind == FCL_OBST_BOX ? "box" : "sphere");
+        snprintf(err, errlen, "%s.shape: the %s could not be meshed", where, o->kind == FCL_SHAPE_BOX ? "box" : "sphere");
     return rc;
 }
 
