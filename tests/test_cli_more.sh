@@ -133,9 +133,16 @@ fl run "$GOOD" --backend cpu --quiet --param sim.dt=0.0002 --time 0.001
 # exited 3 after the scene was set up, and a file was called missing.
 mkdir -p "$T/emptyk"
 fl run "$GOOD" --backend opencl --steps 1 --kernel-dir "$T/emptyk"
-[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--kernel-dir $T/emptyk: $T/emptyk/fcl_common.h is missing" &&
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--kernel-dir $T/emptyk: $T/emptyk/fcl_common.h: cannot open kernel source" &&
     ok "25 --kernel-dir without the sources exits 2 naming the first missing file" ||
     bad "25 --kernel-dir empty folder" "exit $RC: $(errline)"
+# A FIFO among the sources is refused at once (fopen of it blocked for good).
+cp -r "$SRC" "$T/fifok"
+rm -f "$T/fifok/mc.cl" && mkfifo "$T/fifok/mc.cl"
+fl run "$GOOD" --backend opencl --steps 1 --kernel-dir "$T/fifok"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--kernel-dir $T/fifok: $T/fifok/mc.cl: kernel source is a FIFO" &&
+    ok "25 --kernel-dir holding a FIFO for a source exits 2 naming it (it blocked for good)" ||
+    bad "25 --kernel-dir with a FIFO" "exit $RC: $(errline)"
 fl run "$GOOD" --backend opencl --steps 1 --kernel-dir "$GOOD"
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "--kernel-dir $GOOD: not a folder" &&
     ok "25 --kernel-dir naming a file: not a folder" || bad "25 --kernel-dir file" "exit $RC: $(errline)"

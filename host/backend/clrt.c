@@ -8,6 +8,7 @@
 
 #include "../../kernels/fcl_types.h"
 #include "embedded.h"
+#include "infile.h"
 
 const char *clrt_error_name(cl_int e)
 {
@@ -153,44 +154,25 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
 /* The program, in order (kernels/families.def, the one list the CPU
  * build and the embedding use too). */
 static const char *const program_files[] = {
+/* A kernel source file larger than this is not one of ours. */
+#define KERNEL_SOURCE_MAX ((size_t)64 << 20)
+
 #define FAMILY(file) file,
 #include "../../kernels/families.def"
 #undef FAMILY
 };
 enum { NFILES = sizeof program_files / sizeof program_files[0] };
 
-const char *clrt_missing_source(const char *kernel_dir)
+int clrt_check_sources(const char *kernel_dir, char *err, size_t errlen)
 {
     for (int i = 0; i < NFILES; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", kernel_dir, program_files[i]);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            return program_files[i];
-        fclose(f);
+        /* Checked, not opened: a FIFO there blocked fopen for good. */
+        if (infile_check(path, KERNEL_SOURCE_MAX, "kernel source", err, errlen) != 0)
+            return -1;
     }
-    return NULL;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    }
-    return buf;
+    return 0;
 }
 
 /* The name compiler messages give file i: the file under --kernel-dir
@@ -214,11 +196,14 @@ static char *program_source(const char *kernel_dir, long first[NFILES], char *er
     char *src = NULL;
     for (int i = 0; i < NFILES; i++) {
         size_t len = 0;
-        char *owned = NULL, path[4096];
+        char *owned = NULL, path[4096], why[4400] = "";
         const char *text;
         if (kernel_dir) {
+            /* A regular file of sane size (a FIFO named as a source would
+             * block the build): infile.h's one bounded read. */
             snprintf(path, sizeof path, "%s/%s", kernel_dir, program_files[i]);
-            text = owned = read_file(path, &len);
+            text = infile_read(path, KERNEL_SOURCE_MAX, "kernel source", &owned, &len, why, sizeof why) == 0 ? owned
+                                                                                                              : NULL;
         } else {
             const fcl_embedded_file *f = embedded_find(fcl_embedded_kernels, fcl_embedded_kernel_count,
                                                        program_files[i]);
@@ -227,8 +212,10 @@ static char *program_source(const char *kernel_dir, long first[NFILES], char *er
             snprintf(path, sizeof path, "%s", program_files[i]);
         }
         if (!text) {
-            snprintf(err, errlen, "kernel source %s%s%s is missing", kernel_dir ? kernel_dir : "",
-                     kernel_dir ? "/" : "", program_files[i]);
+            if (why[0])
+                snprintf(err, errlen, "%s", why);
+            else
+                snprintf(err, errlen, "kernel source %s is missing", program_files[i]);
             free(src);
             return NULL;
         }

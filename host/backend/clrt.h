@@ -40,10 +40,12 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
  * platform's (clrt_choose takes the first; bench, every one). */
 int clrt_matches(const clrt_device *d, int index, const char *want);
 
-/* The first program file (kernels/families.def) that kernel_dir lacks or
- * cannot open, NULL when it has them all: --kernel-dir is checked with
- * this before any work, as bad input. */
-const char *clrt_missing_source(const char *kernel_dir);
+/* Whether kernel_dir holds every program file (kernels/families.def) as
+ * a regular file it may read (infile_check): --kernel-dir is checked with
+ * this before any work, as bad input. 0, or -1 with the first file's
+ * trouble in err ("PATH: cannot open kernel source: ...", "PATH: kernel
+ * source is a FIFO ..."). */
+int clrt_check_sources(const char *kernel_dir, char *err, size_t errlen);
 /* Build the engine program for ctx/dev from the embedded kernel sources,
  * or from kernel_dir when it is set. On a build error, fills log (malloc'd,
  * caller frees) with the compiler's output, whose lines carry

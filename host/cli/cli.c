@@ -296,10 +296,10 @@ int cli_check_device_options(const char *name, const char *backend, const char *
                   "reads no sources", name, kernel_dir);
         return -1;
     }
-    const char *missing = kernel_dir ? clrt_missing_source(kernel_dir) : NULL;
-    if (missing) {
-        cli_error("%s: --kernel-dir %s: %s/%s is missing or unreadable (expected the folder of the kernel sources, "
-                  "such as the source tree's kernels/)", name, kernel_dir, kernel_dir, missing);
+    char why[4400];
+    if (kernel_dir && clrt_check_sources(kernel_dir, why, sizeof why) != 0) {
+        cli_error("%s: --kernel-dir %s: %s (expected the folder of the kernel sources, such as the source tree's "
+                  "kernels/)", name, kernel_dir, why);
         return -1;
     }
     return 0;
