@@ -122,11 +122,15 @@ static int contents_ok(const fcl_ctl_points *p, size_t nvox)
 /* 0 with the points in *p, or -1 for a missing or unsound file. */
 static int cache_read(const char *path, uint64_t key, double voxel, fcl_ctl_points *p)
 {
+    /* A regular file only, as the boundary cache's: fopen of a FIFO
+     * would block the run. */
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
     head h;
-    struct stat st;
     size_t nvox = 0;
     uint64_t sum = 0;
     int ok = fread(&h, sizeof h, 1, f) == 1 && fstat(fileno(f), &st) == 0 &&
