@@ -151,12 +151,12 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
     return -1;
 }
 
-/* The program, in order (kernels/families.def, the one list the CPU
- * build and the embedding use too). */
-static const char *const program_files[] = {
 /* A kernel source file larger than this is not one of ours. */
 #define KERNEL_SOURCE_MAX ((size_t)64 << 20)
 
+/* The program, in order (kernels/families.def, the one list the CPU
+ * build and the embedding use too). */
+static const char *const program_files[] = {
 #define FAMILY(file) file,
 #include "../../kernels/families.def"
 #undef FAMILY
