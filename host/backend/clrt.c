@@ -2,6 +2,7 @@
 #include "clrt.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,8 +152,9 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
     return -1;
 }
 
-/* A kernel source file larger than this is not one of ours. */
-#define KERNEL_SOURCE_MAX ((size_t)64 << 20)
+/* The sources are read whole, whatever their size (--kernel-dir is the
+ * user's own tree; input.max_file_mb bounds a scene's inputs, not this). */
+#define KERNEL_SOURCE_MAX (SIZE_MAX / 2)
 
 /* The program, in order (kernels/families.def, the one list the CPU
  * build and the embedding use too). */
