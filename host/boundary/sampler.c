@@ -99,8 +99,9 @@ double sampler_box_bound(const float lo[3], const float hi[3], float d, const fl
 
 /* Whether a sphere of radius r about c may have points in clip: its
  * surface passes between the box's nearest and farthest points (a spacing
- * of slack for rounding). A clip wholly inside a sphere 10^5 m wide
- * walked its equator's band, 10^9 points, to keep none. */
+ * of slack for rounding). For a clip wholly inside a sphere 10^5 m wide
+ * the band of heights alone would walk 1.8e9 points of its equator to
+ * keep none. */
 static int sphere_meets(const float c[3], float r, float d, const float *clip)
 {
     double near2 = 0.0, far2 = 0.0;
