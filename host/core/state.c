@@ -656,7 +656,9 @@ static int finish_load(fcl_sim *s, blob *b, const char *path, char *err, size_t 
                  "the scene that wrote it)", path, s->solver->name, why);
         return -1;
     }
-    if (s->solver->prepare(s) != 0 || s->be->ops->buf_write(s->be, s->rho, 0, s->n * 4, dens) != 0 ||
+    /* Prepared only with particles, as a fresh run is (sim.c, emit.c): mac
+     * seeds its field at its first prepare, from the markers there are. */
+    if ((s->n > 0 && s->solver->prepare(s) != 0) || s->be->ops->buf_write(s->be, s->rho, 0, s->n * 4, dens) != 0 ||
         s->be->ops->buf_write(s->be, s->prs, 0, s->n * 4, dens + s->n * 4) != 0 || s->be->ops->finish(s->be) != 0) {
         snprintf(err, errlen, "%s: restoring the state on %s failed", path, s->be->name);
         return -1;

@@ -273,7 +273,9 @@ size_t mac_grid_slice(mac *d, fcl_backend *be, const float **pts)
     return rc ? 0 : n;
 }
 
-/* Layout: u32 cell count, u32 0, f64 largest face speed, the pressure
+/* Layout: u32 cell count, u32 whether the field holds a state (2: yes,
+ * 1: no, the run had no marker yet; 0 in files before this word: yes),
+ * f64 largest face speed, the pressure
  * and viscosity solves' stall floors (fcl_pcg_state_save: they decide
  * restarts, so a resumed run takes the same iterations), the field
  * (float4 per cell), the pressure (float per cell). */
@@ -288,7 +290,7 @@ size_t mac_state_save(mac *d, fcl_backend *be, void *blob, size_t cap)
 {
     size_t n = d->m.ncell, need = mac_state_bytes(d);
     unsigned char *b = blob;
-    uint32_t head[2] = { (uint32_t)n, 0 };
+    uint32_t head[2] = { (uint32_t)n, d->ready ? 2u : 1u };
     if (cap < need)
         return FCL_SAVE_FAILED;
     memcpy(b, head, 8);
@@ -308,7 +310,7 @@ int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes, char
     uint32_t head[2] = { 0, 0 };
     if (bytes >= 8)
         memcpy(head, b, 8);
-    if (bytes != mac_state_bytes(d) || head[0] != n) {
+    if (bytes != mac_state_bytes(d) || head[0] != n || head[1] > 2u) {
         snprintf(why, whylen, "its grid has %u cells with the ghost layer, this run's %u x %u x %u interior has %zu "
                  "(the domain or mac.cell differs)", (unsigned)head[0], d->m.nx, d->m.ny, d->m.nz, n);
         return -1;
@@ -321,6 +323,9 @@ int mac_state_load(mac *d, fcl_backend *be, const void *blob, size_t bytes, char
         snprintf(why, whylen, "writing its grid to %s failed", be->name);
         return -1;
     }
-    d->ready = 1;
+    /* A state saved before the first marker came holds no field yet: the
+     * first prepare with markers seeds it, as in the run that saved it
+     * (set ready, the resumed jet lost half its speed at its arrival). */
+    d->ready = head[1] != 1u;
     return 0;
 }
