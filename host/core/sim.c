@@ -745,6 +745,13 @@ int sim_step(fcl_sim *s)
     int erc = sim_emit(s, s->time - dt, s->time);
     if (erc == 0)
         erc = sim_outflow(s);
+    /* The row describes the particles left, as adding them re-measures:
+     * a step whose outflow took every particle reported the speed and
+     * errors of the particles it removed. */
+    if (erc == 0 && s->stats.removed > 0 && s->n == 0)
+        s->stats.max_speed = s->stats.avg_density_err = s->stats.max_density_err = 0.0;
+    else if (erc == 0 && s->stats.removed > 0 && measure(s) != 0)
+        erc = FCL_EXIT_DEVICE;
     s->stats.bad_id = bad;
     if (erc != 0) {
         fprintf(stderr, "fluidcl: step %ld: %s\n", s->step, s->error[0] ? s->error : "inflow or outflow failed");
