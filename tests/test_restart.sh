@@ -213,6 +213,7 @@ at += 8 + struct.unpack_from('<Q', d, at)[0]
 if what == 'step': struct.pack_into('<q', d, at, int(val))
 if what == 'time': struct.pack_into('<d', d, at + 8, float(val))
 if what == 'next_id': struct.pack_into('<Q', d, 60, int(val))
+if what == 'acc': struct.pack_into('<d', d, at + 16 + 144, float(val))   # emitter 0's travel, past 144 bytes of stats
 if what in ('drop', 'add'):   # a parameter line taken out, or one added
     p0 = 52 + 8 + 8 + 320
     n = struct.unpack_from('<Q', d, p0)[0]
@@ -229,6 +230,11 @@ PY
 craft "$T/nan.state" time nan && refused "a checkpoint whose time is NaN" "$T/nan.state" "its time is impossible"
 craft "$T/step.state" step -5 && refused "a checkpoint at step -5" "$T/step.state" "its step is impossible"
 craft "$T/ids.state" next_id 3 && refused "a checkpoint whose next id is below its count" "$T/ids.state" "its next_id is impossible"
+# An emitter's travel since its last layer, which asked for 1.8e19
+# particles at -1e6 (exit 3) and emitted nothing at NaN (a review).
+for v in -1e6 nan 1e18; do
+    craft "$T/acc.state" acc "$v" && refused "a checkpoint whose emitter travel is $v" "$T/acc.state" "its emitters' travel since their last layer is impossible"
+done
 [ -n "$S2" ] && refused "another solver's checkpoint" "$T/$S2-cpu-A/checkpoint.state" "solver $S2"
 # A checkpoint written before a parameter existed resumes at its default
 # and is refused at another value, naming it; one with a parameter this

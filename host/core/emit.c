@@ -97,6 +97,24 @@ static double layer_step(const fcl_sim *s, const fcl_emitter *e, size_t m)
     return e->rate > 0.0 ? e->speed * (double)m / e->rate : s->spacing;
 }
 
+int sim_emit_acc_valid(const fcl_sim *s)
+{
+    for (int i = 0; i < FCL_EMITTERS_MAX; i++) {
+        double a = s->emit_acc[i];
+        if (i >= s->nemitters) {
+            if (a != 0.0)
+                return 0;
+            continue;
+        }
+        /* [0, step), up to the rounding of acc - k step. */
+        const fcl_emitter *e = &s->emitters[i];
+        double step = layer_step(s, e, emitter_layer(e, s->spacing, NULL, 0));
+        if (!(isfinite(a) && a >= -1e-9 * step && a < step * (1.0 + 1e-9)))
+            return 0;
+    }
+    return 1;
+}
+
 /* Layers emitter i owes for the step (t0, t1]: their count, and the
  * distance the first of them has moved past the plane in *ahead. */
 static long layers_due(fcl_sim *s, int i, double t0, double t1, double *ahead)

@@ -182,6 +182,10 @@ int sim_emit(fcl_sim *s, double t0, double t1);
 struct fcl_outflow;
 int sim_set_outflows(fcl_sim *s, const struct fcl_outflow *o, int n);
 int sim_outflow(fcl_sim *s);
+/* Whether every emitter's accumulated travel is one a run leaves between
+ * steps (finite, from 0 up to one layer's step; 0 past the scene's
+ * emitters), for checkpoints read back. 1 or 0. */
+int sim_emit_acc_valid(const fcl_sim *s);
 /* The scene's fluid-control targets (n = 0: none, always fine), for
  * the solver's set_targets; call after sim_set_solids. 0,
  * FCL_EXIT_INPUT (the solver has no fluid control, or a target is bad;

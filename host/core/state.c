@@ -29,6 +29,9 @@
 #include "scene.h"
 #include "sim.h"
 
+/* tests/test_restart.sh crafts checkpoints by this layout. */
+_Static_assert(sizeof(fcl_step_stats) == 144, "fcl_step_stats is 144 bytes in the checkpoint layout");
+
 enum { STATE_VERSION = 9, NAME_BYTES = 32, DEVICE_BYTES = 320, PARAMS_MAX = 1 << 16, ATTR_NAME_BYTES = 64, SOLVER_BLOB_MAX = 4096 };
 static const char MAGIC[8] = { 'F', 'C', 'L', 'S', 'T', 'A', 'T', 'E' };
 
@@ -622,7 +625,8 @@ static int restore_state(fcl_sim *s, blob *b, const char *path, char *err, size_
      * (a review). Ids are unique below next_id, so it is at least n. */
     const char *bad = step < 0 ? "step" : !(isfinite(s->time) && s->time >= 0.0) ? "time"
                     : next_id < n || next_id > UINT32_MAX ? "next_id"
-                    : s->emitted < 0 || s->refused < 0 || s->removed < 0 ? "emitted/refused/removed" : NULL;
+                    : s->emitted < 0 || s->refused < 0 || s->removed < 0 ? "emitted/refused/removed"
+                    : !sim_emit_acc_valid(s) ? "emitters' travel since their last layer" : NULL;
     if (bad) {
         snprintf(err, errlen, "%s: its %s is impossible (step %lld, time %g s, next id %llu for %llu particles): "
                  "not a checkpoint fluidcl wrote", path, bad, (long long)step, s->time, (unsigned long long)next_id,
