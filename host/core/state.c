@@ -529,8 +529,11 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
     skip(b, 8 + 8 + sizeof s->stats + sizeof s->emit_acc + 24);
     uint64_t inflow = 0;
     if (get(b, &inflow, 8) != 0 || inflow != inflow_fingerprint(s)) {
-        snprintf(err, errlen, "%s: saved with other emitters or outflows than the scene's (%d and %d here): a "
-                 "resumed run needs the same \"emitters\" and \"outflows\"", path, s->nemitters, s->noutflows);
+        /* Only their fingerprint is saved: what differs cannot be told. */
+        snprintf(err, errlen, "%s: saved with other emitters or outflows than the scene's (it has %d emitter%s and %d "
+                 "outflow%s; their number, shapes, positions, speeds, times or rates differ from the saved ones): a "
+                 "resumed run needs the same \"emitters\" and \"outflows\"", path, s->nemitters,
+                 s->nemitters == 1 ? "" : "s", s->noutflows, s->noutflows == 1 ? "" : "s");
         return -1;
     }
     uint64_t phases = 0, bound = 0;
