@@ -842,6 +842,22 @@ done
 [ -z "$allout" ] && ok "29 a step whose outflow removes every particle reports zero speed and density errors (4 solvers)" ||
     bad "29 outflow of every particle" "$allout"
 
+# surface refuses a mesh name that is one of its input frames (a particle
+# frame saved as x.surface.ply beside x.ply was replaced by x's mesh with
+# exit 0; a review), before any mesh, the frame intact.
+fl run "$GOOD" --backend cpu --steps 1 --every 1 --out "$T/clash_run" --param output.format=ply -q
+mkdir -p "$T/clash"
+cp "$T/clash_run/frame_000000.ply" "$T/clash/blk.ply"
+cp "$T/clash_run/frame_000001.ply" "$T/clash/blk.surface.ply"
+sum_clash=$(cksum <"$T/clash/blk.surface.ply")
+fl surface "$T/clash/blk.surface.ply" "$T/clash/blk.ply" --out "$T/clash"
+if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "which is the frame given as input 1: it would be replaced" &&
+   [ "$(cksum <"$T/clash/blk.surface.ply")" = "$sum_clash" ] && [ "$(ls "$T/clash" | wc -l)" -eq 2 ]; then
+    ok "29 surface refuses a mesh name that is one of its input frames, nothing written"
+else
+    bad "29 surface over an input frame" "exit $RC: $(errline)"
+fi
+
 # bench of a scene that starts empty warms up until its particles have
 # run two steps and says so, the JSON recording it (its warm-up ran no
 # kernel, and PoCL's first builds fell in the timed steps; a review); one

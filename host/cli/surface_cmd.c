@@ -9,6 +9,7 @@
  */
 #include <omp.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,20 @@ static void base_name(char *out, size_t len, const char *dir, const char *frame)
     snprintf(out, len, "%s/%.*s.surface", dir, stem, name);
 }
 
+/* The index of the input frame that path is (by device and inode), or
+ * -1: a particle frame named like a mesh (x.surface.ply beside x.ply)
+ * was replaced by x's mesh, with exit 0 (a review). */
+static int input_named(const surf_opts *o, const char *path)
+{
+    struct stat a, b;
+    if (stat(path, &a) != 0)
+        return -1;
+    for (int k = 0; k < o->nframes; k++)
+        if (stat(o->frames[k], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return k;
+    return -1;
+}
+
 /* Two frames whose meshes would take one name (frame_000001.vtk and
  * .ply, or one name in two folders): the second would overwrite the
  * first. And a mesh's name that holds something other than a regular
@@ -140,6 +155,12 @@ static int check_names(const surf_opts *o)
             snprintf(b, sizeof b, "%s.%s", a, ext[k]);
             if (atomic_check_name(b, err, sizeof err) != 0) {
                 cli_error("surface: --out: %s: %s", b, err);
+                return FCL_EXIT_INPUT;
+            }
+            int in = input_named(o, b);
+            if (in >= 0) {
+                cli_error("surface: the mesh of %s would be written as %s, which is the frame given as input %d: "
+                          "it would be replaced; give another --out", o->frames[i], b, in + 1);
                 return FCL_EXIT_INPUT;
             }
         }
