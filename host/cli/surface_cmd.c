@@ -123,16 +123,17 @@ static void base_name(char *out, size_t len, const char *dir, const char *frame)
     snprintf(out, len, "%s/%.*s.surface", dir, stem, name);
 }
 
-/* The index of the input frame that path is (by device and inode), or
+/* The index of the input frame that path is (by device and inode, the
+ * inputs' stat'ed once into in[], -1 dev for one that is not there), or
  * -1: a particle frame named like a mesh (x.surface.ply beside x.ply)
  * was replaced by x's mesh, with exit 0 (a review). */
-static int input_named(const surf_opts *o, const char *path)
+static int input_named(const surf_opts *o, const struct stat *in, const char *path)
 {
-    struct stat a, b;
+    struct stat a;
     if (stat(path, &a) != 0)
         return -1;
     for (int k = 0; k < o->nframes; k++)
-        if (stat(o->frames[k], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        if (in[k].st_dev == a.st_dev && in[k].st_ino == a.st_ino)
             return k;
     return -1;
 }
@@ -146,24 +147,37 @@ static int check_names(const surf_opts *o)
 {
     char a[4200], b[4200], err[1024];
     static const char *const ext[] = { "ply", "obj" };
-    for (int i = 0; i < o->nframes; i++)
+    struct stat *in = calloc((size_t)o->nframes + 1, sizeof *in);
+    if (!in) {
+        cli_error("surface: out of memory checking %d frames' mesh names", o->nframes);
+        return FCL_EXIT_DEVICE;
+    }
+    for (int k = 0; k < o->nframes; k++)
+        if (stat(o->frames[k], &in[k]) != 0)
+            in[k].st_dev = (dev_t)-1;
+    int rc = 0;
+    for (int i = 0; i < o->nframes && rc == 0; i++)
         for (int k = 0; k < 2; k++) {
             const char *f = o->prm.surface_format;
             if (strcmp(f, "both") != 0 && strcmp(f, ext[k]) != 0)
                 continue;
             base_name(a, sizeof a, o->out, o->frames[i]);
             snprintf(b, sizeof b, "%s.%s", a, ext[k]);
+            int same = -1;
             if (atomic_check_name(b, err, sizeof err) != 0) {
                 cli_error("surface: --out: %s: %s", b, err);
-                return FCL_EXIT_INPUT;
-            }
-            int in = input_named(o, b);
-            if (in >= 0) {
+                rc = FCL_EXIT_INPUT;
+            } else if ((same = input_named(o, in, b)) >= 0) {
                 cli_error("surface: the mesh of %s would be written as %s, which is the frame given as input %d: "
-                          "it would be replaced; give another --out", o->frames[i], b, in + 1);
-                return FCL_EXIT_INPUT;
+                          "it would be replaced; give another --out", o->frames[i], b, same + 1);
+                rc = FCL_EXIT_INPUT;
             }
+            if (rc != 0)
+                break;
         }
+    free(in);
+    if (rc != 0)
+        return rc;
     for (int i = 0; i < o->nframes; i++)
         for (int j = 0; j < i; j++) {
             base_name(a, sizeof a, o->out, o->frames[i]);

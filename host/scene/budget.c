@@ -16,16 +16,6 @@
 #include <string.h>
 
 
-/* Samples of the box lo..hi as sampler_box places them: round(L/d)+1
- * (at least 2) per axis, the grid's outer shell (those in clip). */
-static double box_samples(const double lo[3], const double hi[3], double d, const float *clip)
-{
-    float fl[3], fh[3];
-    for (int k = 0; k < 3; k++)
-        fl[k] = (float)lo[k], fh[k] = (float)hi[k];
-    return sampler_box_bound(fl, fh, (float)d, clip);
-}
-
 /* Lattice points inside a sphere of radius r at spacing d, at least: the
  * cells of the points cover the ball of radius r - d sqrt(3)/2. */
 static double sphere_points_min(double r, double d)
@@ -105,19 +95,15 @@ static double obstacle_samples(const fcl_obstacle *o, double d, int layers, cons
 
 static void boundary_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
 {
-    double d = p->particles_spacing, lo[3], hi[3];
+    double d = p->particles_spacing;
     int layers = (int)p->boundary_layers;
     float clip[6];
     boundary_clip(p, clip);
     b->walls = 0.0;
     for (int k = 0; strcmp(p->boundary_walls, "particles") == 0 && k < layers; k++) {
-        float fl[3], fh[3];
-        boundary_wall_shell(p, k, fl, fh);
-        for (int a = 0; a < 3; a++) {
-            lo[a] = fl[a];
-            hi[a] = fh[a];
-        }
-        b->walls += box_samples(lo, hi, d, NULL);
+        float lo[3], hi[3];
+        boundary_wall_shell(p, k, lo, hi);
+        b->walls += sampler_box_bound(lo, hi, (float)d, NULL);   /* the shell sampler_box walks, exactly */
     }
     b->obstacles = 0.0;
     for (int i = 0; i < sc->nobstacles; i++)
