@@ -229,9 +229,10 @@ FCL_INLINE void grid_gather_u32_item(uint k, GLOBAL const uint *order, GLOBAL co
 
 /* 1 where an emitter's new point q[k] has a particle closer than sqrt(r2)
  * (host/core/emit.c: an inflow backed up by the fluid it fed; a particle
- * placed there would sit on another and blow the pressure up). Walks the
- * cells around q of the last grid build: a particle moves less than a
- * cell in a step. */
+ * placed there would sit on another and blow the pressure up), unless
+ * busy[k] holds a flag already (boundary_emit_clear's, which runs first).
+ * Walks the cells around q of the last grid build: a particle moves less
+ * than a cell in a step. */
 FCL_INLINE void grid_emit_room_item(uint k, GLOBAL const float4 *q, GLOBAL const float4 *pos,
                                     GLOBAL const uint *start, GLOBAL float *busy, const fcl_grid_info *g, float r2)
 {
@@ -245,7 +246,7 @@ FCL_INLINE void grid_emit_room_item(uint k, GLOBAL const float4 *q, GLOBAL const
             float dx = p.x - x.x, dy = p.y - x.y, dz = p.z - x.z;
             b = dx * dx + dy * dy + dz * dz < r2 ? 1.0f : b;
         }
-    busy[k] = b;
+    busy[k] = busy[k] > 0.0f ? busy[k] : b;
 }
 
 #ifdef FCL_DEVICE

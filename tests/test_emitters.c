@@ -17,6 +17,8 @@
  * - mac's jet keeps the emitter's speed with either transfer (the seed's
  *   advection once dropped it);
  * - two equal emitters: the later one's points are refused, not stacked;
+ * - layers released ahead of the plane that meet a box obstacle or the
+ *   floor are refused, not placed in them (mac at a 0.01 s step);
  * - pressure and the solver's fields stay with their particles, by id,
  *   when an outflow removes others or particles are added (dfsph);
  * - a restart at step 45 of 90, the emitter open and between layers,
@@ -352,6 +354,55 @@ static void mac_jet(fcl_backend *be, const char *transfer)
     sc_free(&s, &sc, &in);
 }
 
+/* Layers released ahead of the plane (up to speed x dt past it in one
+ * step) meet what lies there: a 3 m/s jet 2.5 spacings in front of a box
+ * obstacle and one 2.5 spacings over the floor (mirror walls), 0.15 s,
+ * every solver, mac at its largest k_CFL (5: a step of 0.01 s, 3 cm a
+ * step). After every step no particle is inside the obstacle or outside
+ * the domain, and the points offered, added or refused, are the layers'.
+ * mac
+ * put 52 markers a step inside the box, or at y = -0.005, with exit 0 (a
+ * review): the load-time check tests the plane only. */
+static void layers_ahead(fcl_backend *be, const char *solver)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"sim\": {\"solver\": \"%s\"%s}, \"mac\": {\"cfl\": 5},"
+             " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.3, 0.2, 0.2]}, \"boundary\": {\"walls\": \"mirror\"},"
+             " \"particles\": {\"spacing\": 0.01}, \"material\": {\"viscosity\": 0.01}, \"fluid\": [],"
+             " \"obstacles\": [{\"type\": \"box\", \"min\": [0.07, 0.05, 0.05], \"max\": [0.12, 0.15, 0.15]}],"
+             " \"emitters\": [{\"shape\": \"rect\", \"center\": [0.055, 0.1, 0.1], \"direction\": [1, 0, 0],"
+             " \"size\": [0.04, 0.04], \"speed\": 3, \"end\": 0.1},"
+             " {\"shape\": \"rect\", \"center\": [0.22, 0.015, 0.1], \"direction\": [0, -1, 0],"
+             " \"size\": [0.04, 0.04], \"speed\": 3, \"end\": 0.1}]}", solver,
+             strcmp(solver, "mac") == 0 ? ", \"dt\": 0.01" : "");
+    fcl_sim s;
+    fcl_scene sc;
+    fcl_initial in;
+    if (sc_make(be, &s, &sc, &in, text) != 0) {
+        CHECK(0, "%s layers ahead: scene", solver);
+        return;
+    }
+    int ok = 1;
+    size_t worst_in = 0, worst_out = 0;
+    while (ok && s.time < 0.15 - 1e-9) {
+        ok = sim_step(&s) == 0;
+        size_t inside, outside;
+        sc_count_escapes(&s, &in, &sc.params, &inside, &outside);
+        worst_in = inside > worst_in ? inside : worst_in;
+        worst_out = outside > worst_out ? outside : worst_out;
+    }
+    printf("%s, 3 m/s jets 1.5 spacings before a box and over the floor: %s, %ld steps, at most %zu particles inside the "
+           "box and %zu outside the domain after a step, %ld emitted, %ld refused\n", solver, ok ? "ran" : "failed",
+           s.step, worst_in, worst_out, s.emitted, s.refused);
+    /* 3 m/s for 0.1 s: 30 layers of 16 points an emitter, added or refused. */
+    CHECK(ok && worst_in == 0 && worst_out == 0 && s.emitted > 0 && labs(s.emitted + s.refused - 960) <= 32,
+          "%s layers ahead: %s, %zu particles inside the box and %zu outside the domain after a step (expected "
+          "none), %ld emitted and %ld refused (expected 960 within two layers)", solver, ok ? "ran" : "failed",
+          worst_in, worst_out, s.emitted, s.refused);
+    sc_free(&s, &sc, &in);
+}
+
 /* Two equal emitters (wcsph, no gravity, 0.2 s at 2 cm): the later one's
  * points fall on the earlier's and are refused, as overlapping fluid
  * blocks' are, instead of stacking pairs (mps stopped at step 81 with a
@@ -508,6 +559,8 @@ int main(void)
     carried_fields(cpu);
     for (size_t k = 0; k < fcl_solver_count; k++)
         falling_jet(cpu, fcl_solvers[k]->name);
+    for (size_t k = 0; k < fcl_solver_count; k++)
+        layers_ahead(cpu, fcl_solvers[k]->name);
     mac_jet(cpu, "advect");
     mac_jet(cpu, "flip");
     overlapping_emitters(cpu);

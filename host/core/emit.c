@@ -7,7 +7,9 @@
  * the accumulated travel reaches a spacing (or, with a rate, the
  * accumulated time reaches the layer's period) and starts as far past the
  * plane as it has travelled since; its particles carry the emitter's
- * phase in pos.w and its velocity. A point of a layer (not of a rate)
+ * phase in pos.w and its velocity. A point within half a spacing of a
+ * wall or in a solid (a layer ahead of the plane may reach one) is not
+ * added (counted refused); nor is a point of a layer (not of a rate)
  * with a particle within the solver's emit_room (a quarter spacing, mps
  * 0.4) is not added (counted refused): the inflow has backed up; and the
  * layers of several emitters in one step are merged as overlapping fluid
@@ -169,29 +171,43 @@ static double emit_room(const fcl_sim *s)
     return s->solver->emit_room > 0.0 ? s->solver->emit_room : 0.25;
 }
 
-/* Drops the points with a particle within emit_room (the pass
- * grid_emit_room on the last grid): an inflow whose fluid backs up to the
- * plane, as a filling corridor's does, would otherwise place particles on
- * top of others (0.5 mm apart at 12.5 mm spacing, 448 kPa, a blow-up).
- * Returns the points kept, in order; -1 when the device failed. */
-static long make_room(fcl_sim *s, float4 *pos, float4 *vel, size_t n)
+/* The refusals of one sim_emit, by cause. */
+typedef struct refusals {
+    size_t walled;       /* within half a spacing of a wall, or in a solid */
+    size_t blocked;      /* a particle within emit_room: backed up */
+    size_t overlapped;   /* on an earlier emitter's point */
+    size_t over;         /* past the capacity, never made */
+} refusals;
+
+/* Drops the points where no particle may be (the pass
+ * boundary_emit_clear: within half a spacing of a wall, or in a solid; a
+ * layer leaves up to speed x dt past its plane) and, with `crowd`, those
+ * with a particle within emit_room (grid_emit_room on the last grid): an
+ * inflow whose fluid backs up to the plane, as a filling corridor's does,
+ * would otherwise place particles on top of others (0.5 mm apart at 12.5
+ * mm spacing, 448 kPa, a blow-up). Returns the points kept, in order; -1
+ * when the device failed. */
+static long keep_clear(fcl_sim *s, float4 *pos, float4 *vel, size_t n, int crowd, refusals *r)
 {
-    if (s->n == 0 || !interacting(s))
-        return (long)n;
     fcl_backend *be = s->be;
     fcl_buf *q = be->ops->buf_new(be, n * sizeof *pos, "emitter points");
     fcl_buf *busy = be->ops->buf_new(be, n * sizeof(float), "emitter points taken");
-    float *b = malloc(n * sizeof *b), r = (float)(emit_room(s) * s->spacing);
+    float *b = malloc(n * sizeof *b), room = (float)(emit_room(s) * s->spacing);
+    crowd = crowd && s->n > 0 && interacting(s);
     int ok = q && busy && b && be->ops->buf_write(be, q, 0, n * sizeof *pos, pos) == 0 &&
-             pass_grid_emit_room(be, n, "emit", q, s->grid.attr[s->a_pos].cur, s->grid.start, busy, s->grid.info,
-                                 r * r) == 0 &&
+             pass_boundary_emit_clear(be, n, "emit", q, s->solids, busy, s->c, 0.5f * (float)s->spacing) == 0 &&
+             (!crowd || pass_grid_emit_room(be, n, "emit", q, s->grid.attr[s->a_pos].cur, s->grid.start, busy,
+                                            s->grid.info, room * room) == 0) &&
              be->ops->buf_read(be, busy, 0, n * sizeof *b, b) == 0;
     size_t kept = 0;
-    for (size_t i = 0; ok && i < n; i++)
+    for (size_t i = 0; ok && i < n; i++) {
+        r->walled += b[i] == 2.0f;
+        r->blocked += b[i] == 1.0f;
         if (b[i] == 0.0f) {
             pos[kept] = pos[i];
             vel[kept++] = vel[i];
         }
+    }
     if (q)
         be->ops->buf_free(be, q);
     if (busy)
@@ -219,23 +235,22 @@ static size_t plan_layers(fcl_sim *s, double t0, double t1, long *layers, double
     return total;
 }
 
-/* Each emitter's layers into pos and vel, those without a rate checked
- * for room (a rate may pack its layers closer than a spacing on
- * purpose): ends[i] the points kept up to emitter i, *blocked those
- * without room. */
+/* Each emitter's layers into pos and vel, clear of walls and solids,
+ * those without a rate checked for room too (a rate may pack its layers
+ * closer than a spacing on purpose): ends[i] the points kept up to
+ * emitter i; the others counted in *r. */
 static int release_points(fcl_sim *s, const long *layers, const double *ahead, float4 *pos, float4 *vel,
-                          size_t *ends, size_t *blocked)
+                          size_t *ends, refusals *r)
 {
     size_t n = 0;
     for (int i = 0; i < s->nemitters; i++) {
         size_t m = fill(s, i, layers[i], ahead[i], pos + n, vel + n);
-        long kept = s->emitters[i].rate > 0.0 ? (long)m : make_room(s, pos + n, vel + n, m);
+        long kept = m ? keep_clear(s, pos + n, vel + n, m, s->emitters[i].rate <= 0.0, r) : 0;
         if (kept < 0) {
             snprintf(s->error, sizeof s->error, "emitters[%d]: testing %zu new particles for room on %s failed", i,
                      m, s->be->name);
             return FCL_EXIT_DEVICE;
         }
-        *blocked += m - (size_t)kept;
         n += (size_t)kept;
         ends[i] = n;
     }
@@ -245,8 +260,8 @@ static int release_points(fcl_sim *s, const long *layers, const double *ahead, f
 /* Emitters that overlap release points on each other's (two equal
  * emitters stacked 9 pairs within a quarter spacing and mps stopped): a
  * later emitter's points within 0.9 spacings of an earlier's are dropped,
- * as overlapping fluid blocks are (overlap.c); *overlapped counts them. */
-static int drop_overlaps(fcl_sim *s, float4 *pos, float4 *vel, size_t *ends, size_t *overlapped)
+ * as overlapping fluid blocks are (overlap.c), counted in r->overlapped. */
+static int drop_overlaps(fcl_sim *s, float4 *pos, float4 *vel, size_t *ends, refusals *r)
 {
     size_t dropped[FCL_EMITTERS_MAX], n = ends[s->nemitters - 1];
     if (s->nemitters < 2 || n == 0)
@@ -256,32 +271,46 @@ static int drop_overlaps(fcl_sim *s, float4 *pos, float4 *vel, size_t *ends, siz
         return FCL_EXIT_DEVICE;
     }
     for (int i = 0; i < s->nemitters; i++)
-        *overlapped += dropped[i];
+        r->overlapped += dropped[i];
     return 0;
 }
 
-/* Each kind of refusal said once a run: overlapping emitters, a backed-up
- * inflow (n points left of n + blocked), a full capacity. */
-static void warn_refused(fcl_sim *s, size_t n, size_t blocked, size_t overlapped, size_t wanted, size_t added)
+/* Each kind of refusal said once a run: points against a wall or solid,
+ * overlapping emitters, a backed-up inflow, a full capacity (made points
+ * of which `added` were added). */
+static void warn_refused(fcl_sim *s, const refusals *r, size_t made, size_t added)
 {
-    if (overlapped && !s->emit_overlap_warned) {
+    if (r->walled && !s->emit_walled_warned) {
+        fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' new particles lay within half a spacing of a wall or "
+                "in an obstacle (a layer leaves up to speed x dt past its plane) and were not added; they count as "
+                "refused (said once; a smaller step or an emitter farther from the solid)\n", s->step, r->walled);
+        s->emit_walled_warned = 1;
+    }
+    if (r->overlapped && !s->emit_overlap_warned) {
         fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' new particles lay within 0.9 spacings of another "
                 "emitter's and were not added: the emitters overlap; they count as refused (said once)\n", s->step,
-                overlapped);
+                r->overlapped);
         s->emit_overlap_warned = 1;
     }
-    if (blocked > overlapped && !s->emit_blocked_warned) {
+    if (r->blocked && !s->emit_blocked_warned) {
         fprintf(stderr, "fluidcl: step %ld: %zu of the emitters' %zu new particles had a particle within %g "
                 "spacings (the inflow is backed up) and were not added; they count as refused (said once)\n",
-                s->step, blocked - overlapped, n + blocked, emit_room(s));
+                s->step, r->blocked, made + r->walled + r->blocked + r->overlapped, emit_room(s));
         s->emit_blocked_warned = 1;
     }
-    if (wanted > added && !s->emit_warned) {
+    if (made + r->over > added && !s->emit_warned) {
         fprintf(stderr, "fluidcl: step %ld: the emitters' %zu particles exceed particles.capacity = %zu (%zu in use); "
-                "%zu were not added (said once; raise particles.capacity)\n", s->step, wanted, s->cap, s->n - added,
-                wanted - added);
+                "%zu were not added (said once; raise particles.capacity)\n", s->step, made + r->over, s->cap,
+                s->n - added, made + r->over - added);
         s->emit_warned = 1;
     }
+}
+
+/* The step's refusals into the stats and the run's total. */
+static void count_refused(fcl_sim *s, size_t refused)
+{
+    s->stats.refused = (long)refused;
+    s->refused += (long)refused;
 }
 
 int sim_emit(fcl_sim *s, double t0, double t1)
@@ -291,21 +320,21 @@ int sim_emit(fcl_sim *s, double t0, double t1)
         return 0;
     long layers[FCL_EMITTERS_MAX];
     double ahead[FCL_EMITTERS_MAX];
-    size_t over = 0, total = plan_layers(s, t0, t1, layers, ahead, &over);
+    refusals r = { 0 };
+    size_t total = plan_layers(s, t0, t1, layers, ahead, &r.over);
     if (total == 0) {
-        s->stats.refused = (long)over;
-        s->refused += (long)over;
+        count_refused(s, r.over);
         return 0;
     }
     float4 *pos = malloc(total * sizeof *pos), *vel = malloc(total * sizeof *vel);
-    size_t blocked = 0, overlapped = 0, ends[FCL_EMITTERS_MAX];
+    size_t ends[FCL_EMITTERS_MAX];
     int rc = pos && vel ? 0 : FCL_EXIT_DEVICE;
     if (rc != 0)
         snprintf(s->error, sizeof s->error, "emitters: no host memory for %zu new particles", total);
     if (rc == 0)
-        rc = release_points(s, layers, ahead, pos, vel, ends, &blocked);
+        rc = release_points(s, layers, ahead, pos, vel, ends, &r);
     if (rc == 0)
-        rc = drop_overlaps(s, pos, vel, ends, &overlapped);
+        rc = drop_overlaps(s, pos, vel, ends, &r);
     size_t n = rc == 0 ? ends[s->nemitters - 1] : 0, room = s->cap - s->n, k = n < room ? n : room;
     char err[sizeof s->error] = "";
     if (rc == 0 && (rc = sim_add_particles(s, pos, vel, k, err, sizeof err)) != 0)
@@ -314,12 +343,10 @@ int sim_emit(fcl_sim *s, double t0, double t1)
     free(vel);
     if (rc != 0)
         return rc;
-    blocked += overlapped;
     s->stats.emitted = (long)k;
-    s->stats.refused = (long)(n - k + blocked + over);
     s->emitted += (long)k;
-    s->refused += (long)(n - k + blocked + over);
-    warn_refused(s, n, blocked, overlapped, n + over, k);
+    count_refused(s, n - k + r.walled + r.blocked + r.overlapped + r.over);
+    warn_refused(s, &r, n, k);
     return 0;
 }
 

@@ -96,6 +96,7 @@ typedef struct fcl_sim {
     int emit_warned;
     int emit_blocked_warned;
     int emit_overlap_warned;
+    int emit_walled_warned;
     const struct fcl_outflow *outflows;      /* the scene's (borrowed) */
     int noutflows;
     fcl_buf *solids;                 /* box and sphere obstacles (fcl_solid,
