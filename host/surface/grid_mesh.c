@@ -38,10 +38,13 @@ int mc_support_check(const fcl_params *p, char *err, size_t errlen)
         float F = ls_rest_speed(&c), T = ls_threshold_of(&c);
         if (!(F > 0.0f)) {
             snprintf(err, errlen, "surface.method = levelset: the speed inside resting fluid, T + sum f = %.3g, is not "
-                     "positive (T = %g%s, ls_radius %g, ls_truncation %g, ls_field %s), so the surface would shrink to "
-                     "nothing: raise surface.ls_radius or ls_truncation%s", F, T,
+                     "positive (T = %g%s, ls_radius %g%s, ls_truncation %g, ls_field %s), so the surface would %s: "
+                     "raise surface.ls_radius%s%s", F, T,
                      p->surface_ls_threshold != 0.0f ? " from surface.ls_threshold" : ", the field's own",
-                     p->surface_ls_radius, p->surface_ls_truncation, p->surface_ls_field,
+                     c.ls_radius, p->surface_ls_radius > 0.0f ? "" : ", the field's own",
+                     p->surface_ls_truncation, p->surface_ls_field,
+                     c.ls_binary ? "tunnel through a resting lattice or shrink to nothing" : "shrink to nothing",
+                     c.ls_binary ? " (0: the field's own, 0.55)" : " or ls_truncation",
                      p->surface_ls_threshold != 0.0f ? ", or surface.ls_threshold toward 0 (0: the field's own)" : "");
             return FCL_EXIT_INPUT;
         }

@@ -27,14 +27,16 @@ void ls_free(struct ls_state *s);
  * FCL_EXIT_INPUT with err. */
 int ls_check(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_t errlen);
 /* The speed F inside resting fluid (a cubic lattice at c->spacing,
- * unstretched), where it is lowest: between 8 particles for the smooth
- * field; for the binary one half way between 2 (its balls leave the
- * points between 4 and 8 out and still mesh, measured). At or below 0
- * the mesh is empty whatever the particles (smooth: ls_truncation 1,
- * ls_radius 0.05 or 0.35 or ls_threshold -1000; binary: ls_radius 0.1 or
- * 0.3 gave 0 triangles with exit 0; smooth ls_radius 0.4, F = 0.04 there,
- * meshes). Not sufficient: binary at ls_threshold -0.9 passes and gives
- * none (run and surface warn of an empty mesh). */
+ * unstretched), where it is lowest: between 8 particles, 0.866 spacings
+ * from them. At or below 0 the mesh is empty or eaten whatever the
+ * particles (smooth: ls_truncation 1, ls_radius 0.05 or 0.35 or
+ * ls_threshold -1000 gave 0 triangles with exit 0; smooth ls_radius 0.4,
+ * F = 0.04 there, meshes; binary: ls_radius 0.35 and 0.4 ate a 20 x 10 x
+ * 20 block to 0.67 and 0.85 of its volume, the gaps between particles
+ * lined up into tunnels). Not sufficient: binary ls_radius 0.45 passes
+ * and meshes that block at 0.92, and binary at ls_threshold -1.4 passes
+ * and meshes a dam break's block as a speck of 8 triangles (run and
+ * surface warn of an empty mesh only). */
 float ls_rest_speed(const mc_config *c);
 /* The constant T of F in use: surface.ls_threshold, or when 0 the field's
  * own (-2 smooth, -0.5 binary). */

@@ -62,7 +62,8 @@ void mc_config_from_params(mc_config *c, const fcl_params *p)
     c->ls_cell = p->surface_ls_cell;
     c->ls_binary = strcmp(p->surface_ls_field, "binary") == 0;
     c->ls_threshold = p->surface_ls_threshold;
-    c->ls_radius = p->surface_ls_radius;
+    c->ls_radius = p->surface_ls_radius > 0.0f ? p->surface_ls_radius : c->ls_binary ? MC_LS_RADIUS_BINARY
+                                                                                     : MC_LS_RADIUS_SMOOTH;
     c->ls_truncation = p->surface_ls_truncation;
     c->ls_beta = p->surface_ls_beta;
     c->ls_tolerance = p->surface_ls_tolerance;
