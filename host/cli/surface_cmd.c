@@ -291,24 +291,26 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
 /* The level set continues from the frame before: a frame earlier in time
  * than it starts afresh, noted (a shell sorts frame_1000000 before
  * frame_200000, and the level set was continued backwards in time; a
- * review). PLY frames carry no time (0): they continue as given, and
- * the frame after one is compared with it. */
-static void check_order(const surf_opts *o, mc_ctx *x, const mc_config *c, int i, double t, double *prev)
+ * review). PLY frames carry no time: they continue as given, and the
+ * frame after one is not compared. *prev: the time of the frame before,
+ * NAN when it had none. */
+static void check_order(const surf_opts *o, mc_ctx *x, const mc_config *c, int i, const fcl_frame_data *d,
+                        double *prev)
 {
-    if (c->method == MC_METHOD_LEVELSET && i > 0 && t > 0.0 && t < *prev) {
+    if (c->method == MC_METHOD_LEVELSET && i > 0 && d->has_time && d->time < *prev) {
         fprintf(stderr, "fluidcl: surface: note: %s (t = %g s) comes before the frame given ahead of it (t = %g s): "
                 "its level set starts afresh; give the frames in time order (names past frame_999999 sort out of "
-                "order)\n", o->frames[i], t, *prev);
+                "order)\n", o->frames[i], d->time, *prev);
         mc_forget(x);
     }
-    *prev = t;
+    *prev = d->has_time ? d->time : NAN;
 }
 
 static int reconstruct_all(const surf_opts *o, mc_ctx *x)
 {
     char err[1024], base[4096];
     int empty_warned = 0;
-    double prev = 0.0;
+    double prev = NAN;
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
         mc_config c;
@@ -324,7 +326,7 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         }
         if (load_frame(o, i, &d, &c) != 0)
             return FCL_EXIT_INPUT;
-        check_order(o, x, &c, i, d.time, &prev);
+        check_order(o, x, &c, i, &d, &prev);
         base_name(base, sizeof base, o->out, o->frames[i]);
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
         int rc = cli_write_surface(x, &c, &in, base, o->prm.surface_format, &ms, &nt, err, sizeof err);

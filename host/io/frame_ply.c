@@ -143,5 +143,6 @@ int out_read_ply(const char *path, fcl_frame_data *d, char *err, size_t errlen)
     if (rc == 0)
         rc = fio_expect_end(&io, 0, "vertex");
     d->time = 0.0;
+    d->has_time = 0;
     return fio_rfinish(&io, d, rc);
 }

@@ -210,6 +210,7 @@ static int read_vtk_title(struct io *io, fcl_frame_data *d)
     d->time = strtod(line + pl, &end);
     if (end == line + pl || (*end != '\0' && strncmp(end, VTK_SPACING, sl) != 0))
         return fio_fail(io, "title \"%s\" has no valid time", line);
+    d->has_time = 1;
     if (*end != '\0' && fio_parse_spacing(io, end + sl, line, &d->spacing) != 0)
         return -1;
     return fio_expect_line(io, "BINARY") != 0 || fio_expect_line(io, "DATASET POLYDATA") != 0

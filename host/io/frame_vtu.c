@@ -348,6 +348,7 @@ static int parse_header(struct io *io, const char *head, struct vtu_shape *sh, f
     d->time = strtod(sh->time, &end);
     if (*end != '\0')
         return fio_fail(io, "TimeValue \"%s\" is not a number", sh->time);
+    d->has_time = 1;
     if (fio_parse_spacing(io, sh->spacing, sh->spacing, &d->spacing) != 0)
         return -1;
     errno = 0;

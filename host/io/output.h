@@ -134,6 +134,7 @@ typedef struct fcl_frame_data {
     int has_surface;        /* 0 for files of the previous layout */
     double spacing;         /* 0 when the file does not record it */
     double time;            /* from the VTK title or TimeValue; 0 for PLY */
+    int has_time;           /* 1 when the file records time (VTK, VTU) */
     int nextra;             /* solver fields after the surface flag (VTK, VTU) */
     char extra_name[FCL_FRAME_EXTRA_MAX][FCL_FIELD_NAME_MAX];
     float *extra[FCL_FRAME_EXTRA_MAX];
