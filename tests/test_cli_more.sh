@@ -548,6 +548,13 @@ fl run "$GOOD" --backend cpu --steps 4 --every 2 --mesh --out "$T/ls_empty" --pa
     --param surface.ls_field=binary --param surface.ls_threshold=-1.4
 [ "$RC" -eq 0 ] && [ "$(grep -c "the surface mesh of $GOOD_N particles is empty" "$T/stderr.txt")" -eq 1 ] &&
     ok "27 levelset: an empty mesh of particles is reported once" || bad "27 levelset empty mesh" "exit $RC: $(errline)"
+# A speck is reported as an empty mesh is: the dam break's block under
+# the same settings meshed as 8 triangles at one point, with nothing said.
+fl run embedded:dam_break.json --backend cpu --steps 1 --every 1 --mesh --out "$T/ls_speck" --quiet \
+    --param surface.method=levelset --param surface.ls_field=binary --param surface.ls_threshold=-1.4
+[ "$RC" -eq 0 ] && [ "$(grep -c "the surface mesh of 40960 particles encloses .* a speck of 8 triangles" "$T/stderr.txt")" -eq 1 ] &&
+    ok "27 levelset: a speck of a mesh (under 1 % of the particles' volume) is reported once" ||
+    bad "27 levelset speck" "exit $RC: $(errline)"
 # bench --from a multi-phase scene takes the phases from the frame's mps
 # field (every particle came back in the first phase), and refuses a frame
 # without them.

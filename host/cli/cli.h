@@ -103,12 +103,26 @@ int cli_once(const char *cmd, const char *opt, const char **seen, const char *va
 /* Prints "fluidcl: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* What cli_write_surface made: the reconstruction's wall time (the
+ * files not counted), its triangles and the volume they enclose. */
+typedef struct cli_mesh_info {
+    double ms;
+    size_t ntri;
+    double volume;   /* m^3 */
+} cli_mesh_info;
+
 /* Reconstruct and write "<base>.ply" and/or "<base>.obj" (format: ply,
- * obj or both): `surface` and `run --mesh` (surface_cmd.c). *ms gets the
- * reconstruction's wall time (the files not counted), *ntri its
- * triangles. 0, FCL_EXIT_INPUT or FCL_EXIT_DEVICE. */
+ * obj or both): `surface` and `run --mesh` (surface_cmd.c). 0,
+ * FCL_EXIT_INPUT or FCL_EXIT_DEVICE. */
 int cli_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format,
-                      double *ms, size_t *ntri, char *err, size_t errlen);
+                      cli_mesh_info *info, char *err, size_t errlen);
+/* Warns once (*warned) when the mesh of n particles at `spacing` is
+ * empty or encloses under 1 % of their n spacing^3: settings that pass
+ * the checks and still mesh nothing, or a speck (a one-layer sheet under
+ * the level set gave 8 triangles, 5.8e-11 m^2). `name` names the mesh;
+ * hint says what to look at (mc_empty_hint). */
+void cli_warn_hollow(const char *name, size_t n, double spacing, const cli_mesh_info *m, const char *hint,
+                     int *warned);
 
 /* The commands main.c dispatches to, each with the arguments after its
  * name: run.c, surface_cmd.c, bench.c, and the viewer's in render/

@@ -88,20 +88,19 @@ static int write_mesh(run_ctx *r, const fcl_params *p)
 {
     char base[FCL_STR_MAX + 64], err[1024];
     mc_config c;
-    double ms;
+    cli_mesh_info mi;
     mc_config_from_params(&c, p);
     snprintf(base, sizeof base, "%s/frame_%06ld.surface", p->output_dir, r->sim.step);
     mc_input in = mc_input_sim(&r->sim);
-    int rc = cli_write_surface(&r->mc, &c, &in, base, p->surface_format, &ms, &r->mesh_tris, err, sizeof err);
+    int rc = cli_write_surface(&r->mc, &c, &in, base, p->surface_format, &mi, err, sizeof err);
     if (rc != 0) {
         cli_error("%s", err);
         return rc;
     }
-    if (r->mesh_tris == 0 && r->sim.n > 0 && !r->empty_warned++)
-        fprintf(stderr, "fluidcl: warning: %s: the surface mesh of %zu particles is empty (%s); said once\n", base,
-                r->sim.n, mc_empty_hint(p));
+    r->mesh_tris = mi.ntri;
+    cli_warn_hollow(base, r->sim.n, c.spacing, &mi, mc_empty_hint(p), &r->empty_warned);
     r->meshes++;
-    r->mesh_ms += ms;
+    r->mesh_ms += mi.ms;
     return 0;
 }
 

@@ -24,15 +24,47 @@
 #include "params.h"
 #include "sim.h"
 
+/* The volume a closed mesh encloses (divergence theorem, tetrahedra to
+ * its first vertex, so that a mesh far from the origin sums small terms). */
+static double enclosed(const mc_mesh *m)
+{
+    double v = 0.0;
+    for (size_t t = 0; m->nv > 0 && t < m->nt; t++) {
+        const float4 o = m->v[0], a = m->v[m->tri[3 * t]], b = m->v[m->tri[3 * t + 1]], c = m->v[m->tri[3 * t + 2]];
+        double u[3] = { a.x - o.x, a.y - o.y, a.z - o.z }, p[3] = { b.x - o.x, b.y - o.y, b.z - o.z };
+        double q[3] = { c.x - o.x, c.y - o.y, c.z - o.z };
+        v += (u[0] * (p[1] * q[2] - p[2] * q[1]) + u[1] * (p[2] * q[0] - p[0] * q[2]) +
+              u[2] * (p[0] * q[1] - p[1] * q[0])) / 6.0;
+    }
+    return v;
+}
+
+void cli_warn_hollow(const char *name, size_t n, double spacing, const cli_mesh_info *m, const char *hint,
+                     int *warned)
+{
+    double full = (double)n * spacing * spacing * spacing;
+    if (n == 0 || *warned || (m->ntri > 0 && m->volume >= 0.01 * full))
+        return;
+    if (m->ntri == 0)
+        fprintf(stderr, "fluidcl: warning: %s: the surface mesh of %zu particles is empty (%s); said once\n", name, n,
+                hint);
+    else
+        fprintf(stderr, "fluidcl: warning: %s: the surface mesh of %zu particles encloses %.3g m^3, %.2g %% of their "
+                "%.3g m^3 (n spacing^3): a speck of %zu triangles (%s); said once\n", name, n, m->volume,
+                100.0 * m->volume / full, full, m->ntri, hint);
+    *warned = 1;
+}
+
 int cli_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format,
-                      double *ms, size_t *ntri, char *err, size_t errlen)
+                      cli_mesh_info *info, char *err, size_t errlen)
 {
     mc_mesh m;
     char path[4096];
     double t0 = omp_get_wtime();
     int rc = mc_reconstruct_in(x, c, in, &m, err, errlen);
-    *ms = 1e3 * (omp_get_wtime() - t0);
-    *ntri = m.nt;
+    info->ms = 1e3 * (omp_get_wtime() - t0);
+    info->ntri = m.nt;
+    info->volume = rc == 0 ? enclosed(&m) : 0.0;
     int both = strcmp(format, "both") == 0;
     if (rc == 0 && (both || strcmp(format, "ply") == 0)) {
         snprintf(path, sizeof path, "%s.ply", base);
@@ -314,8 +346,7 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
         mc_config c;
-        double ms;
-        size_t nt;
+        cli_mesh_info mi;
         /* SIGINT or SIGTERM stops between meshes, each written one whole
          * (the default action, mid-write, left NAME.surface.ply.tmp). */
         int sig = ckpt_signal();
@@ -329,16 +360,16 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         check_order(o, x, &c, i, &d, &prev);
         base_name(base, sizeof base, o->out, o->frames[i]);
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
-        int rc = cli_write_surface(x, &c, &in, base, o->prm.surface_format, &ms, &nt, err, sizeof err);
+        int rc = cli_write_surface(x, &c, &in, base, o->prm.surface_format, &mi, err, sizeof err);
         if (rc != 0) {
             cli_error("surface: %s: %s", o->frames[i], err);
             out_frame_free(&d);
             return rc;
         }
         const mc_stats *st = &x->last;
-        if (nt == 0 && d.n > 0 && !empty_warned++)
-            fprintf(stderr, "fluidcl: surface: warning: %s: the mesh of %zu particles is empty (%s); said once\n",
-                    o->frames[i], d.n, mc_empty_hint(&o->prm));
+        cli_warn_hollow(o->frames[i], d.n, c.spacing, &mi, mc_empty_hint(&o->prm), &empty_warned);
+        double ms = mi.ms;
+        size_t nt = mi.ntri;
         if (!o->quiet && d.n == 0) /* no field, no level set: nothing to say of either */
             printf("%s: 0 particles -> %zu triangles in %.1f ms (%s)\n", o->frames[i], nt, ms, x->be->kind);
         else if (!o->quiet && c.method == MC_METHOD_LEVELSET)
