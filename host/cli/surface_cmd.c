@@ -24,21 +24,6 @@
 #include "params.h"
 #include "sim.h"
 
-/* The volume a closed mesh encloses (divergence theorem, tetrahedra to
- * its first vertex, so that a mesh far from the origin sums small terms). */
-static double enclosed(const mc_mesh *m)
-{
-    double v = 0.0;
-    for (size_t t = 0; m->nv > 0 && t < m->nt; t++) {
-        const float4 o = m->v[0], a = m->v[m->tri[3 * t]], b = m->v[m->tri[3 * t + 1]], c = m->v[m->tri[3 * t + 2]];
-        double u[3] = { a.x - o.x, a.y - o.y, a.z - o.z }, p[3] = { b.x - o.x, b.y - o.y, b.z - o.z };
-        double q[3] = { c.x - o.x, c.y - o.y, c.z - o.z };
-        v += (u[0] * (p[1] * q[2] - p[2] * q[1]) + u[1] * (p[2] * q[0] - p[0] * q[2]) +
-              u[2] * (p[0] * q[1] - p[1] * q[0])) / 6.0;
-    }
-    return v;
-}
-
 void cli_warn_hollow(const char *name, size_t n, double spacing, const cli_mesh_info *m, const char *hint,
                      int *warned)
 {
@@ -64,7 +49,7 @@ int cli_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const c
     int rc = mc_reconstruct_in(x, c, in, &m, err, errlen);
     info->ms = 1e3 * (omp_get_wtime() - t0);
     info->ntri = m.nt;
-    info->volume = rc == 0 ? enclosed(&m) : 0.0;
+    info->volume = rc == 0 ? mc_mesh_volume(&m) : 0.0;
     int both = strcmp(format, "both") == 0;
     if (rc == 0 && (both || strcmp(format, "ply") == 0)) {
         snprintf(path, sizeof path, "%s.ply", base);

@@ -114,6 +114,19 @@ void mc_mesh_free(mc_mesh *m)
     memset(m, 0, sizeof *m);
 }
 
+double mc_mesh_volume(const mc_mesh *m)
+{
+    double v = 0.0;
+    for (size_t t = 0; m->nv > 0 && t < m->nt; t++) {
+        const float4 o = m->v[0], a = m->v[m->tri[3 * t]], b = m->v[m->tri[3 * t + 1]], c = m->v[m->tri[3 * t + 2]];
+        double u[3] = { a.x - o.x, a.y - o.y, a.z - o.z }, p[3] = { b.x - o.x, b.y - o.y, b.z - o.z };
+        double q[3] = { c.x - o.x, c.y - o.y, c.z - o.z };
+        v += (u[0] * (p[1] * q[2] - p[2] * q[1]) + u[1] * (p[2] * q[0] - p[0] * q[2]) +
+              u[2] * (p[0] * q[1] - p[1] * q[0])) / 6.0;
+    }
+    return v;
+}
+
 /* phi's value inside resting fluid, which surface.iso is a fraction of:
  * Zou's phi is a partition of unity (1); the color field is d^3 times the
  * lattice sum of W_poly6. */

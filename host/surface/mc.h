@@ -146,6 +146,10 @@ void mc_forget(mc_ctx *x);
 int mc_mesh_nodes(mc_ctx *x, const fcl_mc_info *m, const float *phi, const uint *label, const uint *list, uint nlist,
                   const uint *slot, mc_mesh *out, char *err, size_t errlen);
 void mc_mesh_free(mc_mesh *m);
+/* The volume a closed mesh encloses (divergence theorem: tetrahedra to
+ * its first vertex, so that a mesh far from the origin sums small terms);
+ * 0 for an empty one. */
+double mc_mesh_volume(const mc_mesh *m);
 /* surface.method grid (grid_mesh.c): marching cubes of the simulation's own
  * level set at its cell centers (the solver's levelset hook), closed at
  * solid cells, smoothed and decimated as c says. 0, FCL_EXIT_INPUT (no
