@@ -9,9 +9,9 @@
  * plane as it has travelled since; its particles carry the emitter's
  * phase in pos.w and its velocity. A point within half a spacing of a
  * wall or in a solid (a layer ahead of the plane may reach one) is not
- * added (counted refused); nor is a point of a layer (not of a rate)
+ * added (counted refused), nor is a point of a layer (not of a rate)
  * with a particle within the solver's emit_room (a quarter spacing, mps
- * 0.4) is not added (counted refused): the inflow has backed up; and the
+ * 0.4): the inflow has backed up; and the
  * layers of several emitters in one step are merged as overlapping fluid
  * blocks are (host/scene/overlap.c), so that two emitters in one place do
  * not stack.
