@@ -36,7 +36,7 @@ int ls_check(mc_ctx *x, const mc_config *c, const mc_input *in, char *err, size_
  * lined up into tunnels). Not sufficient: binary ls_radius 0.45 passes
  * and meshes that block at 0.92, and binary at ls_threshold -1.4 passes
  * and meshes a dam break's block as a speck of 8 triangles (run and
- * surface warn of an empty mesh only). */
+ * surface warn of an empty mesh or a speck: cli_warn_hollow). */
 float ls_rest_speed(const mc_config *c);
 /* The constant T of F in use: surface.ls_threshold, or when 0 the field's
  * own (-2 smooth, -0.5 binary). */

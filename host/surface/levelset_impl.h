@@ -28,7 +28,7 @@ typedef struct ls_pgrid {
 typedef struct ls_field {
     int binary;
     float T, rbar2, inv_rbar2, rc2, reach;
-    float rbar, inv_ramp;   /* binary: r, and 1 / the ramp's width (a node spacing) */
+    float rbar, inv_ramp;   /* binary: r, and 1 / the ramp's width (ls_binary_f) */
     float stretch_k;    /* stretch / h: s = 1 + stretch_k |v| */
     float max_stretch;
 } ls_field;

@@ -4,7 +4,8 @@
  * (the first frame's start, and fluid that appears beyond the band).
  * f is smooth, 1 / (1 + (d/r)^2) (k = 2) times (1 - d^2/R^2)^2, 0 beyond
  * the truncation radius R, or binary, 1 for d < r and 0 beyond, over a
- * ramp (ls_binary_f). d is stretched along the particle's velocity v by s = min(1 + stretch |v| / h, max_stretch):
+ * ramp (ls_binary_f). d is stretched along the particle's velocity v by
+ * s = min(1 + stretch |v| / h, max_stretch):
  * d^2 = a^2 / s^2 + p^2 s for the parts a along v and p across it, an
  * ellipsoid s r long and r / sqrt(s) wide, of the same volume (the seed's
  * eq. 32 adds |d_v| and d_perp, which is not a distance at rest).

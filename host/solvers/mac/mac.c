@@ -569,12 +569,6 @@ static int reseed_count(fcl_sim *s, mac *d, int read)
     return 0;
 }
 
-/* A face faster than ten times what a fall across the domain's diagonal,
- * the fastest inflow and the initial flow give together is a blow-up:
- * the substeps follow the speed down to mac.dt_min, so no step moves a
- * marker past sim.max_step_ratio, and solves cut at mac.cg_max_iter 1 ran
- * a 0.6 m dam break to 76.7 m/s with exit 0. Without gravity, inflow or
- * initial flow there is no bound. */
 /* The markers' liquid (mac.particles_per_cell to a cell) over the
  * domain's volume. */
 static double held_share(const fcl_sim *s, const mac *d)
@@ -601,6 +595,12 @@ static int room_left(fcl_sim *s, const mac *d)
     return -1;
 }
 
+/* A face faster than ten times what a fall across the domain's diagonal,
+ * the fastest inflow and the initial flow give together is a blow-up:
+ * the substeps follow the speed down to mac.dt_min, so no step moves a
+ * marker past sim.max_step_ratio, and solves cut at mac.cg_max_iter 1 ran
+ * a 0.6 m dam break to 76.7 m/s with exit 0. Without gravity, inflow or
+ * initial flow there is no bound. */
 static int speed_sane(fcl_sim *s, const mac *d)
 {
     const fcl_params *p = s->prm;
