@@ -392,9 +392,9 @@ static void layers_ahead(fcl_backend *be, const char *solver)
         worst_in = inside > worst_in ? inside : worst_in;
         worst_out = outside > worst_out ? outside : worst_out;
     }
-    printf("%s, 3 m/s jets 1.5 spacings before a box and over the floor: %s, %ld steps, at most %zu particles inside the "
-           "box and %zu outside the domain after a step, %ld emitted, %ld refused\n", solver, ok ? "ran" : "failed",
-           s.step, worst_in, worst_out, s.emitted, s.refused);
+    printf("%s on %s, 3 m/s jets 1.5 spacings before a box and over the floor: %s, %ld steps, at most %zu particles "
+           "inside the box and %zu outside the domain after a step, %ld emitted, %ld refused\n", solver, be->kind,
+           ok ? "ran" : "failed", s.step, worst_in, worst_out, s.emitted, s.refused);
     /* 3 m/s for 0.1 s: 30 layers of 16 points an emitter, added or refused. */
     CHECK(ok && worst_in == 0 && worst_out == 0 && s.emitted > 0 && labs(s.emitted + s.refused - 960) <= 32,
           "%s layers ahead: %s, %zu particles inside the box and %zu outside the domain after a step (expected "
@@ -561,6 +561,8 @@ int main(void)
         falling_jet(cpu, fcl_solvers[k]->name);
     for (size_t k = 0; k < fcl_solver_count; k++)
         layers_ahead(cpu, fcl_solvers[k]->name);
+    if (ocl)
+        layers_ahead(ocl, "mac");
     mac_jet(cpu, "advect");
     mac_jet(cpu, "flip");
     overlapping_emitters(cpu);
