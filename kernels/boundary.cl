@@ -137,14 +137,12 @@ FCL_INLINE uint solid_sdf_entries(GLOBAL const fcl_solid *s)
     return (s->dims[0] * s->dims[1] * s->dims[2] + 15u) / 16u;
 }
 
-/* Out of a mesh by its signed distance (fcl_types.h, host mesh_sdf.c):
- * where the trilinear distance at p is under the closest approach b.x,
- * p moves along the field's gradient by the shortfall; *n gets the unit
- * gradient (outward). 0 outside the grid, or where the gradient vanishes
- * (deeper than the field's reach: left to the boundary samples). */
-FCL_INLINE int solid_sdf_exit(float4 *p, GLOBAL const fcl_solid *s, float4 *n)
+/* The trilinear signed distance of a mesh's field (fcl_types.h, host
+ * mesh_sdf.c) at p into *phi and its gradient (in field units) into g;
+ * 0 outside the field's grid. */
+FCL_INLINE int solid_sdf_at(float4 p, GLOBAL const fcl_solid *s, float *phi, float *g)
 {
-    float h = s->a.w, fx = (p->x - s->a.x) / h, fy = (p->y - s->a.y) / h, fz = (p->z - s->a.z) / h;
+    float h = s->a.w, fx = (p.x - s->a.x) / h, fy = (p.y - s->a.y) / h, fz = (p.z - s->a.z) / h;
     uint nx = s->dims[0], ny = s->dims[1];
     if (!(fx >= 0.0f && fy >= 0.0f && fz >= 0.0f && fx < (float)(nx - 1u) && fy < (float)(ny - 1u) &&
           fz < (float)(s->dims[2] - 1u)))
@@ -158,12 +156,26 @@ FCL_INLINE int solid_sdf_exit(float4 *p, GLOBAL const fcl_solid *s, float4 *n)
     /* Bilinear in (y, z) of the x-interpolated values and of their x steps. */
     float a00 = v000 + tx * (v100 - v000), a10 = v010 + tx * (v110 - v010);
     float a01 = v001 + tx * (v101 - v001), a11 = v011 + tx * (v111 - v011);
-    float b0 = a00 + ty * (a10 - a00), b1 = a01 + ty * (a11 - a01), phi = b0 + tz * (b1 - b0);
-    if (!(phi < s->b.x))
+    float b0 = a00 + ty * (a10 - a00), b1 = a01 + ty * (a11 - a01);
+    *phi = b0 + tz * (b1 - b0);
+    g[0] = ((v100 - v000) * (1.0f - ty) + (v110 - v010) * ty) * (1.0f - tz) +
+           ((v101 - v001) * (1.0f - ty) + (v111 - v011) * ty) * tz;
+    g[1] = (a10 - a00) * (1.0f - tz) + (a11 - a01) * tz;
+    g[2] = b1 - b0;
+    return 1;
+}
+
+/* Out of a mesh by its signed distance: where the trilinear distance at
+ * p is under the closest approach b.x, p moves along the field's
+ * gradient by the shortfall; *n gets the unit gradient (outward). 0
+ * outside the grid, or where the gradient vanishes (deeper than the
+ * field's reach: left to the boundary samples). */
+FCL_INLINE int solid_sdf_exit(float4 *p, GLOBAL const fcl_solid *s, float4 *n)
+{
+    float phi, gr[3], h = s->a.w;
+    if (!solid_sdf_at(*p, s, &phi, gr) || !(phi < s->b.x))
         return 0;
-    float gx = ((v100 - v000) * (1.0f - ty) + (v110 - v010) * ty) * (1.0f - tz) +
-               ((v101 - v001) * (1.0f - ty) + (v111 - v011) * ty) * tz;
-    float gy = (a10 - a00) * (1.0f - tz) + (a11 - a01) * tz, gz = b1 - b0;
+    float gx = gr[0], gy = gr[1], gz = gr[2];
     float g = FCL_SQRT(gx * gx + gy * gy + gz * gz);
     if (!(g > 1e-6f))
         return 0;
@@ -202,22 +214,32 @@ FCL_INLINE void solids_project(float4 *p, float4 *v, float4 *e, GLOBAL const fcl
 }
 
 /* 2 where an emitter's new point q[k] (host emit.c) lies where the
- * integrators let no particle be: within r of a domain wall, or where
+ * integrators let no particle be: within r of a domain wall, where
  * solid_exit would move it (a box, sphere or polygon slab grown by half a
- * spacing, nearer a mesh than its closest approach); 0 elsewhere. A layer
- * leaves up to speed x dt past its plane in one step, and the load-time
- * check tests the plane alone: a mac jet at 3 m/s put 16 markers a step
- * inside a box 1.5 spacings ahead and 16 under the floor (a review). */
+ * spacing), or nearer a mesh than its closest approach by the field's
+ * value (solid_exit leaves a point deeper than the field's reach, where
+ * the gradient vanishes: a mac jet put 16 markers a step 1.5 spacings
+ * deep into a mesh cube); 0 elsewhere. A layer leaves up to speed x dt
+ * past its plane in one step, and the load-time check tests the plane
+ * alone: a mac jet at 3 m/s put 16 markers a step inside a box 1.5
+ * spacings ahead and 16 under the floor (a review). */
 FCL_INLINE void boundary_emit_clear_item(uint k, GLOBAL const float4 *q, GLOBAL const fcl_solid *solids,
                                          GLOBAL float *busy, const fcl_sph_consts *c, float r)
 {
     float4 p = q[k], lo = c->domain_min, hi = c->domain_max, n;
     int out = !(p.x >= lo.x + r && p.x <= hi.x - r && p.y >= lo.y + r && p.y <= hi.y - r && p.z >= lo.z + r &&
                 p.z <= hi.z - r);
-    /* Whether it moves, not which way: no velocity needed. */
     for (uint j = 0u; j < c->nsolids && !out; j++) {
+        GLOBAL const fcl_solid *e = solids + j;
         float4 x = p;
-        out = solid_exit(&x, fcl_f4(0.0f, 0.0f, 0.0f, 0.0f), solids, &j, &n);
+        float phi, g[3];
+        if (e->kind == FCL_SOLID_SDF) {
+            j += solid_sdf_entries(e);
+            out = solid_sdf_at(p, e, &phi, g) && phi < e->b.x;
+        } else {
+            /* Whether it moves, not which way: no velocity needed. */
+            out = solid_exit(&x, fcl_f4(0.0f, 0.0f, 0.0f, 0.0f), solids, &j, &n);
+        }
     }
     busy[k] = out ? 2.0f : 0.0f;
 }

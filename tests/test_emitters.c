@@ -26,6 +26,7 @@
  *   saved; mps ends its step with lists of its final positions).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -354,28 +355,46 @@ static void mac_jet(fcl_backend *be, const char *transfer)
     sc_free(&s, &sc, &in);
 }
 
+/* A unit cube as OBJ, outward faces (layers_ahead scales and places it). */
+static char cube_obj[64];
+
+static int write_cube(const char *path)
+{
+    static const char *const text =
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+        "f 1 4 3\nf 1 3 2\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\n"
+        "f 4 5 8\n";
+    FILE *o = fopen(path, "w");
+    return o && fputs(text, o) >= 0 && fclose(o) == 0 ? 0 : -1;
+}
+
 /* Layers released ahead of the plane (up to speed x dt past it in one
- * step) meet what lies there: a 3 m/s jet 2.5 spacings in front of a box
- * obstacle and one 2.5 spacings over the floor (mirror walls), 0.15 s,
- * every solver, mac at its largest k_CFL (5: a step of 0.01 s, 3 cm a
- * step). After every step no particle is inside the obstacle or outside
- * the domain, and the points offered, added or refused, are the layers'.
- * mac
- * put 52 markers a step inside the box, or at y = -0.005, with exit 0 (a
- * review): the load-time check tests the plane only. */
+ * step) meet what lies there: a 3 m/s jet 1.5 spacings in front of a box
+ * obstacle, one 1.5 spacings over the floor (mirror walls), and a 5 m/s
+ * jet 1.5 spacings in front of a mesh cube, 0.15 s, every solver, mac at
+ * its largest k_CFL (5: a step of 0.01 s, 3 and 5 cm a step). After every
+ * step no particle is inside an obstacle or outside the domain, and the
+ * points offered, added or refused, are the layers'. mac put 16 markers a
+ * step inside the box and 16 under the floor, with exit 0 (a review):
+ * the load-time check tests the plane only; then 16 a step 1.5 spacings
+ * deep in the mesh, beyond its field's reach (a review). */
 static void layers_ahead(fcl_backend *be, const char *solver)
 {
     char text[2048];
     snprintf(text, sizeof text,
              "{\"sim\": {\"solver\": \"%s\"%s}, \"mac\": {\"cfl\": 5},"
-             " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.3, 0.2, 0.2]}, \"boundary\": {\"walls\": \"mirror\"},"
+             " \"domain\": {\"min\": [0, 0, 0], \"max\": [0.3, 0.2, 0.2]},"
+             " \"boundary\": {\"walls\": \"mirror\", \"cache_dir\": \"off\"},"
              " \"particles\": {\"spacing\": 0.01}, \"material\": {\"viscosity\": 0.01}, \"fluid\": [],"
-             " \"obstacles\": [{\"type\": \"box\", \"min\": [0.07, 0.05, 0.05], \"max\": [0.12, 0.15, 0.15]}],"
+             " \"obstacles\": [{\"type\": \"box\", \"min\": [0.07, 0.05, 0.05], \"max\": [0.12, 0.15, 0.15]},"
+             " {\"type\": \"mesh\", \"file\": \"%s\", \"scale\": 0.08, \"translate\": [0.2, 0.1, 0.06]}],"
              " \"emitters\": [{\"shape\": \"rect\", \"center\": [0.055, 0.1, 0.1], \"direction\": [1, 0, 0],"
              " \"size\": [0.04, 0.04], \"speed\": 3, \"end\": 0.1},"
              " {\"shape\": \"rect\", \"center\": [0.22, 0.015, 0.1], \"direction\": [0, -1, 0],"
-             " \"size\": [0.04, 0.04], \"speed\": 3, \"end\": 0.1}]}", solver,
-             strcmp(solver, "mac") == 0 ? ", \"dt\": 0.01" : "");
+             " \"size\": [0.04, 0.04], \"speed\": 3, \"end\": 0.1},"
+             " {\"shape\": \"rect\", \"center\": [0.185, 0.14, 0.1], \"direction\": [1, 0, 0],"
+             " \"size\": [0.04, 0.04], \"speed\": 5, \"end\": 0.1}]}", solver,
+             strcmp(solver, "mac") == 0 ? ", \"dt\": 0.01" : "", cube_obj);
     fcl_sim s;
     fcl_scene sc;
     fcl_initial in;
@@ -392,13 +411,13 @@ static void layers_ahead(fcl_backend *be, const char *solver)
         worst_in = inside > worst_in ? inside : worst_in;
         worst_out = outside > worst_out ? outside : worst_out;
     }
-    printf("%s on %s, 3 m/s jets 1.5 spacings before a box and over the floor: %s, %ld steps, at most %zu particles "
-           "inside the box and %zu outside the domain after a step, %ld emitted, %ld refused\n", solver, be->kind,
-           ok ? "ran" : "failed", s.step, worst_in, worst_out, s.emitted, s.refused);
-    /* 3 m/s for 0.1 s: 30 layers of 16 points an emitter, added or refused. */
-    CHECK(ok && worst_in == 0 && worst_out == 0 && s.emitted > 0 && labs(s.emitted + s.refused - 960) <= 32,
-          "%s layers ahead: %s, %zu particles inside the box and %zu outside the domain after a step (expected "
-          "none), %ld emitted and %ld refused (expected 960 within two layers)", solver, ok ? "ran" : "failed",
+    printf("%s on %s, jets 1.5 spacings before a box, over the floor and before a mesh: %s, %ld steps, at most %zu "
+           "particles inside the obstacles and %zu outside the domain after a step, %ld emitted, %ld refused\n", solver,
+           be->kind, ok ? "ran" : "failed", s.step, worst_in, worst_out, s.emitted, s.refused);
+    /* For 0.1 s: 30 layers of 16 points at 3 m/s, 50 at 5, added or refused. */
+    CHECK(ok && worst_in == 0 && worst_out == 0 && s.emitted > 0 && labs(s.emitted + s.refused - 1760) <= 48,
+          "%s layers ahead: %s, %zu particles inside the obstacles and %zu outside the domain after a step (expected "
+          "none), %ld emitted and %ld refused (expected 1760 within three layers)", solver, ok ? "ran" : "failed",
           worst_in, worst_out, s.emitted, s.refused);
     sc_free(&s, &sc, &in);
 }
@@ -559,10 +578,13 @@ int main(void)
     carried_fields(cpu);
     for (size_t k = 0; k < fcl_solver_count; k++)
         falling_jet(cpu, fcl_solvers[k]->name);
+    snprintf(cube_obj, sizeof cube_obj, "/tmp/fcl_test_emitters_%d.obj", (int)getpid());
+    CHECK(write_cube(cube_obj) == 0, "cannot write %s", cube_obj);
     for (size_t k = 0; k < fcl_solver_count; k++)
         layers_ahead(cpu, fcl_solvers[k]->name);
     if (ocl)
         layers_ahead(ocl, "mac");
+    unlink(cube_obj);
     mac_jet(cpu, "advect");
     mac_jet(cpu, "flip");
     overlapping_emitters(cpu);
