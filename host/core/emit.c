@@ -70,10 +70,10 @@ int sim_set_emitters(fcl_sim *s, const fcl_emitter *e, int n, char *err, size_t 
         double most = e[i].speed * layer / (gap * s->spacing);
         if (gap > 0.0 && e[i].rate > most) {
             snprintf(err, errlen, "emitters[%d].rate: %g particles/s packs its layers of %.0f particles %.3g "
-                     "spacings apart at %g m/s; %s takes them at least %g spacings apart (closer they are compressed "
-                     "fluid, which its pressure blows apart): expected at most %.6g, or a larger speed or size",
-                     i, e[i].rate, layer, e[i].speed * layer / e[i].rate / s->spacing, e[i].speed, s->solver->name,
-                     gap, most);
+                     "spacings apart at %g m/s; %s takes them at least %g spacings apart (%s): expected at most "
+                     "%.6g, or a larger speed or size", i, e[i].rate, layer, e[i].speed * layer / e[i].rate / s->spacing,
+                     e[i].speed, s->solver->name, gap,
+                     s->solver->rate_why ? s->solver->rate_why : "closer they are compressed fluid", most);
             return FCL_EXIT_INPUT;
         }
     }

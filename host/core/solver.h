@@ -143,8 +143,9 @@ typedef struct fcl_solver {
     double emit_room;
     /* The least distance between an emitter's layers with a `rate`, in
      * spacings (sim_set_emitters refuses a rate that packs them closer);
-     * 0: the scene's own quarter. */
+     * 0: the scene's own quarter. rate_why says why, for that message. */
     double rate_gap;
+    const char *rate_why;
     /* The largest particles.support it runs, in spacings (solver_check_support
      * refuses more); 0: the parameter table's range. */
     double max_support;

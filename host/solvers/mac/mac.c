@@ -784,6 +784,12 @@ const fcl_solver fcl_solver_mac = {
                "marker particles, CFL substeps; FLIP/PIC as an option)",
     .extra_bytes_per_particle = 0,       /* no per-particle buffers: the grid is checked in init */
     .no_density = 1,                     /* the markers carry the rest density */
+    /* Markers stand for mac.particles_per_cell to a cell whatever the
+     * faces' inflow: a rate packing them 4 to a spacing^3 told room_left
+     * of 114 % of a box 30 % full (a review). */
+    .rate_gap = 0.9,
+    .rate_why = "closer its markers stand for more liquid than the inflow brings, at mac.particles_per_cell to a "
+                "cell",
     .init = mac_init,
     .prepare = mac_prepare,
     .step = mac_step,

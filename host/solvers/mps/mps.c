@@ -654,4 +654,5 @@ const fcl_solver fcl_solver_mps = {
      * pressure equation blows apart: a 1 m/s jet of layers 0.8 spacings
      * apart reached 27 m/s, 0.67 blew up at step 182; 0.86 ran as 1. */
     .rate_gap = 0.9,
+    .rate_why = "closer they are compressed fluid, which its pressure blows apart",
 };
