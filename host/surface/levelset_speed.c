@@ -29,7 +29,7 @@ void ls_field_from_config(ls_field *f, const mc_config *c)
     f->binary = (int)c->ls_binary;
     f->T = c->ls_threshold != 0.0f ? c->ls_threshold : (c->ls_binary ? -0.5f : -2.0f);
     f->rbar = r;
-    f->inv_ramp = 1.0f / (fmaxf(1.0f, 2.0f * c->ls_cell) * c->spacing);
+    f->inv_ramp = 1.0f / c->spacing;
     f->rbar2 = r * r;
     f->inv_rbar2 = 1.0f / (r * r);
     f->rc2 = R * R;
@@ -46,12 +46,14 @@ float ls_threshold_of(const mc_config *c)
 }
 
 /* The binary f at stretched squared distance q2: 1 within r less half the
- * ramp, 0 beyond r plus half, linear between; the ramp a spacing wide, at
- * least two node spacings. A step, sampled at the nodes, kept the front
- * moving between nodes of opposite speed: a ball's still moved 0.023
- * cells an iteration after the 200 allowed (36 iterations with the ramp),
- * and the gaps between particles lined up into tunnels that ate a
- * resting block to 0.60 of its volume at ls_radius 0.62. */
+ * ramp, 0 beyond r plus half, linear between; the ramp a spacing wide. A
+ * step, sampled at the nodes, kept the front moving between nodes of
+ * opposite speed: a ball's still moved 0.023 cells an iteration after
+ * the 200 allowed (36 iterations with the ramp), and the gaps between
+ * particles lined up into tunnels that ate a resting block to 0.60 of its
+ * volume at ls_radius 0.62. A ramp as wide as two level-set cells, where
+ * that is more, blurred coarse grids: the block at 1.16 and 1.72 of its
+ * volume at surface.ls_cell 1 and 2 (0.977 and 0.916 with a spacing). */
 static inline float ls_binary_f(const ls_field *f, float q2)
 {
     float t = 0.5f + (f->rbar - sqrtf(q2)) * f->inv_ramp;
