@@ -88,6 +88,23 @@ refused "a skeleton key that swings the target out of the domain" skout.json "ta
 scene pathout.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0, \"translate\": [0,0,0] }, { \"t\": 0.3, \"translate\": [5,0,0] } ] } ]"
 refused "a path key that moves the target out of the domain" pathout.json "targets[0].path[1] (t = 0.3 s)" \
     "moves the target outside the domain" "the domain is 0..0.3"
+# The pose at the target's start and end counts, between keys too, and a
+# path that does not turn is not widened by the shape's diagonal; a sphere
+# counts by its distance (a review: a target whose one key lay after its
+# end sat 5 m out all run, one dragged 4 m out before its end ran at 13.9
+# m/s, and a sphere 0.225 m outside passed, each with exit 0).
+scene late.json pbf "[ { \"shape\": $SPHERE, \"end\": 1, \"path\": [ { \"t\": 1.5, \"translate\": [5,0,0] } ] } ]"
+refused "a target whose only key, after its end, holds it out of the domain" late.json "targets[0].start (t = 0 s)" \
+    "moves the target outside the domain"
+scene dragged.json pbf "[ { \"shape\": $SPHERE, \"end\": 0.8, \"path\": [ { \"t\": 0, \"translate\": [0,0,0] }, { \"t\": 1, \"translate\": [5,0,0] } ] } ]"
+refused "a target dragged out of the domain before its end" dragged.json "targets[0].end (t = 0.8 s)" \
+    "moves the target outside the domain"
+scene near.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0.3, \"translate\": [0,0,0] }, { \"t\": 0.6, \"translate\": [-0.25,0,0] } ] } ]"
+refused "a path that does not turn, 0.1 m outside" near.json "targets[0].path[1] (t = 0.6 s)" \
+    "moves the target outside the domain"
+scene corner.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0, \"translate\": [0,0,0] }, { \"t\": 0.5, \"translate\": [-0.19,-0.14,0] } ] } ]"
+refused "a sphere off the domain's edge whose box reaches in" corner.json "targets[0].path[1] (t = 0.5 s)" \
+    "moves the target outside the domain"
 scene path.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 1, \"translate\": [0,0,0] }, { \"t\": 0.5, \"translate\": [0.1,0,0] } ] } ]"
 refused "path keyframes out of order name the key and both times" path.json "targets[0].path[1]" "t = 0.5 after t = 1"
 scene both.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0 } ], \"skeleton\": $SKEL_ORDER } ]"

@@ -266,21 +266,27 @@ static int meets_domain(const fcl_params *p, const double lo[3], const double hi
 }
 
 /* Bounds of target g's posed shape at time t, from its rest bounds: a
- * path moves every point within the rest box moved by T(t) and grown by
- * its diagonal (the rotation is about a centroid inside the box); a
- * skeleton moves every point within the hull of the box's corners under
- * each bone's T_i(t) T_i(0)^-1. */
+ * path moves every point within the rest box moved by T(t), grown by its
+ * diagonal where the pose turns it (about a centroid inside the box; a
+ * box grown for a path without a turn let a sphere 0.225 m outside the
+ * domain through, a review); a skeleton moves every point within the
+ * hull of the box's corners under each bone's T_i(t) T_i(0)^-1. *tr gets
+ * a path's translation, and *turned whether it turns. */
 static void posed_bounds(const fcl_target *g, double t, const float rlo[3], const float rhi[3], double lo[3],
-                         double hi[3])
+                         double hi[3], float tr[3], int *turned)
 {
-    float r[9], tr[3] = { 0.0f, 0.0f, 0.0f };
+    float r[9];
     double diag = sqrt(((double)rhi[0] - rlo[0]) * (rhi[0] - rlo[0]) + ((double)rhi[1] - rlo[1]) * (rhi[1] - rlo[1]) +
                        ((double)rhi[2] - rlo[2]) * (rhi[2] - rlo[2]));
+    tr[0] = tr[1] = tr[2] = 0.0f;
+    *turned = g->skeleton != NULL;
     if (!g->skeleton) {
         target_pose(g, t, r, tr);
+        for (int i = 0; i < 9; i++)
+            *turned |= fabsf(r[i] - (i % 4 == 0 ? 1.0f : 0.0f)) > 1e-6f;
         for (int i = 0; i < 3; i++) {
-            lo[i] = rlo[i] + tr[i] - (g->nkeys ? diag : 0.0);
-            hi[i] = rhi[i] + tr[i] + (g->nkeys ? diag : 0.0);
+            lo[i] = rlo[i] + tr[i] - (*turned ? diag : 0.0);
+            hi[i] = rhi[i] + tr[i] + (*turned ? diag : 0.0);
         }
         return;
     }
@@ -299,27 +305,56 @@ static void posed_bounds(const fcl_target *g, double t, const float rlo[3], cons
         }
 }
 
-/* Every key of target g's path or skeleton in its active interval leaves
- * the shape overlapping the domain (only its rest pose was checked: a
- * path key 5 m away ran at 48 m/s with exit 0; a review). */
+/* Whether target g posed at time t overlaps the domain: its posed
+ * bounds, and a sphere that does not turn by its center's distance, as a
+ * sphere at rest is checked (scene_check). */
+static int pose_meets(const fcl_scene *s, const fcl_target *g, double t, const float rlo[3], const float rhi[3],
+                      double lo[3], double hi[3])
+{
+    float tr[3];
+    int turned;
+    posed_bounds(g, t, rlo, rhi, lo, hi, tr, &turned);
+    if (!meets_domain(&s->params, lo, hi))
+        return 0;
+    const fcl_obstacle *o = &g->shape;
+    if (o->kind != FCL_SHAPE_SPHERE || turned)
+        return 1;
+    double gap2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double c = (double)o->center[k] + tr[k], dl = s->params.domain_min[k], dh = s->params.domain_max[k];
+        double d = c < dl ? dl - c : c > dh ? c - dh : 0.0;
+        gap2 += d * d;
+    }
+    return gap2 < (double)o->radius * o->radius;
+}
+
+/* Target g overlaps the domain at every key of its path or skeleton
+ * inside its active interval, and at the interval's start and (a finite)
+ * end, where it may be between keys: only its rest pose was checked (a
+ * path key 5 m away ran at 48 m/s with exit 0), then keys after the end
+ * were skipped and the pose at the end never checked (a target dragged 4
+ * m out before its end ran at 13.9 m/s; one whose only key lay after its
+ * end sat 5 m out all run, with exit 0; reviews). */
 static int check_keys_in_domain(const fcl_scene *s, int gi, const float rlo[3], const float rhi[3], char *err,
                                 size_t errlen)
 {
     const fcl_target *g = &s->targets[gi];
     int n = g->skeleton ? g->skeleton->nkeys : g->nkeys;
-    for (int k = 0; k < n; k++) {
-        double t = g->skeleton ? g->skeleton->key_t[k] : g->keys[k].t, lo[3], hi[3];
-        if (t >= g->end)
+    for (int k = -2; k < n; k++) {
+        double t = k == -2 ? g->start : k == -1 ? g->end : g->skeleton ? g->skeleton->key_t[k] : g->keys[k].t;
+        double lo[3], hi[3];
+        if (!isfinite(t) || (k >= 0 && (t <= g->start || t >= g->end)) || pose_meets(s, g, t, rlo, rhi, lo, hi))
             continue;
-        posed_bounds(g, t < g->start ? g->start : t, rlo, rhi, lo, hi);
-        if (!meets_domain(&s->params, lo, hi)) {
-            snprintf(err, errlen, "%s: targets[%d].%s[%d] (t = %g s): moves the target outside the domain (to "
-                     "%.4g..%.4g, %.4g..%.4g, %.4g..%.4g m at most; the domain is %g..%g, %g..%g, %g..%g m)", s->file,
-                     gi, g->skeleton ? "skeleton.keys" : "path", k, t, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2],
-                     s->params.domain_min[0], s->params.domain_max[0], s->params.domain_min[1],
-                     s->params.domain_max[1], s->params.domain_min[2], s->params.domain_max[2]);
-            return -1;
-        }
+        char at[64];
+        if (k < 0)
+            snprintf(at, sizeof at, "targets[%d].%s", gi, k == -2 ? "start" : "end");
+        else
+            snprintf(at, sizeof at, "targets[%d].%s[%d]", gi, g->skeleton ? "skeleton.keys" : "path", k);
+        snprintf(err, errlen, "%s: %s (t = %g s): moves the target outside the domain (to %.4g..%.4g, "
+                 "%.4g..%.4g, %.4g..%.4g m at most; the domain is %g..%g, %g..%g, %g..%g m)", s->file, at, t, lo[0], hi[0],
+                 lo[1], hi[1], lo[2], hi[2], s->params.domain_min[0], s->params.domain_max[0],
+                 s->params.domain_min[1], s->params.domain_max[1], s->params.domain_min[2], s->params.domain_max[2]);
+        return -1;
     }
     return 0;
 }
