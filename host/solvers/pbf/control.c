@@ -47,11 +47,12 @@ static int centroids(pbf_control *k)
     size_t nt = (size_t)k->ntargets + 1;
     k->centroid = calloc(nt, sizeof *k->centroid);
     k->active = calloc(nt, 1);
+    k->was = calloc(nt, 1);
     k->first = calloc(nt, sizeof *k->first);
     k->count = calloc(nt, sizeof *k->count);
     k->weights = calloc(nt, sizeof *k->weights);
     double *acc = calloc(nt * 4, sizeof *acc);
-    if (!k->centroid || !k->active || !k->first || !k->count || !k->weights || !acc) {
+    if (!k->centroid || !k->active || !k->was || !k->first || !k->count || !k->weights || !acc) {
         free(acc);
         return -1;
     }
@@ -175,6 +176,7 @@ void control_destroy(pbf_control *k, fcl_sim *s)
     free(k->at_next);
     free(k->centroid);
     free(k->active);
+    free(k->was);
     free(k);
 }
 
@@ -429,9 +431,37 @@ static int activity(pbf_control *k, double t, int *moving)
     return changed;
 }
 
-/* Upload the active set (by id) and sort it; a changed set drops every
- * spring, whose references named ids of the old one. */
-static int upload(pbf_control *k, fcl_sim *s, int changed)
+/* The fluid's spring references (control id + 1, 0 none) from the
+ * active set `was` (per target) to the current one: a spring into a
+ * target still active follows its control particle to its new id, one
+ * into a target switched off is dropped. Every spring was dropped: a 5 cm
+ * target switched on and off four times in a far corner, never near the
+ * fluid, took control_chase from 87.4 to 83.2 % inside its sphere and
+ * 2.25 to 7.40 m/s (a review). */
+static int remap_springs(pbf_control *k, fcl_sim *s, const unsigned char *was)
+{
+    uint *map = malloc((k->total + 1) * sizeof *map), *ref = malloc((s->n + 1) * sizeof *ref);
+    fcl_buf *b = attr(&s->grid, k->a_ref);
+    int rc = map && ref && s->be->ops->buf_read(s->be, b, 0, s->n * 4, ref) == 0 ? 0 : -1;
+    size_t before = 0, now = 0;
+    for (size_t i = 0; rc == 0 && i < k->total; i++) {
+        int g = k->owner[i], on = g < 0 || k->active[g];
+        if (g < 0 || was[g])
+            map[before++] = on ? (uint)now + 1u : 0u;
+        now += (size_t)on;
+    }
+    for (size_t i = 0; rc == 0 && i < s->n; i++)
+        ref[i] = ref[i] && ref[i] <= before ? map[ref[i] - 1u] : 0u;
+    if (rc == 0)
+        rc = s->be->ops->buf_write(s->be, b, 0, s->n * 4, ref);
+    free(map);
+    free(ref);
+    return rc;
+}
+
+/* Upload the active set (by id) and sort it; a changed set (`was` the
+ * one before, per target) moves the springs' references to the new ids. */
+static int upload(pbf_control *k, fcl_sim *s, int changed, const unsigned char *was)
 {
     fcl_backend *be = s->be;
     size_t n = k->n;
@@ -446,11 +476,8 @@ static int upload(pbf_control *k, fcl_sim *s, int changed)
              be->ops->buf_write(be, attr(&k->grid, k->a_id), 0, n * 4, ids) |
              be->ops->buf_write(be, k->byid, 0, n * 16, k->cur) | grid_build(&k->grid, be, k->a_pos);
     free(ids);
-    if (rc == 0 && changed && s->n > 0) {
-        void *zero = calloc(s->n, 4);
-        rc = !zero || be->ops->buf_write(be, attr(&s->grid, k->a_ref), 0, s->n * 4, zero) != 0;
-        free(zero);
-    }
+    if (rc == 0 && changed && s->n > 0)
+        rc = remap_springs(k, s, was);
     return rc ? -1 : 0;
 }
 
@@ -459,9 +486,11 @@ int control_move(pbf_control *k, fcl_sim *s, double t, double dt)
     int moving;
     /* The first move of a run (or of a resumed one) starts from the set
      * active at t: the springs restored with the particles name its ids,
-     * and must be dropped if this step changes it, as running on does. */
+     * and must move to the new ones if this step changes it, as running
+     * on does. */
     if (!k->uploaded)
         activity(k, t, &moving);
+    memcpy(k->was, k->active, (size_t)k->ntargets);
     int changed = activity(k, t + dt, &moving);
     if (k->uploaded && !changed && !moving)
         return 0;
@@ -479,7 +508,7 @@ int control_move(pbf_control *k, fcl_sim *s, double t, double dt)
     }
     k->n = n;
     k->k.n = (uint)n;
-    int rc = upload(k, s, changed);
+    int rc = upload(k, s, changed, k->was);
     k->uploaded = rc == 0;
     return rc;
 }

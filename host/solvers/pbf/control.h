@@ -28,6 +28,7 @@ typedef struct pbf_control {
     float **weights;                     /* per target: skeleton binding weights, or NULL */
     float4 *at_t, *at_next;              /* every particle's position at t and t + dt */
     unsigned char *active;               /* per target: active at the last update */
+    unsigned char *was;                  /* per target: active before it (control_move) */
     fcl_grid grid;                       /* on the fluid grid's layout */
     int a_pos, a_vel, a_id;
     fcl_buf *byid, *clam;
