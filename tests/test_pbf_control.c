@@ -356,6 +356,35 @@ static void restart_case(fcl_backend *be, const char *text, const char *other, c
     scene_free(&sa);
 }
 
+/* The chase's checkpoint loaded into the chase whose target has alpha
+ * 0.5: refused naming the alpha (it said the target sampled "at other
+ * places" because its shape, placement or spacing differed; a review). */
+static void alpha_refusal(fcl_backend *be)
+{
+    char err[1024] = "", other[2048], path[] = "/tmp/fcl_ctl_alpha_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        close(fd);
+    const char *at = strstr(CHASE, "\"path\"");
+    snprintf(other, sizeof other, "%.*s\"alpha\": 0.5, %s", (int)(at - CHASE), CHASE, at);
+    fcl_scene sa, sb;
+    fcl_initial ia, ib;
+    fcl_sim a, b;
+    int ok = text_sim(be, CHASE, &sa, &ia, &a, err, sizeof err) == 0 && sim_step(&a) == 0 &&
+             sim_state_save(&a, path, err, sizeof err) == 0 && text_sim(be, other, &sb, &ib, &b, err, sizeof err) == 0;
+    char why[1024] = "";
+    int refused = ok && sim_state_load(&b, path, why, sizeof why) != 0;
+    printf("%s: the chase's checkpoint into the chase with alpha 0.5: %s\n", be->kind, why);
+    CHECK(refused && strstr(why, "targets[0] (sphere) has alpha 0.5, in the checkpoint's scene -1"),
+          "%s: a target's other alpha: expected a refusal naming it, got \"%s\" (%s)", be->kind, why, err);
+    if (ok)
+        sim_destroy(&b), setup_free(&ib), scene_free(&sb);
+    sim_destroy(&a);
+    setup_free(&ia);
+    scene_free(&sa);
+    unlink(path);
+}
+
 /* The time after steps 8 and 9 of text (the restart's first step runs
  * from the one to the other); -1 when a step failed. */
 static void step_times(fcl_backend *be, const char *text, double *t8, double *t9)
@@ -391,6 +420,7 @@ static void test_restart(fcl_backend *be)
         return;
     switch_text(text, sizeof text, 0.5 * (t8 + t9));
     restart_case(be, text, CHASE, "whose targets switch in its first step");
+    alpha_refusal(be);
 }
 
 /* Springs reach half a sampling interval d = control.spacing H (seed

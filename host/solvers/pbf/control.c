@@ -264,19 +264,26 @@ static uint64_t whole_fingerprint(const pbf_control *k)
 }
 
 /* One target's part of a checkpoint, so that a refusal can name the
- * target and what about it differs. */
+ * target and what about it differs. Its alpha (-1: control.alpha) came
+ * with CTL3: the samples' hash holds it in w, and a target of another
+ * alpha was refused as sampled "at other places" (a review). A CTL2
+ * record, without it, reads as alpha NAN (not compared). */
 typedef struct target_record {
     double start, end;
     uint32_t count, nkeys;
     uint64_t sample, path, skeleton;
+    float alpha;
+    uint32_t spare;
 } target_record;
 
-enum { SAVED_MAGIC = 0x324c5443u };      /* "CTL2" */
+enum { SAVED_MAGIC = 0x334c5443u, SAVED_MAGIC2 = 0x324c5443u };   /* "CTL3", "CTL2" */
+enum { RECORD2_BYTES = 48 };
+_Static_assert(sizeof(target_record) == RECORD2_BYTES + 8, "target_record: CTL2's fields, then alpha");
 
 static target_record target_of(const pbf_control *k, int g)
 {
     const fcl_target *tg = &k->targets[g];
-    target_record r = { tg->start, tg->end, (uint32_t)k->count[g], (uint32_t)tg->nkeys, 0, 0, 0 };
+    target_record r = { tg->start, tg->end, (uint32_t)k->count[g], (uint32_t)tg->nkeys, 0, 0, 0, tg->alpha, 0 };
     r.sample = fcl_fnv1a(FCL_FNV1A_BASIS, k->rest + k->first[g], k->count[g] * sizeof *k->rest);
     r.path = FCL_FNV1A_BASIS;
     for (int i = 0; i < tg->nkeys; i++) {
@@ -337,6 +344,9 @@ static int target_differs(const pbf_control *k, int g, const target_record *save
     if (r.start != saved->start || r.end != saved->end)
         snprintf(why, whylen, "%s is active %s, in the checkpoint's scene %s", name,
                  span(r.start, r.end, a, sizeof a), span(saved->start, saved->end, b, sizeof b));
+    else if (!isnan(saved->alpha) && r.alpha != saved->alpha)
+        snprintf(why, whylen, "%s has alpha %g, in the checkpoint's scene %g (-1: control.alpha)", name, r.alpha,
+                 saved->alpha);
     else if (r.count != saved->count || r.sample != saved->sample)
         snprintf(why, whylen, "%s samples into %u control particles, in the checkpoint's scene %u%s (its shape, "
                  "placement, control.spacing or the spacing differs)", name, r.count, saved->count,
@@ -364,7 +374,8 @@ int control_check_saved(const pbf_control *k, const void *blob, size_t bytes, ch
     }
     if (bytes >= 16)
         memcpy(head, b, sizeof head);
-    if (head[0] != SAVED_MAGIC || bytes != 16 + (size_t)head[1] * sizeof(target_record)) {
+    size_t rec = head[0] == SAVED_MAGIC2 ? RECORD2_BYTES : sizeof(target_record);
+    if ((head[0] != SAVED_MAGIC && head[0] != SAVED_MAGIC2) || bytes != 16 + (size_t)head[1] * rec) {
         snprintf(why, whylen, "its fluid-control record is damaged (%zu bytes)", bytes);
         return -1;
     }
@@ -373,8 +384,8 @@ int control_check_saved(const pbf_control *k, const void *blob, size_t bytes, ch
         return -1;
     }
     for (int g = 0; g < k->ntargets; g++) {
-        target_record r;
-        memcpy(&r, b + 16 + (size_t)g * sizeof r, sizeof r);
+        target_record r = { .alpha = NAN };
+        memcpy(&r, b + 16 + (size_t)g * rec, rec);
         if (target_differs(k, g, &r, why, whylen))
             return -1;
     }
