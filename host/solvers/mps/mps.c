@@ -625,7 +625,7 @@ static void mps_step_floor(const fcl_params *p, double *cfl, double *dt_min, dou
 const fcl_solver fcl_solver_mps = {
     .step_floor = mps_step_floor,
     .name = "mps",
-    .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity",
+    .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity (with phases, their own viscosity, or a gas phase's sound_speed)",
     .kernels = "re/r - 1",
     .summary = "Koshizuka & Oka 1996 moving particle semi-implicit (w = re/r - 1, pressure Poisson equation "
                "by preconditioned conjugate gradients on the device, free surface n* < beta n0, Courant step)",
