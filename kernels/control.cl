@@ -103,8 +103,9 @@ FCL_INLINE uint control_spring_update(uint i, float4 pi, uint id, GLOBAL uint *r
 
 FCL_INLINE float4 control_spring(float4 p, uint r, GLOBAL const float4 *byid, const fcl_control_consts *k)
 {
-    /* r > n: never made by this set (control_move drops the springs when
-     * the set changes); read nothing out of bounds all the same */
+    /* r > n: never made by this set (control_move moves the springs to
+     * the new set's ids when it changes); read nothing out of bounds all
+     * the same */
     if (!r || r > k->n || k->beta <= 0.0f)
         return fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     float4 q = byid[r - 1u];

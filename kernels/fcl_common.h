@@ -142,6 +142,8 @@ FCL_INLINE float fcl_clampf(float v, float lo, float hi)
  * an ulp), and 2^n put into the exponent bits. */
 FCL_INLINE float fcl_exp(float x)
 {
+    if (!(x == x))
+        return x;   /* NaN: no conversion of it to int (undefined in C) */
     x = fcl_clampf(x, -87.0f, 88.0f);
     float t = x * 1.44269504f;
     int n = (int)(t + (t >= 0.0f ? 0.5f : -0.5f));

@@ -444,6 +444,58 @@ static void test_smooth_speck(void)
     mc_mesh_free(&ball);
 }
 
+/* A noisy unit icosphere with a cavity: a noisy icosphere of radius 0.5
+ * inside it, wound inward (its volume negative), one mesh. 1,000 Taubin
+ * pairs with feature weights keep both volumes within 0.01 %. The
+ * cavity, whose negative volume the check for a speck once read as no
+ * piece to restore, grew 3.6 % and the fluid lost 0.51 % (a review). */
+static void test_smooth_cavity(void)
+{
+    mc_mesh out = icosphere(4), in = icosphere(3), m = { 0 };
+    unsigned seed = 11;
+    m.nv = out.nv + in.nv;
+    m.nt = out.nt + in.nt;
+    m.v = malloc(m.nv * sizeof *m.v);
+    m.n = malloc(m.nv * sizeof *m.n);
+    m.tri = malloc(3 * m.nt * sizeof *m.tri);
+    for (size_t i = 0; i < m.nv; i++) {
+        float4 q = i < out.nv ? out.v[i] : in.v[i - out.nv];
+        float f = (i < out.nv ? 1.0f : 0.5f) * (1.0f + ft_rand(&seed, -0.3f, 0.3f) * 0.05f);
+        m.v[i] = fcl_f4(q.x * f, q.y * f, q.z * f, 0.0f);
+        m.n[i] = i < out.nv ? q : fcl_f4(-q.x, -q.y, -q.z, 0.0f);
+    }
+    memcpy(m.tri, out.tri, 3 * out.nt * sizeof *m.tri);
+    for (size_t t = 0; t < in.nt; t++) {   /* reversed: wound inward */
+        m.tri[3 * (out.nt + t)] = (uint)out.nv + in.tri[3 * t];
+        m.tri[3 * (out.nt + t) + 1] = (uint)out.nv + in.tri[3 * t + 2];
+        m.tri[3 * (out.nt + t) + 2] = (uint)out.nv + in.tri[3 * t + 1];
+    }
+    mc_mesh part = m;
+    double a, q, v0[2], v1[2];
+    part.nt = out.nt;
+    measure(&part, &a, &v0[0], &q);
+    part.tri = m.tri + 3 * out.nt;
+    part.nt = in.nt;
+    measure(&part, &a, &v0[1], &q);
+    char err[512] = "";
+    mesh_post_config c = { 1000, 8.0f, 1.0f, 0.0f, 1.0f };
+    int rc = mesh_postprocess(&m, &c, err, sizeof err);
+    part = m;
+    part.nt = out.nt;
+    measure(&part, &a, &v1[0], &q);
+    part.tri = m.tri + 3 * out.nt;
+    part.nt = in.nt;
+    measure(&part, &a, &v1[1], &q);
+    printf("sphere with a cavity, 1,000 Taubin pairs, feature 8: outer volume %+.4f %%, cavity %+.4f %%\n",
+           100 * (v1[0] / v0[0] - 1), 100 * (v1[1] / v0[1] - 1));
+    CHECK(rc == 0 && v0[1] < 0.0 && fabs(v1[0] / v0[0] - 1) < 1e-4 && fabs(v1[1] / v0[1] - 1) < 1e-4,
+          "a cavity: outer %+.4f %%, cavity %+.4f %% (limit 0.01 %%): %s", 100 * (v1[0] / v0[0] - 1),
+          100 * (v1[1] / v0[1] - 1), err);
+    mc_mesh_free(&m);
+    mc_mesh_free(&out);
+    mc_mesh_free(&in);
+}
+
 /* Edges without their reverse (boundary), and whether any directed edge
  * repeats. */
 static size_t open_edges(const mc_mesh *m, int *repeats)
@@ -765,6 +817,7 @@ int main(void)
     test_crease();
     test_smooth_long();
     test_smooth_speck();
+    test_smooth_cavity();
     test_decimate_sphere();
     test_decimate_cube();
     test_open();

@@ -220,15 +220,17 @@ static void pieces_measure(const mc_mesh *m, pieces *p)
 }
 
 /* The offset that gives piece c its volume v0 back to first order (dV =
- * area x offset), or 0: open, or one the smoothing changed by more than
- * first order, whose offset would pass a quarter of its thickness 3 V0 /
- * A0 (a sphere's radius). A piece of one particle's 8 triangles shrinks
- * to a speck under plain weights, and its offset, over an area near 0,
- * blew it up to 0.61 m across in 10 pairs and 50 km in 30 (a review). */
+ * area x offset, a cavity's volume and offset negative: its normals point
+ * into it), or 0: open, or one the smoothing changed by more than first
+ * order, whose offset would pass a quarter of its thickness 3 |V0| / A0
+ * (a sphere's radius). A piece of one particle's 8 triangles shrinks to
+ * a speck under plain weights, and its offset, over an area near 0, blew
+ * it up to 0.61 m across in 10 pairs and 50 km in 30; then, measured by
+ * V0 > 0, cavities were left as smoothed (+3.6 % in 1,000 pairs; reviews). */
 static double piece_offset(const pieces *p, uint c, const double *v0, const double *a0)
 {
     double d = p->area[c] > 0.0 ? (v0[c] - p->vol[c]) / p->area[c] : 0.0;
-    return !p->open[c] && v0[c] > 0.0 && fabs(d) <= 0.25 * 3.0 * v0[c] / a0[c] ? d : 0.0;
+    return !p->open[c] && v0[c] != 0.0 && fabs(d) <= 0.25 * 3.0 * fabs(v0[c]) / a0[c] ? d : 0.0;
 }
 
 /* Moves each closed piece along its vertex normals by piece_offset;
