@@ -102,6 +102,9 @@ refused "a target dragged out of the domain before its end" dragged.json "target
 scene near.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0.3, \"translate\": [0,0,0] }, { \"t\": 0.6, \"translate\": [-0.25,0,0] } ] } ]"
 refused "a path that does not turn, 0.1 m outside" near.json "targets[0].path[1] (t = 0.6 s)" \
     "moves the target outside the domain"
+scene turned.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0, \"translate\": [0,0,0] }, { \"t\": 0.01, \"translate\": [-0.25,0,0], \"rotate\": [0,1,0,1] } ] } ]"
+refused "a path that turns 1 degree, 0.1 m outside (its box was grown by the whole diagonal)" turned.json \
+    "targets[0].path[1] (t = 0.01 s)" "moves the target outside the domain"
 scene corner.json pbf "[ { \"shape\": $SPHERE, \"path\": [ { \"t\": 0, \"translate\": [0,0,0] }, { \"t\": 0.5, \"translate\": [-0.19,-0.14,0] } ] } ]"
 refused "a sphere off the domain's edge whose box reaches in" corner.json "targets[0].path[1] (t = 0.5 s)" \
     "moves the target outside the domain"

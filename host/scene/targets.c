@@ -266,27 +266,28 @@ static int meets_domain(const fcl_params *p, const double lo[3], const double hi
 }
 
 /* Bounds of target g's posed shape at time t, from its rest bounds: a
- * path moves every point within the rest box moved by T(t), grown by its
- * diagonal where the pose turns it (about a centroid inside the box; a
- * box grown for a path without a turn let a sphere 0.225 m outside the
- * domain through, a review); a skeleton moves every point within the
- * hull of the box's corners under each bone's T_i(t) T_i(0)^-1. *tr gets
- * a path's translation, and *turned whether it turns. */
+ * path's rotation R turns it about a centroid inside the box, which moves
+ * a point x by (R - I)(x - c), at most |R - I| = 2 sin(angle / 2) =
+ * sqrt(3 - trace R) times the box's diagonal; so the rest box moved by
+ * T(t) and grown by that (grown by the whole diagonal, a turn of 1 degree
+ * let a sphere 0.1 m outside the domain through, and none at all without
+ * a turn, one 0.225 m out; reviews). *tr gets a path's translation, and
+ * *turn |R - I| (1 for a skeleton). A skeleton moves every point within
+ * the hull of the box's corners under each bone's T_i(t) T_i(0)^-1. */
 static void posed_bounds(const fcl_target *g, double t, const float rlo[3], const float rhi[3], double lo[3],
-                         double hi[3], float tr[3], int *turned)
+                         double hi[3], float tr[3], double *turn)
 {
     float r[9];
     double diag = sqrt(((double)rhi[0] - rlo[0]) * (rhi[0] - rlo[0]) + ((double)rhi[1] - rlo[1]) * (rhi[1] - rlo[1]) +
                        ((double)rhi[2] - rlo[2]) * (rhi[2] - rlo[2]));
     tr[0] = tr[1] = tr[2] = 0.0f;
-    *turned = g->skeleton != NULL;
+    *turn = 1.0;
     if (!g->skeleton) {
         target_pose(g, t, r, tr);
-        for (int i = 0; i < 9; i++)
-            *turned |= fabsf(r[i] - (i % 4 == 0 ? 1.0f : 0.0f)) > 1e-6f;
+        *turn = sqrt(fmax(0.0, 3.0 - ((double)r[0] + r[4] + r[8])));
         for (int i = 0; i < 3; i++) {
-            lo[i] = rlo[i] + tr[i] - (*turned ? diag : 0.0);
-            hi[i] = rhi[i] + tr[i] + (*turned ? diag : 0.0);
+            lo[i] = rlo[i] + tr[i] - *turn * diag;
+            hi[i] = rhi[i] + tr[i] + *turn * diag;
         }
         return;
     }
@@ -306,26 +307,27 @@ static void posed_bounds(const fcl_target *g, double t, const float rlo[3], cons
 }
 
 /* Whether target g posed at time t overlaps the domain: its posed
- * bounds, and a sphere that does not turn by its center's distance, as a
- * sphere at rest is checked (scene_check). */
+ * bounds, and a sphere on a path by its center's distance, as a sphere at
+ * rest is checked (scene_check), its radius grown by what the turn may
+ * move the center (the centroid lies within the sphere). */
 static int pose_meets(const fcl_scene *s, const fcl_target *g, double t, const float rlo[3], const float rhi[3],
                       double lo[3], double hi[3])
 {
     float tr[3];
-    int turned;
-    posed_bounds(g, t, rlo, rhi, lo, hi, tr, &turned);
+    double turn;
+    posed_bounds(g, t, rlo, rhi, lo, hi, tr, &turn);
     if (!meets_domain(&s->params, lo, hi))
         return 0;
     const fcl_obstacle *o = &g->shape;
-    if (o->kind != FCL_SHAPE_SPHERE || turned)
+    if (o->kind != FCL_SHAPE_SPHERE || g->skeleton)
         return 1;
-    double gap2 = 0.0;
+    double gap2 = 0.0, reach = (double)o->radius * (1.0 + turn);
     for (int k = 0; k < 3; k++) {
         double c = (double)o->center[k] + tr[k], dl = s->params.domain_min[k], dh = s->params.domain_max[k];
         double d = c < dl ? dl - c : c > dh ? c - dh : 0.0;
         gap2 += d * d;
     }
-    return gap2 < (double)o->radius * o->radius;
+    return gap2 < reach * reach;
 }
 
 /* Target g overlaps the domain at every key of its path or skeleton
