@@ -632,6 +632,17 @@ static void block_bounds(const fcl_block *b, float lo[3], float hi[3])
  * entirely outside could never touch the fluid and is surely a typo. */
 static void block_dims(const fcl_block *b, float sp, double n[3]);
 
+double scene_domain_gap2(const fcl_params *p, const double x[3])
+{
+    double gap2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double dl = p->domain_min[k], dh = p->domain_max[k];
+        double g = x[k] < dl ? dl - x[k] : x[k] > dh ? x[k] - dh : 0.0;
+        gap2 += g * g;
+    }
+    return gap2;
+}
+
 /* An obstacle's, or a target's, shape against the domain (name: its key). */
 static int check_shape(const fcl_scene *s, const fcl_params *p, const fcl_obstacle *o, const char *name, char *err,
                        size_t errlen)
@@ -656,11 +667,8 @@ static int check_shape(const fcl_scene *s, const fcl_params *p, const fcl_obstac
     /* A sphere by its distance to the domain, not its bounding box: one
      * off a corner whose box reached in was taken (a target's 437 control
      * particles all outside pulled the fluid to the corner; a review). */
-    double gap2 = 0.0;
-    for (int k = 0; o->kind == FCL_SHAPE_SPHERE && k < 3; k++) {
-        double c = o->center[k], g = c < dl[k] ? dl[k] - c : c > dh[k] ? c - dh[k] : 0.0;
-        gap2 += g * g;
-    }
+    const double ctr[3] = { o->center[0], o->center[1], o->center[2] };
+    double gap2 = o->kind == FCL_SHAPE_SPHERE ? scene_domain_gap2(p, ctr) : 0.0;
     int off_corner = o->kind == FCL_SHAPE_SPHERE && overlap && gap2 >= (double)o->radius * o->radius;
     overlap &= !off_corner;
     char a[64], b[400];

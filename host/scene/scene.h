@@ -124,6 +124,9 @@ int scene_parse(fcl_scene *s, const char *text, const char *file, char *err, siz
  * scene's own, possibly overridden from the command line). Mesh files are
  * not read here: boundary_build checks their extent once it loads them. */
 int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen);
+/* The squared distance from x to p's domain box (0 inside it): a sphere
+ * reaches into the domain when it is under its radius squared. */
+double scene_domain_gap2(const fcl_params *p, const double x[3]);
 /* Whether p lies inside box or sphere obstacle o grown by `grow` m
  * (strictly; the sphere in double). 0 for polygons and meshes, which need
  * their frames or locators (boundary_carve). */

@@ -321,13 +321,9 @@ static int pose_meets(const fcl_scene *s, const fcl_target *g, double t, const f
     const fcl_obstacle *o = &g->shape;
     if (o->kind != FCL_SHAPE_SPHERE || g->skeleton)
         return 1;
-    double gap2 = 0.0, reach = (double)o->radius * (1.0 + turn);
-    for (int k = 0; k < 3; k++) {
-        double c = (double)o->center[k] + tr[k], dl = s->params.domain_min[k], dh = s->params.domain_max[k];
-        double d = c < dl ? dl - c : c > dh ? c - dh : 0.0;
-        gap2 += d * d;
-    }
-    return gap2 < reach * reach;
+    const double c[3] = { (double)o->center[0] + tr[0], (double)o->center[1] + tr[1], (double)o->center[2] + tr[2] };
+    double reach = (double)o->radius * (1.0 + turn);
+    return scene_domain_gap2(&s->params, c) < reach * reach;
 }
 
 /* Target g overlaps the domain at every key of its path or skeleton
