@@ -9,7 +9,6 @@
 #include "levelset_impl.h"
 #include "mesh_post.h"
 
-#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -88,18 +87,13 @@ static int plan(mc_ctx *x, const mc_config *c, const ls_parts *p, const ls_field
         for (int a = 0; a < 3; a++)
             lo[a] = fmin(lo[a], q[a]), hi[a] = fmax(hi[a], q[a]);
     }
-    /* Float coordinates, as mc.c's plan: where their step nears the node
-     * cell, F and phi are sampled off their nodes (a 5^3 block at x = 1e5
-     * m, steps of 0.012 m against a cell of 0.01, did not converge; a review). */
-    double far = 0.0;
-    for (int a = 0; a < 3; a++)
-        far = fmax(far, fmax(fabs(lo[a]), fabs(hi[a])));
-    if (far * FLT_EPSILON > 0.25 * cell) {
-        snprintf(err, errlen, "the particles lie up to %g m from the origin, where float coordinates step by up to "
-                 "%g m, more than a quarter of the level-set cell (%g m): expected the scene nearer the origin, or a "
-                 "larger surface.ls_cell (now %g spacings)", far, far * FLT_EPSILON, cell, c->ls_cell);
+    /* Float coordinates, as mc.c's plan: F and phi are sampled off their
+     * nodes (a 5^3 block at x = 1e5 m, steps of 0.012 m against a cell of
+     * 0.01, did not converge; a review). */
+    char key[64];
+    snprintf(key, sizeof key, "surface.ls_cell (now %g spacings)", c->ls_cell);
+    if (mc_float_reach(lo, hi, cell, "level-set", key, err, errlen) != 0)
         return FCL_EXIT_INPUT;
-    }
     double margin = ceil(fd->reach / cell) + c->ls_band + LS_RIM + 2, len[3];
     for (int a = 0; a < 3; a++) {
         double l = floor(lo[a] / cell) - margin, h = ceil(hi[a] / cell) + margin;

@@ -114,6 +114,20 @@ void mc_mesh_free(mc_mesh *m)
     memset(m, 0, sizeof *m);
 }
 
+int mc_float_reach(const double lo[3], const double hi[3], double cell, const char *what, const char *key, char *err,
+                   size_t errlen)
+{
+    double far = 0.0;
+    for (int a = 0; a < 3; a++)
+        far = fmax(far, fmax(fabs(lo[a]), fabs(hi[a])));
+    if (!(far * FLT_EPSILON > 0.25 * cell))
+        return 0;
+    snprintf(err, errlen, "the particles lie up to %g m from the origin, where float coordinates step by up to %g m, "
+             "more than a quarter of the %s cell (%g m): expected the scene nearer the origin, or a larger %s", far,
+             far * FLT_EPSILON, what, cell, key);
+    return -1;
+}
+
 double mc_mesh_volume(const mc_mesh *m)
 {
     double v = 0.0;
@@ -496,18 +510,9 @@ static int plan(mc_ctx *x, const mc_config *c, const mc_input *in, fcl_grid_info
                  "the others?)", in->n, lo0[0], lo0[1], lo0[2], hi0[0], hi0[1], hi0[2], why);
         return FCL_EXIT_INPUT;
     }
-    /* Float coordinates: where their step nears the node cell, the field
-     * and the cells' labels disagree (an open mesh was measured at 1e6 m
-     * with a 1 cm cell), and before that vertices are off by the step. */
-    double far = 0.0;
-    for (int a = 0; a < 3; a++)
-        far = fmax(far, fmax(fabs(lo0[a]), fabs(hi0[a])));
-    if (far * FLT_EPSILON > 0.25 * m->cell) {
-        snprintf(err, errlen, "the particles lie up to %g m from the origin, where float coordinates step by up to "
-                 "%g m, more than a quarter of the surface cell (%g m): expected the scene nearer the origin, or a "
-                 "larger surface.cell", far, far * FLT_EPSILON, (double)m->cell);
+    const double dlo[3] = { lo0[0], lo0[1], lo0[2] }, dhi[3] = { hi0[0], hi0[1], hi0[2] };
+    if (mc_float_reach(dlo, dhi, m->cell, "surface", "surface.cell", err, errlen) != 0)
         return FCL_EXIT_INPUT;
-    }
     /* The field's node buffer is the largest; checked before any is made. */
     double field_bytes = 4.0 * m->nx * m->ny * m->nz;
     if (field_bytes > (double)x->be->max_alloc || field_bytes > 0.9 * (double)x->be->mem_bytes) {

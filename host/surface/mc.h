@@ -146,6 +146,13 @@ void mc_forget(mc_ctx *x);
 int mc_mesh_nodes(mc_ctx *x, const fcl_mc_info *m, const float *phi, const uint *label, const uint *list, uint nlist,
                   const uint *slot, mc_mesh *out, char *err, size_t errlen);
 void mc_mesh_free(mc_mesh *m);
+/* Particles within lo..hi against a node grid of `cell` m: 0, or -1 with
+ * err when float coordinates there step by more than a quarter of the
+ * cell (the field and the cells' labels disagree near that: an open mesh
+ * at 1e6 m with a 1 cm cell; a level set at 1e5 m did not converge).
+ * what/key name the cell ("surface", "surface.cell"). */
+int mc_float_reach(const double lo[3], const double hi[3], double cell, const char *what, const char *key, char *err,
+                   size_t errlen);
 /* The volume a closed mesh encloses (divergence theorem: tetrahedra to
  * its first vertex, so that a mesh far from the origin sums small terms);
  * 0 for an empty one. */
