@@ -490,6 +490,8 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     }
     scene_emitter_capacity(s, solver_longest_dt(sv, &s->params));
     note_other_solver_params(o, sv->name);
+    if (solver_unused_viscosity(sv, &s->params, s->phases, s->nphases, err, sizeof err))
+        fprintf(stderr, "fluidcl: note: %s\n", err);
     return 0;
 }
 

@@ -5,7 +5,9 @@
 #include "scene.h"
 #include "sim.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SOLVER(name) extern const fcl_solver fcl_solver_##name;
@@ -25,6 +27,24 @@ const fcl_solver *solver_find(const char *name)
         if (strcmp(fcl_solvers[i]->name, name) == 0)
             return fcl_solvers[i];
     return NULL;
+}
+
+int solver_unused_viscosity(const fcl_solver *sv, const fcl_params *p, const fcl_phase_decl *ph, int n, char *err,
+                            size_t errlen)
+{
+    double mu = p->material_viscosity, dflt = atof(fcl_param_table[FCL_P_material_viscosity].def);
+    if (n == 0 || fabs(mu - dflt) <= 1e-6 * dflt)
+        return 0;
+    for (int k = 0; k < n; k++)
+        if (fabs(mu - ph[k].viscosity) <= 1e-6 * fabs(mu))
+            return 0;
+    int used = snprintf(err, errlen, "material.viscosity = %g Pa s is not used: with phases, solver %s gives "
+                        "each phase its own (", mu, sv->name);
+    for (int k = 0; k < n && used > 0 && (size_t)used < errlen; k++)
+        used += snprintf(err + used, errlen - (size_t)used, "%s'%s' %g", k ? ", " : "", ph[k].name, ph[k].viscosity);
+    if (used > 0 && (size_t)used < errlen)
+        snprintf(err + used, errlen - (size_t)used, "): set phases[k].viscosity");
+    return 1;
 }
 
 int solver_check_phases(const fcl_solver *sv, const fcl_params *p, const fcl_phase_decl *ph, int n, char *err,

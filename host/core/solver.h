@@ -211,6 +211,13 @@ int solver_check_targets(const fcl_solver *sv, int ntargets, char *err, size_t e
 struct fcl_phase_decl;
 int solver_check_phases(const fcl_solver *sv, const struct fcl_params *p, const struct fcl_phase_decl *ph, int n,
                         char *err, size_t errlen);
+/* Phases each carry their viscosity, and material.viscosity is then read
+ * by nothing: 1 with a note in err where it is set to neither its default
+ * nor a phase's (water_air under --param material.viscosity=5 ran as before
+ * without a word), else 0. Phases the solver refuses are
+ * solver_check_phases's. */
+int solver_unused_viscosity(const fcl_solver *sv, const struct fcl_params *p, const struct fcl_phase_decl *ph, int n,
+                            char *err, size_t errlen);
 /* particles.support against the solver's max_support: 0, or FCL_EXIT_INPUT
  * with err naming the key, the value and the limit. */
 int solver_check_support(const fcl_solver *sv, const struct fcl_params *p, char *err, size_t errlen);
