@@ -294,10 +294,9 @@ FCL_INLINE void mps_collide_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
         mps_collide_pair(pi, ui, mirror(pos[j], m, plane), mirror_vel(vel[j], m), share, d, &ax, &ay, &az);
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b];
+        float4 pb = mirror(bpos[b], mb, plane);
         float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
         float r2 = pbf_r2(r);
-        (void)mb;
         if (r2 >= d->coll_r2 || r2 <= 0.0f)
             continue;
         float inv = 1.0f / FCL_SQRT(r2);
@@ -457,8 +456,8 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
         g += m ? w * mps_ghost(pj, self ? pi : pos[j], rho_j, c) : 0.0f;
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b];
-        float r2 = pbf_r2(pbf_rij(pi, pb, mb, plane));
+        float4 pb = mirror(bpos[b], mb, plane);
+        float r2 = pbf_r2(pbf_rij(pi, pb, 0u, plane));
         if (d->walls) {
             /* Wall unknowns (mps_walls.cl): layer 0 enters the matrix,
              * the dummy layers only n*. */

@@ -56,11 +56,11 @@ FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, G
  * (clamped, a jet 1.5 spacings from a wall threw a particle at 10 m/s,
  * 3.3 without, and the dam break's impact peaked at 3.4 m/s, 2.65
  * without). */
-FCL_INLINE int mps_grad_bentry(uint b, float4 pi, float own, float rho_i, GLOBAL const float4 *bpos,
-                               GLOBAL const float *xw, uint off, const fcl_sph_consts *c, const fcl_mps_consts *d,
-                               float4 *r, float *r2, float *wr, float *q, float *k)
+FCL_INLINE int mps_grad_bentry(uint b, uint mb, float4 plane, float4 pi, float own, float rho_i,
+                               GLOBAL const float4 *bpos, GLOBAL const float *xw, uint off, const fcl_sph_consts *c,
+                               const fcl_mps_consts *d, float4 *r, float *r2, float *wr, float *q, float *k)
 {
-    float4 pb = bpos[b];
+    float4 pb = mirror(bpos[b], mb, plane);
     *r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
     *r2 = pbf_r2(*r);
     if (*r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
@@ -96,8 +96,8 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
         lo = q < lo ? q : lo;
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b];
-        if (pbf_r2(pbf_rij(pi, pb, mb, plane)) >= d->re_n2 || (d->walls && pb.w != 0.0f))
+        float4 pb = mirror(bpos[b], mb, plane);
+        if (pbf_r2(pbf_rij(pi, pb, 0u, plane)) >= d->re_n2 || (d->walls && pb.w != 0.0f))
             continue;
         float q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
         lo = q < lo ? q : lo;
@@ -173,7 +173,7 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
 }
 
 /* mps_correct_item's boundary entries, in the one-walk form above. */
-FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, float lo,
+FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float4 plane, float own, float rho_i, float lo,
                                    GLOBAL const float4 *bpos, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
                                    const fcl_nlist_info *bl, GLOBAL const float *xw, uint off, const fcl_sph_consts *c,
                                    const fcl_mps_consts *d, float s[6])
@@ -181,8 +181,7 @@ FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float own, float rho_i, fl
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
         float r2, wr, q, k;
-        (void)mb;
-        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
+        if (!mps_grad_bentry(b, mb, plane, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
             continue;
         lo = q < lo ? q : lo;
         s[0] += (q - own) * k * r.x; s[1] += (q - own) * k * r.y; s[2] += (q - own) * k * r.z;
@@ -318,8 +317,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
         float r2, wr, q, k;
-        (void)mb;
-        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
+        if (!mps_grad_bentry(b, mb, plane, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
             continue;
         /* Two-sided at a wall: a fixed neighbor within 1.1 l0 holds i at l0.
          * A fluid-wall pair rests at l0 while fluid pairs rest a little
@@ -351,7 +349,7 @@ FCL_INLINE float4 mps_grad_ko16(uint i, float4 pi, float4 plane, GLOBAL const fl
     float s[6], rho_i = rhob[i], own = mps_pressure(prs[i], d);
     float lo = mps_grad_fluid16(i, pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride, nl_len(fcount, i, fl),
                                 c, d, s);
-    lo = mps_grad_boundary(i, pi, own, rho_i, own < lo ? own : lo, bpos, bcount, bidx, bl, xw, off, c, d, s);
+    lo = mps_grad_boundary(i, pi, plane, own, rho_i, own < lo ? own : lo, bpos, bcount, bidx, bl, xw, off, c, d, s);
     return fcl_f4(s[0] + (own - lo) * s[3], s[1] + (own - lo) * s[4], s[2] + (own - lo) * s[5], 0.0f);
 }
 #endif
@@ -381,8 +379,7 @@ FCL_INLINE float4 mps_grad_ko(uint i, float4 pi, float4 plane, GLOBAL const floa
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
         float r2, wr, q, kb;
-        (void)mb;           /* boundary entries carry no image */
-        if (!mps_grad_bentry(b, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &kb))
+        if (!mps_grad_bentry(b, mb, plane, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &kb))
             continue;
         /* A wall unknown's pair density is the equation's (mps_grad_bentry). */
         float f = (q - lo) * kb;

@@ -7,7 +7,8 @@
  * position is closer than the query radius, stored as j | mask << 29.
  * Cases: 0 and 1 particle, all particles in one cell, random particles
  * with some exactly on the domain faces, mirror walls on and off, query
- * radii of 0.5, 1 and 2 cells, a boundary set; a capacity below the
+ * radii of 0.5, 1 and 2 cells, a boundary set, with and without its wall
+ * images (FCL_NLIST_BOUNDARY_IMAGES: mps's); a capacity below the
  * largest count must be reported (message naming the parameter) with the
  * first `cap` entries of every particle exact (an entry written past a
  * capacity would land in another particle's entries, in either layout,
@@ -55,13 +56,13 @@ static int make_grid(fcl_backend *be, fcl_grid *g, int *pa, float4 *p, size_t n,
 
 /* Brute force of particle i's list (see the banner); returns the count. */
 static uint brute(const float4 *p, size_t n, const float4 *q, size_t nq, size_t i, const fcl_nlist_info *L,
-                  const fcl_sph_consts *c, uint *out, uint cap)
+                  int images, const fcl_sph_consts *c, uint *out, uint cap)
 {
     float4 plane = fcl_f4(0, 0, 0, 0);
     uint masks[8], nm = 1, k = 0;
     masks[0] = 0;
     (void)n;
-    if (L->mirror)
+    if (images)
         nm = image_masks(near_walls_within(p[i], c, L->r, &plane), masks);
     for (uint m = 0; m < nm; m++)
         for (size_t j = 0; j < nq; j++) {
@@ -100,15 +101,16 @@ static void lists_free(lists *l)
 }
 
 /* Every particle's stored entries equal brute force's first cap ones and
- * its count the true count; returns the mismatching particles. */
+ * its count the true count, wall images taken where the case asks for
+ * them (images); returns the mismatching particles. */
 static long compare_brute(const lists *l, const float4 *p, const float4 *q, size_t nq, const fcl_nlist_info *L,
-                          const fcl_sph_consts *c, uint *maxcount)
+                          int images, const fcl_sph_consts *c, uint *maxcount)
 {
     uint *want = malloc((size_t)(l->cap + 1) * 4);
     long bad = 0;
     *maxcount = 0;
     for (size_t i = 0; i < l->n; i++) {
-        uint k = brute(p, l->n, q, nq, i, L, c, want, l->cap);
+        uint k = brute(p, l->n, q, nq, i, L, images, c, want, l->cap);
         uint stored = k < l->cap ? k : l->cap;
         *maxcount = k > *maxcount ? k : *maxcount;
         if (k != l->count[i] || memcmp(want, l->idx + i * l->cap, stored * 4) != 0)
@@ -121,7 +123,7 @@ static long compare_brute(const lists *l, const float4 *p, const float4 *q, size
 typedef struct scase {
     const char *name;
     size_t n, nb;
-    int mirror;
+    int mirror;             /* FCL_NLIST_*_IMAGES bits: 1 fluid, 3 boundary too */
     float radius_cells;     /* query radius in cells */
     uint cap;               /* 0: nlist_capacity's default */
     int one_cell;           /* all particles inside one cell */
@@ -154,7 +156,7 @@ static void run_case(fcl_backend *be, const scase *k, int particle_major, lists 
     c.domain_min = fcl_f4(0, 0, 0, 0);
     c.domain_max = fcl_f4(1.0f, 0.8f, 0.6f, 0);
     c.h = cell;
-    c.mirror_walls = (uint)k->mirror;
+    c.mirror_walls = k->mirror != 0;
     float4 *p = malloc(k->n * 16 + 16), *b = malloc(k->nb * 16 + 16);
     positions(k, p, k->n, cell, 7u);
     positions(k, b, k->nb, cell, 99u);
@@ -173,8 +175,8 @@ static void run_case(fcl_backend *be, const scase *k, int particle_major, lists 
     download(be, &nl.fl, nl.fcount, nl.fidx, fo);
     download(be, &nl.bl, nl.bcount, nl.bidx, bo);
     uint fmax, bmax;
-    long fbad = compare_brute(fo, p, p, k->n, &nl.fl, &c, &fmax);
-    long bbad = k->nb ? compare_brute(bo, p, b, k->nb, &nl.bl, &c, &bmax) : 0;
+    long fbad = compare_brute(fo, p, p, k->n, &nl.fl, k->mirror & FCL_NLIST_FLUID_IMAGES, &c, &fmax);
+    long bbad = k->nb ? compare_brute(bo, p, b, k->nb, &nl.bl, k->mirror & FCL_NLIST_BOUNDARY_IMAGES, &c, &bmax) : 0;
     int over = k->n && !k->grow && (fmax > cap || (k->nb && bmax > bcap));
     if (k->grow)
         CHECK(nl.grown > 0 && nl.fl.cap >= fmax && (!k->nb || nl.bl.cap >= bmax),
@@ -219,8 +221,10 @@ int main(void)
         { "random, boundary set", 3000, 2000, 0, 1.0f, 0, 0, 0 },
         { "half-cell radius", 3000, 500, 1, 0.5f, 0, 0, 0 },
         { "two-cell radius", 2000, 500, 1, 2.0f, 600, 0, 0 },
+        { "boundary images", 3000, 2000, 3, 1.0f, 0, 0, 0 },
+        { "boundary images, two-cell radius", 2000, 500, 3, 2.0f, 600, 0, 0 },
         { "over capacity", 300, 50, 0, 1.0f, 16, 1, 0 },
-        { "over capacity, growing", 300, 50, 1, 1.0f, 16, 1, 1 },
+        { "over capacity, growing", 300, 50, 3, 1.0f, 16, 1, 1 },
         { "over capacity, uneven counts", 3000, 0, 0, 1.0f, 8, 0, 0 },
     };
     enum { NC = sizeof cases / sizeof cases[0] };

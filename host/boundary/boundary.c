@@ -33,8 +33,9 @@
 
 /* Raise when the sampler or the file layout changes: old caches then miss.
  * 3: obstacles clipped (boundary_clip), the file's checksum; 4: meshes cut
- * keeping their shared vertices (boundary_mesh_clip). */
-#define BOUNDARY_FORMAT 4
+ * keeping their shared vertices (boundary_mesh_clip); 5: mps under mirror
+ * walls drops its samples outside the domain too (mirrors_samples). */
+#define BOUNDARY_FORMAT 5
 static const char cache_magic[8] = { 'F', 'C', 'L', 'B', 'N', 'D', '2', '\0' };
 
 /* ---- the cache key: FNV-1a 64 over a canonical description */
@@ -69,6 +70,14 @@ static int counts_samples(const fcl_params *p)
 {
     const fcl_solver *sv = solver_find(p->sim_solver);
     return sv && sv->boundary_tags;
+}
+
+/* Under mirror walls the solver sees the samples' images (boundary_images),
+ * which stand where the samples past the walls would. */
+static int mirrors_samples(const fcl_params *p)
+{
+    const fcl_solver *sv = solver_find(p->sim_solver);
+    return sv && sv->boundary_images && strcmp(p->boundary_walls, "mirror") == 0;
 }
 
 static double mesh_gap(const fcl_params *p)
@@ -299,7 +308,7 @@ static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, 
     }
     size_t walls[FCL_BOUNDARY_LAYERS_MAX];
     memcpy(walls, st.n, sizeof walls);
-    int counted = counts_samples(p) && strcmp(p->boundary_walls, "particles") == 0;
+    int counted = counts_samples(p) && (strcmp(p->boundary_walls, "particles") == 0 || mirrors_samples(p));
     float clip[6];
     boundary_clip(p, clip);
     for (int i = 0; i < b->nobstacles; i++) {

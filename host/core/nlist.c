@@ -98,15 +98,15 @@ static int alloc_side(fcl_backend *be, const fcl_nlist_info *L, size_t pcap, fcl
 }
 
 int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, float cell, uint cap, uint bcap,
-               int particle_major, int mirror, char *err, size_t errlen)
+               int particle_major, int images, char *err, size_t errlen)
 {
     memset(l, 0, sizeof *l);
     l->pcap = n;
     if (!addressable(n, cap > bcap ? cap : bcap, err, errlen))
         return -1;
     l->particle_major = particle_major;
-    layout(&l->fl, n, r, cell, cap, particle_major, mirror);
-    layout(&l->bl, n, r, cell, nb ? bcap : 0u, particle_major, 0);
+    layout(&l->fl, n, r, cell, cap, particle_major, images & FCL_NLIST_FLUID_IMAGES);
+    layout(&l->bl, n, r, cell, nb ? bcap : 0u, particle_major, images & FCL_NLIST_BOUNDARY_IMAGES);
     const fcl_backend_ops *o = be->ops;
     /* +4: no zero-sized buffers; an empty boundary list reads counts 0. */
     l->fcount = o->buf_new(be, n * 4 + 4, "neighbor counts");

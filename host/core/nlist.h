@@ -61,9 +61,11 @@ int nlist_addressable(size_t n, uint cap);
  * count; nb boundary particles: 0 skips that list) with
  * query radius r on a grid of cell size `cell`. particle_major picks the
  * layout (1: one particle's entries together, for CPUs; 0: interleaved,
- * for GPUs). mirror: wall images in the fluid list. 0, or -1 with err. */
+ * for GPUs). images: which lists hold wall images (mirror walls), the
+ * FCL_NLIST_*_IMAGES bits. 0, or -1 with err. */
+enum { FCL_NLIST_FLUID_IMAGES = 1, FCL_NLIST_BOUNDARY_IMAGES = 2 };
 int nlist_init(fcl_nlist *l, fcl_backend *be, size_t pcap, size_t nb, float r, float cell, uint cap, uint bcap,
-               int particle_major, int mirror, char *err, size_t errlen);
+               int particle_major, int images, char *err, size_t errlen);
 /* From now on each build also writes l->wsum: per particle, W_poly6 at
  * support c->h summed over its fluid neighbors (all of them, images
  * included), for a solver whose density is that sum (WCSPH with lists):

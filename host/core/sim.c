@@ -188,6 +188,15 @@ int sim_neighbors(fcl_sim *s)
     return 0;
 }
 
+/* Which lists hold wall images: with mirror walls the fluid's, and the
+ * boundary's for a solver that mirrors its samples (boundary_images). */
+static int list_images(const fcl_sim *s)
+{
+    if (!s->c.mirror_walls)
+        return 0;
+    return FCL_NLIST_FLUID_IMAGES | (s->solver->boundary_images ? FCL_NLIST_BOUNDARY_IMAGES : 0);
+}
+
 /* Lists for the solver's query radius, laid out for the device: one
  * particle's entries together on CPUs, interleaved on GPUs. */
 static int lists_setup(fcl_sim *s, char *err, size_t errlen)
@@ -197,7 +206,7 @@ static int lists_setup(fcl_sim *s, char *err, size_t errlen)
     if (!cap)
         return 0;
     if (nlist_init(&s->nl, s->be, s->cap, s->nb, (float)(s->solver->list_radius(s->prm) * s->h), s->grid.info.cell_size,
-                   cap, bcap, s->be->serial_groups, s->c.mirror_walls, err, errlen) != 0)
+                   cap, bcap, s->be->serial_groups, list_images(s), err, errlen) != 0)
         return -1;
     nlist_set_growth(&s->nl, s->prm->neighbors_capacity == 0, s->prm->neighbors_boundary_capacity == 0);
     return 0;

@@ -132,6 +132,13 @@ typedef struct fcl_solver {
      * refuses to overwrite them. 0: w is uploaded as 0 and the solver
      * computes volumes into it (sim_boundary_volumes). */
     int boundary_tags;
+    /* 1: under mirror walls its boundary lists hold the boundary
+     * particles' wall images too, and its passes mirror them (mask m of
+     * forall_neighbors), so an obstacle that meets a wall continues through
+     * it as the fluid does; the sampler then drops the samples outside the
+     * domain (boundary.c), which the images replace. 0: samples run on
+     * past the walls (boundary_clip) and stand for their images. */
+    int boundary_images;
     /* 1: it keeps no particle density (a grid solver): run's CSV gives
      * nan for the density errors, its summary and bench say n/a. */
     int no_density;

@@ -646,6 +646,7 @@ const fcl_solver fcl_solver_mps = {
     .fields = mps_fields,
     .nfields = NFIELDS,
     .boundary_tags = 1,                  /* bpos.w: layer tags (every layer completes n*) */
+    .boundary_images = 1,                /* an obstacle at a mirror wall: n* ~0.96 n0 without */
     .max_phases = FCL_PHASES_MAX,        /* phases of their own density and viscosity */
     .check = mps_check,                  /* wall parameters (walls.c) */
     .check_fluid = mps_check_fluid,      /* the viscosities' step bounds (walls.c) */
