@@ -135,6 +135,11 @@ static void param_widget(fcl_view *v, const fcl_param_def *d)
         ImGui::SameLine();
         ImGui::TextDisabled("%s", d->unit);
     }
+    /* Phases carry their own viscosity (solver_unused_viscosity). */
+    if (d == &fcl_param_table[FCL_P_material_viscosity] && v->scene.nphases > 0) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("unused: each phase has its own");
+    }
     if (!d->live) {
         ImGui::SameLine();
         ImGui::TextColored(pending(v, d) ? warn_color : ImVec4(0.6f, 0.6f, 0.6f, 1.0f), "%s",
@@ -143,15 +148,23 @@ static void param_widget(fcl_view *v, const fcl_param_def *d)
     ImGui::PopID();
 }
 
-/* One collapsing header per group, in the table's order. */
+/* One collapsing header per group, in the table's order; a group the
+ * running solver does not read (dfsph.* under mps) says whose it is, as
+ * the command line notes a --param of it. */
 static void parameters(fcl_view *v)
 {
+    const fcl_solver *sv = v->have_sim ? v->sim.solver : solver_find(v->live.sim_solver);
     for (size_t i = 0; i < fcl_param_count; i++) {
         const char *g = fcl_param_table[i].group;
         bool seen = false;
         for (size_t k = 0; k < i && !seen; k++)
             seen = strcmp(fcl_param_table[k].group, g) == 0;
-        if (seen || !ImGui::CollapsingHeader(g))
+        char names[128], label[256];
+        if (sv && solver_group_readers(g, strlen(g), names, sizeof names) && !solver_reads_group(sv, g, strlen(g)))
+            snprintf(label, sizeof label, "%s (read by %s, not %s)###%s", g, names, sv->name, g);
+        else
+            snprintf(label, sizeof label, "%s", g);
+        if (seen || !ImGui::CollapsingHeader(label))
             continue;
         for (size_t k = i; k < fcl_param_count; k++)
             if (strcmp(fcl_param_table[k].group, g) == 0)

@@ -439,6 +439,29 @@ static void mps_viscous_hold(fcl_backend *be, const fcl_scene *sc, const fcl_ini
         sim_destroy(&s);
 }
 
+/* Which solvers read which parameter groups (the command line's note and
+ * the viewer's headers): each its own group and the shared ones, no other
+ * solver's, control.* only with targets. */
+static void group_readers(void)
+{
+    char names[128];
+    for (size_t i = 0; i < fcl_solver_count; i++) {
+        const fcl_solver *sv = fcl_solvers[i];
+        for (size_t k = 0; k < fcl_solver_count; k++) {
+            const char *g = fcl_solvers[k]->name;
+            CHECK(solver_reads_group(sv, g, strlen(g)) == (i == k) &&
+                      strcmp(solver_group_readers(g, strlen(g), names, sizeof names), g) == 0,
+                  "%s reads group %s: %d (readers '%s')", sv->name, g, solver_reads_group(sv, g, strlen(g)), names);
+        }
+        CHECK(solver_reads_group(sv, "material", 8) && solver_reads_group(sv, "sim.dt", 3) &&
+                  solver_reads_group(sv, "control", 7) == (sv->set_targets != NULL),
+              "%s: shared groups or control.* misread", sv->name);
+    }
+    CHECK(!solver_group_readers("material", 8, names, sizeof names) &&
+              strcmp(solver_group_readers("control", 7, names, sizeof names), "pbf") == 0,
+          "group readers: material is shared, control is pbf's (got '%s')", names);
+}
+
 static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, const char *text)
 {
     fcl_scene sc;
@@ -490,6 +513,7 @@ static void one_scene(fcl_backend *cpu, fcl_backend *ocl, const char *name, cons
 int main(void)
 {
     fcl_backend *cpu = ft_backend(0), *ocl = ft_backend(1);
+    group_readers();
     if (!cpu)
         return 77;
     for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++)

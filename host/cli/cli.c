@@ -388,25 +388,20 @@ static size_t scene_file_limit(const fcl_cli *o)
 /* A --param of another solver's group (dfsph.eta under wcsph), or of
  * fluid control without pbf, is noted: it was taken in silence (a
  * review). Once per group. */
-static void note_other_solver_params(const fcl_cli *o, const char *solver)
+static void note_other_solver_params(const fcl_cli *o, const fcl_solver *sv)
 {
-    unsigned long noted = 0;   /* by group: fcl_solvers[k]'s, and control's (bit fcl_solver_count) */
     for (int i = 0; i < o->noverrides; i++) {
-        const char *dot = strchr(o->overrides[i], '.');
-        size_t gl = dot ? (size_t)(dot - o->overrides[i]) : 0;
-        int control = gl == 7 && strncmp(o->overrides[i], "control", 7) == 0;
-        for (size_t k = 0; k < fcl_solver_count && k + 1 < 8 * sizeof noted; k++) {
-            const char *name = fcl_solvers[k]->name;
-            size_t bit = control ? fcl_solver_count : k;
-            /* control.*: the solvers with fluid control (set_targets). */
-            if (!(control ? fcl_solvers[k]->set_targets != NULL
-                          : strlen(name) == gl && strncmp(o->overrides[i], name, gl) == 0) ||
-                strcmp(name, solver) == 0 || (noted >> bit & 1ul))
-                continue;
-            noted |= 1ul << bit;
-            fprintf(stderr, "fluidcl: note: --param %.*s.*: only the %s solver reads these, and this run's is %s\n",
-                    (int)gl, o->overrides[i], name, solver);
-        }
+        const char *key = o->overrides[i], *dot = strchr(key, '.');
+        size_t gl = dot ? (size_t)(dot - key) : 0;
+        char names[128];
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strncmp(o->overrides[k], key, gl + 1) == 0;
+        if (seen || !solver_group_readers(key, gl, names, sizeof names) || solver_reads_group(sv, key, gl))
+            continue;
+        fprintf(stderr, "fluidcl: note: --param %.*s.*: only the %s solver%s %s these, and this run's is %s\n",
+                (int)gl, key, names, strstr(names, " and ") ? "s" : "", strstr(names, " and ") ? "read" : "reads",
+                sv->name);
     }
 }
 
@@ -489,7 +484,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         return FCL_EXIT_INPUT;
     }
     scene_emitter_capacity(s, solver_longest_dt(sv, &s->params));
-    note_other_solver_params(o, sv->name);
+    note_other_solver_params(o, sv);
     if (solver_unused_viscosity(sv, &s->params, s->phases, s->nphases, err, sizeof err))
         fprintf(stderr, "fluidcl: note: %s\n", err);
     return 0;

@@ -136,6 +136,28 @@ const char *solver_names_that(fcl_capability c, char *out, size_t len)
     return out;
 }
 
+const char *solver_group_readers(const char *g, size_t gl, char *out, size_t len)
+{
+    if (gl == 7 && strncmp(g, "control", 7) == 0)
+        return solver_names_that(FCL_CAN_TARGETS, out, len);
+    for (size_t i = 0; i < fcl_solver_count; i++)
+        if (strlen(fcl_solvers[i]->name) == gl && strncmp(g, fcl_solvers[i]->name, gl) == 0) {
+            snprintf(out, len, "%s", fcl_solvers[i]->name);
+            return out;
+        }
+    return NULL;
+}
+
+int solver_reads_group(const fcl_solver *sv, const char *g, size_t gl)
+{
+    char names[128];
+    if (!solver_group_readers(g, gl, names, sizeof names))
+        return 1;
+    if (gl == 7 && strncmp(g, "control", 7) == 0)
+        return solver_can(sv, FCL_CAN_TARGETS);
+    return strlen(sv->name) == gl && strncmp(g, sv->name, gl) == 0;
+}
+
 int solver_field_index(const fcl_solver *s, const char *name)
 {
     for (int k = 0; s && k < s->nfields; k++)

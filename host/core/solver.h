@@ -207,6 +207,14 @@ int solver_can(const fcl_solver *sv, fcl_capability c);
 /* The registered solvers that can c, "pbf" or "mps and mac", into out;
  * returns out. */
 const char *solver_names_that(fcl_capability c, char *out, size_t len);
+/* Parameter group g (its first gl characters) when only some solvers read
+ * it, a solver's own (dfsph.*: "dfsph") or fluid control's (control.*:
+ * the solvers with targets): their names into out, returned; NULL for a
+ * group every solver may read (sim.*, material.*). */
+const char *solver_group_readers(const char *g, size_t gl, char *out, size_t len);
+/* Whether sv reads group g: the command line notes a --param of a group
+ * it does not, and the viewer marks that group's header. */
+int solver_reads_group(const fcl_solver *sv, const char *g, size_t gl);
 /* Whether sv runs a scene with ntargets control targets: 0, or -1 with
  * "targets: fluid control needs ..." in err. */
 int solver_check_targets(const fcl_solver *sv, int ntargets, char *err, size_t errlen);
