@@ -6,7 +6,6 @@
  * atomically, so the newest frame on disk is always a complete, good one,
  * and a failed write stops the run (exit 3) naming the file.
  */
-#include <dirent.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
@@ -22,6 +21,7 @@
 #include "mc.h"
 #include "output.h"
 #include "progress.h"
+#include "run_paths.h"
 #include "setup.h"
 #include "sim.h"
 #include "state.h"
@@ -123,20 +123,6 @@ static int frame_fields(run_ctx *r, fcl_frame *f)
     return 0;
 }
 
-/* Whether output.format (vtu, vtk, ply, vtu+ply, vtk+ply, both = vtk+ply,
- * all) asks for files of this kind. */
-static int wants(const char *format, const char *kind)
-{
-    if (strcmp(format, "all") == 0)
-        return 1;
-    if (strcmp(format, "both") == 0)
-        return strcmp(kind, "vtu") != 0;
-    const char *plus = strchr(format, '+');
-    size_t k = strlen(kind);
-    return (strncmp(format, kind, k) == 0 && (format[k] == '\0' || format[k] == '+')) ||
-           (plus && strcmp(plus + 1, kind) == 0);
-}
-
 /* The new .vtu frame into DIR/frames.pvd: added in place to the file as
  * last written, else the file rewritten whole (atomically). */
 static int pvd_add(run_ctx *r, const fcl_params *p, const char *file)
@@ -189,17 +175,17 @@ static int write_formats(run_ctx *r, const fcl_params *p, const fcl_frame *f)
     const fcl_sim *s = &r->sim;
     char path[FCL_STR_MAX + 64], name[64], err[FCL_STR_MAX + 600];
     int rc = 0;
-    if (wants(p->output_format, "vtu")) {
+    if (run_wants(p->output_format, "vtu")) {
         snprintf(name, sizeof name, "frame_%06ld.vtu", s->step);
         snprintf(path, sizeof path, "%s/%s", p->output_dir, name);
         if ((rc = out_write_vtu(path, f, s->time, err, sizeof err)) == 0 && (rc = pvd_add(r, p, name)) != 0)
             return rc;
     }
-    if (rc == 0 && wants(p->output_format, "vtk")) {
+    if (rc == 0 && run_wants(p->output_format, "vtk")) {
         snprintf(path, sizeof path, "%s/frame_%06ld.vtk", p->output_dir, s->step);
         rc = out_write_vtk(path, f, s->time, err, sizeof err);
     }
-    if (rc == 0 && wants(p->output_format, "ply")) {
+    if (rc == 0 && run_wants(p->output_format, "ply")) {
         snprintf(path, sizeof path, "%s/frame_%06ld.ply", p->output_dir, s->step);
         rc = out_write_ply(path, f, err, sizeof err);
     }
@@ -330,176 +316,6 @@ static void drop_stats(run_ctx *r)
     r->csv = NULL;
 }
 
-/* Two of the paths a run writes (its statistics file, its checkpoint,
- * its output folder) named alike, without "./" or trailing slashes: one
- * would overwrite the other after the whole run. */
-static int same_path(const char *a, const char *b)
-{
-    while (a[0] == '.' && a[1] == '/')
-        a += 2;
-    while (b[0] == '.' && b[1] == '/')
-        b += 2;
-    size_t la = strlen(a), lb = strlen(b);
-    while (la > 1 && a[la - 1] == '/')
-        la--;
-    while (lb > 1 && b[lb - 1] == '/')
-        lb--;
-    return la == lb && strncmp(a, b, la) == 0;
-}
-
-/* The names this run writes per frame (out_check_frame_names). */
-static void frame_names(const fcl_cli *o, const fcl_params *p, const char *names[8])
-{
-    int k = 0;
-    static const char *const fmt[][2] = { { "vtu", "frame_#.vtu" }, { "vtk", "frame_#.vtk" }, { "ply", "frame_#.ply" } };
-    for (int f = 0; f < 3; f++)
-        if (wants(p->output_format, fmt[f][0]))
-            names[k++] = fmt[f][1];
-    const char *sf = p->surface_format;
-    if (o->mesh && (strcmp(sf, "ply") == 0 || strcmp(sf, "both") == 0))
-        names[k++] = "frame_#.surface.ply";
-    if (o->mesh && (strcmp(sf, "obj") == 0 || strcmp(sf, "both") == 0))
-        names[k++] = "frame_#.surface.obj";
-    if (p->output_grid)
-        names[k++] = "grid_#.vti";
-    names[k] = NULL;
-}
-
-/* path's file name matches a per-frame name ("frame_#.vtu": # one or
- * more digits) and its folder is dir (by name, or by inode where both
- * exist): the name pattern it matches, or NULL. */
-static const char *frame_clash(const char *path, const char *dir, const char *const names[])
-{
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    char parent[FCL_STR_MAX + 32];
-    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
-    struct stat a, b;
-    int here = same_path(parent, dir) || (stat(parent, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev &&
-                                           a.st_ino == b.st_ino);
-    for (int k = 0; here && names[k]; k++) {
-        const char *hash = strchr(names[k], '#'), *tail = hash + 1, *q = base + (hash - names[k]);
-        size_t digits = 0;
-        if (strncmp(base, names[k], (size_t)(hash - names[k])) != 0)
-            continue;
-        while (q[digits] >= '0' && q[digits] <= '9')
-            digits++;
-        if (digits && strcmp(q + digits, tail) == 0)
-            return names[k];
-    }
-    return NULL;
-}
-
-/* The statistics, the checkpoint and the frames on distinct paths, the
- * checkpoint's default (DIR/checkpoint.state, written at a signal even
- * without --checkpoint-every: ckpt_setup), the frames' index
- * (DIR/frames.pvd) and the per-frame names included: --stats naming the
- * default checkpoint once ran to the end and lost its rows (both write
- * PATH.tmp). */
-static int check_output_paths(const fcl_cli *o, const fcl_params *p)
-{
-    const char *dir = p->output_every > 0 ? p->output_dir : "", *ck = o->checkpoint ? o->checkpoint : "";
-    const char *st = o->stats ? o->stats : "", *clash = NULL, *path = NULL;
-    char dflt[FCL_STR_MAX + 32] = "", pvd[FCL_STR_MAX + 32] = "";
-    if (dir[0] && !ck[0])
-        snprintf(dflt, sizeof dflt, "%s/checkpoint.state", dir);
-    if (dir[0] && wants(p->output_format, "vtu"))
-        snprintf(pvd, sizeof pvd, "%s/frames.pvd", dir);
-    if (st[0] && dir[0] && same_path(st, dir))
-        clash = "--stats names the output folder", path = st;
-    else if (st[0] && ck[0] && same_path(st, ck))
-        clash = "--stats and --checkpoint name one file", path = st;
-    else if (st[0] && dflt[0] && same_path(st, dflt))
-        clash = "--stats names the default checkpoint (DIR/checkpoint.state: --out without --checkpoint)",
-        path = st;
-    else if (st[0] && pvd[0] && same_path(st, pvd))
-        clash = "--stats names the frames' index", path = st;
-    else if (ck[0] && pvd[0] && same_path(ck, pvd))
-        clash = "--checkpoint names the frames' index", path = ck;
-    else if (ck[0] && dir[0] && same_path(ck, dir))
-        clash = "--checkpoint names the output folder", path = ck;
-    if (!clash && dir[0]) {
-        /* Each writes PATH.tmp and renames it: --stats on a frame's name
-         * spliced its rows into the frame and lost them, --checkpoint
-         * replaced the frame (exit 0). */
-        const char *names[8], *pat;
-        static char what[96];
-        frame_names(o, p, names);
-        if (st[0] && (pat = frame_clash(st, dir, names)) != NULL)
-            snprintf(what, sizeof what, "--stats names a frame file (%s)", pat), clash = what, path = st;
-        else if (ck[0] && (pat = frame_clash(ck, dir, names)) != NULL)
-            snprintf(what, sizeof what, "--checkpoint names a frame file (%s)", pat), clash = what, path = ck;
-    }
-    if (!clash)
-        return 0;
-    cli_error("%s (%s): expected different paths for the statistics, the checkpoint and the frames", clash, path);
-    return FCL_EXIT_INPUT;
-}
-
-/* What the outputs ask that no file or device decides, before either is
- * touched (--mesh without --out was refused only after the boundary was
- * sampled and its cache written). */
-static int check_output_options(const fcl_cli *o, const fcl_params *p)
-{
-    char from[FCL_STR_MAX + 64];
-    const fcl_solver *sv = solver_find(p->sim_solver);
-    if (p->output_grid && sv && !sv->grid_fields) {
-        char names[128];
-        solver_names_that(FCL_CAN_GRID, names, sizeof names);
-        cli_error("%s = 1: the %s solver keeps no grid (%s %s)", cli_origin(o, "output.grid", NULL, from,
-                  sizeof from), sv->name, names, strchr(names, ' ') ? "do" : "does");
-        return FCL_EXIT_INPUT;
-    }
-    if (p->output_grid && p->output_every <= 0) {
-        cli_error("output.grid = 1 writes the grid with every frame: give --out DIR (and --every K)");
-        return FCL_EXIT_INPUT;
-    }
-    if (p->output_every <= 0 && o->mesh) {
-        cli_error("--mesh writes a surface per output frame: give --out DIR (and --every K)");
-        return FCL_EXIT_INPUT;
-    }
-    if (o->out && !o->out[0]) {
-        cli_error("--out: an empty folder name: expected the folder for the frames, e.g. --out frames");
-        return FCL_EXIT_INPUT;
-    }
-    if (p->output_every > 0 && !p->output_dir[0]) {
-        cli_error("output.every is %ld but output.dir is empty: give --out DIR", p->output_every);
-        return FCL_EXIT_INPUT;
-    }
-    if (p->output_every <= 0 && p->output_dir[0])
-        fprintf(stderr, "fluidcl: note: %s is 0: no frames go to %s\n",
-                o->every >= 0 ? "--every" : "output.every", p->output_dir);
-    return check_output_paths(o, p);
-}
-
-/* Files an earlier run left in the output folder (frames, meshes,
- * grids): a fresh run replaces those of the steps it writes and leaves
- * the others, mixed in with its own (a review: a rerun without --mesh
- * kept the first run's meshes beside its new frames, exit 0). Said once,
- * not removed: they may be wanted. */
-static void note_earlier_files(const fcl_params *p)
-{
-    DIR *d = opendir(p->output_dir);
-    if (!d)
-        return;
-    long count = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        count += strncmp(e->d_name, "frame_", 6) == 0 || strncmp(e->d_name, "grid_", 5) == 0;
-    closedir(d);
-    /* The collection is rewritten by a run that writes .vtu frames; one
-     * that writes none leaves the earlier run's, which lists its frames
-     * (it said "its frames.pvd lists only its own" then too). */
-    char pvd[FCL_STR_MAX + 16];
-    snprintf(pvd, sizeof pvd, "%s/frames.pvd", p->output_dir);
-    const char *which = wants(p->output_format, "vtu") ? "its frames.pvd lists only its own"
-                        : access(pvd, F_OK) == 0 ? "frames.pvd, which it does not write, lists the earlier run's"
-                                                  : "";
-    if (count > 0)
-        fprintf(stderr, "fluidcl: note: %s already holds %ld frame, mesh or grid file%s of an earlier run: this run "
-                "replaces those of the steps it writes and leaves the others%s%s%s\n", p->output_dir, count,
-                count == 1 ? "" : "s", *which ? " (" : "", which, *which ? ")" : "");
-}
-
 /* A file at a checkpoint's path that is not an earlier checkpoint (a
  * checkpoint replaces nothing else): printed and FCL_EXIT_INPUT. */
 static int foreign_checkpoint(const char *what, const char *path, const char *fix)
@@ -521,7 +337,7 @@ static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int
     char err[1024], from[FCL_STR_MAX + 64];
     int frames = p->output_every > 0, rc;
     const char *names[8];
-    frame_names(o, p, names);
+    run_frame_names(o, p, names);
     if (out_prepare_dir(p->output_dir, err, sizeof err) != 0 ||
         (frames && out_check_frame_names(p->output_dir, names, err, sizeof err) != 0)) {
         cli_error("%s: %s", cli_origin(o, "output.dir", o->out ? "--out" : NULL, from, sizeof from), err);
@@ -529,7 +345,7 @@ static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int
         return FCL_EXIT_INPUT;
     }
     if (frames && !o->resume)
-        note_earlier_files(p);
+        run_note_earlier_files(p);
     if (stats_in && (rc = prepare_stats(r, o, solver_find(p->sim_solver))) != 0)
         return rc;
     /* The folder's own files, probed as the named ones are (a link or a
@@ -537,7 +353,7 @@ static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int
      * frame 0, exit 3). Only a folder that was there can hold them. */
     char pvd[FCL_STR_MAX + 32];
     snprintf(pvd, sizeof pvd, "%s/frames.pvd", p->output_dir);
-    int vtu = frames && wants(p->output_format, "vtu");
+    int vtu = frames && run_wants(p->output_format, "vtu");
     if ((ck_in && (rc = cli_probe_file("--checkpoint", r->ck.path)) != 0) ||
         (!o->checkpoint && r->ck.path[0] &&
          ((rc = cli_probe_file("the checkpoint", r->ck.path)) != 0 ||
@@ -558,7 +374,7 @@ static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int
     return 0;
 }
 
-/* After check_output_options: the statistics file first (a failure then
+/* After run_check_outputs: the statistics file first (a failure then
  * loses nothing: opening it truncates "<stats>.tmp", where a killed run's
  * rows wait; and a bad one leaves no folder behind), then the output
  * folder and its own files, then the frames' host buffers. */
@@ -876,7 +692,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
         return FCL_EXIT_INPUT;
     }
     /* The output paths before any work. */
-    int rc = check_output_options(o, p);
+    int rc = run_check_outputs(o, p);
     if (rc != 0 || (rc = check_output_files(o, sc)) != 0 || (rc = ckpt_setup(&r->ck, o, p)) != 0)
         return rc;
     fcl_backend *be = backend_create(o->backend, o->device, o->kernel_dir, err, sizeof err);
@@ -887,7 +703,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     be->profile = 0;   /* run shows no pass times: no profiling event a launch */
     if ((rc = create_sim(r, o, sc, be)) == 0)
         rc = prepare_outputs(r, o, p, r->sim.cap);
-    if (rc == 0 && r->first_step > 0 && p->output_every > 0 && wants(p->output_format, "vtu"))
+    if (rc == 0 && r->first_step > 0 && p->output_every > 0 && run_wants(p->output_format, "vtu"))
         pvd_resume(r, p);
     if (rc == 0 && o->mesh) {
         if (mc_init(&r->mc, be, err, sizeof err) != 0) {

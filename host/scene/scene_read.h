@@ -25,6 +25,9 @@ const char *scene_json_show(const cJSON *v, char *buf, size_t len);
  * error when required, else leaves *out. Errors name "where.key". */
 int scene_read_number(const cJSON *o, const char *key, double lo, double hi, int required, double *out,
                       const char *where, const char *file, char *err, size_t errlen);
+/* scene_syntax.c: the text cJSON stopped on as "FILE:LINE:COL: JSON
+ * syntax error near '...'" and the slip it looks like, into err; -1. */
+int scene_syntax_error(const char *text, const char *file, char *err, size_t errlen);
 /* targets.c: the "targets" list, and freeing it. */
 int targets_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen);
 void targets_free(fcl_scene *s);
