@@ -556,6 +556,18 @@ fl run embedded:dam_break.json --backend cpu --steps 1 --every 1 --mesh --out "$
 [ "$RC" -eq 0 ] && [ "$(grep -c "the surface mesh of 40960 particles encloses .* a speck of 8 triangles" "$T/stderr.txt")" -eq 1 ] &&
     ok "27 levelset: a speck of a mesh (under 1 % of the particles' volume) is reported once" ||
     bad "27 levelset speck" "exit $RC: $(errline)"
+# A level set that did not settle is warned of once, by run --mesh and by
+# surface --quiet (it was said only in surface's progress line).
+fl run "$GOOD" --backend cpu --steps 4 --every 2 --mesh --out "$T/ls_short" --quiet --param surface.method=levelset \
+    --param surface.ls_max_iterations=3
+r1=$RC e1=$(grep -c "the level set did not settle in surface.ls_max_iterations = 3 iterations" "$T/stderr.txt")
+fl surface "$T"/ls_short/frame_000002.vtu "$T"/ls_short/frame_000004.vtu --out "$T/ls_short_m" --backend cpu --quiet \
+    --param surface.method=levelset --param surface.ls_max_iterations=3
+[ "$r1$RC" = 00 ] && [ "$e1" = 1 ] && [ -z "$OUT" ] &&
+    [ "$(grep -c "ls_short/frame_000002.vtu: the level set did not settle" "$T/stderr.txt")" = 1 ] &&
+    [ "$(grep -c "did not settle" "$T/stderr.txt")" = 1 ] &&
+    ok "27 levelset: a level set cut at surface.ls_max_iterations is warned of once (run --mesh, surface --quiet)" ||
+    bad "27 levelset not settled" "exit $r1 $RC, run warned $e1 times: $(errline)"
 # bench --from a multi-phase scene takes the phases from the frame's mps
 # field (every particle came back in the first phase), and refuses a frame
 # without them.

@@ -123,6 +123,12 @@ int cli_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const c
  * hint says what to look at (mc_empty_hint). */
 void cli_warn_hollow(const char *name, size_t n, double spacing, const cli_mesh_info *m, const char *hint,
                      int *warned);
+/* Warns once (*warned) when the level set (surface.method levelset) of
+ * the mesh `name` stopped at surface.ls_max_iterations short of
+ * surface.ls_tolerance (st: the reconstruction's, mc_ctx.last): said only
+ * in `surface`'s progress line, which --quiet drops, and nowhere by
+ * `run --mesh`. */
+void cli_warn_unsettled(const char *name, const mc_config *c, const mc_stats *st, int *warned);
 
 /* The commands main.c dispatches to, each with the arguments after its
  * name: run.c, surface_cmd.c, bench.c, and the viewer's in render/

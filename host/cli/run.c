@@ -46,6 +46,7 @@ typedef struct run_ctx {
     double mesh_ms;
     size_t mesh_tris;
     int empty_warned;        /* an empty mesh of particles was reported */
+    int unsettled_warned;    /* a level set that did not settle was reported */
     int wide_noted;          /* a frame name outgrew its six digits */
     /* The ParaView collection of the .vtu frames (DIR/frames.pvd). */
     fcl_pvd_entry *pvd;
@@ -99,6 +100,7 @@ static int write_mesh(run_ctx *r, const fcl_params *p)
     }
     r->mesh_tris = mi.ntri;
     cli_warn_hollow(base, r->sim.n, c.spacing, &mi, mc_empty_hint(p), &r->empty_warned);
+    cli_warn_unsettled(base, &c, &r->mc.last, &r->unsettled_warned);
     r->meshes++;
     r->mesh_ms += mi.ms;
     return 0;

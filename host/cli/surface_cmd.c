@@ -40,6 +40,28 @@ void cli_warn_hollow(const char *name, size_t n, double spacing, const cli_mesh_
     *warned = 1;
 }
 
+void cli_warn_unsettled(const char *name, const mc_config *c, const mc_stats *st, int *warned)
+{
+    if (*warned || c->method != MC_METHOD_LEVELSET || st->ls_converged || st->ls_iterations == 0)
+        return;
+    float own = c->ls_binary ? MC_LS_RADIUS_BINARY : MC_LS_RADIUS_SMOOTH;
+    char why[160] = "";
+    if (fabsf(c->ls_radius - own) > 1e-6f)
+        snprintf(why, sizeof why, "; the %s field at surface.ls_radius %g, not its own %g, can leave the front "
+                 "jittering (0 takes its own)", c->ls_binary ? "binary" : "smooth", c->ls_radius, own);
+    if (st->ls_stalled)
+        fprintf(stderr, "fluidcl: warning: %s: the level set did not settle: its front jitters in place, the "
+                "largest step of each of the last 3 x 16 iterations within 2 %% of %.3g cells (surface.ls_tolerance "
+                "%g), so it stopped at iteration %d with that iterate, which more iterations would not settle%s; "
+                "said once\n", name, st->ls_jitter, c->ls_tolerance, st->ls_iterations, why);
+    else
+        fprintf(stderr, "fluidcl: warning: %s: the level set did not settle in surface.ls_max_iterations = %d "
+                "iterations: its front still moved %.3g cells in the last (surface.ls_tolerance %g), and the mesh "
+                "is that iterate; raise surface.ls_max_iterations (a front moves at most half a cell an "
+                "iteration)%s; said once\n", name, st->ls_iterations, st->ls_change, c->ls_tolerance, why);
+    *warned = 1;
+}
+
 int cli_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const char *base, const char *format,
                       cli_mesh_info *info, char *err, size_t errlen)
 {
@@ -326,7 +348,7 @@ static void check_order(const surf_opts *o, mc_ctx *x, const mc_config *c, int i
 static int reconstruct_all(const surf_opts *o, mc_ctx *x)
 {
     char err[1024], base[4096];
-    int empty_warned = 0;
+    int empty_warned = 0, unsettled_warned = 0;
     double prev = NAN;
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
@@ -353,6 +375,7 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         }
         const mc_stats *st = &x->last;
         cli_warn_hollow(o->frames[i], d.n, c.spacing, &mi, mc_empty_hint(&o->prm), &empty_warned);
+        cli_warn_unsettled(o->frames[i], &c, st, &unsettled_warned);
         double ms = mi.ms;
         size_t nt = mi.ntri;
         if (!o->quiet && d.n == 0) /* no field, no level set: nothing to say of either */
@@ -362,7 +385,8 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
                    "band %zu of %zu nodes; speed %.1f ms, iterations %.1f ms, marching cubes %.1f ms)\n",
                    o->frames[i], d.n, nt, ms, x->be->kind, st->node_cell,
                    st->ls_continued ? "continued" : "first frame", st->ls_iterations,
-                   st->ls_converged ? "" : " (not converged)", st->cells, st->nodes, st->ls_ms_speed,
+                   st->ls_converged ? "" : st->ls_stalled ? " (not converged: the front jitters in place)" : " (not converged)",
+                   st->cells, st->nodes, st->ls_ms_speed,
                    st->ls_ms_iterate, st->ls_ms_mesh);
         else if (!o->quiet)
             printf("%s: %zu particles -> %zu triangles in %.1f ms (%s, cell %.3g m, field on %zu of %zu nodes)\n",

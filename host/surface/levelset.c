@@ -205,9 +205,28 @@ static int prepare(mc_ctx *x, const mc_config *c, const ls_parts *p, int *fresh,
     return 0;
 }
 
-/* Steps until the largest front move is below the tolerance. */
+int ls_stalled(double *hist, int it, double ch, float *level)
+{
+    hist[it % LS_STALL_HIST] = ch;
+    if (it + 1 < LS_STALL_HIST)
+        return 0;
+    double lo = INFINITY, hi = 0.0;
+    for (int w = 0; w < LS_STALL_WINDOWS; w++) {
+        double top = 0.0;
+        for (int k = 0; k < LS_STALL_WINDOW; k++)
+            top = fmax(top, hist[(it - w * LS_STALL_WINDOW - k) % LS_STALL_HIST]);
+        lo = fmin(lo, top);
+        hi = fmax(hi, top);
+    }
+    *level = (float)hi;
+    return hi < 0.05 && hi <= 1.02 * lo;
+}
+
+/* Steps until the largest front move is below the tolerance, or until it
+ * stalls above it (more steps would not settle it). */
 static int iterate(ls_state *s, const mc_config *c, mc_stats *st)
 {
+    double hist[LS_STALL_HIST];
     float beta_r = c->ls_beta * c->ls_radius * c->spacing;
     /* Half a cell per step where |F| is |T| (F's scale near the surface),
      * and the explicit curvature (diffusion) term's limit h^2 / (6 D). */
@@ -224,6 +243,8 @@ static int iterate(ls_state *s, const mc_config *c, mc_stats *st)
             st->ls_converged = 1;
             break;
         }
+        if ((st->ls_stalled = ls_stalled(hist, it, ch, &st->ls_jitter)) != 0)
+            break;
     }
     return 0;
 }

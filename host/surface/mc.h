@@ -83,6 +83,8 @@ typedef struct mc_stats {
     int ls_iterations;  /* PDE steps this frame */
     int ls_continued;   /* 1: started from the previous frame's phi */
     int ls_converged;   /* 1: stopped by surface.ls_tolerance */
+    int ls_stalled;     /* 1: stopped where the front jitters in place above the tolerance (levelset.c) */
+    float ls_jitter;    /* with ls_stalled: the largest step of its last 48 iterations (cells) */
     float ls_change;    /* largest front step of the last iteration (cells) */
     size_t ls_front;    /* front nodes at the end */
     double ls_ms_particles, ls_ms_speed, ls_ms_iterate, ls_ms_mesh; /* download, F, PDE, marching cubes */
