@@ -186,11 +186,14 @@ else
             problems+="newest frame is $sn bytes, the first $s0 (truncated?); "
     fi
     [ -e "$(printf '%s/frame_%06d.vtk' "$B" "$bstep")" ] && problems+="a frame of the blown-up step was written; "
+    # Its statistics row is kept: what a post-mortem reads (it ended a step early).
+    last=$(tail -n 1 "$T/blowup.csv" 2>/dev/null | cut -d, -f1)
+    [ "$last" = "$bstep" ] || problems+="the CSV ends at step '$last', not the blown-up step $bstep; "
 fi
 tmps=$(find "$B" -name '*.tmp' 2>/dev/null | head -3 | tr '\n' ' ')
 [ -z "$tmps" ] || problems+=".tmp files left: $tmps; "
 if [ -z "$problems" ]; then
-    ok "10 blow-up: exit 3 at step $bstep, frames before it intact"
+    ok "10 blow-up: exit 3 at step $bstep, frames before it intact, its CSV row kept"
 else
     bad "10 blow-up: exit 3, message names the step, frames before it intact" "${problems}stderr: $(errline)"
 fi

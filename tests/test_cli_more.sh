@@ -568,6 +568,32 @@ fl surface "$T"/ls_short/frame_000002.vtu "$T"/ls_short/frame_000004.vtu --out "
     [ "$(grep -c "did not settle" "$T/stderr.txt")" = 1 ] &&
     ok "27 levelset: a level set cut at surface.ls_max_iterations is warned of once (run --mesh, surface --quiet)" ||
     bad "27 levelset not settled" "exit $r1 $RC, run warned $e1 times: $(errline)"
+# bench asked for OpenCL (--device) with no OpenCL platform at all stops
+# (it gave the native column alone with exit 0), and a summary or table
+# that cannot be written exits 3 (it exited 0).
+mkdir -p "$T/noicd"
+OCL_ICD_VENDORS="$T/noicd" fl bench "$GOOD" --device 0 --steps 1 --quiet --json "$T/noicd.json"
+r1=$RC e1=$(errline)
+"${TIMEOUT[@]}" "$BIN" bench "$GOOD" --backend cpu --steps 1 --quiet >/dev/full 2>"$T/stderr.txt"
+r2=$? e2=$(tr '\n' ' ' <"$T/stderr.txt")
+"${TIMEOUT[@]}" "$BIN" run "$GOOD" --backend cpu --steps 1 --quiet >/dev/full 2>"$T/stderr.txt"
+RC=$? ERR=$(cat "$T/stderr.txt")
+if [ "$r1" -eq 3 ] && printf '%s' "$e1" | grep -q -- "--device: no OpenCL device found" && [ ! -e "$T/noicd.json" ] &&
+   [ "$r2" -eq 3 ] && printf '%s' "$e2" | grep -q "writing to standard output failed" && [ "$RC" -eq 3 ] &&
+   printf '%s' "$ERR" | grep -q "writing to standard output failed"; then
+    ok "27 bench --device without OpenCL exits 3, no JSON; a table or summary into a full disk exits 3"
+else
+    bad "27 bench device / stdout" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
+fi
+# The table says how a solver statistic folds where it is not a mean per
+# step, and gives whole numbers in full; the JSON says the same of every
+# one, with the version and the kernel folder.
+fl bench "$GOOD" --backend cpu --solver mps --steps 3 --quiet --param mps.cg_max_iter=2 --json "$T/folds.json"
+F=$(python3 -c "import json; d = json.load(open('$T/folds.json')); print(d['solver_stat_folds']['short_solves'], d['version'] != '', d['kernel_dir'])" 2>&1)
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -Eq '^solves cut short \(total\) +3$' &&
+    printf '%s' "$OUT" | grep -Eq '^surface particles +[0-9]+(\.[0-9]+)?$' && [ "$F" = "total True None" ] &&
+    ok "27 bench: folds named in the table and the JSON, counts in full" ||
+    bad "27 bench folds" "exit $RC: '$F' $(printf '%s' "$OUT" | grep -E 'short|surface' | tr '\n' ' ')"
 # bench --from a multi-phase scene takes the phases from the frame's mps
 # field (every particle came back in the first phase), and refuses a frame
 # without them.

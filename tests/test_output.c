@@ -621,17 +621,16 @@ static void test_csv(void)
     CHECK(c != NULL, "open: %s", err);
     if (!c)
         return;
-    double rows[3][3] = {{0, 0, 1.5}, {1, 0.001, 1.0 / 3.0}, {2, 1e-10, -123456789.25}};
-    char want[512];
-    int k = snprintf(want, sizeof want, "step,time,max_speed\n");
-    for (int r = 0; r < 3; r++) {
+    /* Whole numbers in full (step 1234567890 was written 1.23456789e+09),
+     * the rest to nine significant digits. */
+    double rows[4][3] = {{0, 0, 1.5}, {1, 0.001, 1.0 / 3.0}, {2, 1e-10, -123456789.25}, {1234567890, 2.5, 70602}};
+    const char *want = "step,time,max_speed\n0,0,1.5\n1,0.001,0.333333333\n2,1e-10,-123456789\n"
+                       "1234567890,2.5,70602\n";
+    for (int r = 0; r < 4; r++)
         CHECK(out_csv_row(c, rows[r]) == 0, "row %d: %s", r, out_csv_error(c));
-        k += snprintf(want + k, sizeof want - (size_t)k, "%.9g,%.9g,%.9g\n",
-                      rows[r][0], rows[r][1], rows[r][2]);
-    }
     size_t len = 0;
     unsigned char *b = slurp(tmp, &len);
-    CHECK(b && strcmp((char *)b, want) == 0, "rows not flushed to the .tmp");
+    CHECK(b && strcmp((char *)b, want) == 0, "rows not flushed to the .tmp, or not as expected:\n%s", b ? (char *)b : "");
     CHECK(!exists(path), "final CSV exists before close");
     free(b);
     CHECK(out_csv_close(c) == 0, "close failed");

@@ -146,6 +146,19 @@ static int blown_up(const fcl_sim *s)
     return FCL_EXIT_DEVICE;
 }
 
+/* One step, its failure said here with the simulation's reason (the
+ * caller said only "a step failed", and said it after a warm-up with no
+ * particles too, where no step had failed; a review). */
+static int bench_step(fcl_sim *s)
+{
+    int rc = sim_step(s);
+    if (rc != 0) {
+        cli_error("bench on %s: step %ld failed: %s", s->be->name, s->step + 1, s->error[0] ? s->error : "no reason given");
+        return rc;
+    }
+    return blown_up(s);
+}
+
 /* The timed steps (their wall time and simulated time into col), with a
  * progress line on stderr unless --quiet: a slow device's bench of a
  * large scene runs for minutes. */
@@ -158,8 +171,7 @@ static int timed_steps(fcl_sim *sim, bench_col *col, long steps, int quiet)
     col->n = sim->n;
     for (long k = 0; k < steps && rc == 0; k++) {
         col->psteps += (double)sim->n;
-        rc = sim_step(sim);
-        rc = rc ? rc : blown_up(sim);
+        rc = bench_step(sim);
         accumulate(col, sim->solver, &sim->stats);
         progress_update(&bar, k + 1, NULL);
     }
@@ -167,8 +179,10 @@ static int timed_steps(fcl_sim *sim, bench_col *col, long steps, int quiet)
      * timers: a step reads its statistics back, but one of no particles
      * (an emitter scene before its first layer) reads nothing, and its
      * OpenCL passes were left out of the JSON (a review). */
-    if (rc == 0 && sim->be->ops->finish(sim->be) != 0)
+    if (rc == 0 && sim->be->ops->finish(sim->be) != 0) {
+        cli_error("bench on %s: the device failed finishing the timed steps", sim->be->name);
         rc = FCL_EXIT_DEVICE;
+    }
     col->wall_ms = (omp_get_wtime() - t0) * 1e3 / (double)steps;
     col->core_wait_pct = corewait_pct(waited0, corewait_seconds(), col->wall_ms * 1e-3 * (double)steps,
                                       corewait_threads(sim->be->kind));
@@ -189,8 +203,7 @@ static int warm_up(fcl_sim *sim, bench_col *col, const char *device)
     int rc = 0, with = 0;
     col->warmup = 0;
     while (rc == 0 && with < WARMUP && col->warmup < WARMUP_MAX) {
-        if ((rc = sim_step(sim)) == 0)
-            rc = blown_up(sim);
+        rc = bench_step(sim);
         col->warmup++;
         with += sim->n > 0;
     }
@@ -244,8 +257,10 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     if (rc == 0)
         rc = warm_up(&sim, col, be->name);
     /* The warm-up's events folded in before the reset, not into the timed steps. */
-    if (rc == 0 && be->ops->finish(be) != 0)
+    if (rc == 0 && be->ops->finish(be) != 0) {
+        cli_error("bench on %s: the device failed finishing the warm-up", be->name);
         rc = FCL_EXIT_DEVICE;
+    }
     timers_reset(&be->timers);
     if (rc == 0)
         rc = timed_steps(&sim, col, steps, o->quiet);
@@ -254,9 +269,7 @@ static int bench_one(const fcl_scene *sc, const char *kind, const char *device, 
     col->timers = be->timers;
     col->steps = steps;
     col->device_index = device ? atoi(device) : -1;
-    if (rc != 0)
-        cli_error("bench on %s: a step failed", be->name);
-    else if (o->mesh)
+    if (rc == 0 && o->mesh)
         rc = bench_mesh(&sim, &sc->params, col);
     sim_destroy(&sim);
     backend_destroy(be);
@@ -276,9 +289,19 @@ static void add_labels(bench_table *t, const fcl_timers *tm)
     }
 }
 
-/* The row labels' column: the longest solver statistic with its unit
- * ("viscosity CG iterations", 23) once pushed its values out of line. */
+/* The row labels' column: at least LABEL_W, and as wide as the longest
+ * solver statistic with its unit and fold ("largest face speed m/s
+ * (largest)", 32) in the table print_table makes ("viscosity CG
+ * iterations", 23, once pushed its values out of line). */
 enum { LABEL_W = 25 };
+static int label_w = LABEL_W;
+
+static void solver_row_label(const fcl_stat_decl *d, char *row, size_t len)
+{
+    int mean = d->fold == FCL_FOLD_MEAN;
+    snprintf(row, len, "%s%s%s%s%s%s", d->label, d->unit[0] ? " " : "", d->unit, mean ? "" : " (",
+             mean ? "" : solver_fold_word(d->fold), mean ? "" : ")");
+}
 
 /* The native column's wall ms per step, the speedup's reference; 0 when
  * there is none (--backend opencl). */
@@ -325,7 +348,7 @@ static void print_mesh_rows(const bench_table *t)
     for (int r = 0; r < 4 + passes.nlabels; r++) {
         char row[64];
         snprintf(row, sizeof row, "%s%s", r < 4 ? rows[r] : "  ", r < 4 ? "" : passes.label[r - 4]);
-        printf("%-*s", LABEL_W, row);
+        printf("%-*s", label_w, row);
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
             if (!b->meshed)
@@ -342,15 +365,20 @@ static void print_mesh_rows(const bench_table *t)
 }
 
 /* One row per statistic the solver declares (solver.h). */
+/* The solver's statistics over the timed steps: a mean per step unless
+ * the label says otherwise ("solves cut short (total)" stood beside the
+ * per-step means unmarked), whole numbers in full (70602 control
+ * particles, not 7.06e+04), as run's summary gives them (a review). */
 static void print_solver_rows(const bench_table *t)
 {
     for (int k = 0; t->solver && k < t->solver->nstats; k++) {
-        char row[64];
-        const fcl_stat_decl *d = &t->solver->stats[k];
-        snprintf(row, sizeof row, "%s%s%s", d->label, d->unit[0] ? " " : "", d->unit);
-        printf("%-*s", LABEL_W, row);
-        for (int c = 0; c < t->ncols; c++)
-            printf(" %12.4g", stat_fold_value(&t->col[c].solver_fold, t->solver, k));
+        char row[96];
+        solver_row_label(&t->solver->stats[k], row, sizeof row);
+        printf("%-*s", label_w, row);
+        for (int c = 0; c < t->ncols; c++) {
+            double v = stat_fold_value(&t->col[c].solver_fold, t->solver, k);
+            printf(v == floor(v) && fabs(v) < 1e12 ? " %12.0f" : " %12.4g", v);
+        }
         printf("\n");
     }
 }
@@ -364,7 +392,7 @@ static void print_sync_rows(const bench_table *t)
 {
     const char *rows[2] = { "launches/step", "host reads/step" };
     for (int r = 0; r < 2; r++) {
-        printf("%-*s", LABEL_W, rows[r]);
+        printf("%-*s", label_w, rows[r]);
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
             printf(" %12.1f", (double)(r ? b->timers.reads : b->timers.launches) / (double)b->steps);
@@ -375,15 +403,20 @@ static void print_sync_rows(const bench_table *t)
 
 static void print_table(const bench_table *t)
 {
-    char h[32];
-    printf("\n%-*s", LABEL_W, "pass (ms/step)");
+    char h[32], row[96];
+    label_w = LABEL_W;
+    for (int k = 0; t->solver && k < t->solver->nstats; k++) {
+        solver_row_label(&t->solver->stats[k], row, sizeof row);
+        label_w = (int)strlen(row) + 1 > label_w ? (int)strlen(row) + 1 : label_w;
+    }
+    printf("\n%-*s", label_w, "pass (ms/step)");
     for (int c = 0; c < t->ncols; c++) {
         head(t, c, h, sizeof h);
         printf(" %12s", h);
     }
     printf("\n");
     for (int l = 0; l < t->nlabels; l++) {
-        printf("%-*s", LABEL_W, t->label[l]);
+        printf("%-*s", label_w, t->label[l]);
         for (int c = 0; c < t->ncols; c++)
             printf(" %12.4f", timers_get(&t->col[c].timers, t->label[l]) / (double)t->col[c].steps);
         printf("\n");
@@ -394,7 +427,7 @@ static void print_table(const bench_table *t)
     for (int r = 0; r < 8; r++) {
         if (r == 3 && !(cpu_wall > 0))   /* no native column (--backend opencl): nothing to compare with */
             continue;
-        printf("%-*s", LABEL_W, rows[r]);
+        printf("%-*s", label_w, rows[r]);
         for (int c = 0; c < t->ncols; c++) {
             const bench_col *b = &t->col[c];
             double st = (double)b->steps;
@@ -446,6 +479,17 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const fcl_cli *
     cJSON *ov = cJSON_AddArrayToObject(root, "params");
     for (int i = 0; i < cl->noverrides; i++)
         cJSON_AddItemToArray(ov, cJSON_CreateString(cl->overrides[i]));
+    /* Which program and which kernel sources (README's before/after
+     * tables alternate --kernel-dir, and their files read alike). */
+    cJSON_AddStringToObject(root, "version", FCL_VERSION);
+    if (cl->kernel_dir)
+        cJSON_AddStringToObject(root, "kernel_dir", cl->kernel_dir);
+    else
+        cJSON_AddNullToObject(root, "kernel_dir");
+    /* How each solver statistic folds over the timed steps. */
+    cJSON *folds = cJSON_AddObjectToObject(root, "solver_stat_folds");
+    for (int k = 0; t->solver && k < t->solver->nstats; k++)
+        cJSON_AddStringToObject(folds, t->solver->stats[k].key, solver_fold_word(t->solver->stats[k].fold));
     double cpu_wall = native_wall_ms(t);
     for (int c = 0; c < t->ncols; c++) {
         const bench_col *b = &t->col[c];
@@ -472,7 +516,10 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const fcl_cli *
                 cJSON_AddNumberToObject(runs, b->timers.label[l], (double)b->timers.runs[l] / (double)b->steps);
         cJSON_AddItemToObject(o, "launches_by_pass", runs);
         cJSON_AddNumberToObject(o, "host_reads_per_step", (double)b->timers.reads / (double)b->steps);
-        cJSON_AddNumberToObject(o, "core_wait_pct", b->core_wait_pct);
+        if (b->core_wait_pct >= 0.0)   /* unknown as null, as the JSON's other unknowns */
+            cJSON_AddNumberToObject(o, "core_wait_pct", b->core_wait_pct);
+        else
+            cJSON_AddNullToObject(o, "core_wait_pct");
         cJSON_AddNumberToObject(o, "particle_steps_per_s", b->psteps * 1e3 / (b->wall_ms * (double)b->steps));
         if (cpu_wall > 0)
             cJSON_AddNumberToObject(o, "speedup_vs_cpu", cpu_wall / b->wall_ms);
@@ -542,8 +589,12 @@ static int bench_all(const fcl_scene *sc, const fcl_cli *o, long steps, bench_ta
         matched += device_wanted(o, d, devs);
     /* No device at all first: then --device names nothing to match. */
     if (want_cl && count == 0) {
-        if (!want_cpu) {
-            cli_error("--backend opencl: no OpenCL device found (see 'fluidcl devices')");
+        /* --device or --kernel-dir asked for OpenCL: its column is what was
+         * wanted, and the native one alone with exit 0 passed for it (a
+         * review: a broken driver gave CPU figures to a script). */
+        if (!want_cpu || o->device || o->kernel_dir) {
+            cli_error("%s: no OpenCL device found (see 'fluidcl devices')", !want_cpu ? "--backend opencl"
+                      : o->device ? "--device" : "--kernel-dir");
             free(devs);
             return FCL_EXIT_DEVICE;
         }

@@ -2,6 +2,7 @@
  * With no arguments it opens the viewer on the embedded default scene when
  * a display is available, and runs that scene headless otherwise.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +130,7 @@ static int cmd_help(const char *topic)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         char *args[] = { (char *)default_scene };
@@ -171,4 +172,20 @@ int main(int argc, char **argv)
     fprintf(stderr, "fluidcl: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return FCL_EXIT_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    /* Standard output carries run's summary, bench's table and the help: a
+     * failed write (a full disk, /dev/full) lost them with exit 0 (a
+     * review). */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "fluidcl: writing to standard output failed%s%s\n", errno ? ": " : "",
+                errno ? strerror(errno) : "");
+        if (rc == 0)
+            rc = FCL_EXIT_DEVICE;
+    }
+    return rc;
 }

@@ -503,7 +503,11 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
         if ((rc = sim_step(s)) != 0)
             break;
         if (s->stats.bad_id >= 0) {
+            /* Its row too: the diverging step's figures are what a
+             * post-mortem reads (the rows ended the step before; a
+             * review). No frame or checkpoint of it. */
             progress_end(&bar);
+            record(r);
             return report_blowup(s);
         }
         if ((rc = after_step(r, p)) != 0)
@@ -526,49 +530,54 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
     return rc == 0 && r->ck.at_end ? ckpt_write(&r->ck, s, 1) : rc;
 }
 
+/* The closing summary, one "label value" line each, the labels' column as
+ * wide as the longest (a solver's "viscosity CG iterations" ran into its
+ * value at 16; a review). */
 static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
 {
     const fcl_sim *s = &r->sim;
-    printf("scene            %s%s%s\n", sc->file, sc->name[0] ? " - " : "", sc->name);
-    printf("solver           %s on %s\n", s->solver->name, s->be->name);
-    printf("particles        %zu\n", s->n);
-    printf("steps            %ld (last dt %.4g s)\n", s->step, s->stats.dt);
-    printf("simulated time   %.6g s\n", s->time);
-    printf("wall time        %.3f s\n", wall);
+    int w = 16;
+    for (int k = 0; k < s->solver->nstats; k++)
+        w = (int)strlen(s->solver->stats[k].label) > w ? (int)strlen(s->solver->stats[k].label) : w;
+    printf("%-*s %s%s%s\n", w, "scene", sc->file, sc->name[0] ? " - " : "", sc->name);
+    printf("%-*s %s on %s\n", w, "solver", s->solver->name, s->be->name);
+    printf("%-*s %zu\n", w, "particles", s->n);
+    printf("%-*s %ld (last dt %.4g s)\n", w, "steps", s->step, s->stats.dt);
+    printf("%-*s %.6g s\n", w, "simulated time", s->time);
+    printf("%-*s %.3f s\n", w, "wall time", wall);
     long ran = s->step - r->first_step;
     if (r->first_step > 0)
-        printf("resumed at step  %ld (the averages below are over the %ld steps run since)\n", r->first_step, ran);
-    printf("particle-steps/s %.4g\n", wall > 0 ? r->psteps / wall : 0.0);
+        printf("%-*s %ld (the averages below are over the %ld steps run since)\n", w, "resumed at step", r->first_step, ran);
+    printf("%-*s %.4g\n", w, "particle-steps/s", wall > 0 ? r->psteps / wall : 0.0);
     double steps = ran > 0 ? (double)ran : 1.0;
     if (s->solver->no_density)
-        printf("density error    n/a (the %s solver keeps no particle density)\n", s->solver->name);
+        printf("%-*s n/a (the %s solver keeps no particle density)\n", w, "density error", s->solver->name);
     else
-        printf("density error    average %.4g %%, max %.4g %%\n", r->sum_avg_err / steps, r->max_err);
-    printf("time step        mean %.4g s, min %.4g s\n", r->sum_dt / steps, r->min_dt);
-    static const char *const fold_word[] = { "mean", "largest", "total" };
+        printf("%-*s average %.4g %%, max %.4g %%\n", w, "density error", r->sum_avg_err / steps, r->max_err);
+    printf("%-*s mean %.4g s, min %.4g s\n", w, "time step", r->sum_dt / steps, r->min_dt);
     for (int k = 0; k < s->solver->nstats; k++) {
         const fcl_stat_decl *d = &s->solver->stats[k];
         double v = stat_fold_value(&r->solver_fold, s->solver, k);
         /* Whole numbers (counts) in full: 19683 control particles, not 1.968e+04. */
-        printf(v == floor(v) && fabs(v) < 1e15 ? "%-16s %.0f%s%s (%s over the steps)\n"
-                                                : "%-16s %.4g%s%s (%s over the steps)\n",
-               d->label, v, d->unit[0] ? " " : "", d->unit, fold_word[d->fold]);
+        printf(v == floor(v) && fabs(v) < 1e15 ? "%-*s %.0f%s%s (%s over the steps)\n"
+                                                : "%-*s %.4g%s%s (%s over the steps)\n",
+               w, d->label, v, d->unit[0] ? " " : "", d->unit, solver_fold_word(d->fold));
     }
     /* The last state is a frame only when the frames' interval divides
      * the steps: say so, since the last state is what one looks for. */
     long every = s->prm->output_every, last = every > 0 ? s->step - s->step % every : 0;
     if (r->frames && last == s->step)
-        printf("frames           %ld in %s\n", r->frames, s->prm->output_dir);
+        printf("%-*s %ld in %s\n", w, "frames", r->frames, s->prm->output_dir);
     else if (r->frames)
         printf("frames           %ld in %s, the last at step %ld: the final step %ld falls between frames "
                "(every %ld steps)\n", r->frames, s->prm->output_dir, last, s->step, every);
     if (s->nemitters + s->noutflows > 0)
-        printf("inflow, outflow  %ld particles added, %ld refused (particles.capacity %zu), %ld removed\n",
+        printf("%-*s %ld particles added, %ld refused (particles.capacity %zu), %ld removed\n", w, "inflow, outflow",
                s->emitted, s->refused, s->cap, s->removed);
     if (r->ck.last_step >= 0)
-        printf("checkpoint       %s (step %ld)\n", r->ck.path, r->ck.last_step);
+        printf("%-*s %s (step %ld)\n", w, "checkpoint", r->ck.path, r->ck.last_step);
     if (r->meshes)
-        printf("surface meshes   %ld, %.1f ms per reconstruction, %zu triangles in the last\n", r->meshes,
+        printf("%-*s %ld, %.1f ms per reconstruction, %zu triangles in the last\n", w, "surface meshes", r->meshes,
                r->mesh_ms / (double)r->meshes, r->mesh_tris);
 }
 

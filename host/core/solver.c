@@ -136,6 +136,11 @@ const char *solver_names_that(fcl_capability c, char *out, size_t len)
     return out;
 }
 
+const char *solver_fold_word(fcl_fold f)
+{
+    return f == FCL_FOLD_MAX ? "largest" : f == FCL_FOLD_SUM ? "total" : "mean";
+}
+
 const char *solver_group_readers(const char *g, size_t gl, char *out, size_t len)
 {
     if (gl == 7 && strncmp(g, "control", 7) == 0)

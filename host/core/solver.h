@@ -207,6 +207,9 @@ int solver_can(const fcl_solver *sv, fcl_capability c);
 /* The registered solvers that can c, "pbf" or "mps and mac", into out;
  * returns out. */
 const char *solver_names_that(fcl_capability c, char *out, size_t len);
+/* How a statistic folds over the steps, as the summary and bench say it:
+ * "mean", "largest", "total". */
+const char *solver_fold_word(fcl_fold f);
 /* Parameter group g (its first gl characters) when only some solvers read
  * it, a solver's own (dfsph.*: "dfsph") or fluid control's (control.*:
  * the solvers with targets): their names into out, returned; NULL for a

@@ -168,9 +168,15 @@ int out_csv_row(fcl_csv *c, const double *values)
 {
     if (!c || !values || c->failed)
         return -1;
-    for (size_t k = 0; k < c->ncols; k++)
-        if (fprintf(c->io.fp, k ? ",%.9g" : "%.9g", values[k]) < 0)
+    /* Whole numbers (the step, counts) in full: %.9g wrote step
+     * 1234567890 as 1.23456789e+09, a digit lost (a review); the rest as
+     * nine significant digits, which a float holds. */
+    for (size_t k = 0; k < c->ncols; k++) {
+        double v = values[k];
+        const char *fmt = v == floor(v) && fabs(v) < 1e15 ? (k ? ",%.0f" : "%.0f") : (k ? ",%.9g" : "%.9g");
+        if (fprintf(c->io.fp, fmt, v) < 0)
             break;
+    }
     /* Flushed per row so a long run's progress can be watched in the .tmp. */
     if (fputc('\n', c->io.fp) == EOF || fflush(c->io.fp) != 0 || ferror(c->io.fp)) {
         c->failed = 1;
