@@ -135,8 +135,16 @@ static void param_widget(fcl_view *v, const fcl_param_def *d)
         ImGui::SameLine();
         ImGui::TextDisabled("%s", d->unit);
     }
-    /* Phases carry their own viscosity (solver_unused_viscosity). */
-    if (d == &fcl_param_table[FCL_P_material_viscosity] && v->scene.nphases > 0) {
+    /* A shared parameter the running solver does not read (its ignores),
+     * and with phases material.viscosity (solver_unused_viscosity). */
+    const fcl_solver *sv = v->have_sim ? v->sim.solver : solver_find(v->live.sim_solver);
+    const char *instead = sv ? solver_reads_instead(sv, (fcl_param_id)(d - fcl_param_table)) : NULL;
+    if (instead) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("not read by %s", sv->name);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("in its place: %s", instead);
+    } else if (d == &fcl_param_table[FCL_P_material_viscosity] && v->scene.nphases > 0) {
         ImGui::SameLine();
         ImGui::TextDisabled("unused: each phase has its own");
     }

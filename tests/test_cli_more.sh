@@ -820,6 +820,27 @@ fl run "$GOOD" --backend cpu --steps 1 --quiet --param dfsph.eta=0.5 --param dfs
     ! printf '%s' "$ERR" | grep -q "wcsph.\*" &&
     ok "29 another solver's --param is noted once per group, the run's own is not" ||
     bad "29 other solver's params" "exit $RC: $(errline)"
+# A shared key the solver does not read (sim.dt under dfsph, the material's
+# viscosity under pbf) is noted with what it has in its place, once; and
+# a surface setting without --mesh (run and bench): all were taken in
+# silence (a review).
+fl run "$GOOD" --backend cpu --steps 1 --quiet --solver dfsph --param sim.dt=1e-4 --param sim.dt=1e-4 \
+    --param material.viscosity=5 --param surface.method=levelset
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --steps 1 --quiet --param sim.dt=1e-4 --param material.viscosity=5
+r2=$RC e2=$ERR
+fl bench "$GOOD" --backend cpu --steps 1 --quiet --solver pbf --param material.viscosity=2 --param surface.cell=1
+if [ "$r1$r2$RC" = 000 ] &&
+   [ "$(printf '%s' "$e1" | grep -c -- "--param sim.dt: the dfsph solver does not read it (in its place: its own step: dfsph.cfl")" = 1 ] &&
+   printf '%s' "$e1" | grep -q -- "--param material.viscosity: the dfsph solver does not read it (in its place: dfsph.viscosity)" &&
+   printf '%s' "$e1" | grep -q -- "--param surface.method=levelset does nothing here: run writes no surface without --mesh" &&
+   ! printf '%s' "$e2" | grep -q "does not read" &&
+   printf '%s' "$ERR" | grep -q -- "--param material.viscosity: the pbf solver does not read it (in its place: pbf.xsph)" &&
+   printf '%s' "$ERR" | grep -q -- "--param surface.cell=1 does nothing here: bench times no surface without --mesh"; then
+    ok "29 a shared key the solver does not read is noted once with what it reads; surface.* without --mesh noted"
+else
+    bad "29 ignored shared keys" "exit $r1 $r2 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(printf '%s' "$e2" | tr '\n' ' ') / $(errline)"
+fi
 
 # SIGINT stops `surface` between meshes: exit 130, every mesh written
 # whole, no temporary (the default action, mid-write, left

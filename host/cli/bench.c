@@ -654,6 +654,13 @@ int cmd_bench(int argc, char **argv)
                     o.overrides[i]);
             break;
         }
+    /* Nor does a surface setting without --mesh (a review). */
+    for (int i = 0; i < o.noverrides && !o.mesh; i++)
+        if (strncmp(o.overrides[i], "surface.", 8) == 0) {
+            fprintf(stderr, "fluidcl: bench: note: --param %s does nothing here: bench times no surface without "
+                    "--mesh\n", o.overrides[i]);
+            break;
+        }
     /* Nor does the run's length: bench times --steps (sim.steps=7 timed
      * 20 steps without a word; a review). */
     for (int i = 0; i < o.noverrides; i++)

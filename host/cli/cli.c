@@ -405,6 +405,26 @@ static void note_other_solver_params(const fcl_cli *o, const fcl_solver *sv)
     }
 }
 
+/* A --param of a shared key the solver does not read (sim.dt under
+ * dfsph, material.viscosity under pbf) is noted with what it reads
+ * instead: it was taken in silence (a review). */
+static void note_ignored_params(const fcl_cli *o, const fcl_solver *sv)
+{
+    for (int i = 0; i < o->noverrides; i++) {
+        const char *eq = strchr(o->overrides[i], '=');
+        char key[96];
+        snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - o->overrides[i]) : 0, o->overrides[i]);
+        const fcl_param_def *d = params_find(key);
+        const char *instead = d ? solver_reads_instead(sv, (fcl_param_id)(d - fcl_param_table)) : NULL;
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strncmp(o->overrides[k], key, strlen(key)) == 0 && o->overrides[k][strlen(key)] == '=';
+        if (instead && !seen)
+            fprintf(stderr, "fluidcl: note: --param %s: the %s solver does not read it (in its place: %s)\n", key, sv->name,
+                    instead);
+    }
+}
+
 /* A check's error after the command line was merged into the scene's
  * parameters names the scene file; where the key it starts with came
  * from --param or an option, it names that as well (a review:
@@ -485,6 +505,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     }
     scene_emitter_capacity(s, solver_longest_dt(sv, &s->params));
     note_other_solver_params(o, sv);
+    note_ignored_params(o, sv);
     if (solver_unused_viscosity(sv, &s->params, s->phases, s->nphases, err, sizeof err))
         fprintf(stderr, "fluidcl: note: %s\n", err);
     return 0;

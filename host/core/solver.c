@@ -153,6 +153,14 @@ const char *solver_group_readers(const char *g, size_t gl, char *out, size_t len
     return NULL;
 }
 
+const char *solver_reads_instead(const fcl_solver *sv, fcl_param_id id)
+{
+    for (const fcl_ignored *i = sv->ignores; i && i->id != FCL_P_COUNT; i++)
+        if (i->id == id)
+            return i->instead;
+    return NULL;
+}
+
 int solver_reads_group(const fcl_solver *sv, const char *g, size_t gl)
 {
     char names[128];

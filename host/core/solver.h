@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "params.h"
+
 typedef struct fcl_buf fcl_buf;
 
 struct fcl_sim;
@@ -23,6 +25,14 @@ struct fcl_grid_frame;
  * bench's table print `label` with `unit`, and both fold the steps'
  * values by `fold` (mean, largest, or total: a count of events). The solver writes this step's values into
  * sim->stats.solver[] in declaration order. */
+/* A shared parameter (sim.*, material.*) a solver does not read, and what
+ * it has in its place: the command line notes a --param of it, the viewer
+ * marks it. */
+typedef struct fcl_ignored {
+    fcl_param_id id;
+    const char *instead;    /* "dfsph.viscosity", "its own step: dfsph.cfl, ..." */
+} fcl_ignored;
+
 typedef enum fcl_fold { FCL_FOLD_MEAN = 0, FCL_FOLD_MAX = 1, FCL_FOLD_SUM = 2 } fcl_fold;
 typedef struct fcl_stat_decl {
     const char *key;
@@ -139,6 +149,9 @@ typedef struct fcl_solver {
      * domain (boundary.c), which the images replace. 0: samples run on
      * past the walls (boundary_clip) and stand for their images. */
     int boundary_images;
+    /* The shared parameters it does not read (their table rows say so
+     * too), ending with id FCL_P_COUNT; NULL: it reads them all. */
+    const fcl_ignored *ignores;
     /* 1: it keeps no particle density (a grid solver): run's CSV gives
      * nan for the density errors, its summary and bench say n/a. */
     int no_density;
@@ -215,6 +228,9 @@ const char *solver_fold_word(fcl_fold f);
  * the solvers with targets): their names into out, returned; NULL for a
  * group every solver may read (sim.*, material.*). */
 const char *solver_group_readers(const char *g, size_t gl, char *out, size_t len);
+/* What sv has in place of shared parameter id, when it does not read it
+ * (fcl_solver.ignores); NULL when it reads it. */
+const char *solver_reads_instead(const fcl_solver *sv, fcl_param_id id);
 /* Whether sv reads group g: the command line notes a --param of a group
  * it does not, and the viewer marks that group's header. */
 int solver_reads_group(const fcl_solver *sv, const char *g, size_t gl);

@@ -435,7 +435,17 @@ static double dfsph_longest_dt(const fcl_params *p)
     return p->dfsph_dt_max;
 }
 
+/* The shared parameters it does not read, and what it has in their place. */
+static const fcl_ignored ignores[] = {
+    { FCL_P_sim_dt, "its own step: dfsph.cfl, dfsph.dt_min, dfsph.dt_max" },
+    { FCL_P_material_viscosity, "dfsph.viscosity" },
+    { FCL_P_material_stiffness, "its pressure solve (dfsph.eta), no equation of state" },
+    { FCL_P_material_negative_pressure, "its pressure solve (dfsph.eta), no equation of state" },
+    { FCL_P_COUNT, NULL },
+};
+
 const fcl_solver fcl_solver_dfsph = {
+    .ignores = ignores,
     .longest_dt = dfsph_longest_dt,
     .name = "dfsph",
     .blowup_advice = "lower dfsph.dt_max or dfsph.cfl",

@@ -775,7 +775,16 @@ static int mac_check(const fcl_params *p, char *err, size_t errlen)
     return rc;
 }
 
+/* The shared parameters it does not read, and what it has in their place. */
+static const fcl_ignored ignores[] = {
+    { FCL_P_material_viscosity, "mac.viscosity" },
+    { FCL_P_material_stiffness, "its pressure solve, no equation of state" },
+    { FCL_P_material_negative_pressure, "its pressure solve, no equation of state" },
+    { FCL_P_COUNT, NULL },
+};
+
 const fcl_solver fcl_solver_mac = {
+    .ignores = ignores,
     .name = "mac",
     .blowup_advice = "lower mac.cfl or mac.dt_max",
     .kernels = "none, a grid",

@@ -622,7 +622,16 @@ static void mps_step_floor(const fcl_params *p, double *cfl, double *dt_min, dou
     *cfl = p->mps_cfl, *dt_min = p->mps_dt_min, *dt_max = p->mps_dt_max;
 }
 
+/* The shared parameters it does not read, and what it has in their place. */
+static const fcl_ignored ignores[] = {
+    { FCL_P_sim_dt, "its own step: mps.cfl, mps.dt_min, mps.dt_max" },
+    { FCL_P_material_stiffness, "its pressure Poisson equation, no equation of state" },
+    { FCL_P_material_negative_pressure, "mps.clamp_negative" },
+    { FCL_P_COUNT, NULL },
+};
+
 const fcl_solver fcl_solver_mps = {
+    .ignores = ignores,
     .step_floor = mps_step_floor,
     .name = "mps",
     .blowup_advice = "lower mps.dt_max or mps.cfl, or raise material.viscosity (with phases, their own viscosity, or a gas phase's sound_speed)",

@@ -357,7 +357,17 @@ static void pbf_step_floor(const fcl_params *p, double *cfl, double *dt_min, dou
     *cfl = p->pbf_cfl, *dt_min = p->pbf_dt_min, *dt_max = p->pbf_dt_max;
 }
 
+/* The shared parameters it does not read, and what it has in their place. */
+static const fcl_ignored ignores[] = {
+    { FCL_P_sim_dt, "its own step: pbf.cfl, pbf.dt_min, pbf.dt_max" },
+    { FCL_P_material_viscosity, "pbf.xsph" },
+    { FCL_P_material_stiffness, "its density constraint (pbf.iterations), no equation of state" },
+    { FCL_P_material_negative_pressure, "its density constraint (pbf.iterations), no equation of state" },
+    { FCL_P_COUNT, NULL },
+};
+
 const fcl_solver fcl_solver_pbf = {
+    .ignores = ignores,
     .step_floor = pbf_step_floor,
     .blowup_more = pbf_blowup_more,
     .name = "pbf",
