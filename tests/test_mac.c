@@ -18,7 +18,8 @@
  *   bunched in one deep cell: every fluid cell's outflow is its target
  *   (within 1e-5 of max |u|), the bunched cell's is positive, none within
  *   two cells of the surface (both backends); the same with the box
- *   full (no air): no cell gets a target;
+ *   full (no air): no cell gets a target; a full box in shear is never
+ *   faster than in its first step (holes in the liquid are liquid);
  * - hydrostatic pool: a pool 8 cells deep in a 16^3 grid (the issue asks
  *   64^3; 16^3 keeps the test at seconds, the README gives larger ones)
  *   over 2 s: the largest marker speed and face speed <= 1e-4 m/s (the
@@ -807,6 +808,48 @@ static void test_bad_input(fcl_backend *be)
     CHECK(rc != 0 && strstr(err, "mac.particles_per_cell"), "particles per cell 0.5 gave %d: '%s'", rc, err);
 }
 
+/* A closed 32 x 16 x 32 cm box full of liquid in two layers sliding past
+ * each other at -1 and +1 m/s (16 x 8 x 16 cells of 2 cm, 8 markers a
+ * cell), 100 steps of 10 ms: the shear decays, and no step may be faster
+ * than the first. The markers leave holes along the shear (cells no
+ * marker reached, enclosed by liquid); taken as air, each was a free
+ * surface at p = 0 that the liquid's divergence error drained through,
+ * and the speed jumped to 2.16 m/s at step 38 here (from a scene's
+ * lattice to 4.59 m/s at step 37; a review). Holes of one or two cells are
+ * liquid now (mac_hole_mark): at most 1.242 m/s after the first step's
+ * 1.226 (limit 1.1 times that). */
+static void test_full_shear(fcl_backend *be)
+{
+    fcl_params p;
+    mac_params(&p, 0.32, 0.01);
+    p.domain_max[1] = 0.16f;
+    float lo[3] = { 0, 0, 0 }, hi[3] = { 0.32f, 0.16f, 0.32f };
+    float4 *pos = malloc(32 * 16 * 32 * 16), *vel = malloc(32 * 16 * 32 * 16);
+    size_t n = lattice(pos, 0, lo, hi, 0.01);
+    for (size_t i = 0; i < n; i++)
+        vel[i] = fcl_f4(pos[i].y < 0.08f ? -1.0f : 1.0f, 0.0f, 0.0f, 0.0f);
+    fcl_sim s;
+    char err[1024] = "";
+    int rc = sim_create(&s, be, &p, pos, vel, n, NULL, 0, err, sizeof err), made = rc == 0;
+    double first = 0.0, later = 0.0;
+    int at = 0;
+    for (int k = 0; rc == 0 && k < 100; k++) {
+        rc = sim_step(&s);
+        double v = s.stats.max_speed;
+        first = k == 0 ? v : first;
+        if (k > 0 && v > later)
+            later = v, at = k + 1;
+    }
+    printf("full box in shear on %s: first step %.3f m/s, largest after %.3f m/s (step %d)\n", be->kind, first, later,
+           at);
+    CHECK(rc == 0 && later <= 1.1 * first, "full box in shear on %s: step %d at %.3f m/s, over 1.1 times the first "
+          "step's %.3f (%s)", be->kind, at, later, first, rc ? (made ? s.error : err) : "");
+    if (made)
+        sim_destroy(&s);
+    free(pos);
+    free(vel);
+}
+
 int main(void)
 {
     fcl_backend *cpu = ft_backend(0), *ocl = ft_backend(1);
@@ -828,6 +871,9 @@ int main(void)
             test_density_target(ocl, full);
     }
     test_pool(cpu);
+    test_full_shear(cpu);
+    if (ocl)
+        test_full_shear(ocl);
     test_first_grid(cpu);
     test_pierced_pool(cpu, ocl);
     double vc = 0.0, vo = 0.0;
