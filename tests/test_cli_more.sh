@@ -998,5 +998,14 @@ fl run "$T/mac_fill.json" --backend cpu --quiet --time 0.3
 [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "step 17: the emitters have brought markers for 112 % of the domain's volume (9000 at mac.particles_per_cell = 8): a closed domain takes no more" &&
     ok "32 mac: an inflow that overfills a closed box stops saying so" ||
     bad "32 mac overfilled box" "exit $RC: $(errline)"
+# mac's blow-up names the bound its substeps set (it quoted
+# sim.max_step_ratio = 1 where the bound was 2), and with mac.dt_min at
+# mac.dt_max it says to lower both (a review).
+fl run embedded:mac_dam_break.json --backend cpu --quiet --time 0.2 --param sim.dt=0.05 --param mac.dt_min=0.05 \
+    --param mac.dt_max=0.05
+[ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "moves more than 2 support radii per step (the mac solver's bound from sim.max_step_ratio = 1)" &&
+    printf '%s' "$ERR" | grep -q "mac.dt_min is mac.dt_max, which holds every substep at that length (mac.cfl does nothing then): lower both" &&
+    ok "32 mac: a blow-up names the solver's own bound, and dt_min at dt_max" ||
+    bad "32 mac blow-up bound" "exit $RC: $(errline)"
 
 checks_done

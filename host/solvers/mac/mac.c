@@ -2,7 +2,9 @@
  * 2013, seed 003; SEED-NOTES 5): the velocity lives on a staggered grid,
  * marker particles say where the liquid is. A step of sim.dt is cut into
  * substeps of dt = k_CFL dx / (max |u| + sqrt(k_CFL dx |g|)) (seed eq. 16,
- * force-aware), clamped to [mac.dt_min, mac.dt_max], evenly. Each substep:
+ * force-aware), clamped to [mac.dt_min, mac.dt_max], the step cut evenly
+ * into substeps of at most that (each may be shorter than mac.dt_min).
+ * Each substep:
  *   particle grid (sorted markers) -> flags (solid, fluid, air) -> level
  *   set at the surface band -> RK2 semi-Lagrangian advection of the face
  *   velocities (or, with mac.transfer = flip, the markers' velocities onto
@@ -778,6 +780,17 @@ static int mac_check(const fcl_params *p, char *err, size_t errlen)
     return rc;
 }
 
+/* Beside the advice to lower mac.cfl or mac.dt_max: with mac.dt_min at
+ * mac.dt_max every substep is held at that length, mac.cfl does nothing
+ * and lowering mac.dt_max alone is refused (a review). */
+static const char *mac_blowup_more(const fcl_sim *s)
+{
+    return s->prm->mac_dt_min >= 0.999f * s->prm->mac_dt_max
+               ? "mac.dt_min is mac.dt_max, which holds every substep at that length (mac.cfl does nothing then): "
+                 "lower both"
+               : NULL;
+}
+
 /* The shared parameters it does not read, and what it has in their place. */
 static const fcl_ignored ignores[] = {
     { FCL_P_material_viscosity, "mac.viscosity" },
@@ -790,6 +803,7 @@ const fcl_solver fcl_solver_mac = {
     .ignores = ignores,
     .name = "mac",
     .blowup_advice = "lower mac.cfl or mac.dt_max",
+    .blowup_more = mac_blowup_more,
     .kernels = "none, a grid",
     .summary = "Zou, Qi & Zhao 2013 semi-Lagrangian MAC grid liquid (RK2 backtrace, ghost-fluid free surface "
                "from the markers' level set, multigrid-preconditioned conjugate gradients on the device, "
