@@ -7,7 +7,8 @@
  *   refused, on both backends; ids are unique and continue
  *   from the scene's (0 .. n - 1 with an initial block);
  * - a disk with an explicit rate (3,000 particles/s for 0.1 s) adds
- *   rate x time within one layer;
+ *   rate x time within one layer; a rate whose layer period is the step
+ *   (a float) adds a layer every step, 3,600 points in 100 steps;
  * - over particles.capacity the extra particles are refused and
  *   counted, the simulation keeps the capacity's particles;
  * - an outflow box in the jet's path (mps, wcsph): after every step no
@@ -126,6 +127,37 @@ static void disk_rate_and_capacity(fcl_backend *be)
           "capacity 800: n %zu, emitted %ld, refused %ld", o.n, o.emitted, o.refused);
     printf("particles.capacity 800 (%zu at the start): %ld emitted, %ld refused, %zu in the end\n", o.initial,
            o.emitted, o.refused, o.n);
+}
+
+/* A rate whose layer period is the step (36 points at 3,600 a second,
+ * sim.dt 0.01 s, mac) gives a layer after every step: sim.dt is a float,
+ * 0.0099999998 s, and the layer came a step late and stayed a layer
+ * behind (3,564 points after 100 steps; a review); without a rate too. */
+static void rate_on_step(fcl_backend *be)
+{
+    static const char *const text =
+        "{\"sim\": {\"solver\": \"mac\", \"dt\": 0.01}, \"domain\": {\"min\": [0, 0, 0], \"max\": [0.4, 0.4, 0.4]},"
+        " \"boundary\": {\"walls\": \"mirror\"}, \"particles\": {\"spacing\": 0.01}, \"fluid\": [],"
+        " \"emitters\": [{\"shape\": \"rect\", \"center\": [0.2, 0.3, 0.2], \"direction\": [0, -1, 0],"
+        " \"size\": [0.06, 0.06], \"speed\": 1%s}]}";
+    for (int r = 0; r < 2; r++) {
+        char scene[1024];
+        snprintf(scene, sizeof scene, text, r ? ", \"rate\": 3600" : "");
+        fcl_sim s;
+        fcl_scene sc;
+        fcl_initial in;
+        if (sc_make(be, &s, &sc, &in, scene) != 0)
+            continue;
+        int late = 0, k;
+        for (k = 1; k <= 100 && sim_step(&s) == 0; k++)
+            if (s.emitted != 36L * k && !late)
+                late = k;
+        printf("a layer every step%s: %ld points after %d steps (first short step: %d)\n", r ? " at 3,600/s" : "",
+               s.emitted, k - 1, late);
+        CHECK(k == 101 && late == 0 && s.emitted == 3600, "%s: %ld points after %d steps, short from step %d",
+              r ? "rate 3600/s" : "speed 1 m/s", s.emitted, k - 1, late);
+        sc_free(&s, &sc, &in);
+    }
 }
 
 /* Positions after `steps` steps, in id order, with or without a save and
@@ -567,6 +599,7 @@ int main(void)
     fcl_backend *cpu = ft_backend(0), *ocl = ft_backend(1);
     if (!cpu)
         return 77;
+    rate_on_step(cpu);
     for (size_t k = 0; k < fcl_solver_count; k++)
         rect_count(cpu, fcl_solvers[k]->name);
     if (ocl)
