@@ -83,22 +83,67 @@ static void test_momentum(void)
     scene_free(&sc);
 }
 
+/* The column's pressure figures at one instant: the pressure at half and
+ * at three quarters depth as shares of rho g (H - y), and the interior's
+ * least-squares dp/d(depth) in rho g (below 0.4 H, above the floor's two
+ * spacings); the RMS speed and the largest displacement from start (by
+ * particle id). */
+typedef struct column_view {
+    double half, deep, slope, rms, moved, H;
+} column_view;
+
+static void column_view_of(fcl_sim *s, const float4 *start, column_view *c)
+{
+    size_t n = s->n;
+    float4 *p = malloc(n * 16), *v = malloc(n * 16);
+    unsigned *id = malloc(n * 4);
+    float *prs = malloc(n * 4);
+    sim_download(s, p, v, NULL, prs, id);
+    double v2 = 0.0, band[2] = { 0, 0 }, cnt[2] = { 0, 0 }, fit[5] = { 0, 0, 0, 0, 0 };
+    c->H = c->moved = 0.0;
+    for (size_t k = 0; k < n; k++)
+        c->H = fmax(c->H, p[k].y + 0.5 * s->spacing);   /* top particle + half a spacing */
+    for (size_t k = 0; k < n; k++) {
+        float4 a = start[id[k]], b = p[k];
+        c->moved = fmax(c->moved, sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)));
+        v2 += v[k].x * v[k].x + v[k].y * v[k].y + v[k].z * v[k].z;
+        double depth = c->H - b.y;
+        if (depth > 0.4 * c->H && depth < c->H - 2.0 * s->spacing) {
+            fit[0] += 1.0; fit[1] += depth; fit[2] += depth * depth; fit[3] += prs[k]; fit[4] += depth * prs[k];
+        }
+        for (int q = 0; q < 2; q++)   /* bands at 3/4 and 1/2 of the depth */
+            if (fabs(b.y - (q ? 0.5 : 0.25) * c->H) < 0.5 * s->spacing) {
+                band[q] += prs[k];
+                cnt[q]++;
+            }
+    }
+    double rgd = 1000.0 * 9.81 * 0.5 * c->H;
+    c->rms = sqrt(v2 / (double)n);
+    c->half = band[1] / cnt[1] / rgd;
+    c->deep = band[0] / cnt[0] / (1.5 * rgd);
+    c->slope = (fit[0] * fit[4] - fit[1] * fit[3]) / (fit[0] * fit[2] - fit[1] * fit[1]) / (1000.0 * 9.81);
+    free(p); free(v); free(id); free(prs);
+}
+
 /* A 0.3 m column filling a 0.1 x 0.1 footprint starts on an uncompressed
  * lattice, compresses under gravity and must then stay put. Mueller's
  * scheme does not conserve energy (poly6 density with spiky gradients,
  * pressures clamped at zero near the surface), so a column keeps
- * "breathing" at a few cm/s; the test damps it with the viscosity such
- * columns need at this resolution (5 Pa s) and checks, after 1 s:
- *  - RMS speed below 5 % of the free-fall speed sqrt(2 g H) = 2.4 m/s;
- *  - no particle more than two spacings from where it started;
- *  - pressure increases with depth, and in the interior (below 0.4 H,
- *    above the floor's two spacings) at rho g within -10 % / +40 %: the
- *    least-squares slope measured 1.15 rho g (the symmetric mean-pressure
- *    force on a compressed, not quite regular lattice), and 1.75 with a
- *    poly6 10 % too large. Its value is below rho g (H - y) by an offset
- *    (0.34 of it at half depth): the top layers, under rho0 by the
- *    surface's missing neighbors, stand at p = 0 (negative pressures
- *    clamped) and compress until they carry their weight. */
+ * "breathing"; the test damps it with the viscosity such columns need at
+ * this resolution (5 Pa s). Even so it heaves up and down with a period
+ * of about 55 ms (220 steps; a review), its pressure at half depth
+ * swinging 0.34 to 3.7 times rho g (H - y): one instant is no measure
+ * (step 4000, where this test once read, is a turning point: slope 1.15,
+ * 0.34 at half depth). So over 1.0 to 1.1 s, 40 samples 10 steps apart
+ * (near two periods):
+ *  - RMS speed below 5 % of the free-fall speed sqrt(2 g H) = 2.4 m/s at
+ *    every sample; no particle more than two spacings from where it
+ *    started;
+ *  - pressure increases with depth on average, and the interior's mean
+ *    dp/d(depth) is 2 rho g within -20 % / +30 %: Mueller's symmetric
+ *    pair term (p_i + p_j) / (2 rho_j) is half the pressure gradient in
+ *    the continuum limit (Notes on the physics), so the pressure that
+ *    holds the column up is about twice the hydrostatic one. */
 static void test_hydrostatic(void)
 {
     fcl_sim s;
@@ -110,47 +155,37 @@ static void test_hydrostatic(void)
     if (make(&s, &sc, text, NULL) != 0)
         return;
     size_t n = s.n;
-    float4 *p0 = malloc(n * 16), *p1 = malloc(n * 16), *v = malloc(n * 16), *start = malloc(n * 16);
-    unsigned *id0 = malloc(n * 4), *id1 = malloc(n * 4);
-    float *prs = malloc(n * 4);
+    float4 *p0 = malloc(n * 16), *start = malloc(n * 16);
+    unsigned *id0 = malloc(n * 4);
     /* Starting positions by particle id (the state is kept in grid order). */
     sim_download(&s, p0, NULL, NULL, NULL, id0);
     for (size_t k = 0; k < n; k++)
         start[id0[k]] = p0[k];
     for (int k = 0; k < 4000; k++)
         sim_step(&s);
-    sim_download(&s, p1, v, NULL, prs, id1);
-    double moved = 0.0, v2 = 0.0, H = 0.0, band[2] = { 0, 0 }, cnt[2] = { 0, 0 }, fit[5] = { 0, 0, 0, 0, 0 };
-    for (size_t k = 0; k < n; k++)
-        H = fmax(H, p1[k].y + 0.5 * s.spacing);   /* top particle + half a spacing */
-    for (size_t k = 0; k < n; k++) {
-        float4 a = start[id1[k]], b = p1[k];
-        moved = fmax(moved, sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)));
-        v2 += v[k].x * v[k].x + v[k].y * v[k].y + v[k].z * v[k].z;
-        double depth = H - b.y;   /* the interior: below the surface's unpressured layers, above the floor's */
-        if (depth > 0.4 * H && depth < H - 2.0 * s.spacing) {
-            fit[0] += 1.0; fit[1] += depth; fit[2] += depth * depth; fit[3] += prs[k]; fit[4] += depth * prs[k];
-        }
-        for (int q = 0; q < 2; q++)   /* bands at 3/4 and 1/2 of the depth */
-            if (fabs(b.y - (q ? 0.5 : 0.25) * H) < 0.5 * s.spacing) {
-                band[q] += prs[k];
-                cnt[q]++;
-            }
+    column_view m = { 0 }, c, lo = { 1e9, 1e9, 1e9, 1e9, 0, 0 }, hi = { 0 };
+    const int samples = 40;
+    for (int q = 0; q < samples; q++) {
+        for (int k = 0; k < 10; k++)
+            sim_step(&s);
+        column_view_of(&s, start, &c);
+        m.half += c.half / samples; m.deep += c.deep / samples; m.slope += c.slope / samples;
+        lo.slope = fmin(lo.slope, c.slope); hi.slope = fmax(hi.slope, c.slope);
+        lo.half = fmin(lo.half, c.half); hi.half = fmax(hi.half, c.half);
+        hi.rms = fmax(hi.rms, c.rms); hi.moved = fmax(hi.moved, c.moved); m.H += c.H / samples;
     }
-    double rms = sqrt(v2 / (double)n), vff = sqrt(2.0 * 9.81 * H);
-    double p_half = band[1] / cnt[1], p_deep = band[0] / cnt[0], rgd = 1000.0 * 9.81 * 0.5 * H;
-    double slope = (fit[0] * fit[4] - fit[1] * fit[3]) / (fit[0] * fit[2] - fit[1] * fit[1]) / (1000.0 * 9.81);
-    printf("hydrostatic: %zu particles, 1 s: RMS speed %.4f m/s (%.2f %% of sqrt(2gH)), max %.4f m/s, "
-           "max displacement %.4f m; density error avg %.4f %%, max %.4f %%; pressure at half depth "
-           "%.0f Pa = %.2f rho g (H-y), at 3/4 depth %.0f Pa = %.2f; interior dp/d(depth) %.3f rho g\n", n, rms,
-           100.0 * rms / vff, s.stats.max_speed, moved, s.stats.avg_density_err, s.stats.max_density_err, p_half,
-           p_half / rgd, p_deep, p_deep / (1.5 * rgd), slope);
-    CHECK(rms < 0.05 * vff, "hydrostatic column not at rest: RMS speed %.4f m/s", rms);
-    CHECK(moved < 2.0 * s.spacing, "a particle moved %.4f m, more than two spacings", moved);
-    CHECK(p_deep > p_half && p_half > 0.0, "pressure does not grow with depth: %.0f Pa at 3/4, %.0f Pa at 1/2",
-          p_deep, p_half);
-    CHECK(slope > 0.9 && slope < 1.4, "the interior's pressure gradient is %.3f rho g (0.9 to 1.4 expected)", slope);
-    free(p0); free(p1); free(v); free(start); free(id0); free(id1); free(prs);
+    double vff = sqrt(2.0 * 9.81 * m.H);
+    printf("hydrostatic: %zu particles, 1.0 to 1.1 s, 40 samples: RMS speed at most %.4f m/s (%.2f %% of sqrt(2gH)), "
+           "max displacement %.4f m; pressure at half depth %.2f rho g (H-y) on average (%.2f to %.2f), at 3/4 depth "
+           "%.2f; interior dp/d(depth) %.3f rho g on average (%.2f to %.2f)\n", n, hi.rms, 100.0 * hi.rms / vff,
+           hi.moved, m.half, lo.half, hi.half, m.deep, m.slope, lo.slope, hi.slope);
+    CHECK(hi.rms < 0.05 * vff, "hydrostatic column not at rest: RMS speed %.4f m/s", hi.rms);
+    CHECK(hi.moved < 2.0 * s.spacing, "a particle moved %.4f m, more than two spacings", hi.moved);
+    CHECK(m.deep * 1.5 > m.half && m.half > 0.0, "pressure does not grow with depth on average: %.2f at 3/4 (of its "
+          "own depth), %.2f at 1/2", m.deep, m.half);
+    CHECK(m.slope > 1.6 && m.slope < 2.6, "the interior's mean pressure gradient is %.3f rho g (2 expected, 1.6 to "
+          "2.6 allowed)", m.slope);
+    free(p0); free(start); free(id0);
     sim_destroy(&s);
     scene_free(&sc);
 }
