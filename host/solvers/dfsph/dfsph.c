@@ -70,6 +70,8 @@ typedef struct dfsph {
     double dt_cap;                       /* the iteration-aware bound (adapt_cap) */
     float rho0_density;                  /* the rest density s->rho was summed with */
     fcl_reduction sum;                   /* the average error's sum */
+    double miss_sum;                     /* measured errors over the window (note_missed_eta) */
+    int miss_n, miss_noted;
 } dfsph;
 
 static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -314,12 +316,43 @@ static const fcl_stat_decl dfsph_stats[NSTATS] = {
     { "avg_divergence_error_pct_per_s", "avg div err", "%/s", FCL_FOLD_MEAN },
 };
 
+/* The density error the core measures after each step, against
+ * dfsph.eta, which each solve met by its own prediction: over windows of
+ * MISS_STEPS steps, a mean above MISS_FACTOR times eta is said once. A
+ * resting pool at support 3 in one layer of wall particles averaged 0.139
+ * % against eta 0.01 % with every solve converged (0.275 at 4; with
+ * mirror walls 0.0101; a review): the walls' clamp moves the first layer
+ * after the solve (Notes on the physics). Nothing said, a user read the
+ * statistics as the tolerance met. */
+#define MISS_STEPS 50
+#define MISS_FACTOR 5.0
+static void note_missed_eta(fcl_sim *s, dfsph *d)
+{
+    if (s->step == 0 || d->miss_noted)
+        return;
+    d->miss_sum += s->stats.avg_density_err;
+    if (++d->miss_n < MISS_STEPS)
+        return;
+    double mean = d->miss_sum / d->miss_n, eta = s->prm->dfsph_eta;
+    d->miss_sum = 0.0;
+    d->miss_n = 0;
+    if (!(mean > MISS_FACTOR * eta))
+        return;
+    d->miss_noted = 1;
+    fprintf(stderr, "fluidcl: note: dfsph: steps %ld-%ld: the density error after the steps averaged %.3g %%, %.0f "
+            "times dfsph.eta = %g %%, which the solves met by their prediction (particles.support %g, "
+            "boundary.walls %s, boundary.layers %ld: a resting pool at support 3 in one layer of wall particles "
+            "read 0.139 %%, with mirror walls 0.0101 %%); said once\n", s->step - MISS_STEPS + 1, s->step, mean,
+            mean / eta, eta, s->prm->particles_support, s->prm->boundary_walls, (long)s->prm->boundary_layers);
+}
+
 static int dfsph_step(fcl_sim *s)
 {
     dfsph *d = s->solver_data;
     double *st = s->stats.solver;
     double avg = 0.0, eta = s->prm->dfsph_eta * 0.01;
     long dens = 0, div = 0;
+    note_missed_eta(s, d);   /* the last step's figures */
     choose_dt(s, d);
     /* A rest density changed live: s->rho, summed with the old one, read
      * as a compression of rho0 / rho0' - 1 everywhere (10 % less threw a

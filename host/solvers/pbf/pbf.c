@@ -363,6 +363,9 @@ static const fcl_ignored ignores[] = {
     { FCL_P_material_viscosity, "pbf.xsph" },
     { FCL_P_material_stiffness, "its density constraint (pbf.iterations), no equation of state" },
     { FCL_P_material_negative_pressure, "its density constraint (pbf.iterations), no equation of state" },
+    { FCL_P_material_tension_model, "nothing: it applies no surface tension" },
+    { FCL_P_material_surface_tension, "nothing: it applies no surface tension, nor bounds its step by it" },
+    { FCL_P_material_cohesion, "nothing: it applies no surface tension" },
     { FCL_P_COUNT, NULL },
 };
 
