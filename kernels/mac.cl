@@ -46,7 +46,6 @@
 #define MAC_AIR 0u
 #define MAC_FLUID 1u
 #define MAC_SOLID 2u
-#define MAC_HOLE 3u   /* between mac_hole_mark and mac_hole_fill only */
 
 FCL_INLINE float mac_comp(float4 v, uint a)
 {
@@ -243,15 +242,15 @@ FCL_INLINE void mac_flag_boundary_item(uint b, GLOBAL const float4 *bpos, GLOBAL
     flags[mac_cell_of(p, m)] = MAC_SOLID;
 }
 
-/* Of cell c's six face neighbors: how many are open (air, or a hole
- * being marked), the last such in *open, and how many are fluid. */
+/* Of cell c's six face neighbors: how many are air, the last such in
+ * *open, and how many are fluid. */
 FCL_INLINE uint mac_open_faces(uint c, GLOBAL const uint *flags, const fcl_mac_info *m, uint *open, uint *fluid)
 {
     uint sy = m->sy, sz = m->sz, q[6] = { c - 1u, c + 1u, c - sy, c + sy, c - sz, c + sz }, n = 0u;
     *fluid = 0u;
     for (int k = 0; k < 6; k++) {
         uint f = flags[q[k]];
-        if (f == MAC_AIR || f == MAC_HOLE) {
+        if (f == MAC_AIR) {
             n++;
             *open = q[k];
         }
@@ -268,22 +267,23 @@ FCL_INLINE uint mac_open_faces(uint c, GLOBAL const uint *flags, const fcl_mac_i
  * liquid whose reseeding left such a cell sped up from 0.5 to 3 m/s in a
  * step (a review; single cells filled, pairs still gave 0.8 -> 1.26). It
  * is liquid with its markers missing: mac_hole_fill makes it fluid, and
- * the reseeding gives it markers. Marked first, so that every cell reads
- * its neighbors as they were (air or hole: both open). Ghost cells are
- * solid, so c's neighbors are in the grid. */
-FCL_INLINE void mac_hole_mark_item(uint c, GLOBAL uint *flags, const fcl_mac_info *m)
+ * the reseeding gives it markers. The holes go to a scratch buffer and
+ * the flags are only read here, so no work item reads a flag another
+ * writes. Ghost cells are solid, so c's neighbors are in the grid. */
+FCL_INLINE void mac_hole_mark_item(uint c, GLOBAL const uint *flags, GLOBAL uint *hole, const fcl_mac_info *m)
 {
-    if (flags[c] != MAC_AIR)
-        return;
-    uint open = c, fluid, other, fluid2;
-    uint n = mac_open_faces(c, flags, m, &open, &fluid);
-    if (n == 0u ? fluid > 0u : n == 1u && mac_open_faces(open, flags, m, &other, &fluid2) == 1u && fluid + fluid2 > 0u)
-        flags[c] = MAC_HOLE;
+    uint open = c, fluid = 0u, other, fluid2, is = 0u;
+    if (flags[c] == MAC_AIR) {
+        uint n = mac_open_faces(c, flags, m, &open, &fluid);
+        is = n == 0u ? fluid > 0u
+                     : n == 1u && mac_open_faces(open, flags, m, &other, &fluid2) == 1u && fluid + fluid2 > 0u;
+    }
+    hole[c] = is;
 }
 
-FCL_INLINE void mac_hole_fill_item(uint c, GLOBAL uint *flags)
+FCL_INLINE void mac_hole_fill_item(uint c, GLOBAL uint *flags, GLOBAL const uint *hole)
 {
-    if (flags[c] == MAC_HOLE)
+    if (hole[c])
         flags[c] = MAC_FLUID;
 }
 

@@ -149,7 +149,8 @@ static unsigned next_gen(unsigned g)
 /* One thin launcher per pass (kernels/mac*.cl, passes.def). */
 /* Solids (boxes, spheres, polygons; with mesh obstacles, every cell
  * holding a boundary particle), then the markers' cells, then the holes
- * among them (air cells enclosed by liquid: kernels/mac.cl). */
+ * among them (air cells enclosed by liquid: kernels/mac.cl), marked in
+ * mask[0], scratch until the substep's extrapolation. */
 static int launch_flags(fcl_sim *s, mac *d)
 {
     uint counting = s->prm->mac_reseed > 0.0f;
@@ -159,8 +160,8 @@ static int launch_flags(fcl_sim *s, mac *d)
                     pass_mac_flag_boundary(s->be, s->nb, "flags", sim_bpos(s), d->flags, d->m) != 0) ||
                    pass_mac_mark_fluid(s->be, s->n, "flags", sim_attr(s, s->a_pos), d->flags, d->count, d->m, counting,
                                        (uint)s->n) != 0 ||
-                   pass_mac_hole_mark(s->be, d->m.ncell, "flags", d->flags, d->m) != 0 ||
-                   pass_mac_hole_fill(s->be, d->m.ncell, "flags", d->flags) != 0
+                   pass_mac_hole_mark(s->be, d->m.ncell, "flags", d->flags, d->mask[0], d->m) != 0 ||
+                   pass_mac_hole_fill(s->be, d->m.ncell, "flags", d->flags, d->mask[0]) != 0
                ? -1
                : 0;
 }
