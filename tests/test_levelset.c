@@ -119,6 +119,31 @@ static void test_ball(fcl_backend *be)
     free(p);
 }
 
+/* One reconstruction of n particles at spacing d under c: 0, with its
+ * volume over n d^3, whether the mesh is a closed 2-manifold, and the
+ * level set's figures. */
+static int reconstruct(fcl_backend *be, const mc_config *c, const float4 *p, size_t n, double d, double *vol,
+                       int *closed, mc_stats *st)
+{
+    mc_ctx x;
+    mc_mesh m = { 0 };
+    char err[1024] = "";
+    double a, v = 0.0;
+    int rc = mc_init(&x, be, err, sizeof err);
+    if (rc == 0)
+        rc = mc_reconstruct(&x, c, p, NULL, n, &m, err, sizeof err);
+    if (rc == 0)
+        area_volume(&m, &a, &v);
+    *vol = v / ((double)n * d * d * d);
+    *closed = rc == 0 && closed_manifold(&m);
+    *st = x.last;
+    if (rc != 0)
+        printf("level set: %s\n", err);
+    mc_mesh_free(&m);
+    mc_free(&x);
+    return rc;
+}
+
 /* One frame of n particles under field's defaults: 0, with its volume
  * over n d^3, whether it converged and in how many iterations. */
 static int frame_volume(fcl_backend *be, const char *field, float cell, const float4 *p, size_t n, double *vol,
@@ -126,22 +151,10 @@ static int frame_volume(fcl_backend *be, const char *field, float cell, const fl
 {
     mc_config c = config_of(field);
     c.ls_cell = cell;
-    mc_ctx x;
-    mc_mesh m = { 0 };
-    char err[1024] = "";
-    double a, v = 0.0;
-    int rc = mc_init(&x, be, err, sizeof err);
-    if (rc == 0)
-        rc = mc_reconstruct(&x, &c, p, NULL, n, &m, err, sizeof err);
-    if (rc == 0)
-        area_volume(&m, &a, &v);
-    *vol = v / ((double)n * D * D * D);
-    *converged = x.last.ls_converged && closed_manifold(&m);
-    *iterations = x.last.ls_iterations;
-    if (rc != 0)
-        printf("%s field: %s\n", field, err);
-    mc_mesh_free(&m);
-    mc_free(&x);
+    mc_stats st;
+    int closed, rc = reconstruct(be, &c, p, n, D, vol, &closed, &st);
+    *converged = st.ls_converged && closed;
+    *iterations = st.ls_iterations;
     return rc;
 }
 
@@ -246,29 +259,19 @@ static void test_stall(fcl_backend *be)
         mc_config c = config_at("binary", d);
         c.ls_radius = r ? 0.5f : c.ls_radius;
         c.ls_max_iter = 1000;
-        mc_ctx x;
-        mc_mesh m = { 0 };
-        char err[1024] = "";
-        double a, v = 0.0;
-        int rc = mc_init(&x, be, err, sizeof err);
-        if (rc == 0)
-            rc = mc_reconstruct(&x, &c, blk, NULL, nk, &m, err, sizeof err);
-        if (rc == 0)
-            area_volume(&m, &a, &v);
-        v /= (double)nk * d * d * d;
-        const mc_stats *st = &x.last;
+        mc_stats st;
+        double v;
+        int closed, rc = reconstruct(be, &c, blk, nk, d, &v, &closed, &st);
         printf("binary field at radius %.2f, block and ball: %d iterations, %s, largest step %.4g cells (last 48: %.4g), "
-               "volume %+.2f %%\n", c.ls_radius, st->ls_iterations, st->ls_converged ? "converged" :
-               st->ls_stalled ? "stalled" : "NOT converged", st->ls_change, st->ls_jitter, 100 * (v - 1));
+               "volume %+.2f %%\n", c.ls_radius, st.ls_iterations, st.ls_converged ? "converged" :
+               st.ls_stalled ? "stalled" : "NOT converged", st.ls_change, st.ls_jitter, 100 * (v - 1));
         if (r)
-            CHECK(rc == 0 && st->ls_stalled && !st->ls_converged && st->ls_iterations < 500 && closed_manifold(&m),
+            CHECK(rc == 0 && st.ls_stalled && !st.ls_converged && st.ls_iterations < 500 && closed,
                   "binary at 0.5: %d iterations (limit 500), stalled %d, converged %d, volume %+.3f %%",
-                  st->ls_iterations, st->ls_stalled, st->ls_converged, 100 * (v - 1));
+                  st.ls_iterations, st.ls_stalled, st.ls_converged, 100 * (v - 1));
         else
-            CHECK(rc == 0 && st->ls_converged && !st->ls_stalled, "binary at its own radius: stalled %d, converged %d",
-                  st->ls_stalled, st->ls_converged);
-        mc_mesh_free(&m);
-        mc_free(&x);
+            CHECK(rc == 0 && st.ls_converged && !st.ls_stalled, "binary at its own radius: stalled %d, converged %d",
+                  st.ls_stalled, st.ls_converged);
     }
     free(blk);
 }
