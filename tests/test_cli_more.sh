@@ -845,13 +845,14 @@ fi
 # dfsph says once when the density error after its steps stays well above
 # dfsph.eta, which its solves met by their prediction (a resting pool at
 # support 3 in one layer of wall particles: 14 times; a review), and not
-# at support 2.
+# at support 2 (nor for corridor_flood's impact spikes, which a mean took
+# for it).
 printf '{ "sim": {"solver": "dfsph"}, "domain": {"min": [0,0,0], "max": [0.2,0.5,0.2]}, "particles": {"spacing": 0.02},\n  "fluid": [ {"type": "box", "min": [0,0,0], "max": [0.2,0.3,0.2]} ] }\n' >"$T/dfsph_pool.json"
-fl run "$T/dfsph_pool.json" --backend cpu --steps 60 --quiet --param particles.support=3
+fl run "$T/dfsph_pool.json" --backend cpu --steps 110 --quiet --param particles.support=3
 r1=$RC e1=$ERR
-fl run "$T/dfsph_pool.json" --backend cpu --steps 60 --quiet
-if [ "$r1$RC" = 00 ] && [ "$(printf '%s' "$e1" | grep -c "dfsph: steps 1-50: the density error after the steps averaged")" = 1 ] &&
-   ! printf '%s' "$ERR" | grep -q "density error after the steps"; then
+fl run "$T/dfsph_pool.json" --backend cpu --steps 110 --quiet
+if [ "$r1$RC" = 00 ] && [ "$(printf '%s' "$e1" | grep -c "dfsph: steps 51-100: in 50 of them the density error after the step was over 5 times dfsph.eta")" = 1 ] &&
+   ! printf '%s' "$ERR" | grep -q "density error after the step"; then
     ok "29 dfsph notes a density error well above dfsph.eta after its steps (support 3, one wall layer), not at 2"
 else
     bad "29 dfsph missed eta" "exit $r1 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(errline)"

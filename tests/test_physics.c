@@ -161,14 +161,16 @@ static void test_hydrostatic(void)
     sim_download(&s, p0, NULL, NULL, NULL, id0);
     for (size_t k = 0; k < n; k++)
         start[id0[k]] = p0[k];
+    int ok = 1;
     for (int k = 0; k < 4000; k++)
-        sim_step(&s);
+        ok &= sim_step(&s) == 0;
     column_view m = { 0 }, c, lo = { 1e9, 1e9, 1e9, 1e9, 0, 0 }, hi = { 0 };
     const int samples = 40;
     for (int q = 0; q < samples; q++) {
         for (int k = 0; k < 10; k++)
-            sim_step(&s);
+            ok &= sim_step(&s) == 0;
         column_view_of(&s, start, &c);
+        ok &= isfinite(c.rms) && isfinite(c.slope) && isfinite(c.half);
         m.half += c.half / samples; m.deep += c.deep / samples; m.slope += c.slope / samples;
         lo.slope = fmin(lo.slope, c.slope); hi.slope = fmax(hi.slope, c.slope);
         lo.half = fmin(lo.half, c.half); hi.half = fmax(hi.half, c.half);
@@ -179,6 +181,7 @@ static void test_hydrostatic(void)
            "max displacement %.4f m; pressure at half depth %.2f rho g (H-y) on average (%.2f to %.2f), at 3/4 depth "
            "%.2f; interior dp/d(depth) %.3f rho g on average (%.2f to %.2f)\n", n, hi.rms, 100.0 * hi.rms / vff,
            hi.moved, m.half, lo.half, hi.half, m.deep, m.slope, lo.slope, hi.slope);
+    CHECK(ok, "hydrostatic column: a step failed or a figure is not finite");
     CHECK(hi.rms < 0.05 * vff, "hydrostatic column not at rest: RMS speed %.4f m/s", hi.rms);
     CHECK(hi.moved < 2.0 * s.spacing, "a particle moved %.4f m, more than two spacings", hi.moved);
     CHECK(m.deep * 1.5 > m.half && m.half > 0.0, "pressure does not grow with depth on average: %.2f at 3/4 (of its "

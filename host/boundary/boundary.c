@@ -139,8 +139,9 @@ static void key_begin(uint64_t *h, const fcl_params *p)
              p->particles_spacing, p->boundary_walls, (long)p->boundary_layers, lo[0], lo[1], lo[2], hi[0], hi[1],
              hi[2]);
     fnv_text(h, "clip %a %a %a %a %a %a\n", clip[0], clip[1], clip[2], clip[3], clip[4], clip[5]);
-    /* mps's samples (mesh_gap, drop_outside); the others keep the keys
-     * their caches were written under. */
+    /* mps's samples (mesh_gap, drop_outside). Every cache written before
+     * the last BOUNDARY_FORMAT misses and is sampled again; its file stays
+     * in the cache folder (nothing prunes it). */
     if (counts_samples(p))
         fnv_text(h, "counted samples: mesh gap %a, none outside the domain or within half a spacing of it, boxes "
                  "at the walls ending on the lattice\n", mesh_gap(p));

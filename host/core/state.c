@@ -517,7 +517,9 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
         if (!other && check_run(s, b, path, err, errlen) != 0)
             return -1;
         const char *why = other ? "it was written by another solver"
-                          : nb != s->nb ? "another boundary: the domain, walls or obstacles differ"
+                          : nb != s->nb ? "another boundary: the domain, walls or obstacles differ, or this build "
+                                          "samples them otherwise than the one that wrote the state (a sampler "
+                                          "change: rerun from the scene)"
                                         : "more particles than particles.capacity";
         snprintf(err, errlen, "%s: a state of solver %s with %llu particles and %llu boundary particles, but the "
                  "simulation has %s with room for %zu particles (particles.capacity) and %zu boundary particles: %s",

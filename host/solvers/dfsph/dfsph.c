@@ -71,7 +71,8 @@ typedef struct dfsph {
     float rho0_density;                  /* the rest density s->rho was summed with */
     fcl_reduction sum;                   /* the average error's sum */
     double miss_sum;                     /* measured errors over the window (note_missed_eta) */
-    int miss_n, miss_noted;
+    int miss_n, miss_over, miss_noted;
+    int last_converged;                  /* the last step's density solve met eta */
 } dfsph;
 
 static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -317,33 +318,38 @@ static const fcl_stat_decl dfsph_stats[NSTATS] = {
 };
 
 /* The density error the core measures after each step, against
- * dfsph.eta, which each solve met by its own prediction: over windows of
- * MISS_STEPS steps, a mean above MISS_FACTOR times eta is said once. A
- * resting pool at support 3 in one layer of wall particles averaged 0.139
- * % against eta 0.01 % with every solve converged (0.275 at 4; with
- * mirror walls 0.0101; a review): the walls' clamp moves the first layer
- * after the solve (Notes on the physics). Nothing said, a user read the
- * statistics as the tolerance met. */
+ * dfsph.eta, which the step's density solve met by its own prediction:
+ * in windows of MISS_STEPS steps, MISS_MOST or more such steps measured
+ * above MISS_FACTOR times eta are said once. A resting pool at support 3
+ * in one layer of wall particles averaged 0.139 % against eta 0.01 % with
+ * every solve converged (0.275 at 4; with mirror walls 0.0101; a review;
+ * the cause is not established). Counting steps, not a mean: the spikes
+ * of an inflow's impact (corridor_flood, 40 % at one step) are not that. */
 #define MISS_STEPS 50
+#define MISS_MOST 40
 #define MISS_FACTOR 5.0
 static void note_missed_eta(fcl_sim *s, dfsph *d)
 {
     if (s->step == 0 || d->miss_noted)
         return;
-    d->miss_sum += s->stats.avg_density_err;
+    double eta = s->prm->dfsph_eta, e = s->stats.avg_density_err;
+    d->miss_sum += e;
+    d->miss_over += d->last_converged && e > MISS_FACTOR * eta;
     if (++d->miss_n < MISS_STEPS)
         return;
-    double mean = d->miss_sum / d->miss_n, eta = s->prm->dfsph_eta;
+    double mean = d->miss_sum / d->miss_n;
+    int over = d->miss_over;
     d->miss_sum = 0.0;
-    d->miss_n = 0;
-    if (!(mean > MISS_FACTOR * eta))
+    d->miss_n = d->miss_over = 0;
+    if (over < MISS_MOST)
         return;
     d->miss_noted = 1;
-    fprintf(stderr, "fluidcl: note: dfsph: steps %ld-%ld: the density error after the steps averaged %.3g %%, %.0f "
-            "times dfsph.eta = %g %%, which the solves met by their prediction (particles.support %g, "
-            "boundary.walls %s, boundary.layers %ld: a resting pool at support 3 in one layer of wall particles "
-            "read 0.139 %%, with mirror walls 0.0101 %%); said once\n", s->step - MISS_STEPS + 1, s->step, mean,
-            mean / eta, eta, s->prm->particles_support, s->prm->boundary_walls, (long)s->prm->boundary_layers);
+    fprintf(stderr, "fluidcl: note: dfsph: steps %ld-%ld: in %d of them the density error after the step was over "
+            "%g times dfsph.eta = %g %% though the density solve met it by its prediction (mean %.3g %%; "
+            "particles.support %g, boundary.walls %s, boundary.layers %ld; a resting pool at support 3 in one "
+            "layer of wall particles read 0.139 %%, with mirror walls 0.0101 %%); said once\n",
+            s->step - MISS_STEPS + 1, s->step, over, MISS_FACTOR, eta, mean, s->prm->particles_support,
+            s->prm->boundary_walls, (long)s->prm->boundary_layers);
 }
 
 static int dfsph_step(fcl_sim *s)
@@ -364,6 +370,7 @@ static int dfsph_step(fcl_sim *s)
         solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, eta, &dens, &avg) != 0)
         return -1;
     int converged = !(avg > eta);
+    d->last_converged = converged;
     if (launch_advect(s, d) != 0 || rebuild(s) != 0 || launch_density_alpha(s, d) != 0 ||
         solve(s, d, sim_attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->consts.dt, &div,
               &avg) != 0 ||
@@ -470,7 +477,7 @@ static double dfsph_longest_dt(const fcl_params *p)
 
 /* The shared parameters it does not read, and what it has in their place. */
 static const fcl_ignored ignores[] = {
-    { FCL_P_sim_dt, "its own step: dfsph.cfl, dfsph.dt_min, dfsph.dt_max" },
+    { FCL_P_sim_dt, "its own step: dfsph.cfl, dfsph.dt_min, dfsph.dt_max (sim.dt times only a step with no particles, before an emitter's first layer)" },
     { FCL_P_material_viscosity, "dfsph.viscosity" },
     { FCL_P_material_stiffness, "its pressure solve (dfsph.eta), no equation of state" },
     { FCL_P_material_negative_pressure, "its pressure solve (dfsph.eta), no equation of state" },
