@@ -51,6 +51,7 @@ typedef struct bench_col {
     float mesh_cell;         /* node spacing used (m) */
     size_t mesh_nodes;       /* nodes that got phi (the narrow band) */
     int mesh_ls_iters, mesh_ls_continued;   /* the level set's last reconstruction (levelset only) */
+    int mesh_ls_converged, mesh_ls_stalled; /* ... how it ended (levelset.c) */
     fcl_timers mesh_timers;  /* passes of the median reconstruction (the one mesh_ms is) */
 } bench_col;
 
@@ -114,6 +115,8 @@ static int bench_mesh(fcl_sim *sim, const fcl_params *p, bench_col *col)
     col->mesh_nodes = x.last.cells;
     col->mesh_ls_iters = x.last.ls_iterations;
     col->mesh_ls_continued = x.last.ls_continued;
+    col->mesh_ls_converged = x.last.ls_converged;
+    col->mesh_ls_stalled = x.last.ls_stalled;
     mc_free(&x);
     if (rc != 0) {
         cli_error("bench --mesh on %s: %s", sim->be->name, err[0] ? err : "reconstruction failed");
@@ -547,6 +550,8 @@ static int write_json(const bench_table *t, const fcl_scene *sc, const fcl_cli *
             if (strcmp(sc->params.surface_method, "levelset") == 0) {
                 cJSON_AddNumberToObject(o, "surface_ls_iterations", b->mesh_ls_iters);
                 cJSON_AddBoolToObject(o, "surface_ls_continued", b->mesh_ls_continued);
+                cJSON_AddBoolToObject(o, "surface_ls_converged", b->mesh_ls_converged);
+                cJSON_AddBoolToObject(o, "surface_ls_stalled", b->mesh_ls_stalled);
             }
             cJSON *mp = cJSON_AddObjectToObject(o, "surface_ms_per_pass");
             for (int l = 0; mp && l < b->mesh_timers.count; l++)   /* those it ran, as the table */
