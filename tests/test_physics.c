@@ -130,8 +130,8 @@ static void column_view_of(fcl_sim *s, const float4 *start, column_view *c)
  * scheme does not conserve energy (poly6 density with spiky gradients,
  * pressures clamped at zero near the surface), so a column keeps
  * "breathing"; the test damps it with the viscosity such columns need at
- * this resolution (5 Pa s). Even so it heaves up and down with a period
- * of about 55 ms (220 steps; a review), its pressure at half depth
+ * this resolution (5 Pa s). Even so it heaves up and down (a review
+ * measured a period of about 55 ms, 220 steps), its pressure at half depth
  * swinging 0.34 to 3.7 times rho g (H - y): one instant is no measure
  * (step 4000, where this test once read, is a turning point: slope 1.15,
  * 0.34 at half depth). So over 1.0 to 1.1 s, 40 samples 10 steps apart
