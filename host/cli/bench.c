@@ -20,6 +20,7 @@
 #include "corewait.h"
 #include "levelset.h"
 #include "mc.h"
+#include "output.h"
 #include "progress.h"
 #include "setup.h"
 #include "sim.h"
@@ -383,7 +384,7 @@ static void print_solver_rows(const bench_table *t)
         printf("%-*s", label_w, row);
         for (int c = 0; c < t->ncols; c++) {
             double v = stat_fold_value(&t->col[c].solver_fold, t->solver, k);
-            printf(v == floor(v) && fabs(v) < 1e12 ? " %12.0f" : " %12.4g", v);
+            printf(out_whole(v) ? " %12.0f" : " %12.4g", v);
         }
         printf("\n");
     }
@@ -656,19 +657,13 @@ int cmd_bench(int argc, char **argv)
     long steps = o.steps > 0 ? o.steps : 20;
     /* bench writes no frames: an output setting given here does nothing
      * (it was taken without a word; a review). Once, naming the first. */
-    for (int i = 0; i < o.noverrides; i++)
-        if (strncmp(o.overrides[i], "output.", 7) == 0) {
-            fprintf(stderr, "fluidcl: bench: note: --param %s does nothing here: bench writes no frames (run does)\n",
-                    o.overrides[i]);
-            break;
-        }
+    const char *kv;
+    if ((kv = cli_first_override(&o, "output.")) != NULL)
+        fprintf(stderr, "fluidcl: bench: note: --param %s does nothing here: bench writes no frames (run does)\n", kv);
     /* Nor does a surface setting without --mesh (a review). */
-    for (int i = 0; i < o.noverrides && !o.mesh; i++)
-        if (strncmp(o.overrides[i], "surface.", 8) == 0) {
-            fprintf(stderr, "fluidcl: bench: note: --param %s does nothing here: bench times no surface without "
-                    "--mesh\n", o.overrides[i]);
-            break;
-        }
+    if (!o.mesh && (kv = cli_first_override(&o, "surface.")) != NULL)
+        fprintf(stderr, "fluidcl: bench: note: --param %s does nothing here: bench times no surface without --mesh\n",
+                kv);
     /* Nor does the run's length: bench times --steps (sim.steps=7 timed
      * 20 steps without a word; a review). */
     for (int i = 0; i < o.noverrides; i++)

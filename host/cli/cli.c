@@ -385,44 +385,49 @@ static size_t scene_file_limit(const fcl_cli *o)
     return infile_limit(&p);
 }
 
-/* A --param of another solver's group (dfsph.eta under wcsph), or of
- * fluid control without pbf, is noted: it was taken in silence (a
- * review). Once per group. */
-static void note_other_solver_params(const fcl_cli *o, const fcl_solver *sv)
+/* Whether an override before the i-th starts with its first len
+ * characters (its group and dot, or its key and '='). */
+static int given_before(const fcl_cli *o, int i, size_t len)
+{
+    for (int k = 0; k < i; k++)
+        if (strncmp(o->overrides[k], o->overrides[i], len) == 0)
+            return 1;
+    return 0;
+}
+
+/* A --param the solver does not read was taken in silence (a review):
+ * one of another solver's group (dfsph.eta under wcsph), or of fluid
+ * control without pbf, is noted once per group; a shared key the solver
+ * does not read (sim.dt under dfsph, material.viscosity under pbf), once
+ * per key with what it has in its place. */
+static void note_unread_params(const fcl_cli *o, const fcl_solver *sv)
 {
     for (int i = 0; i < o->noverrides; i++) {
-        const char *key = o->overrides[i], *dot = strchr(key, '.');
-        size_t gl = dot ? (size_t)(dot - key) : 0;
-        char names[128];
-        int seen = 0;
-        for (int k = 0; k < i && !seen; k++)
-            seen = strncmp(o->overrides[k], key, gl + 1) == 0;
-        if (seen || !solver_group_readers(key, gl, names, sizeof names) || solver_reads_group(sv, key, gl))
+        const char *kv = o->overrides[i], *dot = strchr(kv, '.'), *eq = strchr(kv, '=');
+        size_t gl = dot ? (size_t)(dot - kv) : 0, kl = eq ? (size_t)(eq - kv) : 0;
+        char names[128], key[96];
+        if (solver_group_readers(kv, gl, names, sizeof names) && !solver_reads_group(sv, kv, gl)) {
+            if (!given_before(o, i, gl + 1))
+                fprintf(stderr, "fluidcl: note: --param %.*s.*: only the %s solver%s %s these, and this run's is %s\n",
+                        (int)gl, kv, names, strstr(names, " and ") ? "s" : "",
+                        strstr(names, " and ") ? "read" : "reads", sv->name);
             continue;
-        fprintf(stderr, "fluidcl: note: --param %.*s.*: only the %s solver%s %s these, and this run's is %s\n",
-                (int)gl, key, names, strstr(names, " and ") ? "s" : "", strstr(names, " and ") ? "read" : "reads",
-                sv->name);
+        }
+        snprintf(key, sizeof key, "%.*s", (int)kl, kv);
+        const fcl_param_def *d = params_find(key);
+        const char *instead = d ? solver_reads_instead(sv, (fcl_param_id)(d - fcl_param_table)) : NULL;
+        if (instead && !given_before(o, i, kl + 1))
+            fprintf(stderr, "fluidcl: note: --param %s: the %s solver does not read it (in its place: %s)\n", key,
+                    sv->name, instead);
     }
 }
 
-/* A --param of a shared key the solver does not read (sim.dt under
- * dfsph, material.viscosity under pbf) is noted with what it reads
- * instead: it was taken in silence (a review). */
-static void note_ignored_params(const fcl_cli *o, const fcl_solver *sv)
+const char *cli_first_override(const fcl_cli *o, const char *prefix)
 {
-    for (int i = 0; i < o->noverrides; i++) {
-        const char *eq = strchr(o->overrides[i], '=');
-        char key[96];
-        snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - o->overrides[i]) : 0, o->overrides[i]);
-        const fcl_param_def *d = params_find(key);
-        const char *instead = d ? solver_reads_instead(sv, (fcl_param_id)(d - fcl_param_table)) : NULL;
-        int seen = 0;
-        for (int k = 0; k < i && !seen; k++)
-            seen = strncmp(o->overrides[k], key, strlen(key)) == 0 && o->overrides[k][strlen(key)] == '=';
-        if (instead && !seen)
-            fprintf(stderr, "fluidcl: note: --param %s: the %s solver does not read it (in its place: %s)\n", key, sv->name,
-                    instead);
-    }
+    for (int i = 0; i < o->noverrides; i++)
+        if (strncmp(o->overrides[i], prefix, strlen(prefix)) == 0)
+            return o->overrides[i];
+    return NULL;
 }
 
 /* A check's error after the command line was merged into the scene's
@@ -504,8 +509,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         return FCL_EXIT_INPUT;
     }
     scene_emitter_capacity(s, solver_longest_dt(sv, &s->params));
-    note_other_solver_params(o, sv);
-    note_ignored_params(o, sv);
+    note_unread_params(o, sv);
     if (solver_unused_viscosity(sv, &s->params, s->phases, s->nphases, err, sizeof err))
         fprintf(stderr, "fluidcl: note: %s\n", err);
     return 0;

@@ -100,6 +100,9 @@ void cli_check_error(const fcl_cli *o, const struct fcl_scene *s, const char *er
  * `--steps 10 ... --steps 5`; a review), the same one is harmless. 0,
  * *seen = val; or -1. */
 int cli_once(const char *cmd, const char *opt, const char **seen, const char *val);
+/* The first --param starting with prefix ("surface."), or NULL: the
+ * notes of settings a command does nothing with. */
+const char *cli_first_override(const fcl_cli *o, const char *prefix);
 /* Prints "fluidcl: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

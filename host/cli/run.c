@@ -559,7 +559,7 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
         const fcl_stat_decl *d = &s->solver->stats[k];
         double v = stat_fold_value(&r->solver_fold, s->solver, k);
         /* Whole numbers (counts) in full: 19683 control particles, not 1.968e+04. */
-        printf(v == floor(v) && fabs(v) < 1e15 ? "%-*s %.0f%s%s (%s over the steps)\n"
+        printf(out_whole(v) ? "%-*s %.0f%s%s (%s over the steps)\n"
                                                 : "%-*s %.4g%s%s (%s over the steps)\n",
                w, d->label, v, d->unit[0] ? " " : "", d->unit, solver_fold_word(d->fold));
     }

@@ -164,12 +164,9 @@ int run_check_outputs(const fcl_cli *o, const fcl_params *p)
                 o->every >= 0 ? "--every" : "output.every", p->output_dir);
     /* A surface setting without --mesh reconstructs nothing (it was taken
      * without a word, as bench's was). */
-    for (int i = 0; i < o->noverrides && !o->mesh; i++)
-        if (strncmp(o->overrides[i], "surface.", 8) == 0) {
-            fprintf(stderr, "fluidcl: note: --param %s does nothing here: run writes no surface without --mesh\n",
-                    o->overrides[i]);
-            break;
-        }
+    const char *kv = o->mesh ? NULL : cli_first_override(o, "surface.");
+    if (kv)
+        fprintf(stderr, "fluidcl: note: --param %s does nothing here: run writes no surface without --mesh\n", kv);
     return check_output_paths(o, p);
 }
 

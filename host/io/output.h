@@ -158,9 +158,13 @@ void out_frame_free(fcl_frame_data *d);
 /* A borrowed fcl_frame view of d, e.g. to write a frame that was read. */
 fcl_frame out_frame_view(const fcl_frame_data *d);
 
+/* Whether v is a whole number printed in full (%.0f): the step and counts,
+ * in the CSV, run's summary and bench's table alike. */
+int out_whole(double v);
 /* Per-step statistics CSV. Columns are given at open (a NULL-terminated list
  * of names without commas, quotes or newlines); rows are arrays of doubles
- * of the same length, written with %.9g. Rows go to "<path>.tmp", flushed
+ * of the same length, whole numbers in full (out_whole), the rest with
+ * %.9g. Rows go to "<path>.tmp", flushed
  * one by one so progress is visible there; out_csv_close renames it to path.
  * After a write error the .tmp is kept (not renamed) for inspection. */
 typedef struct fcl_csv fcl_csv;

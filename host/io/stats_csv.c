@@ -164,6 +164,11 @@ int out_csv_carry(fcl_csv *c, const char *rows, char *err, size_t errlen)
     return 0;
 }
 
+int out_whole(double v)
+{
+    return v == floor(v) && fabs(v) < 1e15;
+}
+
 int out_csv_row(fcl_csv *c, const double *values)
 {
     if (!c || !values || c->failed)
@@ -173,7 +178,7 @@ int out_csv_row(fcl_csv *c, const double *values)
      * nine significant digits, which a float holds. */
     for (size_t k = 0; k < c->ncols; k++) {
         double v = values[k];
-        const char *fmt = v == floor(v) && fabs(v) < 1e15 ? (k ? ",%.0f" : "%.0f") : (k ? ",%.9g" : "%.9g");
+        const char *fmt = out_whole(v) ? (k ? ",%.0f" : "%.0f") : (k ? ",%.9g" : "%.9g");
         if (fprintf(c->io.fp, fmt, v) < 0)
             break;
     }
