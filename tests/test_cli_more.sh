@@ -842,20 +842,22 @@ else
     bad "29 ignored shared keys" "exit $r1 $r2 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(printf '%s' "$e2" | tr '\n' ' ') / $(errline)"
 fi
 
-# dfsph says once when the density error after its steps stays well above
-# dfsph.eta, which its solves met by their prediction (a resting pool at
-# support 3 in one layer of wall particles: 14 times; a review), and not
-# at support 2 (nor for corridor_flood's impact spikes, which a mean took
-# for it).
+# dfsph meets dfsph.eta (0.01 %) after its steps, not only by its
+# prediction, where the advect's wall clamp rather than the one layer of
+# wall particles holds the fluid (support 3 and 4): the prediction read
+# the clamped floor layer as moving into the wall, and the pool measured
+# 0.136 % and 0.222 % over steps 51-150 (0.0101 and 0.0097 % now; limit
+# 1.5 times eta, which support 2 misses early on: 0.020 %).
 printf '{ "sim": {"solver": "dfsph"}, "domain": {"min": [0,0,0], "max": [0.2,0.5,0.2]}, "particles": {"spacing": 0.02},\n  "fluid": [ {"type": "box", "min": [0,0,0], "max": [0.2,0.3,0.2]} ] }\n' >"$T/dfsph_pool.json"
-fl run "$T/dfsph_pool.json" --backend cpu --steps 110 --quiet --param particles.support=3
-r1=$RC e1=$ERR
-fl run "$T/dfsph_pool.json" --backend cpu --steps 110 --quiet
-if [ "$r1$RC" = 00 ] && [ "$(printf '%s' "$e1" | grep -c "dfsph: steps 51-100: in 50 of them the density error after the step was over 5 times dfsph.eta")" = 1 ] &&
-   ! printf '%s' "$ERR" | grep -q "density error after the step"; then
-    ok "29 dfsph notes a density error well above dfsph.eta after its steps (support 3, one wall layer), not at 2"
+fl run "$T/dfsph_pool.json" --backend cpu --steps 150 --quiet --param particles.support=3 --stats "$T/pool3.csv"
+r1=$RC
+fl run "$T/dfsph_pool.json" --backend cpu --steps 150 --quiet --param particles.support=4 --stats "$T/pool4.csv"
+e3=$(awk -F, 'NR > 51 { s += $5; n++ } END { if (n) printf "%.5f", s / n }' "$T/pool3.csv")
+e4=$(awk -F, 'NR > 51 { s += $5; n++ } END { if (n) printf "%.5f", s / n }' "$T/pool4.csv")
+if [ "$r1$RC" = 00 ] && awk -v a="$e3" -v b="$e4" 'BEGIN { exit !(a != "" && b != "" && a <= 0.015 && b <= 0.015) }'; then
+    ok "29 dfsph meets dfsph.eta after its steps at support 3 and 4 in one wall layer ($e3 %, $e4 %; limit 0.015 %)"
 else
-    bad "29 dfsph missed eta" "exit $r1 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(errline)"
+    bad "29 dfsph eta after the step" "exit $r1 $RC: support 3 $e3 %, support 4 $e4 % over steps 51-150 (limit 0.015 %)"
 fi
 
 # SIGINT stops `surface` between meshes: exit 130, every mesh written

@@ -60,7 +60,7 @@ static float relaxation(double support)
 
 typedef struct dfsph {
     int a_ksum, a_kvsum;                 /* grid attributes */
-    fcl_buf *alpha, *kap, *err, *vpred, *table;
+    fcl_buf *alpha, *kap, *err, *vpred, *vmove, *table;
     int p_fg, p_fw;                      /* list planes: gradient factors and
                                             W (fluid), from density_alpha */
     fcl_buf *bgrad;                      /* sum_b V_b grad W_ib (float4) and */
@@ -70,9 +70,6 @@ typedef struct dfsph {
     double dt_cap;                       /* the iteration-aware bound (adapt_cap) */
     float rho0_density;                  /* the rest density s->rho was summed with */
     fcl_reduction sum;                   /* the average error's sum */
-    double miss_sum;                     /* measured errors over the window (note_missed_eta) */
-    int miss_n, miss_over, miss_noted;
-    int last_converged;                  /* the last step's density solve met eta */
 } dfsph;
 
 static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
@@ -91,12 +88,13 @@ static int dfsph_init(fcl_sim *s, char *err, size_t errlen)
     d->kap = be->ops->buf_new(be, n * 4, "DFSPH kappa");
     d->err = be->ops->buf_new(be, n * 4, "DFSPH error");
     d->vpred = be->ops->buf_new(be, n * 16, "DFSPH predicted velocity");
+    d->vmove = be->ops->buf_new(be, n * 16, "DFSPH velocity the advect realises");
     d->table = be->ops->buf_new(be, 2 * TABLE_N * 4, "cubic spline tables");
     d->p_fg = nlist_add_plane(&s->nl, be, 0, "DFSPH gradient factors");
     d->p_fw = nlist_add_plane(&s->nl, be, 0, "DFSPH kernel values");
     d->bgrad = be->ops->buf_new(be, n * 16 + 16, "DFSPH boundary gradient sums");
     d->nin = be->ops->buf_new(be, n * 4 + 4, "DFSPH neighbors in range");
-    if (d->a_ksum < 0 || d->a_kvsum < 0 || !d->alpha || !d->kap || !d->err || !d->vpred ||
+    if (d->a_ksum < 0 || d->a_kvsum < 0 || !d->alpha || !d->kap || !d->err || !d->vpred || !d->vmove ||
         !d->table || d->p_fg < 0 || d->p_fw < 0 || !d->bgrad || !d->nin || reduction_init(&d->sum, be, n) != 0)
         return -1;
     float tab[2 * TABLE_N];
@@ -155,10 +153,15 @@ static int launch_source(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, uint m
                              s->nl.fl, FG(s, d), d->bgrad, d->nin, d->kap, ksum, d->err, s->c, d->consts, mode);
 }
 
-static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, float f, const char *timer)
+/* The density solver's (moved) also writes the velocity the advect will
+ * realise into vmove, which its source passes read (dfsph.cl's
+ * dfsph_move). */
+static int launch_pressure_vel(fcl_sim *s, dfsph *d, fcl_buf *v, fcl_buf *ksum, float f, uint moved,
+                               const char *timer)
 {
-    return pass_dfsph_pressure_vel(s->be, s->n, timer, sim_attr(s, s->a_pos), v, d->kap, ksum, s->nl.fcount,
-                                   s->nl.fidx, s->nl.fl, FG(s, d), d->bgrad, s->c, d->consts, f);
+    return pass_dfsph_pressure_vel(s->be, s->n, timer, sim_attr(s, s->a_pos), v, d->vmove, d->kap, ksum,
+                                   s->nl.fcount, s->nl.fidx, s->nl.fl, FG(s, d), d->bgrad, s->solids, s->c, d->consts,
+                                   f, moved);
 }
 
 static int launch_advect(fcl_sim *s, dfsph *d)
@@ -192,13 +195,15 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
     const fcl_params *p = s->prm;
     const char *timer = mode == DFSPH_DENSITY ? "density-solve" : "divergence-solve";
     float f = mode == DFSPH_DENSITY ? 1.0f / d->consts.dt : 1.0f;
+    uint moved = mode == DFSPH_DENSITY;
+    fcl_buf *vs = moved ? d->vmove : v;   /* what the source passes read */
     fcl_buf *ksum = sim_attr(s, ksum_attr);
     /* Last step's total was applied over dt_prev: the same pressure now
      * needs k scaled by (dt/dt_prev)^2 (density) or dt/dt_prev. */
     double ratio = d->dt_prev > 0.0 ? d->consts.dt / d->dt_prev : 1.0;
     d->consts.warm = (float)(mode == DFSPH_DENSITY ? p->dfsph_warm_share * ratio * ratio : ratio);
-    if (launch_source(s, d, v, ksum, mode | DFSPH_WARM, timer) != 0 ||
-        launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0)
+    if (launch_source(s, d, vs, ksum, mode | DFSPH_WARM, timer) != 0 ||
+        launch_pressure_vel(s, d, v, ksum, f, moved, timer) != 0 || launch_source(s, d, vs, ksum, mode, timer) != 0)
         return -1;
     /* The error is measured (a reduction and a read-back, which drains
      * the device's queue) only where it decides: below min_iter the loop
@@ -210,7 +215,8 @@ static int solve(fcl_sim *s, dfsph *d, fcl_buf *v, int ksum_attr, uint mode, dou
             return -1;
         if (decide && (!(*avg > limit) || *iters >= p->dfsph_max_iter))
             return 0;
-        if (launch_pressure_vel(s, d, v, ksum, f, timer) != 0 || launch_source(s, d, v, ksum, mode, timer) != 0)
+        if (launch_pressure_vel(s, d, v, ksum, f, moved, timer) != 0 ||
+            launch_source(s, d, vs, ksum, mode, timer) != 0)
             return -1;
     }
 }
@@ -317,48 +323,12 @@ static const fcl_stat_decl dfsph_stats[NSTATS] = {
     { "avg_divergence_error_pct_per_s", "avg div err", "%/s", FCL_FOLD_MEAN },
 };
 
-/* The density error the core measures after each step, against
- * dfsph.eta, which the step's density solve met by its own prediction:
- * in windows of MISS_STEPS steps, MISS_MOST or more such steps measured
- * above MISS_FACTOR times eta are said once. A resting pool at support 3
- * in one layer of wall particles averaged 0.139 % against eta 0.01 % with
- * every solve converged (0.275 at 4; with mirror walls 0.0101; a review;
- * the cause is not established). Counting steps, not a mean: the spikes
- * of an inflow's impact (corridor_flood, 40 % at one step) are not that. */
-#define MISS_STEPS 50
-#define MISS_MOST 40
-#define MISS_FACTOR 5.0
-static void note_missed_eta(fcl_sim *s, dfsph *d)
-{
-    if (s->step == 0 || d->miss_noted)
-        return;
-    double eta = s->prm->dfsph_eta, e = s->stats.avg_density_err;
-    d->miss_sum += e;
-    d->miss_over += d->last_converged && e > MISS_FACTOR * eta;
-    if (++d->miss_n < MISS_STEPS)
-        return;
-    double mean = d->miss_sum / d->miss_n;
-    int over = d->miss_over;
-    d->miss_sum = 0.0;
-    d->miss_n = d->miss_over = 0;
-    if (over < MISS_MOST)
-        return;
-    d->miss_noted = 1;
-    fprintf(stderr, "fluidcl: note: dfsph: steps %ld-%ld: in %d of them the density error after the step was over "
-            "%g times dfsph.eta = %g %% though the density solve met it by its prediction (mean %.3g %%; "
-            "particles.support %g, boundary.walls %s, boundary.layers %ld; a resting pool at support 3 in one "
-            "layer of wall particles read 0.139 %%, with mirror walls 0.0101 %%); said once\n",
-            s->step - MISS_STEPS + 1, s->step, over, MISS_FACTOR, eta, mean, s->prm->particles_support,
-            s->prm->boundary_walls, (long)s->prm->boundary_layers);
-}
-
 static int dfsph_step(fcl_sim *s)
 {
     dfsph *d = s->solver_data;
     double *st = s->stats.solver;
     double avg = 0.0, eta = s->prm->dfsph_eta * 0.01;
     long dens = 0, div = 0;
-    note_missed_eta(s, d);   /* the last step's figures */
     choose_dt(s, d);
     /* A rest density changed live: s->rho, summed with the old one, read
      * as a compression of rho0 / rho0' - 1 everywhere (10 % less threw a
@@ -370,7 +340,6 @@ static int dfsph_step(fcl_sim *s)
         solve(s, d, d->vpred, d->a_ksum, DFSPH_DENSITY, eta, &dens, &avg) != 0)
         return -1;
     int converged = !(avg > eta);
-    d->last_converged = converged;
     if (launch_advect(s, d) != 0 || rebuild(s) != 0 || launch_density_alpha(s, d) != 0 ||
         solve(s, d, sim_attr(s, s->a_vev), d->a_kvsum, DFSPH_DIVERGENCE, s->prm->dfsph_eta_v * 0.01 / d->consts.dt, &div,
               &avg) != 0 ||
@@ -446,7 +415,7 @@ static void dfsph_destroy(fcl_sim *s)
     dfsph *d = s->solver_data;
     if (!d)
         return;
-    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->table, d->nin, d->bgrad };
+    fcl_buf *bufs[] = { d->alpha, d->kap, d->err, d->vpred, d->vmove, d->table, d->nin, d->bgrad };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         s->be->ops->buf_free(s->be, bufs[i]);
     reduction_free(&d->sum, s->be);
@@ -492,7 +461,7 @@ const fcl_solver fcl_solver_dfsph = {
     .kernels = "cubic spline, dfsph.tables picks tables or exact",
     .summary = "Bender & Koschier 2015 divergence-free SPH (cubic spline with lookup tables, warm-started "
                "Jacobi density and divergence solvers, adaptive CFL step)",
-    .extra_bytes_per_particle = 4 + 4 + 4 + 16 + 16 + 4 + 2 * 4 * 2,
+    .extra_bytes_per_particle = 4 + 4 + 4 + 16 + 16 + 16 + 4 + 2 * 4 * 2,
     .init = dfsph_init,
     .prepare = dfsph_prepare,
     .step = dfsph_step,
