@@ -13,17 +13,33 @@
 #include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
+#include <imgui_internal.h>   /* GetInputTextState: a field's text while it is edited */
+#include <GLFW/glfw3.h>
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The engine's headers are C. */
 extern "C" {
 #include "be_opencl.h"
 #include "view.h"
+#include "view_keys.h"
 }
 
 static bool gui_on;
+/* Key events wait in gui_keys and reach ImGui's callback (which chains
+ * to view_input's) one transition per key and frame (view_keys.h). */
+static GLFWwindow *gui_win;
+static GLFWkeyfun gui_key_next;
+static view_keyq gui_keys;
+
+static void gui_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+    view_key_event e = { key, scancode, action, mods };
+    if (view_keyq_push(&gui_keys, &e) != 0 && gui_key_next)
+        gui_key_next(w, key, scancode, action, mods);
+}
 
 static const ImVec4 warn_color(1.0f, 0.75f, 0.3f, 1.0f), bad_color(1.0f, 0.4f, 0.35f, 1.0f),
     good_color(0.5f, 0.9f, 0.5f, 1.0f);
@@ -35,7 +51,20 @@ extern "C" int rnd_gui_init(GLFWwindow *w)
     ImGui::GetIO().IniFilename = NULL;   /* no imgui.ini next to the user's files */
     ImGui::StyleColorsDark();
     gui_on = ImGui_ImplGlfw_InitForOpenGL(w, true) && ImGui_ImplOpenGL3_Init("#version 330 core");
+    if (gui_on) {
+        gui_win = w;
+        gui_keys.n = 0;
+        gui_key_next = glfwSetKeyCallback(w, gui_key);
+    }
     return gui_on ? 0 : -1;
+}
+
+extern "C" void rnd_gui_input(void)
+{
+    view_key_event ev[VIEW_KEYQ_MAX];
+    int n = gui_on ? view_keyq_take(&gui_keys, ev) : 0;
+    for (int i = 0; i < n && gui_key_next; i++)
+        gui_key_next(gui_win, ev[i].key, ev[i].scancode, ev[i].action, ev[i].mods);
 }
 
 extern "C" void rnd_gui_shutdown(void)
@@ -43,6 +72,8 @@ extern "C" void rnd_gui_shutdown(void)
     if (!ImGui::GetCurrentContext())
         return;
     if (gui_on) {
+        glfwSetKeyCallback(gui_win, gui_key_next);   /* ImGui's, which its shutdown undoes */
+        gui_key_next = NULL;
         ImGui_ImplOpenGL3_Shutdown();
         ImGui_ImplGlfw_Shutdown();
     }
@@ -93,38 +124,128 @@ static void choice_widget(fcl_view *v, const fcl_param_def *d, const char *key, 
     ImGui::EndCombo();
 }
 
+/* A field's edit left without Enter (a click elsewhere, which ImGui ends
+ * with the old value and no word; a review) is applied as Enter applies
+ * it, from the text the field held while active (commit_left_edit, at
+ * the end of the panel's frame); Esc drops it. */
+static struct {
+    ImGuiID id;
+    const fcl_param_def *d;
+    int comp;
+    char key[128], text[FCL_STR_MAX];
+    bool dirty;
+} gui_edit;
+
+/* After a text field (the last item; entered: Enter applied it): keeps
+ * its text while it is active. */
+static void track_edit(bool entered, const fcl_param_def *d, int comp, const char *key)
+{
+    ImGuiID id = ImGui::GetItemID();
+    if (gui_edit.id == id && (entered || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)))
+        gui_edit.id = 0;
+    const ImGuiInputTextState *st = ImGui::IsItemActive() ? ImGui::GetInputTextState(id) : NULL;
+    if (!st || !st->TextW.Data || !st->InitialTextA.Data)
+        return;
+    ImTextStrToUtf8(gui_edit.text, (int)sizeof gui_edit.text, st->TextW.Data, st->TextW.Data + st->CurLenW);
+    gui_edit.dirty = strcmp(gui_edit.text, st->InitialTextA.Data) != 0;
+    gui_edit.id = id;
+    gui_edit.d = d;
+    gui_edit.comp = comp;
+    snprintf(gui_edit.key, sizeof gui_edit.key, "%s", key);
+}
+
+/* A vec3 component's text, as the panel's Enter would apply it. */
+static int apply_component(fcl_view *v, const fcl_param_def *d, const char *key, int k, const char *text, char *err,
+                           size_t errlen)
+{
+    char *end;
+    double x = strtod(text, &end);
+    while (*end == ' ')
+        end++;
+    if (end == text || *end) {
+        snprintf(err, errlen, "%s: component %d '%s' is not a number; not applied", key, k + 1, text);
+        return -1;
+    }
+    return view_apply_number(v, d, k, x, err, errlen);
+}
+
+/* The tracked field is no longer active and Enter did not apply it. */
+static void commit_left_edit(fcl_view *v)
+{
+    if (!gui_edit.id || ImGui::GetActiveID() == gui_edit.id)
+        return;
+    gui_edit.id = 0;
+    if (!gui_edit.dirty)
+        return;
+    char err[512] = "";
+    const fcl_param_def *d = gui_edit.d;
+    int rc = d->type == PT_VEC3 ? apply_component(v, d, gui_edit.key, gui_edit.comp, gui_edit.text, err, sizeof err)
+                                : view_apply_param(v, gui_edit.key, gui_edit.text, err, sizeof err);
+    report(v, rc, gui_edit.key, err);
+}
+
+/* Three fields, each component its own edit (one refused leaves the
+ * others as they were; InputFloat3 applied them one by one, a review). */
+static int vec3_widget(fcl_view *v, const fcl_param_def *d, const char *key, const float *old, char *err,
+                       size_t errlen)
+{
+    const ImGuiInputTextFlags enter = ImGuiInputTextFlags_EnterReturnsTrue;
+    float w = (170.0f - 2.0f * ImGui::GetStyle().ItemInnerSpacing.x) / 3.0f;
+    int rc = 2;
+    for (int k = 0; k < 3; k++) {
+        float x = old[k];
+        ImGui::PushID(k);
+        if (k)
+            ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);
+        ImGui::SetNextItemWidth(w);
+        bool entered = ImGui::InputFloat(k == 2 ? d->name : "", &x, 0.0f, 0.0f, "%.4g", enter);
+        if (entered && x != old[k])
+            rc = view_apply_number(v, d, k, x, err, errlen);
+        track_edit(entered, d, k, key);
+        ImGui::PopID();
+    }
+    return rc;
+}
+
+/* One field of a FLOAT, INT or STRING parameter; 2 when nothing was
+ * applied, else view_apply_*'s result. */
+static int text_widget(fcl_view *v, const fcl_param_def *d, const char *key, char *field, char *err, size_t errlen)
+{
+    const ImGuiInputTextFlags enter = ImGuiInputTextFlags_EnterReturnsTrue;
+    bool entered;
+    int rc = 2;
+    if (d->type == PT_FLOAT) {
+        float x = *(float *)field;
+        if ((entered = ImGui::InputFloat(d->name, &x, 0.0f, 0.0f, "%.6g", enter)))
+            rc = view_apply_number(v, d, 0, x, err, errlen);
+    } else if (d->type == PT_INT) {
+        long long x = *(long *)field;   /* all of a long: an int cast cut it (a review) */
+        if ((entered = ImGui::InputScalar(d->name, ImGuiDataType_S64, &x, NULL, NULL, "%lld", enter)))
+            rc = view_apply_number(v, d, 0, (double)x, err, errlen);
+    } else {
+        char buf[FCL_STR_MAX];
+        snprintf(buf, sizeof buf, "%s", field);
+        if ((entered = ImGui::InputText(d->name, buf, sizeof buf, enter)))
+            rc = view_apply_param(v, key, buf, err, errlen);
+    }
+    track_edit(entered, d, 0, key);
+    return rc;
+}
+
 static void param_widget(fcl_view *v, const fcl_param_def *d)
 {
     char key[128], err[512] = "", expected[512];
     snprintf(key, sizeof key, "%s.%s", d->group, d->name);
     char *field = (char *)&v->edit + d->offset;
-    const ImGuiInputTextFlags enter = ImGuiInputTextFlags_EnterReturnsTrue;
     int rc = 2;
     ImGui::PushID(key);
     ImGui::SetNextItemWidth(170.0f);
-    if (d->type == PT_FLOAT) {
-        float x = *(float *)field;
-        if (ImGui::InputFloat(d->name, &x, 0.0f, 0.0f, "%.6g", enter))
-            rc = view_apply_number(v, d, 0, x, err, sizeof err);
-    } else if (d->type == PT_INT) {
-        int x = (int)*(long *)field;
-        if (ImGui::InputInt(d->name, &x, 1, 10, enter))
-            rc = view_apply_number(v, d, 0, x, err, sizeof err);
-    } else if (d->type == PT_VEC3) {
-        float x[3], *old = (float *)field;
-        memcpy(x, old, sizeof x);
-        if (ImGui::InputFloat3(d->name, x, "%.4g", enter))
-            for (int k = 0; k < 3 && rc != -1; k++)
-                if (x[k] != old[k])
-                    rc = view_apply_number(v, d, k, x[k], err, sizeof err);
-    } else if (d->type == PT_STRING) {
-        char buf[FCL_STR_MAX];
-        snprintf(buf, sizeof buf, "%s", field);
-        if (ImGui::InputText(d->name, buf, sizeof buf, enter))
-            rc = view_apply_param(v, key, buf, err, sizeof err);
-    } else {
+    if (d->type == PT_VEC3)
+        rc = vec3_widget(v, d, key, (const float *)field, err, sizeof err);
+    else if (d->type == PT_CHOICE)
         choice_widget(v, d, key, field);
-    }
+    else
+        rc = text_widget(v, d, key, field, err, sizeof err);
     if (ImGui::IsItemHovered()) {
         params_expected(d, expected, sizeof expected);
         ImGui::SetTooltip("%s\n%s: %s%s", d->desc, key, expected, d->live ? "" : "\nchanges apply on reset");
@@ -267,7 +388,9 @@ static void display_controls(fcl_view *v)
     if (ImGui::Combo("color by", &field, names, count))
         view_set_field(v, field);
     ImGui::SetNextItemWidth(170.0f);
-    ImGui::DragFloat2("range", v->range[v->field], 0.01f * (v->range[v->field][1] - v->range[v->field][0]) + 1e-6f);
+    if (ImGui::DragFloat2("range", v->range[v->field], 0.01f * (v->range[v->field][1] - v->range[v->field][0]) + 1e-6f) &&
+        v->field < FCL_FIELD_COUNT)
+        v->range_user[v->field] = 1;   /* kept when the scene's defaults change */
     legend(v);
     toggle("domain box", &v->show_box);
     ImGui::SameLine();
@@ -307,7 +430,7 @@ static void interaction(fcl_view *v)
             view_set_status(v, "%s", err);
     }
     if (ImGui::Button("Screenshot (P)"))
-        snprintf(v->shot_path, sizeof v->shot_path, "fluidcl_%ld_%ld.png", v->sim.step, v->frames);
+        view_request_shot(v);   /* P's names (the button's replaced files, a review) */
     ImGui::SameLine();
     bool rec = v->recording != 0;
     if (ImGui::Checkbox("record frames (V)", &rec) &&
@@ -459,6 +582,7 @@ extern "C" void rnd_gui_draw(fcl_view *v)
         parameters(v);
     }
     ImGui::End();
+    commit_left_edit(v);
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }

@@ -23,6 +23,9 @@ void rnd_gui_shutdown(void);
 /* Whether ImGui uses the mouse or keyboard now (the panel has them). */
 int rnd_gui_wants_mouse(void);
 int rnd_gui_wants_keyboard(void);
+/* After each glfwPollEvents: hands this frame's queued key events to
+ * ImGui and the viewer's keys (view_keys.h), panel shown or not. */
+void rnd_gui_input(void);
 /* Build and draw the panel for this frame. */
 void rnd_gui_draw(struct fcl_view *v);
 

@@ -71,18 +71,30 @@ static int open_window(fcl_view *v, const fcl_view_opts *vo, char *err, size_t e
 
 /* Color ranges that suit the scene: speeds up to a free fall over the
  * domain height, densities within 10 % of rho0, the hydrostatic pressure
- * at the floor. */
-static void default_ranges(fcl_view *v)
+ * at the floor (each unless set in the panel); the ball's and the push's
+ * radii from the domain's width. Made again when any of what they come
+ * from changes (a live rest density or gravity, a reset to another
+ * spacing or domain: they once kept the first scene's, a review). */
+static void scene_defaults(fcl_view *v)
 {
     const fcl_params *p = &v->live;
     double g = sqrt(p->sim_gravity[0] * p->sim_gravity[0] + p->sim_gravity[1] * p->sim_gravity[1] +
                     p->sim_gravity[2] * p->sim_gravity[2]);
     double hgt = p->domain_max[1] - p->domain_min[1], rho0 = p->material_rest_density;
+    float ext = fminf(p->domain_max[0] - p->domain_min[0], p->domain_max[2] - p->domain_min[2]);
+    double key[6] = { rho0, g, hgt, ext, p->particles_spacing, 1.0 };
+    if (memcmp(key, v->defaults_for, sizeof key) == 0)
+        return;
+    memcpy(v->defaults_for, key, sizeof key);
     float r[FCL_FIELD_COUNT][2] = {
         { 0.0f, (float)fmax(sqrt(2.0 * g * hgt), 0.5) }, { (float)(0.9 * rho0), (float)(1.1 * rho0) },
         { 0.0f, (float)fmax(rho0 * g * hgt, 1.0) }, { 0.0f, 7.0f }, { 0.0f, 1.0f },
     };
-    memcpy(v->range, r, sizeof r);
+    for (int f = 0; f < FCL_FIELD_COUNT; f++)
+        if (!v->range_user[f])
+            memcpy(v->range[f], r[f], sizeof r[f]);
+    v->ball_radius = fmaxf(0.12f * ext, 3.0f * p->particles_spacing);
+    v->force_radius = fmaxf(0.08f * ext, 3.0f * p->particles_spacing);
 }
 
 /* The kernel folder: --kernel-dir, else the source tree's kernels/ when
@@ -137,10 +149,7 @@ int view_open(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo, char *err,
     if (rc == 0 && (rc = view_load_scene(v, err, errlen)) == 0) {
         const fcl_params *p = &v->live;
         rnd_camera_frame(&v->cam, p->domain_min, p->domain_max);
-        default_ranges(v);
-        float ext = fminf(p->domain_max[0] - p->domain_min[0], p->domain_max[2] - p->domain_min[2]);
-        v->ball_radius = fmaxf(0.12f * ext, 3.0f * p->particles_spacing);
-        v->force_radius = fmaxf(0.08f * ext, 3.0f * p->particles_spacing);
+        scene_defaults(v);
         v->kernel_sig = v->kernel_dir[0] ? view_kernel_signature(v->kernel_dir) : 0;
         v->t_open = v->t_last = glfwGetTime();
         if (vo->record_dir && (rc = view_set_recording(v, vo->record_dir, err, errlen)) != 0) {
@@ -330,6 +339,8 @@ static void mesh_or_fall_back(fcl_view *v)
 int view_frame(fcl_view *v)
 {
     glfwPollEvents();
+    rnd_gui_input();
+    scene_defaults(v);
     glfwGetFramebufferSize(v->win, &v->fb_w, &v->fb_h);
     /* With the panel open, center the scene in the space beside it. */
     v->cam.shift_x = v->show_panel && v->fb_w > 2 * RND_GUI_WIDTH ? (float)RND_GUI_WIDTH / (float)v->fb_w : 0.0f;

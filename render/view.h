@@ -70,6 +70,8 @@ typedef struct fcl_view {
     int step_failed;            /* the last step tried failed (the view paused; a reset or a good step clears it) */
     char failure[1024];         /* why, as the status said it (later statuses replace that one) */
     float range[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX][2];   /* legend per field */
+    unsigned char range_user[FCL_FIELD_COUNT];  /* set in the panel: the scene's defaults leave it */
+    double defaults_for[6];     /* rest density, gravity, domain height and width, spacing the defaults were made for */
     int show_panel, show_box, show_boundary;
     int show_overlay;           /* the solver's overlay points (control particles) */
     int draw;                   /* RND_DRAW_*: spheres, splats or mesh */
@@ -156,6 +158,9 @@ int view_interact(fcl_view *v, const float origin[3], const float dir[3], const 
 /* One step of the current state on the other backend, for timings. */
 int view_compare_backends(fcl_view *v);
 int view_screenshot(fcl_view *v, const char *path, char *err, size_t errlen);
+/* Asks for a screenshot at the next frame, named fluidcl_TIME.png (and
+ * _2, _3 ... when taken twice within a second), for P and the panel. */
+void view_request_shot(fcl_view *v);
 int view_set_recording(fcl_view *v, const char *dir, char *err, size_t errlen);
 /* "shared CL-GL" or "copy via host". */
 const char *view_path_name(const fcl_view *v);

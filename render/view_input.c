@@ -34,7 +34,7 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
 
 static void key_action(fcl_view *v, int key)
 {
-    char err[1024] = "", path[64];
+    char err[1024] = "";
     float c[3];
     switch (key) {
     case GLFW_KEY_SPACE: v->paused = !v->paused; break;
@@ -51,19 +51,24 @@ static void key_action(fcl_view *v, int key)
         if (view_drop_ball(v, c, v->ball_radius, err, sizeof err) != 0)
             view_set_status(v, "%s", err);
         break;
-    case GLFW_KEY_P:
-        /* One name a second, numbered when P comes twice within it. */
-        snprintf(path, sizeof path, "fluidcl_%ld.png", (long)time(NULL));
-        for (int k = 2; access(path, F_OK) == 0 && k < 1000; k++)
-            snprintf(path, sizeof path, "fluidcl_%ld_%d.png", (long)time(NULL), k);
-        snprintf(v->shot_path, sizeof v->shot_path, "%s", path);
-        break;
+    case GLFW_KEY_P: view_request_shot(v); break;
     case GLFW_KEY_V:
         if (view_set_recording(v, v->recording ? NULL : "fluidcl_frames", err, sizeof err) != 0)
             view_set_status(v, "%s", err);
         break;
     default: break;
     }
+}
+
+void view_request_shot(fcl_view *v)
+{
+    /* One name a second, numbered when P comes twice within it. */
+    char path[64];
+    long now = (long)time(NULL);
+    snprintf(path, sizeof path, "fluidcl_%ld.png", now);
+    for (int k = 2; access(path, F_OK) == 0 && k < 1000; k++)
+        snprintf(path, sizeof path, "fluidcl_%ld_%d.png", now, k);
+    snprintf(v->shot_path, sizeof v->shot_path, "%s", path);
 }
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)

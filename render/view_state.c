@@ -173,8 +173,10 @@ int view_drop_ball(fcl_view *v, const float c[3], float r, char *err, size_t err
     v->phase = ph;
     v->phase_ids = h.n + added;
     v->nphases++;
-    /* Room for the next balls, so they go in place. */
-    v->live.particles_capacity = v->edit.particles_capacity = (long)(2 * (h.n + added));
+    /* Room for the next balls, so they go in place; the running set's
+     * alone: a reset goes back to the scene's capacity (the edited set's
+     * grew with every ball, a review), which the panel shows pending. */
+    v->live.particles_capacity = (long)(2 * (h.n + added));
     int rc = view_build(v, h.pos, h.vel, h.n + added, err, errlen);
     state_free(&h);
     if (rc != 0)

@@ -360,6 +360,10 @@ static void pbf_step_floor(const fcl_params *p, double *cfl, double *dt_min, dou
 /* The shared parameters it does not read, and what it has in their place. */
 static const fcl_ignored ignores[] = {
     { FCL_P_sim_dt, "its own step: pbf.cfl, pbf.dt_min, pbf.dt_max (sim.dt times only a step with no particles, before an emitter's first layer)" },
+    /* A live change left a run bit-identical (a review): the masses go
+     * with rho0. */
+    { FCL_P_material_rest_density, "nothing for the motion: its constraint rho / rho0 - 1 with masses rho0 V "
+                                   "leaves rho0 out (it scales the densities frames show)" },
     { FCL_P_material_viscosity, "pbf.xsph" },
     { FCL_P_material_stiffness, "its density constraint (pbf.iterations), no equation of state" },
     { FCL_P_material_negative_pressure, "its density constraint (pbf.iterations), no equation of state" },
