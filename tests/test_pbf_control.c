@@ -131,8 +131,8 @@ static void test_fig5(fcl_backend *be)
     }
 }
 
-/* A dam break with a block of control particles at zero strength against
- * the same without control: identical bits after 10 steps. */
+/* A falling ball with a block of control particles at zero strength
+ * against the same without control: identical bits after 10 steps. */
 static void test_identity(fcl_backend *be)
 {
     fcl_params p;
@@ -302,6 +302,43 @@ static int text_sim(fcl_backend *be, const char *text, fcl_scene *sc, fcl_initia
                    sim_set_targets(s, sc->targets, sc->ntargets, err, errlen) == 0
                ? 0
                : -1;
+}
+
+/* The same through a scene: the chase with control.alpha, beta and gamma
+ * 0 against the chase without its target, 60 steps, identical bits (the
+ * test above sets the points' weights directly; a review). */
+static void test_identity_scene(fcl_backend *be)
+{
+    char text[2][2048];
+    const char *sim = "\"sim\": {\"solver\": \"pbf\"},", *at = strstr(CHASE, sim) + strlen(sim);
+    const char *targets = strstr(CHASE, ",\"targets\"");
+    snprintf(text[0], sizeof text[0], "%.*s \"control\": {\"alpha\": 0, \"beta\": 0, \"gamma\": 0},%s",
+             (int)(at - CHASE), CHASE, at);
+    snprintf(text[1], sizeof text[1], "%.*s }", (int)(targets - CHASE), CHASE);
+    float4 *end[2] = { NULL, NULL };
+    size_t n[2] = { 0, 0 };
+    char err[1024] = "";
+    for (int k = 0; k < 2; k++) {
+        fcl_scene sc;
+        fcl_initial in;
+        fcl_sim s;
+        int ok = text_sim(be, text[k], &sc, &in, &s, err, sizeof err) == 0 && (k == 1 || sc.ntargets == 1);
+        for (int i = 0; ok && i < 60; i++)
+            ok = sim_step(&s) == 0;
+        if (ok) {
+            n[k] = s.n;
+            end[k] = malloc(s.n * 16 + 16);
+            sim_download(&s, end[k], NULL, NULL, NULL, NULL);
+        }
+        CHECK(ok, "%s: zero-strength scene target, run %d: %s", be->kind, k, err);
+        sim_destroy(&s);
+        setup_free(&in);
+        scene_free(&sc);
+    }
+    CHECK(end[0] && end[1] && n[0] == n[1] && memcmp(end[0], end[1], n[0] * 16) == 0,
+          "%s: the chase's target at alpha = beta = gamma = 0 differs from the chase without it", be->kind);
+    free(end[0]);
+    free(end[1]);
 }
 
 /* Saved after 8 steps of text, the state loaded into a fresh simulation
@@ -620,6 +657,7 @@ int main(void)
         printf("backend: %s\n", be->name);
         test_fig5(be);
         test_identity(be);
+        test_identity_scene(be);
         test_restart(be);
         test_spring_reach(be);
         test_large_radius(be);

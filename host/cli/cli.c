@@ -430,6 +430,27 @@ const char *cli_first_override(const fcl_cli *o, const char *prefix)
     return NULL;
 }
 
+/* control.* under a solver that reads it, with nothing for it to act on:
+ * a scene without targets, or control.skin_* with no skeleton (both ran
+ * without a word; a review). */
+static void note_idle_control(const fcl_cli *o, const fcl_scene *s, const fcl_solver *sv)
+{
+    const char *kv = cli_first_override(o, "control.");
+    if (!kv || !solver_reads_group(sv, "control", 7))
+        return;
+    if (s->ntargets == 0) {
+        fprintf(stderr, "fluidcl: note: --param %.*s: this scene has no targets (its \"targets\" list), so fluid "
+                "control does nothing\n", (int)strcspn(kv, "="), kv);
+        return;
+    }
+    int skeletons = 0;
+    for (int k = 0; k < s->ntargets; k++)
+        skeletons += s->targets[k].skeleton != NULL;
+    if (!skeletons && (kv = cli_first_override(o, "control.skin_")) != NULL)
+        fprintf(stderr, "fluidcl: note: --param %.*s: no target of this scene has a skeleton, so the skinning "
+                "settings do nothing\n", (int)strcspn(kv, "="), kv);
+}
+
 /* A check's error after the command line was merged into the scene's
  * parameters names the scene file; where the key it starts with came
  * from --param or an option, it names that as well (a review:
@@ -510,6 +531,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     }
     scene_emitter_capacity(s, solver_longest_dt(sv, &s->params));
     note_unread_params(o, sv);
+    note_idle_control(o, s, sv);
     if (solver_unused_viscosity(sv, &s->params, s->phases, s->nphases, err, sizeof err))
         fprintf(stderr, "fluidcl: note: %s\n", err);
     return 0;
