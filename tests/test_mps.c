@@ -505,7 +505,11 @@ static void column(fcl_backend *be, const column_case *cc)
     double p = k ? sum / k : 0.0, want = 1000.0 * 9.81 * (H - y0), dh = (top + 0.005 - H) / H;
     CHECK(fabs(p / want - 1.0) <= cc->ptol, "%s: pressure at half depth %.1f Pa, rho g (H - y) = %.1f (limit %g %%)",
           what, p, want, 100 * cc->ptol);
-    CHECK(low >= 0.0f, "%s: a particle at y = %g, below the floor", what, low);
+    /* The bottom layer keeps its place half a spacing (5 mm) up, within a
+     * tenth of a spacing: wall particles must hold it there (their clamp
+     * is the floor itself), mirror walls' clamp is that height (a check
+     * against 0 could not fail; a review). Measured 4.9-5.0 mm. */
+    CHECK(low >= 0.004, "%s: the bottom layer sank to y = %g (it starts at 0.005; limit 0.004)", what, low);
     CHECK(fabs(dh) <= surface_tol, "%s: the surface moved by %.2f %% of the height (limit %g %%)", what, 100 * dh,
           100 * surface_tol);
     printf("%s (%zu particles, %.2f s): pressure at half depth %.1f Pa against %.1f (%+.2f %%); surface height "

@@ -34,8 +34,9 @@
 /* Raise when the sampler or the file layout changes: old caches then miss.
  * 3: obstacles clipped (boundary_clip), the file's checksum; 4: meshes cut
  * keeping their shared vertices (boundary_mesh_clip); 5: mps under mirror
- * walls drops its samples outside the domain too (mirrors_samples). */
-#define BOUNDARY_FORMAT 5
+ * walls drops its samples outside the domain too (mirrors_samples); 6:
+ * polygons in lattice planes sample on the fluid lattice (polygon_align). */
+#define BOUNDARY_FORMAT 6
 static const char cache_magic[8] = { 'F', 'C', 'L', 'B', 'N', 'D', '2', '\0' };
 
 /* ---- the cache key: FNV-1a 64 over a canonical description */

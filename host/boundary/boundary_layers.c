@@ -130,10 +130,12 @@ static int sample_sphere(const fcl_obstacle *o, float d, int layers, const float
     return 0;
 }
 
-static int sample_polygon(const fcl_obstacle *o, float d, int layers, const float *clip, boundary_stack *st)
+static int sample_polygon(const fcl_obstacle *o, float d, int layers, const float *clip, const double lattice[3],
+                          boundary_stack *st)
 {
     fcl_polygon_frame f;
     polygon_frame(o, &f);
+    polygon_align(&f, lattice, d);
     for (int k = 0; k < layers; k++) {
         float4 *at = boundary_stack_room(st, k, polygon_sample(&f, d, k, clip, NULL));
         if (!at)
@@ -313,8 +315,11 @@ int boundary_sample_obstacle(const fcl_obstacle *o, const fcl_mesh *m, float d, 
         return 0;
     case FCL_SHAPE_SPHERE:
         return sample_sphere(o, d, layers, clip, st);
-    case FCL_SHAPE_POLYGON:
-        return sample_polygon(o, d, layers, clip, st);
+    case FCL_SHAPE_POLYGON: {
+        /* a point of the fluid lattice: the domain's min + d / 2 */
+        double at[3] = { dlo[0] + 0.5 * (double)d, dlo[1] + 0.5 * (double)d, dlo[2] + 0.5 * (double)d };
+        return sample_polygon(o, d, layers, clip, at, st);
+    }
     default:
         /* A mesh is cut to the clip before its sampling, whose
          * samples are thinned over the cut triangles: those a hair

@@ -61,6 +61,7 @@ void polygon_frame(const fcl_obstacle *o, fcl_polygon_frame *f)
     f->area = 0.5 * sqrt(dot3(f->n, f->n));
     normalize3(f->n);
     f->nv = o->npoly;
+    f->lat[0] = f->lat[1] = 0.0;
     for (int k = 0; k < 3; k++) {
         f->o[k] = o->poly[0][k];
         e[k] = (double)o->poly[1 % o->npoly][k] - o->poly[0][k];
@@ -77,6 +78,39 @@ void polygon_frame(const fcl_obstacle *o, fcl_polygon_frame *f)
             w[k] = (double)o->poly[i][k] - f->o[k];
         f->xy[i][0] = dot3(w, f->u);
         f->xy[i][1] = dot3(w, f->v);
+    }
+}
+
+/* Whether unit vector a runs along an axis. */
+static int on_axis(const double a[3])
+{
+    return fabs(a[0]) > 1.0 - 1e-12 || fabs(a[1]) > 1.0 - 1e-12 || fabs(a[2]) > 1.0 - 1e-12;
+}
+
+/* t modulo d in [0, d), 0 within 1e-3 d of a multiple: vertices and the
+ * domain are floats (0.115 against a lattice at 0.005 + k 0.01 left 5e-7
+ * d), and a shift under 1e-3 d changes no sum. */
+static double lattice_rem(double t, double d)
+{
+    double r = fmod(t, d);
+    r += r < 0.0 ? d : 0.0;
+    return r < 1e-3 * d || d - r < 1e-3 * d ? 0.0 : r;
+}
+
+void polygon_align(fcl_polygon_frame *f, const double at[3], double d)
+{
+    f->lat[0] = f->lat[1] = 0.0;
+    double off = 0.0;
+    for (int k = 0; k < 3; k++)
+        off += (at[k] - f->o[k]) * f->n[k];
+    if (!(d > 0.0) || !on_axis(f->n) || !on_axis(f->u) || lattice_rem(off, d) != 0.0)
+        return;   /* only a polygon in a plane of the lattice */
+    const double *e[2] = { f->u, f->v };
+    for (int q = 0; q < 2; q++) {
+        double t = 0.0;
+        for (int k = 0; k < 3; k++)
+            t += (at[k] - f->o[k]) * e[q][k];
+        f->lat[q] = lattice_rem(t, d);   /* 0 on it already: the same samples as before */
     }
 }
 
@@ -262,9 +296,53 @@ static long pieces(double len, double d)
     return s < 1.0 ? 1 : (long)s;
 }
 
+/* The polygon's (u, v) bounds, grown by g and cut to the clip's shadow
+ * on the plane (grown by d). */
+static void lattice_bounds(const fcl_polygon_frame *f, double d, double g, const float *clip, double lo[2],
+                           double hi[2])
+{
+    lo[0] = lo[1] = INFINITY;
+    hi[0] = hi[1] = -INFINITY;
+    for (int i = 0; i < f->nv; i++)
+        for (int q = 0; q < 2; q++) {
+            lo[q] = fmin(lo[q], f->xy[i][q] - g);
+            hi[q] = fmax(hi[q], f->xy[i][q] + g);
+        }
+    if (!clip)
+        return;
+    double cl[2], ch[2];
+    clip_range(f, f->u, clip, &cl[0], &ch[0]);
+    clip_range(f, f->v, clip, &cl[1], &ch[1]);
+    for (int q = 0; q < 2; q++)
+        lo[q] = fmax(lo[q], cl[q] - d), hi[q] = fmin(hi[q], ch[q] + d);
+}
+
+/* On the fluid lattice (polygon_align moved the rows): its points inside
+ * the polygon or on an edge, and no edge samples, which lay off it (the
+ * first row by the floor was an edge's, half a spacing off, and a
+ * face-to-face partition's n* read a gap there). Where the vertices are
+ * lattice points this is the set the edges and rows below give. */
+static size_t sample_on_lattice(const fcl_polygon_frame *f, float d, double back, const float *clip, float4 *out)
+{
+    double lo[2], hi[2], ou = f->lat[0], ov = f->lat[1], on = 1e-12 * (double)d * d;
+    size_t c = 0;
+    lattice_bounds(f, d, 0.0, clip, lo, hi);
+    long i0 = (long)ceil((lo[0] - ou) / d), i1 = (long)floor((hi[0] - ou) / d);
+    long j0 = (long)ceil((lo[1] - ov) / d), j1 = (long)floor((hi[1] - ov) / d);
+    for (long j = j0; j <= j1; j++)
+        for (long i = i0; i <= i1; i++) {
+            double x = ou + (double)i * d, y = ov + (double)j * d;
+            if (inside2(f, x, y) || edge_dist2(f, x, y) <= on)
+                c += (size_t)put(f, x, y, back, clip, out, c);
+        }
+    return c;
+}
+
 size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, const float *clip, float4 *out)
 {
-    double back = (double)k * d, lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+    double back = (double)k * d, lo[2], hi[2];
+    if (f->lat[0] != 0.0 || f->lat[1] != 0.0)
+        return sample_on_lattice(f, d, back, clip, out);
     size_t c = 0;
     for (int i = 0; i < f->nv; i++) {
         const double *a = f->xy[i], *b = f->xy[(i + 1) % f->nv];
@@ -273,21 +351,12 @@ size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, const float *c
             double t = (double)s / (double)n;
             c += (size_t)put(f, a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), back, clip, out, c);
         }
-        for (int q = 0; q < 2; q++) {
-            lo[q] = fmin(lo[q], a[q]);
-            hi[q] = fmax(hi[q], a[q]);
-        }
     }
     /* Lattice points on or within 3/4 d of an edge would crowd its
      * samples (nearest neighbours below 0.8 d; at d/2, 5 to 8 % of a
      * slanted polygon's samples were). */
-    double r2 = 0.5625 * (double)d * d, cl[2], ch[2];
-    if (clip) {
-        clip_range(f, f->u, clip, &cl[0], &ch[0]);
-        clip_range(f, f->v, clip, &cl[1], &ch[1]);
-        for (int q = 0; q < 2; q++)
-            lo[q] = fmax(lo[q], cl[q] - d), hi[q] = fmin(hi[q], ch[q] + d);
-    }
+    double r2 = 0.5625 * (double)d * d;
+    lattice_bounds(f, d, 0.0, clip, lo, hi);
     long i0 = (long)ceil(lo[0] / d), i1 = (long)floor(hi[0] / d);
     long j0 = (long)ceil(lo[1] / d), j1 = (long)floor(hi[1] / d);
     for (long j = j0; j <= j1; j++)
