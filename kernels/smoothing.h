@@ -1,7 +1,7 @@
 /* smoothing.h - SPH smoothing kernels, shared by every solver and backend.
  *
  * Each kernel has a normalisation constant computed once on the host
- * (fcl_smoothing_consts in host/core/smoothing.c) and a shape function here that
+ * (smoothing_consts in host/core/smoothing.c) and a shape function here that
  * takes r^2 or r so that callers avoid square roots where the kernel allows.
  * Gradients return the scalar g such that grad W(r_ij) = g * r_ij, where
  * r_ij = x_i - x_j; this keeps vector algebra with the caller.

@@ -136,7 +136,8 @@ void cli_print_options(FILE *f, unsigned cmds, int tag)
         if (!(o->cmds & cmds) || (tag && o->kind == OPT_HELP))
             continue;
         char head[64], where[32] = "";
-        snprintf(head, sizeof head, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        snprintf(head, sizeof head, "%s%s%s%s%s", o->name, o->alias ? ", " : "", o->alias ? o->alias : "",
+                 o->arg ? " " : "", o->arg ? o->arg : "");
         if (tag && o->cmds != ALL)
             snprintf(where, sizeof where, "(%s%s%s) ", o->cmds & FCL_CMD_RUN ? "run" : "",
                      (o->cmds & RB) == RB ? ", " : "", o->cmds & FCL_CMD_BENCH ? "bench" : "");

@@ -407,7 +407,8 @@ static void surface_help(void)
            "  --kernel-dir DIR              load the OpenCL kernel sources from DIR\n"
            "  --param group.name=value      surface.* (see 'help params'); particles.spacing overrides\n"
            "                                the spacing the frames record\n"
-           "  --quiet                       no line per frame\n");
+           "  --quiet, -q                   no line per frame\n"
+           "  --help, -h                    this list\n");
 }
 
 int cmd_surface(int argc, char **argv)
