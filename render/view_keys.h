@@ -2,8 +2,8 @@
  * transition per key and frame.
  *
  * Debian's Dear ImGui (1.86) keeps each key as down or up, sampled once a
- * frame: a press and release between two frames (a quick Enter, or any
- * Enter at the 0.5 fps of a million particles) never reached it, and a
+ * frame: a press and release between two frames (a quick Enter, as most
+ * are at a million particles' 3 frames a second) never reached it, and a
  * panel field's edit was lost (a review). The event queue of ImGui 1.87
  * trickles events the same way.
  * Invariant: events leave in the order they came; within one take, no key
