@@ -506,8 +506,10 @@ FCL_INLINE float mc_diff(GLOBAL const float *phi, GLOBAL const uint *label, cons
     return (phi[mc_node(m, hi[0], hi[1], hi[2])] - phi[mc_node(m, lo[0], lo[1], lo[2])]) / span;
 }
 
+#define MC_S_MIN 1e-3f
+
 /* The vertices of cell t's owned crossing edges, in axis order, at the
- * linear interpolation of phi = iso; normals are -grad phi (outward),
+ * linear interpolation of phi = iso (MC_S_MIN off the nodes); normals are -grad phi (outward),
  * interpolated like the position. */
 FCL_INLINE void mc_vertices_item(uint k, GLOBAL const float *phi, GLOBAL const uint *list,
                                  GLOBAL const uint *cells, GLOBAL const uint *eoff, GLOBAL const uint *label,
@@ -522,6 +524,12 @@ FCL_INLINE void mc_vertices_item(uint k, GLOBAL const float *phi, GLOBAL const u
         if (!mc_crosses(phi, m, x, y, z, a))
             continue;
         float s = (m->iso - p0) / (phi[mc_node(m, x1, y1, z1)] - p0);
+        /* Kept 1e-3 of a cell off the nodes: below about 1e-5, x + s
+         * rounded to the node in float, and every crossing edge from it
+         * took the same point, its triangles of zero area (4 in a 0.25 d
+         * mesh of a dam break; a review). 1e-3 cell moves no surface by
+         * anything a particle's noise would show. */
+        s = s < MC_S_MIN ? MC_S_MIN : (s > 1.0f - MC_S_MIN ? 1.0f - MC_S_MIN : s);
         float gr[3];
         for (uint d = 0u; d < 3u; d++) {
             float g0 = mc_diff(phi, label, m, x, y, z, d);

@@ -331,6 +331,9 @@ F=$T/layers.json; scene "$F" '"boundary": { "layers": 5 }' "$BOX"
 refused "boundary.layers 5 above its range" "$F" "boundary.layers" "got 5" -- run "$F"
 F=$T/layers_ok.json; scene "$F" "" "$BOX"
 refused "--param boundary.layers=0" "boundary.layers" "got '0'" -- run "$F" --param boundary.layers=0
+# The level set's band of 2 cells let the front jitter without settling
+# (a review): refused, as run --mesh and surface read it.
+refused "--param surface.ls_band=2" "surface.ls_band" "got '2'" -- run "$F" --param surface.ls_band=2
 
 # ---- polygon obstacles -------------------------------------------------------------
 poly() { printf '[ { "type": "polygon", "vertices": %s%s } ]' "$1" "${2:+, $2}"; }
