@@ -28,17 +28,60 @@ extern "C" {
 }
 
 static bool gui_on;
-/* Key events wait in gui_keys and reach ImGui's callback (which chains
- * to view_input's) one transition per key and frame (view_keys.h). */
+/* Key and character events wait in gui_keys and reach ImGui's callbacks
+ * (its key callback chains to view_input's) in order, one transition per
+ * held key and frame (view_keys.h). */
 static GLFWwindow *gui_win;
 static GLFWkeyfun gui_key_next;
+static GLFWcharfun gui_char_next;
 static view_keyq gui_keys;
+
+static void gui_deliver(const view_key_event *e)
+{
+    if (e->key < 0 && gui_char_next)
+        gui_char_next(gui_win, (unsigned)e->scancode);
+    else if (e->key >= 0 && gui_key_next)
+        gui_key_next(gui_win, e->key, e->scancode, e->action, e->mods);
+}
+
+/* Queued; a full queue goes out whole, then e, in order. */
+static void gui_queue(const view_key_event *e)
+{
+    if (view_keyq_push(&gui_keys, e) == 0)
+        return;
+    view_key_event ev[VIEW_KEYQ_MAX];
+    int n = view_keyq_drain(&gui_keys, ev);
+    for (int i = 0; i < n; i++)
+        gui_deliver(&ev[i]);
+    gui_deliver(e);
+}
 
 static void gui_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 {
+    (void)w;
     view_key_event e = { key, scancode, action, mods };
-    if (view_keyq_push(&gui_keys, &e) != 0 && gui_key_next)
-        gui_key_next(w, key, scancode, action, mods);
+    gui_queue(&e);
+}
+
+static void gui_char(GLFWwindow *w, unsigned c)
+{
+    (void)w;
+    view_key_event e = { -1, (int)c, 0, 0 };
+    gui_queue(&e);
+}
+
+/* The keys ImGui keeps as down or up (its key map and the modifiers):
+ * only theirs must not go down and up within a frame. Digits and letters
+ * it reads as characters pass at once, so typing is not held back. */
+static int gui_held(int key)
+{
+    const ImGuiIO &io = ImGui::GetIO();
+    for (int k = 0; k < ImGuiKey_COUNT; k++)
+        if (io.KeyMap[k] == key)
+            return 1;
+    return key == GLFW_KEY_LEFT_CONTROL || key == GLFW_KEY_RIGHT_CONTROL || key == GLFW_KEY_LEFT_SHIFT ||
+           key == GLFW_KEY_RIGHT_SHIFT || key == GLFW_KEY_LEFT_ALT || key == GLFW_KEY_RIGHT_ALT ||
+           key == GLFW_KEY_LEFT_SUPER || key == GLFW_KEY_RIGHT_SUPER;
 }
 
 static const ImVec4 warn_color(1.0f, 0.75f, 0.3f, 1.0f), bad_color(1.0f, 0.4f, 0.35f, 1.0f),
@@ -55,6 +98,7 @@ extern "C" int rnd_gui_init(GLFWwindow *w)
         gui_win = w;
         gui_keys.n = 0;
         gui_key_next = glfwSetKeyCallback(w, gui_key);
+        gui_char_next = glfwSetCharCallback(w, gui_char);
     }
     return gui_on ? 0 : -1;
 }
@@ -62,9 +106,9 @@ extern "C" int rnd_gui_init(GLFWwindow *w)
 extern "C" void rnd_gui_input(void)
 {
     view_key_event ev[VIEW_KEYQ_MAX];
-    int n = gui_on ? view_keyq_take(&gui_keys, ev) : 0;
-    for (int i = 0; i < n && gui_key_next; i++)
-        gui_key_next(gui_win, ev[i].key, ev[i].scancode, ev[i].action, ev[i].mods);
+    int n = gui_on ? view_keyq_take(&gui_keys, ev, gui_held) : 0;
+    for (int i = 0; i < n; i++)
+        gui_deliver(&ev[i]);
 }
 
 extern "C" void rnd_gui_shutdown(void)
@@ -73,7 +117,9 @@ extern "C" void rnd_gui_shutdown(void)
         return;
     if (gui_on) {
         glfwSetKeyCallback(gui_win, gui_key_next);   /* ImGui's, which its shutdown undoes */
+        glfwSetCharCallback(gui_win, gui_char_next);
         gui_key_next = NULL;
+        gui_char_next = NULL;
         ImGui_ImplOpenGL3_Shutdown();
         ImGui_ImplGlfw_Shutdown();
     }

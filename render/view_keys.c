@@ -1,5 +1,5 @@
 /* view_keys.c - the panel's key queue (view_keys.h): one transition per
- * key and frame, in arrival order. */
+ * held key and frame, in arrival order. */
 #include "view_keys.h"
 
 #include <GLFW/glfw3.h>
@@ -22,12 +22,12 @@ static int seen_key(const int *seen, int n, int key)
     return 0;
 }
 
-int view_keyq_take(view_keyq *q, view_key_event *out)
+int view_keyq_take(view_keyq *q, view_key_event *out, int (*held)(int key))
 {
     int seen[VIEW_KEYQ_MAX], nseen = 0, i = 0;
     for (; i < q->n; i++) {
         const view_key_event *e = &q->ev[i];
-        int moves = e->action != GLFW_REPEAT;
+        int moves = e->key >= 0 && e->action != GLFW_REPEAT && (!held || held(e->key));
         if (moves && seen_key(seen, nseen, e->key))
             break;                     /* its second transition: next frame */
         if (moves)
@@ -37,4 +37,12 @@ int view_keyq_take(view_keyq *q, view_key_event *out)
     memmove(q->ev, q->ev + i, (size_t)(q->n - i) * sizeof q->ev[0]);
     q->n -= i;
     return i;
+}
+
+int view_keyq_drain(view_keyq *q, view_key_event *out)
+{
+    int n = q->n;
+    memcpy(out, q->ev, (size_t)n * sizeof q->ev[0]);
+    q->n = 0;
+    return n;
 }

@@ -24,8 +24,16 @@ typedef struct mps_coarse {
 } mps_coarse;
 
 /* Whether this run's preconditioner is the two-level one: `grid`, or
- * `auto` on a CPU device (a GPU's auto is Jacobi: coarse.c says why). */
+ * `auto` on a CPU device with no phase density ratio over
+ * MPS_PHASE_CONTRAST (a GPU's auto, and those, are Jacobi: coarse.c says
+ * why). */
 int mps_coarse_wanted(const struct fcl_sim *s);
+
+/* The ratio of the heaviest phase's density to the lightest's (1 without
+ * phases); beyond MPS_PHASE_CONTRAST the pressure passes read smoothed
+ * densities (mps.density_smoothing auto) and auto takes Jacobi. */
+#define MPS_PHASE_CONTRAST 10.0
+double mps_phase_ratio(const struct fcl_sim *s);
 /* The buffers for the simulation's grid (nothing unless
  * mps_coarse_wanted and the system has only fluid rows: with
  * wall unknowns, walls = 1, the CG runs with Jacobi). 0; FCL_EXIT_INPUT

@@ -127,12 +127,7 @@ static int smoothing(const fcl_sim *s)
     const char *m = s->prm->mps_density_smoothing;
     if (strcmp(m, "auto") != 0)
         return strcmp(m, "on") == 0;
-    double lo = HUGE_VAL, hi = 0.0;
-    for (uint k = 0; k < s->nphases; k++) {
-        lo = fmin(lo, s->phase_table[k].density);
-        hi = fmax(hi, s->phase_table[k].density);
-    }
-    return s->nphases > 1 && hi > 10.0 * lo;
+    return mps_phase_ratio(s) > MPS_PHASE_CONTRAST;
 }
 
 /* The mass rho0 l0^3 and the live parameters (the lattice constants are
