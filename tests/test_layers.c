@@ -647,6 +647,56 @@ static void test_triangulate(void)
     }
 }
 
+/* Layer 0 of a polygon in the plane x = 0.115 of the fluid lattice
+ * (0.005 + k 0.01) given by its vertices (in the order given), aligned. */
+static size_t aligned_samples(const float (*v)[3], int nv, float4 *out, int *on_lattice)
+{
+    fcl_obstacle o = { .kind = FCL_SHAPE_POLYGON, .npoly = nv };
+    memcpy(o.poly, v, (size_t)nv * sizeof o.poly[0]);
+    fcl_polygon_frame f;
+    const double at[3] = { 0.005, 0.005, 0.005 };
+    polygon_frame(&o, &f);
+    polygon_align(&f, at, 0.01);
+    size_t n = polygon_sample(&f, 0.01f, 0, NULL, out);
+    *on_lattice = 1;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            double t = ((&out[i].x)[k] - 0.005) / 0.01;
+            *on_lattice &= fabs(t - floor(t + 0.5)) < 1e-4;
+        }
+    return n;
+}
+
+/* A polygon in a plane of the fluid lattice samples on that lattice,
+ * whatever its vertices and their order (a review: one plate gave 290 or
+ * 300 samples by vertex order, a lattice-point start kept the off-lattice
+ * outline, a diagonal first edge skipped the alignment, and a strip between
+ * two rows got none). */
+static void test_polygon_aligned(void)
+{
+    static const float plate[2][4][3] = {
+        { { 0.115f, 0, 0 }, { 0.115f, 0.295f, 0 }, { 0.115f, 0.295f, 0.1f }, { 0.115f, 0, 0.1f } },
+        { { 0.115f, 0.295f, 0.1f }, { 0.115f, 0, 0.1f }, { 0.115f, 0, 0 }, { 0.115f, 0.295f, 0 } } };
+    static const float tri[2][3][3] = { { { 0.115f, 0, 0 }, { 0.115f, 0.1f, 0.1f }, { 0.115f, 0, 0.1f } },
+                                        { { 0.115f, 0, 0.1f }, { 0.115f, 0, 0 }, { 0.115f, 0.1f, 0.1f } } };
+    static const float strip[4][3] = { { 0.115f, 0.046f, 0 }, { 0.115f, 0.054f, 0 }, { 0.115f, 0.054f, 0.1f },
+                                       { 0.115f, 0.046f, 0.1f } };
+    static float4 out[4096];
+    int l0, l1, l2, l3, l4;
+    size_t p0 = aligned_samples(plate[0], 4, out, &l0), p1 = aligned_samples(plate[1], 4, out, &l1);
+    size_t t0 = aligned_samples(tri[0], 3, out, &l2), t1 = aligned_samples(tri[1], 3, out, &l3);
+    size_t sn = aligned_samples(strip, 4, out, &l4);
+    printf("polygons in a lattice plane: plate %zu / %zu samples by vertex order, triangle %zu / %zu, a strip "
+           "between two rows %zu, all on the lattice: %d\n", p0, p1, t0, t1, sn, l0 && l1 && l2 && l3 && l4);
+    /* The plate: rows y = -0.005 ... 0.295 (31, the last on its edge) by
+     * z = -0.005 ... 0.105 (12), less the two corners outside both edges
+     * (0.0071 from the corner, past d/2): 370. The strip: rows 0.045 and
+     * 0.055 by z's 12, less its four such corners: 20. */
+    CHECK(p0 == p1 && p0 == 370 && t0 == t1 && t0 > 0 && sn == 20 && l0 && l1 && l2 && l3 && l4,
+          "aligned polygons: plate %zu / %zu (370 expected), triangle %zu / %zu, strip %zu (20 expected), on the "
+          "lattice %d %d %d %d %d", p0, p1, t0, t1, sn, l0, l1, l2, l3, l4);
+}
+
 /* ---- a one-layer polygon wall under wcsph: a 0.3 m column breaks
  * against it at about 2 m/s */
 
@@ -862,6 +912,7 @@ int main(void)
     test_mesh_layers();
     test_polygons();
     test_triangulate();
+    test_polygon_aligned();
     test_no_leak();
     test_volume_layers();
     ft_remove_tree(tmpdir);

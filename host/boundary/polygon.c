@@ -62,6 +62,10 @@ void polygon_frame(const fcl_obstacle *o, fcl_polygon_frame *f)
     normalize3(f->n);
     f->nv = o->npoly;
     f->lat[0] = f->lat[1] = 0.0;
+    f->aligned = 0;
+    for (int i = 0; i < o->npoly; i++)
+        for (int k = 0; k < 3; k++)
+            f->xy3[i][k] = o->poly[i][k];
     for (int k = 0; k < 3; k++) {
         f->o[k] = o->poly[0][k];
         e[k] = (double)o->poly[1 % o->npoly][k] - o->poly[0][k];
@@ -81,12 +85,6 @@ void polygon_frame(const fcl_obstacle *o, fcl_polygon_frame *f)
     }
 }
 
-/* Whether unit vector a runs along an axis. */
-static int on_axis(const double a[3])
-{
-    return fabs(a[0]) > 1.0 - 1e-12 || fabs(a[1]) > 1.0 - 1e-12 || fabs(a[2]) > 1.0 - 1e-12;
-}
-
 /* t modulo d in [0, d), 0 within 1e-3 d of a multiple: vertices and the
  * domain are floats (0.115 against a lattice at 0.005 + k 0.01 left 5e-7
  * d), and a shift under 1e-3 d changes no sum. */
@@ -97,21 +95,43 @@ static double lattice_rem(double t, double d)
     return r < 1e-3 * d || d - r < 1e-3 * d ? 0.0 : r;
 }
 
+/* The axis a unit vector runs along, or -1. */
+static int axis_of(const double a[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (fabs(a[k]) > 1.0 - 1e-12)
+            return k;
+    return -1;
+}
+
 void polygon_align(fcl_polygon_frame *f, const double at[3], double d)
 {
+    f->aligned = 0;
     f->lat[0] = f->lat[1] = 0.0;
+    int na = axis_of(f->n);
     double off = 0.0;
     for (int k = 0; k < 3; k++)
         off += (at[k] - f->o[k]) * f->n[k];
-    if (!(d > 0.0) || !on_axis(f->n) || !on_axis(f->u) || lattice_rem(off, d) != 0.0)
+    if (!(d > 0.0) || na < 0 || lattice_rem(off, d) != 0.0)
         return;   /* only a polygon in a plane of the lattice */
+    /* Rows along an axis, whichever way the first edge runs. */
+    for (int k = 0; k < 3; k++)
+        f->u[k] = k == (na + 1) % 3 ? 1.0 : 0.0;
+    cross3(f->n, f->u, f->v);
+    for (int i = 0; i < f->nv; i++) {
+        double w[3] = { f->xy3[i][0] - f->o[0], f->xy3[i][1] - f->o[1], f->xy3[i][2] - f->o[2] };
+        f->xy[i][0] = dot3(w, f->u);
+        f->xy[i][1] = dot3(w, f->v);
+    }
     const double *e[2] = { f->u, f->v };
     for (int q = 0; q < 2; q++) {
         double t = 0.0;
         for (int k = 0; k < 3; k++)
             t += (at[k] - f->o[k]) * e[q][k];
-        f->lat[q] = lattice_rem(t, d);   /* 0 on it already: the same samples as before */
+        double r = fmod(t, d);
+        f->lat[q] = r < 0.0 ? r + d : r;
     }
+    f->aligned = 1;
 }
 
 /* Twice the signed area of triangle a, b, c. */
@@ -317,22 +337,24 @@ static void lattice_bounds(const fcl_polygon_frame *f, double d, double g, const
         lo[q] = fmax(lo[q], cl[q] - d), hi[q] = fmin(hi[q], ch[q] + d);
 }
 
-/* On the fluid lattice (polygon_align moved the rows): its points inside
- * the polygon or on an edge, and no edge samples, which lay off it (the
- * first row by the floor was an edge's, half a spacing off, and a
- * face-to-face partition's n* read a gap there). Where the vertices are
- * lattice points this is the set the edges and rows below give. */
+/* On the fluid lattice (polygon_align): its points inside the polygon or
+ * within half a spacing of it, and no outline samples, which lay off it
+ * (the first row by the floor was an edge's, half a spacing off, and a
+ * face-to-face partition's n* read a gap there). Half a spacing: every
+ * edge is met by a row within d/2 whatever its place (a strip between two
+ * rows once took none), and a row on an edge stays whichever way a float
+ * vertex rounds (0.295f lies below 0.295). */
 static size_t sample_on_lattice(const fcl_polygon_frame *f, float d, double back, const float *clip, float4 *out)
 {
-    double lo[2], hi[2], ou = f->lat[0], ov = f->lat[1], on = 1e-12 * (double)d * d;
+    double lo[2], hi[2], ou = f->lat[0], ov = f->lat[1], reach = 0.5 * (double)d * (1.0 + 1e-6);
     size_t c = 0;
-    lattice_bounds(f, d, 0.0, clip, lo, hi);
+    lattice_bounds(f, d, reach, clip, lo, hi);
     long i0 = (long)ceil((lo[0] - ou) / d), i1 = (long)floor((hi[0] - ou) / d);
     long j0 = (long)ceil((lo[1] - ov) / d), j1 = (long)floor((hi[1] - ov) / d);
     for (long j = j0; j <= j1; j++)
         for (long i = i0; i <= i1; i++) {
             double x = ou + (double)i * d, y = ov + (double)j * d;
-            if (inside2(f, x, y) || edge_dist2(f, x, y) <= on)
+            if (inside2(f, x, y) || edge_dist2(f, x, y) <= reach * reach)
                 c += (size_t)put(f, x, y, back, clip, out, c);
         }
     return c;
@@ -341,7 +363,7 @@ static size_t sample_on_lattice(const fcl_polygon_frame *f, float d, double back
 size_t polygon_sample(const fcl_polygon_frame *f, float d, int k, const float *clip, float4 *out)
 {
     double back = (double)k * d, lo[2], hi[2];
-    if (f->lat[0] != 0.0 || f->lat[1] != 0.0)
+    if (f->aligned)
         return sample_on_lattice(f, d, back, clip, out);
     size_t c = 0;
     for (int i = 0; i < f->nv; i++) {
@@ -463,7 +485,8 @@ double polygon_sample_max(const fcl_polygon_frame *f, double d, const float *cli
         lo[q] = fmax(lo[q], cl[q]), hi[q] = fmin(hi[q], ch[q]);
     if (hi[0] < lo[0] || hi[1] < lo[1])
         return edges;
-    return edges + (floor((hi[0] - lo[0]) / d) + 2.0) * (floor((hi[1] - lo[1]) / d) + 2.0);
+    /* + 3: sample_on_lattice's rows reach half a spacing past the edges */
+    return edges + (floor((hi[0] - lo[0]) / d) + 3.0) * (floor((hi[1] - lo[1]) / d) + 3.0);
 }
 
 int polygon_inside(const fcl_polygon_frame *f, double front, double depth, const float4 *p)

@@ -26,16 +26,19 @@ typedef struct fcl_polygon_frame {
     int nv;
     double area;                 /* of the polygon, m^2 */
     double extent;               /* its bounding-box diagonal, m */
+    double xy3[FCL_POLY_MAX][3]; /* the vertices as given */
     double lat[2];               /* the sample lattice's offset from vertex 0 along u and v (polygon_align) */
+    int aligned;                 /* samples on the fluid lattice (polygon_align) */
 } fcl_polygon_frame;
 
 /* The frame of o's vertices (Newell's normal, so any simple polygon,
  * convex or not, gets its area-weighted normal). */
 void polygon_frame(const fcl_obstacle *o, fcl_polygon_frame *f);
 
-/* Puts the sample lattice's rows on the fluid lattice (`at`, one of its
- * points, spacing d) where the polygon lies in a plane of it and its
- * first edge runs along an axis; else leaves them at vertex 0.
+/* Puts the samples on the fluid lattice (`at`, one of its points,
+ * spacing d) where the polygon lies in a plane of it, its rows along the
+ * axes (u, v and xy change); else leaves the frame as polygon_frame made
+ * it.
  * A wall-to-wall partition in a lattice plane, its vertices on the
  * domain's faces, had rows half a spacing off the fluid's: MPS's n*
  * read it as a gap and its open side ran at 0.68 m/s (0.018 on the

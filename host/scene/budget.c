@@ -74,7 +74,7 @@ static void fluid_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget *b)
  * in clip (boundary_clip): boxes exactly while the clip holds them, and
  * spheres; polygons bounded above; meshes are bounded once loaded. A 100 m
  * box over a 20 cm domain counted 10^9 samples and was refused for them. */
-static double obstacle_samples(const fcl_obstacle *o, double d, int layers, const float *clip)
+static double obstacle_samples(const fcl_obstacle *o, double d, int layers, const float *clip, const float *dlo)
 {
     double total = 0.0;
     for (int k = 0; k < layers; k++) {
@@ -87,7 +87,9 @@ static double obstacle_samples(const fcl_obstacle *o, double d, int layers, cons
     }
     if (o->kind == FCL_SHAPE_POLYGON) {
         fcl_polygon_frame f;
+        double at[3] = { dlo[0] + 0.5 * d, dlo[1] + 0.5 * d, dlo[2] + 0.5 * d };   /* as boundary_layers.c */
         polygon_frame(o, &f);
+        polygon_align(&f, at, d);
         total = layers * polygon_sample_max(&f, d, clip);
     }
     return total;
@@ -107,7 +109,7 @@ static void boundary_sizes(const fcl_scene *sc, const fcl_params *p, fcl_budget 
     }
     b->obstacles = 0.0;
     for (int i = 0; i < sc->nobstacles; i++)
-        b->obstacles += obstacle_samples(&sc->obstacles[i], d, layers, clip);
+        b->obstacles += obstacle_samples(&sc->obstacles[i], d, layers, clip, p->domain_min);
 }
 
 /* Grid cells of support-radius width over the domain. */
