@@ -463,11 +463,13 @@ static void interaction(fcl_view *v)
 {
     char err[1024] = "";
     ImGui::SetNextItemWidth(170.0f);
-    ImGui::DragFloat("force radius (m)", &v->force_radius, 0.001f, 1e-4f, 10.0f, "%.4g");
+    if (ImGui::DragFloat("force radius (m)", &v->force_radius, 0.001f, 1e-4f, 10.0f, "%.4g"))
+        v->radius_user |= 1;   /* kept when the scene's defaults change */
     ImGui::SetNextItemWidth(170.0f);
     ImGui::DragFloat("force rate (1/s)", &v->force_gain, 0.5f, 0.0f, 1000.0f, "%.3g");
     ImGui::SetNextItemWidth(170.0f);
-    ImGui::DragFloat("ball radius (m)", &v->ball_radius, 0.001f, 1e-4f, 10.0f, "%.4g");
+    if (ImGui::DragFloat("ball radius (m)", &v->ball_radius, 0.001f, 1e-4f, 10.0f, "%.4g"))
+        v->radius_user |= 2;
     ImGui::SameLine();
     if (ImGui::Button("Drop ball (B)")) {
         float c[3];

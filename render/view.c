@@ -72,7 +72,7 @@ static int open_window(fcl_view *v, const fcl_view_opts *vo, char *err, size_t e
 /* Color ranges that suit the scene: speeds up to a free fall over the
  * domain height, densities within 10 % of rho0, the hydrostatic pressure
  * at the floor (each unless set in the panel); the ball's and the push's
- * radii from the domain's width. Made again when any of what they come
+ * radii from the domain's width (likewise). Made again when any of what they come
  * from changes (a live rest density or gravity, a reset to another
  * spacing or domain: they once kept the first scene's, a review). */
 static void scene_defaults(fcl_view *v)
@@ -93,8 +93,10 @@ static void scene_defaults(fcl_view *v)
     for (int f = 0; f < FCL_FIELD_COUNT; f++)
         if (!v->range_user[f])
             memcpy(v->range[f], r[f], sizeof r[f]);
-    v->ball_radius = fmaxf(0.12f * ext, 3.0f * p->particles_spacing);
-    v->force_radius = fmaxf(0.08f * ext, 3.0f * p->particles_spacing);
+    if (!(v->radius_user & 2))
+        v->ball_radius = fmaxf(0.12f * ext, 3.0f * p->particles_spacing);
+    if (!(v->radius_user & 1))
+        v->force_radius = fmaxf(0.08f * ext, 3.0f * p->particles_spacing);
 }
 
 /* The kernel folder: --kernel-dir, else the source tree's kernels/ when

@@ -71,6 +71,7 @@ typedef struct fcl_view {
     char failure[1024];         /* why, as the status said it (later statuses replace that one) */
     float range[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX][2];   /* legend per field */
     unsigned char range_user[FCL_FIELD_COUNT];  /* set in the panel: the scene's defaults leave it */
+    int radius_user;            /* 1 force, 2 ball radius set in the panel: the defaults leave them */
     double defaults_for[6];     /* rest density, gravity, domain height and width, spacing the defaults were made for */
     int show_panel, show_box, show_boundary;
     int show_overlay;           /* the solver's overlay points (control particles) */

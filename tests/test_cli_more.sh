@@ -842,23 +842,6 @@ else
     bad "29 ignored shared keys" "exit $r1 $r2 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(printf '%s' "$e2" | tr '\n' ' ') / $(errline)"
 fi
 
-# control.* under pbf with nothing to act on is noted: a scene without
-# targets, or control.skin_* with no skeleton (both ran without a word;
-# a review); a skeleton's scene takes them in silence.
-fl run "$GOOD" --backend cpu --steps 1 --quiet --param sim.solver=pbf --param control.alpha=1
-e1=$ERR r1=$RC
-fl run embedded:control_chase.json --backend cpu --steps 1 --quiet --param control.skin_alpha=0.9 --param control.beta=0.3
-e2=$ERR r2=$RC
-fl run embedded:control_wave.json --backend cpu --steps 1 --quiet --param control.skin_alpha=0.9
-if [ "$r1$r2$RC" = 000 ] &&
-   printf '%s' "$e1" | grep -q -- "--param control.alpha: this scene has no targets" &&
-   printf '%s' "$e2" | grep -q -- "--param control.skin_alpha: no target of this scene has a skeleton" &&
-   ! printf '%s' "$e2" | grep -q "control.beta" && ! printf '%s' "$ERR" | grep -q "skeleton"; then
-    ok "29 control.* without targets, and control.skin_* without a skeleton, are noted"
-else
-    bad "29 idle control notes" "exit $r1 $r2 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(printf '%s' "$e2" | tr '\n' ' ') / $(errline)"
-fi
-
 # dfsph meets dfsph.eta (0.01 %) after its steps, not only by its
 # prediction, where the advect's wall clamp rather than the one layer of
 # wall particles holds the fluid (support 3 and 4): the prediction read

@@ -496,17 +496,20 @@ static void change_param(fcl_params *p, const fcl_param_def *d)
     }
 }
 
-static int steps_positions(fcl_backend *be, const fcl_params *p, const fcl_initial *in, float4 **pos, size_t *n)
+static int steps_positions(fcl_backend *be, const fcl_params *p, const fcl_initial *in, const char *what,
+                           float4 **pos, size_t *n)
 {
     char err[1024] = "";
     fcl_sim s;
     if (sim_create(&s, be, p, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err) != 0) {
-        CHECK(0, "%s: %s", p->sim_solver, err);
+        CHECK(0, "%s with %s: %s", p->sim_solver, what, err);
         return -1;
     }
     int ok = 1;
     for (int k = 0; k < 6 && ok; k++)
         ok = sim_step(&s) == 0 && s.stats.bad_id < 0;
+    /* a change that makes a run fail is a change too (it was skipped) */
+    CHECK(ok, "%s: 6 steps with %s: step %ld failed or blew up: %s", p->sim_solver, what, s.step, s.error);
     *n = s.n;
     *pos = ok ? malloc(s.n * 16 + 16) : NULL;
     if (*pos)
@@ -524,7 +527,7 @@ static void ignored_unread(fcl_backend *be, const fcl_scene *sc, const fcl_initi
         snprintf(base.sim_solver, sizeof base.sim_solver, "%s", sv->name);
         float4 *p0 = NULL;
         size_t n0 = 0;
-        if (!sv->ignores || steps_positions(be, &base, in, &p0, &n0) != 0)
+        if (!sv->ignores || steps_positions(be, &base, in, "its defaults", &p0, &n0) != 0)
             continue;
         for (const fcl_ignored *ig = sv->ignores; ig->id != FCL_P_COUNT; ig++) {
             const fcl_param_def *d = &fcl_param_table[ig->id];
@@ -532,7 +535,9 @@ static void ignored_unread(fcl_backend *be, const fcl_scene *sc, const fcl_initi
             change_param(&p, d);
             float4 *p1 = NULL;
             size_t n1 = 0;
-            if (steps_positions(be, &p, in, &p1, &n1) != 0)
+            char what[96];
+            snprintf(what, sizeof what, "%s.%s changed", d->group, d->name);
+            if (steps_positions(be, &p, in, what, &p1, &n1) != 0)
                 continue;
             CHECK(n1 == n0 && memcmp(p0, p1, n0 * 16) == 0, "%s declares %s.%s unread, but changing it moved its "
                   "particles", sv->name, d->group, d->name);

@@ -67,8 +67,8 @@ refused "a flipped target mesh (normals inward) is refused with its volume" flip
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 3 2\n' >flat.obj
 scene flat.json pbf "[ { \"shape\": $(printf "$MESH" flat.obj) } ]"
 refused "a flat target mesh is refused as enclosing no volume" flat.json "targets[0].shape.file" "encloses no volume"
-# A mesh in other units (100 of them across, scale 1) is refused naming
-# the scale (it met the control sampling's voxel limit, told to take a
+# A mesh in other units (a unit cube at scale 100, 333 times the 0.3 m
+# domain, where 0.1 was meant) is refused naming the scale (it met the control sampling's voxel limit, told to take a
 # larger control.spacing; a review).
 scene units.json pbf '[ { "shape": { "type": "mesh", "file": "cube.obj", "scale": 100 } } ]'
 refused "a target mesh 100 times too large names the scale" units.json "targets[0].shape.scale" "times the domain's"
@@ -164,5 +164,24 @@ if [ "$rc" -eq 0 ] && grep -q "note: targets\[0\] spans .* less than the control
     ok "a target under one control radius across runs with a note"
 else
     bad "a tiny target's note" "exit $rc: $(tr '\n' ' ' <stderr.txt | cut -c1-300)"
+fi
+# control.* under pbf with nothing to act on is noted: a scene without
+# targets, or control.skin_* with no skeleton (both ran without a word;
+# a review); a skeleton's scene takes them in silence.
+scene none.json pbf '[]'
+sed -i 's/, *"targets": \[\] }/ }/' none.json
+"$BIN" run none.json --backend cpu --steps 1 --quiet --param control.alpha=1 >stdout.txt 2>e1.txt
+r1=$?
+"$BIN" run embedded:control_chase.json --backend cpu --steps 1 --quiet --param control.skin_alpha=0.9 \
+    --param control.beta=0.3 >stdout.txt 2>e2.txt
+r2=$?
+"$BIN" run embedded:control_wave.json --backend cpu --steps 1 --quiet --param control.skin_alpha=0.9 >stdout.txt 2>e3.txt
+r3=$?
+if [ "$r1$r2$r3" = 000 ] && grep -q -- "--param control.alpha: this scene has no targets" e1.txt &&
+   grep -q -- "--param control.skin_alpha: no target of this scene has a skeleton" e2.txt &&
+   ! grep -q "control.beta" e2.txt && ! grep -q "skeleton" e3.txt; then
+    ok "control.* without targets, and control.skin_* without a skeleton, are noted"
+else
+    bad "idle control notes" "exit $r1 $r2 $r3: $(cat e1.txt e2.txt e3.txt | tr '\n' ' ' | cut -c1-400)"
 fi
 checks_done

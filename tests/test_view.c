@@ -220,7 +220,10 @@ static void check_params(fcl_view *v, state *s)
      * density and a reset to another spacing; a range set in the panel
      * stays (they kept the first scene's, a review). */
     float ball = v->ball_radius, was_p[2] = { v->range[FCL_FIELD_PRESSURE][0], v->range[FCL_FIELD_PRESSURE][1] };
+    float force = v->force_radius;
     v->range_user[FCL_FIELD_PRESSURE] = 1;
+    v->force_radius = 0.033f;   /* as the panel's drag sets it */
+    v->radius_user = 1;
     CHECK(view_apply_param(v, "material.rest_density", "2000", err, sizeof err) == 1, "rest density: %s", err);
     view_frame(v);
     CHECK(v->range[FCL_FIELD_DENSITY][0] == 1800.0f && v->range[FCL_FIELD_DENSITY][1] == 2200.0f &&
@@ -228,7 +231,11 @@ static void check_params(fcl_view *v, state *s)
           "rest density 2000: density legend %g-%g (expected 1800-2200), pressure %g-%g (set by hand: %g-%g)",
           v->range[FCL_FIELD_DENSITY][0], v->range[FCL_FIELD_DENSITY][1], v->range[FCL_FIELD_PRESSURE][0],
           v->range[FCL_FIELD_PRESSURE][1], was_p[0], was_p[1]);
+    CHECK(v->force_radius == 0.033f, "a force radius set in the panel: %g after a rest density change (0.033 set)",
+          v->force_radius);
     v->range_user[FCL_FIELD_PRESSURE] = 0;
+    v->radius_user = 0;
+    v->force_radius = force;
     CHECK(view_apply_param(v, "material.rest_density", "1000", err, sizeof err) == 1 &&
               view_apply_param(v, "particles.spacing", "0.04", err, sizeof err) == 0 && view_reset(v) == 0,
           "spacing 0.04: %s", err);

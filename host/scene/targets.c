@@ -357,6 +357,41 @@ static int check_keys_in_domain(const fcl_scene *s, int gi, const float rlo[3], 
     return 0;
 }
 
+/* A mesh target's size and volume, placed (lo, hi) with its own units'
+ * signed volume v6 (six times): refused when it spans ten times the
+ * domain, a unit's mistake (a 100-unit cube meant as 10 cm passed and met
+ * the voxel limit, told to take a larger control.spacing; a review), when
+ * it encloses no volume (flat, or faces that cancel: it was told its
+ * normals point inward; a review), or when its normals point inward. */
+static int check_mesh_shape(const fcl_scene *s, int g, const fcl_obstacle *o, const float lo[3], const float hi[3],
+                            double v6, char *err, size_t errlen)
+{
+    double span = 0.0, dom = 0.0;
+    for (int k = 0; k < 3; k++) {
+        span = fmax(span, (double)hi[k] - lo[k]);
+        dom = fmax(dom, (double)s->params.domain_max[k] - s->params.domain_min[k]);
+    }
+    if (span > 10.0 * dom) {
+        snprintf(err, errlen, "%s: targets[%d].shape.scale: %s placed at scale %g spans %g m, %.3g times the domain's "
+                 "%g m: expected its units in metres (check the mesh's units and the scale)", s->file, g, o->file,
+                 o->scale, span, span / dom, dom);
+        return -1;
+    }
+    double ext = span / o->scale;
+    if (!(fabs(v6) > 6e-6 * ext * ext * ext)) {
+        snprintf(err, errlen, "%s: targets[%d].shape.file: %s encloses no volume (%g in its own units, its extent %g): "
+                 "it is flat or its faces cancel (expected a closed surface)", s->file, g, o->file, v6 / 6.0, ext);
+        return -1;
+    }
+    if (!(v6 > 0.0)) {
+        snprintf(err, errlen, "%s: targets[%d].shape.file: %s encloses a volume of %g (in its own units): its normals point "
+                 "inward (expected a closed mesh wound counter-clockwise seen from outside)", s->file, g, o->file,
+                 v6 / 6.0);
+        return -1;
+    }
+    return 0;
+}
+
 int targets_check(const fcl_scene *s, char *err, size_t errlen)
 {
     for (int g = 0; g < s->ntargets; g++) {
@@ -375,48 +410,14 @@ int targets_check(const fcl_scene *s, char *err, size_t errlen)
             return -1;
         }
         double v6 = signed_volume6(&m);
-        /* placed as pbf_targets_sample places it */
-        float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-        obj_place(&m, o->scale, o->translate);
-        for (size_t i = 0; i < 3 * m.nv; i++) {
-            lo[i % 3] = fminf(lo[i % 3], m.v[i]);
-            hi[i % 3] = fmaxf(hi[i % 3], m.v[i]);
-        }
+        float lo[3], hi[3];
+        obj_place(&m, o->scale, o->translate);   /* placed as pbf_targets_sample places it */
+        obj_bounds(&m, lo, hi);
         obj_free(&m);
         char key[48];
         snprintf(key, sizeof key, "targets[%d].shape", g);
-        if (scene_check_mesh_bounds(s, &s->params, key, o->file, o->scale, lo, hi, err, errlen) != 0)
-            return -1;
-        /* Ten times the domain is a unit's mistake (a 100-unit cube meant
-         * as 10 cm passed here and met the voxel limit, told to take a
-         * larger control.spacing; a review). */
-        double span = 0.0, dom = 0.0;
-        for (int k = 0; k < 3; k++) {
-            span = fmax(span, (double)hi[k] - lo[k]);
-            dom = fmax(dom, (double)s->params.domain_max[k] - s->params.domain_min[k]);
-        }
-        if (span > 10.0 * dom) {
-            snprintf(err, errlen, "%s: %s.scale: %s placed at scale %g spans %g m, %.3g times the domain's %g m: "
-                     "expected its units in metres (check the mesh's units and the scale)", s->file, key, o->file,
-                     o->scale, span, span / dom, dom);
-            return -1;
-        }
-        /* No volume (a flat mesh, or faces that cancel) is no inside-out
-         * mesh: it was told its normals point inward (a review). */
-        double ext = fmax(fmax(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]) / o->scale;
-        if (!(fabs(v6) > 6e-6 * ext * ext * ext)) {
-            snprintf(err, errlen, "%s: targets[%d].shape.file: %s encloses no volume (%g in its own units, its extent "
-                     "%g): it is flat or its faces cancel (expected a closed surface)", s->file, g, o->file, v6 / 6.0,
-                     ext);
-            return -1;
-        }
-        if (!(v6 > 0.0)) {
-            snprintf(err, errlen, "%s: targets[%d].shape.file: %s encloses a volume of %g (in its own units): its normals point "
-                     "inward (expected a closed mesh wound counter-clockwise seen from outside)", s->file, g, o->file,
-                     v6 / 6.0);
-            return -1;
-        }
-        if (check_keys_in_domain(s, g, lo, hi, err, errlen) != 0)
+        if (scene_check_mesh_bounds(s, &s->params, key, o->file, o->scale, lo, hi, err, errlen) != 0 ||
+            check_mesh_shape(s, g, o, lo, hi, v6, err, errlen) != 0 || check_keys_in_domain(s, g, lo, hi, err, errlen) != 0)
             return -1;
     }
     return 0;

@@ -77,6 +77,17 @@ static int bind(const fcl_target *t, const fcl_ctl_points *cp, double alpha, flo
     return -1;
 }
 
+/* Under one control radius H across, the few control particles pull
+ * fluid to fill their whole H-balls: the fluid takes a ball of about H,
+ * not the shape (a 1 mm cube at 1 cm spacing ran with 8 of them without a
+ * word; a review). */
+static void note_small(const char *where, float ext, double H, size_t n)
+{
+    if (ext < H)
+        fprintf(stderr, "fluidcl: note: %s spans %.3g m, less than the control radius H = %.3g m: the fluid it "
+                "gathers takes the shape of its %zu control particles' H-balls, not the target's\n", where, ext, H, n);
+}
+
 /* Append target g's particles to the growing arrays. */
 static int add_target(const fcl_target *t, int g, double voxel, double H, double skin_alpha, const char *cache,
                       size_t limit,
@@ -89,15 +100,9 @@ static int add_target(const fcl_target *t, int g, double voxel, double H, double
     fcl_ctl_points cp = { 0 };
     if (shape_mesh(&t->shape, voxel, limit, &m, where, err, errlen) != 0)
         return -1;
-    float ext = 0.0f;
-    for (int k = 0; k < 3; k++) {
-        float lo = INFINITY, hi = -INFINITY;
-        for (size_t i = 0; i < m.nv; i++) {
-            lo = fminf(lo, m.v[3 * i + k]);
-            hi = fmaxf(hi, m.v[3 * i + k]);
-        }
-        ext = fmaxf(ext, hi - lo);
-    }
+    float lo[3], hi[3];
+    obj_bounds(&m, lo, hi);
+    float ext = fmaxf(fmaxf(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
     int rc = ctl_sample_cached(&m, voxel, cache, max_points > *n ? max_points - *n : 1, &cp, NULL, why, sizeof why);
     obj_free(&m);
     if (rc != 0) {
@@ -108,14 +113,7 @@ static int add_target(const fcl_target *t, int g, double voxel, double H, double
             snprintf(err, errlen, "%s: %s", where, why);
         return -1;
     }
-    /* Under one control radius H across, the few control particles pull
-     * fluid to fill their whole H-balls: the fluid takes a ball of about
-     * H, not the shape (a 1 mm cube at 1 cm spacing ran with 8 of them
-     * without a word; a review). */
-    if (ext < H)
-        fprintf(stderr, "fluidcl: note: %s spans %.3g m, less than the control radius H = %.3g m: the fluid it "
-                "gathers takes the shape of its %zu control particles' H-balls, not the target's\n", where, ext, H,
-                cp.n);
+    note_small(where, ext, H, cp.n);
     if (bind(t, &cp, skin_alpha, weights, where, err, errlen) != 0) {
         ctl_points_free(&cp);
         return -1;
