@@ -290,7 +290,7 @@ static int water_air_run(fcl_backend *be, int air, double t, double *front, doub
 /* Water and air (seed 3.4's large ratio): with the densities smoothed
  * across the interface (mps.density_smoothing auto) the collapse runs 1 s,
  * the front at 0.2 s stays within 15 % of the column collapsing alone
- * (air drag and the smoothed interface slow it: 7.9 % measured), and the
+ * (air drag and the smoothed interface slow it: 7.1 % measured, 5.9-8.5 % by build), and the
  * water ends below the air. Without the smoothing it blew up at 0.34 s
  * (README). */
 static void water_air(fcl_backend *be)
@@ -310,7 +310,7 @@ static void water_air(fcl_backend *be)
  * 0.05 to 0.12 s at between 0.28 and 0.62 m/s, the Davies-Taylor speed
  * 0.711 sqrt(g d) of a bubble of its volume (d = 4.96 cm: 0.50 m/s) with
  * and without Wallis's wall factor 1.13 exp(-d / D) for this box (0.75:
- * 0.37 m/s), each widened by a quarter (0.385 measured); and the air
+ * 0.37 m/s), each widened by a quarter (0.350-0.433 measured by build); and the air
  * compresses as its pressure says, the mean of n/n0 - 1 over the air
  * within 30 % of the mean p / (rho c^2) (over the steps from 0.02 s;
  * -17 % measured: n is the step's positions', p the solve's target). With
