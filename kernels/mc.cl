@@ -509,8 +509,8 @@ FCL_INLINE float mc_diff(GLOBAL const float *phi, GLOBAL const uint *label, cons
 #define MC_S_MIN 1e-3f
 
 /* The vertices of cell t's owned crossing edges, in axis order, at the
- * linear interpolation of phi = iso (MC_S_MIN off the nodes); normals are -grad phi (outward),
- * interpolated like the position. */
+ * linear interpolation of phi = iso (MC_S_MIN off the nodes); normals are
+ * -grad phi (outward), interpolated like the position. */
 FCL_INLINE void mc_vertices_item(uint k, GLOBAL const float *phi, GLOBAL const uint *list,
                                  GLOBAL const uint *cells, GLOBAL const uint *eoff, GLOBAL const uint *label,
                                  GLOBAL float4 *vert, GLOBAL float4 *nrm, const fcl_mc_info *m)

@@ -72,9 +72,9 @@ static int open_window(fcl_view *v, const fcl_view_opts *vo, char *err, size_t e
 /* Color ranges that suit the scene: speeds up to a free fall over the
  * domain height, densities within 10 % of rho0, the hydrostatic pressure
  * at the floor (each unless set in the panel); the ball's and the push's
- * radii from the domain's width (likewise). Made again when any of what they come
- * from changes (a live rest density or gravity, a reset to another
- * spacing or domain: they once kept the first scene's, a review). */
+ * radii from the domain's width (likewise). Made again when any of what
+ * they come from changes (a live rest density or gravity, a reset to
+ * another spacing or domain: they once kept the first scene's, a review). */
 static void scene_defaults(fcl_view *v)
 {
     const fcl_params *p = &v->live;
