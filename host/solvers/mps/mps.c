@@ -84,21 +84,6 @@ static void mps_lattice(double re, double l0, double *n0, double *lambda)
     *lambda = sw > 0.0 ? sr2w / sw : 0.0;
 }
 
-/* Under ko, phases of different densities hold the heavy one's pressure
- * high: the gradient's p_hat term, weighted 2 / (rho_i + rho_j), does not
- * cancel across the interface. A resting column of 100 kg/m3 over 1000
- * read +7.5 to +43 % below it, gc -1 to -5 % (README, Several fluids).
- * Once a process, as the walls' note. */
-static void note_ko_phases(const fcl_sim *s)
-{
-    static int said;
-    double r = mps_phase_ratio(s);
-    if (r > 1.5 && strcmp(s->prm->mps_gradient, "ko") == 0 && !said++)
-        fprintf(stderr, "fluidcl: note: mps.gradient = ko with phases %.3g times apart in density: the heavy "
-                "phase's pressure at rest reads high below the interface (+43 %% at a ratio of 10); "
-                "mps.gradient = gc holds it within 5 %%\n", r);
-}
-
 static int mps_init(fcl_sim *s, char *err, size_t errlen)
 {
     fcl_backend *be = s->be;
@@ -506,7 +491,6 @@ static const fcl_stat_decl mps_stats[NSTATS] = {
 static int mps_step(fcl_sim *s)
 {
     mps *d = s->solver_data;
-    note_ko_phases(s);   /* the phases come after mps_init (sim_set_phases) */
     if (choose_dt(s, d) != 0 || launch_viscosity(s, d) != 0 || launch_predict(s, d) != 0 || rebuild(s) != 0 ||
         collide(s, d) != 0 || launch_density(s, d) != 0 ||
         count_surface(s, d) != 0 || launch_assemble(s, d) != 0 || solve(s, d) != 0 || launch_correct(s, d) != 0 ||
