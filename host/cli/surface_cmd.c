@@ -348,7 +348,7 @@ static void check_order(const surf_opts *o, mc_ctx *x, const mc_config *c, int i
 static int reconstruct_all(const surf_opts *o, mc_ctx *x)
 {
     char err[1024], base[4096];
-    int empty_warned = 0, unsettled_warned = 0;
+    int empty_warned = 0, nothing_noted = 0, unsettled_warned = 0;
     double prev = NAN;
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
@@ -375,6 +375,12 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         }
         const mc_stats *st = &x->last;
         cli_warn_hollow(o->frames[i], d.n, c.spacing, &mi, mc_empty_hint(&o->prm), &empty_warned);
+        /* A frame of no particles (a run's first frame before its emitter
+         * opens) meshes to nothing: said once, --quiet or not (it was said
+         * only in the progress line; a review). */
+        if (d.n == 0 && !nothing_noted++)
+            fprintf(stderr, "fluidcl: note: surface: %s holds no particles: its mesh is empty; said once\n",
+                    o->frames[i]);
         cli_warn_unsettled(o->frames[i], &c, st, &unsettled_warned);
         double ms = mi.ms;
         size_t nt = mi.ntri;
