@@ -177,11 +177,16 @@ r1=$?
 r2=$?
 "$BIN" run embedded:control_wave.json --backend cpu --steps 1 --quiet --param control.skin_alpha=0.9 >stdout.txt 2>e3.txt
 r3=$?
-if [ "$r1$r2$r3" = 000 ] && grep -q -- "--param control.alpha: this scene has no targets" e1.txt &&
+# ... and a scene file's own control.* without targets (it was silent)
+sed 's/"sim": { "solver": "pbf" }/"sim": { "solver": "pbf" }, "control": { "alpha": 1 }/' none.json >none_ctl.json
+"$BIN" run none_ctl.json --backend cpu --steps 1 --quiet >stdout.txt 2>e4.txt
+r4=$?
+if [ "$r1$r2$r3$r4" = 0000 ] && grep -q -- "--param control.alpha: this scene has no targets" e1.txt &&
+   grep -q "none_ctl.json sets control.alpha, but it has no targets" e4.txt &&
    grep -q -- "--param control.skin_alpha: no target of this scene has a skeleton" e2.txt &&
    ! grep -q "control.beta" e2.txt && ! grep -q "skeleton" e3.txt; then
     ok "control.* without targets, and control.skin_* without a skeleton, are noted"
 else
-    bad "idle control notes" "exit $r1 $r2 $r3: $(cat e1.txt e2.txt e3.txt | tr '\n' ' ' | cut -c1-400)"
+    bad "idle control notes" "exit $r1 $r2 $r3 $r4: $(cat e1.txt e2.txt e3.txt e4.txt | tr '\n' ' ' | cut -c1-400)"
 fi
 checks_done

@@ -434,11 +434,33 @@ const char *cli_first_override(const fcl_cli *o, const char *prefix)
 /* control.* under a solver that reads it, with nothing for it to act on:
  * a scene without targets, or control.skin_* with no skeleton (both ran
  * without a word; a review). */
+/* The first control.* parameter of p off its default, or NULL. */
+static const fcl_param_def *control_changed(const fcl_params *p)
+{
+    fcl_params def;
+    params_defaults(&def);
+    for (size_t k = 0; k < fcl_param_count; k++) {
+        const fcl_param_def *d = &fcl_param_table[k];
+        size_t size = d->type == PT_FLOAT ? sizeof(float) : d->type == PT_INT ? sizeof(long) : 0;
+        if (strcmp(d->group, "control") == 0 && size &&
+            memcmp((const char *)p + d->offset, (const char *)&def + d->offset, size) != 0)
+            return d;
+    }
+    return NULL;
+}
+
 static void note_idle_control(const fcl_cli *o, const fcl_scene *s, const fcl_solver *sv)
 {
     const char *kv = cli_first_override(o, "control.");
-    if (!kv || !solver_reads_group(sv, "control", 7))
+    const fcl_param_def *d;
+    if (!solver_reads_group(sv, "control", 7))
         return;
+    if (!kv) {   /* the scene's own control.* (it ran without a word; a review) */
+        if (s->ntargets == 0 && (d = control_changed(&s->params)) != NULL)
+            fprintf(stderr, "fluidcl: note: %s sets control.%s, but it has no targets (its \"targets\" list), so "
+                    "fluid control does nothing\n", s->file, d->name);
+        return;
+    }
     if (s->ntargets == 0) {
         fprintf(stderr, "fluidcl: note: --param %.*s: this scene has no targets (its \"targets\" list), so fluid "
                 "control does nothing\n", (int)strcspn(kv, "="), kv);
