@@ -182,10 +182,14 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
         ay = _mm512_mask_add_ps(ay, in, ay, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qy, vown), kk), r.y));
         az = _mm512_mask_add_ps(az, in, az, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qz, vown), kk), r.z));
         /* the phat term's weight with i's own density (mps_grad_ko) */
-        __m512 k0 = d->smooth ? kk
-                              : _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm),
-                                                            _mm512_set1_ps(2.0f)),
-                                              _mm512_set1_ps(rho_i + rho_i));
+        /* where rho_j is rho_i, k0 is kk to the bit: one phase divides once */
+        __mmask16 other = _mm512_mask_cmp_ps_mask(in, rho_j, _mm512_set1_ps(rho_i), _CMP_NEQ_UQ);
+        __m512 k0 = d->smooth || !other
+                        ? kk
+                        : _mm512_mask_div_ps(kk, other,
+                                             _mm512_mul_ps(_mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm),
+                                                           _mm512_set1_ps(2.0f)),
+                                             _mm512_set1_ps(rho_i + rho_i));
         bx = _mm512_mask_add_ps(bx, in, bx, _mm512_mul_ps(k0, r.x));
         by = _mm512_mask_add_ps(by, in, by, _mm512_mul_ps(k0, r.y));
         bz = _mm512_mask_add_ps(bz, in, bz, _mm512_mul_ps(k0, r.z));
@@ -403,7 +407,8 @@ FCL_INLINE float4 mps_grad_ko(uint i, float4 pi, float4 plane, GLOBAL const floa
         /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
          * weights (else a light particle under a heavy one is thrown). */
         float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
-        float f = wr * 2.0f / (rho_i + rho_j), f0 = d->smooth ? f : wr * 2.0f / (rho_i + rho_i);
+        float f = wr * 2.0f / (rho_i + rho_j);
+        float f0 = d->smooth || rho_j == rho_i ? f : wr * 2.0f / (rho_i + rho_i);   /* f to the bit at rho_j = rho_i */
         s[0] += (q.x - own) * f * r.x; s[1] += (q.y - own) * f * r.y; s[2] += (q.z - own) * f * r.z;
         s[3] += f0 * r.x; s[4] += f0 * r.y; s[5] += f0 * r.z;
         s[6] += f; s[7] += f0;

@@ -148,11 +148,7 @@ static void report(fcl_view *v, int rc, const char *key, const char *err)
 /* Whether a parameter that is not live differs from what runs. */
 static bool pending(const fcl_view *v, const fcl_param_def *d)
 {
-    const char *a = (const char *)&v->edit + d->offset, *b = (const char *)&v->live + d->offset;
-    size_t size = d->type == PT_FLOAT ? sizeof(float) : d->type == PT_INT ? sizeof(long) : 3 * sizeof(float);
-    if (d->type == PT_STRING || d->type == PT_CHOICE)
-        return strcmp(a, b) != 0;
-    return memcmp(a, b, size) != 0;
+    return !params_equal(&v->edit, &v->live, d);
 }
 
 static void choice_widget(fcl_view *v, const fcl_param_def *d, const char *key, char *value)

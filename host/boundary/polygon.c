@@ -85,13 +85,19 @@ void polygon_frame(const fcl_obstacle *o, fcl_polygon_frame *f)
     }
 }
 
-/* t modulo d in [0, d), 0 within 1e-3 d of a multiple: vertices and the
- * domain are floats (0.115 against a lattice at 0.005 + k 0.01 left 5e-7
- * d), and a shift under 1e-3 d changes no sum. */
-static double lattice_rem(double t, double d)
+/* t modulo d in [0, d) (lattice_mod); lattice_rem: the same, 0 within
+ * 1e-3 d of a multiple: vertices and the domain are floats (0.115 against
+ * a lattice at 0.005 + k 0.01 left 5e-7 d), and a shift under 1e-3 d
+ * changes no sum. */
+static double lattice_mod(double t, double d)
 {
     double r = fmod(t, d);
-    r += r < 0.0 ? d : 0.0;
+    return r < 0.0 ? r + d : r;
+}
+
+static double lattice_rem(double t, double d)
+{
+    double r = lattice_mod(t, d);
     return r < 1e-3 * d || d - r < 1e-3 * d ? 0.0 : r;
 }
 
@@ -128,8 +134,7 @@ void polygon_align(fcl_polygon_frame *f, const double at[3], double d)
         double t = 0.0;
         for (int k = 0; k < 3; k++)
             t += (at[k] - f->o[k]) * e[q][k];
-        double r = fmod(t, d);
-        f->lat[q] = r < 0.0 ? r + d : r;
+        f->lat[q] = lattice_mod(t, d);
     }
     f->aligned = 1;
 }

@@ -441,9 +441,7 @@ static const fcl_param_def *control_changed(const fcl_params *p)
     params_defaults(&def);
     for (size_t k = 0; k < fcl_param_count; k++) {
         const fcl_param_def *d = &fcl_param_table[k];
-        size_t size = d->type == PT_FLOAT ? sizeof(float) : d->type == PT_INT ? sizeof(long) : 0;
-        if (strcmp(d->group, "control") == 0 && size &&
-            memcmp((const char *)p + d->offset, (const char *)&def + d->offset, size) != 0)
+        if (strcmp(d->group, "control") == 0 && !params_equal(p, &def, d))
             return d;
     }
     return NULL;

@@ -57,6 +57,15 @@ static void unquote(const char *in, char *out, size_t outlen)
     out[n] = '\0';
 }
 
+int params_equal(const fcl_params *a, const fcl_params *b, const fcl_param_def *d)
+{
+    const char *x = (const char *)a + d->offset, *y = (const char *)b + d->offset;
+    if (d->type == PT_STRING || d->type == PT_CHOICE)
+        return strcmp(x, y) == 0;
+    size_t size = d->type == PT_FLOAT ? sizeof(float) : d->type == PT_INT ? sizeof(long) : 3 * sizeof(float);
+    return memcmp(x, y, size) == 0;
+}
+
 void params_defaults(fcl_params *p)
 {
     memset(p, 0, sizeof *p);

@@ -60,6 +60,9 @@ const char *params_key(fcl_param_id id, char *out, size_t len);
 int params_sets(const char *assignment, fcl_param_id id);
 
 void params_defaults(fcl_params *p);
+/* Whether a and b hold the same value of d (strings and choices by text,
+ * numbers by their bits). */
+int params_equal(const fcl_params *a, const fcl_params *b, const fcl_param_def *d);
 /* Find "group.name"; NULL if unknown. */
 const fcl_param_def *params_find(const char *key);
 /* Parse text into the parameter, range-checked. Returns 0, or -1 with a
