@@ -1,5 +1,5 @@
-# cli_common.sh - what test_cli.sh and test_cli_more.sh share: the binary
-# from $1, a scratch folder $T (removed on exit), fl (run fluidcl, setting
+# cli_common.sh - what test_cli.sh, test_cli_more.sh and test_cli_review.sh
+# share: the binary from $1, a scratch folder $T (removed on exit), fl (run fluidcl, setting
 # RC, OUT and ERR), errline, scene (a small scene file), GOOD (a 600-particle
 # one) and refused (a bad input: exit 2, its needles in stderr, nothing
 # written). Sourced, with the test's own arguments.
