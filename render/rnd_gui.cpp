@@ -369,8 +369,10 @@ static void legend(fcl_view *v)
                 ImGui::Text("phase %s", v->scene.phases[i].name);
             else if (v->scene.nphases == 0 && i < v->scene.nblocks)
                 ImGui::Text("fluid block %d of the scene", i);
+            else if (v->scene.nphases > 0)   /* a ball is the first phase's fluid (pos.w 0), in a colour of its own */
+                ImGui::Text("dropped ball %d (phase %s)", i - v->scene.nphases + 1, v->scene.phases[0].name);
             else
-                ImGui::Text("dropped ball %d", i - (v->scene.nphases ? v->scene.nphases : v->scene.nblocks) + 1);
+                ImGui::Text("dropped ball %d", i - v->scene.nblocks + 1);
         }
         return;
     }
