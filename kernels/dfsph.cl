@@ -49,9 +49,9 @@ FCL_INLINE float dfsph_g(float q, const fcl_dfsph_consts *d, GLOBAL const float 
 
 /* Neighbor j (or its image under mask m) relative to i: r_ij and q.
  * Returns 0 when out of range. */
-FCL_INLINE int dfsph_pair(float4 pi, float4 pj0, uint m, float4 plane, float inv_h, float4 *r, float *q)
+FCL_INLINE int dfsph_pair(float4 pi, float4 pj0, uint m, fcl_images img, float inv_h, float4 *r, float *q)
 {
-    float4 pj = mirror(pj0, m, plane);
+    float4 pj = mirror(pj0, m, img);
     *r = fcl_f4(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, 0.0f);
     float r2 = r->x * r->x + r->y * r->y + r->z * r->z;
     *q = FCL_SQRT(r2) * inv_h;
@@ -59,15 +59,15 @@ FCL_INLINE int dfsph_pair(float4 pi, float4 pj0, uint m, float4 plane, float inv
 }
 
 /* The neighbor lists a pass reads (kernels/nlist.cl): fluid neighbors
- * with their wall images, then boundary particles. plane is i's near
- * walls' planes, which the images' masks refer to. */
+ * with their wall images, then boundary particles. img (walls.h) is
+ * what the images' masks need of the walls and of i. */
 #define DFSPH_FLUID(i, j, m, e) forall_neighbors_at(fl, fcount, fidx, i, j, m, e)
 #define DFSPH_BOUNDARY(i, b, m, e) forall_neighbors_at(bl, bcount, bidx, i, b, m, e)
 
 /* x_i - x_j for neighbor j seen through mirror mask m. */
-FCL_INLINE float4 dfsph_rij(float4 pi, float4 pj, uint m, float4 plane)
+FCL_INLINE float4 dfsph_rij(float4 pi, float4 pj, uint m, fcl_images img)
 {
-    float4 q = mirror(pj, m, plane);
+    float4 q = mirror(pj, m, img);
     return fcl_f4(pi.x - q.x, pi.y - q.y, pi.z - q.z, 0.0f);
 }
 
@@ -87,14 +87,15 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
                                          GLOBAL const float *tab, const fcl_sph_consts *c,
                                          const fcl_dfsph_consts *d)
 {
-    float4 pi = pos[i], r, plane;
-    near_walls(pi, c, &plane);
+    float4 pi = pos[i], r;
+    fcl_images img;
+    near_walls(pi, c, &img);
     float sum = 0.0f, gx = 0.0f, gy = 0.0f, gz = 0.0f, g2 = 0.0f, q;
     uint cnt = 0u;
     DFSPH_FLUID(i, j, m, e) {
         fg[e] = 0.0f;
         fw[e] = 0.0f;
-        if (!dfsph_pair(pi, pos[j], m, plane, d->inv_h, &r, &q))
+        if (!dfsph_pair(pi, pos[j], m, img, d->inv_h, &r, &q))
             continue;
         float gq = dfsph_g(q, d, tab), s = d->volume * gq, wq = dfsph_w(q, d, tab);
         fg[e] = gq;
@@ -107,7 +108,7 @@ FCL_INLINE void dfsph_density_alpha_item(uint i, GLOBAL const float4 *pos, GLOBA
     float bx = 0.0f, by = 0.0f, bz = 0.0f;
     DFSPH_BOUNDARY(i, b, mb, e) {
         float4 pb = bpos[b];
-        if (!dfsph_pair(pi, pb, mb, plane, d->inv_h, &r, &q))
+        if (!dfsph_pair(pi, pb, mb, img, d->inv_h, &r, &q))
             continue;
         float s = pb.w * dfsph_g(q, d, tab);
         cnt++;
@@ -134,10 +135,11 @@ FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
                                    GLOBAL const float *fw, GLOBAL const float *fg, const fcl_sph_consts *c,
                                    const fcl_dfsph_consts *d)
 {
-    float4 pi = pos[i], vi = vel[i], plane;
+    float4 pi = pos[i], vi = vel[i];
+    fcl_images img;
     float rho_i = rho[i];
     uint tension = tension_active(c);
-    near_walls(pi, c, &plane);
+    near_walls(pi, c, &img);
     float4 ni = c->tension_model == FCL_TENSION_AKINCI ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
     fcl_tension_sum t;
     tension_sum_clear(&t);
@@ -150,7 +152,7 @@ FCL_INLINE void dfsph_predict_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
             sx += w * (vj.x - vi.x); sy += w * (vj.y - vi.y); sz += w * (vj.z - vi.z);
             if (!tension && d->visc <= 0.0f)
                 continue;                   /* XSPH alone needs no r_ij */
-            float4 r = dfsph_rij(pi, pos[j], m, plane);
+            float4 r = dfsph_rij(pi, pos[j], m, img);
             float r2 = r.x * r.x + r.y * r.y + r.z * r.z;
             if (tension && r2 < c->h2)
                 tension_pair(&t, r, j, m != 0u, ni, rho_i, rho, normals, c);
@@ -175,11 +177,12 @@ FCL_INLINE float dfsph_div(uint i, GLOBAL const float4 *pos, GLOBAL const float4
                            GLOBAL const uint *fidx, const fcl_nlist_info *fl, GLOBAL const float *fg,
                            GLOBAL const float4 *bgrad, const fcl_sph_consts *c, const fcl_dfsph_consts *d)
 {
-    float4 pi = pos[i], vi = v[i], bgi = bgrad[i], plane;
-    near_walls(pi, c, &plane);
+    float4 pi = pos[i], vi = v[i], bgi = bgrad[i];
+    fcl_images img;
+    near_walls(pi, c, &img);
     float div = 0.0f;
     DFSPH_FLUID(i, j, m, e) {
-        float4 r = dfsph_rij(pi, pos[j], m, plane), vj = mirror_vel(v[j], m);
+        float4 r = dfsph_rij(pi, pos[j], m, img), vj = mirror_vel(v[j], m);
         float s = d->volume * fg[e];
         div += s * ((vi.x - vj.x) * r.x + (vi.y - vj.y) * r.y + (vi.z - vj.z) * r.z);
     }
@@ -241,30 +244,49 @@ FCL_INLINE void dfsph_source_item(uint i, GLOBAL const float4 *pos, GLOBAL const
     err[i] = lonely || e < 0.0f ? 0.0f : e;
 }
 
+/* sum over i's n entries of V (kappa_i + kappa_j) g_ij (x_i - x_j') into
+ * (ax, ay, az), x_j' the image. Written out (no helper calls, selects for
+ * the images) so that the host compiler vectorizes it across neighbors:
+ * 8-12 % off a step on the native backend (the same for dfsph_div, which
+ * gathers two float4 per neighbor, was slower, measured). Inlined with
+ * images 0 for a particle whose entries hold none (nl_plain): the
+ * images' selects, four per axis, are then not made. */
+FCL_INLINE void dfsph_kappa_sum(float4 pi, float ki, GLOBAL const float4 *pos, GLOBAL const float *kap,
+                                GLOBAL const uint *fidx, GLOBAL const float *fg, uint base, uint n, uint ks,
+                                fcl_images img, uint images, const fcl_dfsph_consts *d, float *sx, float *sy,
+                                float *sz)
+{
+    float ax = *sx, ay = *sy, az = *sz;
+    FCL_SIMD_SUM3(ax, ay, az)
+    for (uint k = 0u; k < n; k++) {
+        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = images ? en >> NL_SHIFT : 0u;
+        float4 pj = pos[j];
+        float qx = images ? mirror_axis(pj.x, m & 3u, img.lo2.x, img.hi2.x, img.w2.x, pi.x) : pj.x;
+        float qy = images ? mirror_axis(pj.y, (m >> 2) & 3u, img.lo2.y, img.hi2.y, img.w2.y, pi.y) : pj.y;
+        float qz = images ? mirror_axis(pj.z, (m >> 4) & 3u, img.lo2.z, img.hi2.z, img.w2.z, pi.z) : pj.z;
+        float s = d->volume * (ki + kap[j]) * fg[e];
+        ax += s * (pi.x - qx); ay += s * (pi.y - qy); az += s * (pi.z - qz);
+    }
+    *sx = ax;
+    *sy = ay;
+    *sz = az;
+}
+
 FCL_INLINE void dfsph_pressure_vel_item(uint i, GLOBAL const float4 *pos, GLOBAL float4 *v, GLOBAL float4 *vm,
                                         GLOBAL const float *kap, GLOBAL float *ksum, GLOBAL const uint *fcount,
                                         GLOBAL const uint *fidx, const fcl_nlist_info *fl, GLOBAL const float *fg,
                                         GLOBAL const float4 *bgrad, GLOBAL const fcl_solid *solids,
                                         const fcl_sph_consts *c, const fcl_dfsph_consts *d, float f, uint moved)
 {
-    float4 pi = pos[i], bgi = bgrad[i], plane;
-    near_walls(pi, c, &plane);
+    float4 pi = pos[i], bgi = bgrad[i];
+    fcl_images img;
+    near_walls(pi, c, &img);
     float ki = kap[i], ax = ki * bgi.x, ay = ki * bgi.y, az = ki * bgi.z;
     uint n = nl_len(fcount, i, fl), base = i * fl->pstride, ks = fl->kstride;
-    /* Written out (no helper calls, selects for the images) so that the
-     * host compiler vectorizes it across neighbors: 8-12 % off a step on
-     * the native backend. (The same for dfsph_div, which gathers two
-     * float4 per neighbor, was slower, measured.) */
-    FCL_SIMD_SUM3(ax, ay, az)
-    for (uint k = 0u; k < n; k++) {
-        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = en >> NL_SHIFT;
-        float4 pj = pos[j];
-        float qx = (m & 1u) ? 2.0f * plane.x - pj.x : pj.x;
-        float qy = (m & 2u) ? 2.0f * plane.y - pj.y : pj.y;
-        float qz = (m & 4u) ? 2.0f * plane.z - pj.z : pj.z;
-        float s = d->volume * (ki + kap[j]) * fg[e];
-        ax += s * (pi.x - qx); ay += s * (pi.y - qy); az += s * (pi.z - qz);
-    }
+    if (nl_plain(fidx, base, n, ks))
+        dfsph_kappa_sum(pi, ki, pos, kap, fidx, fg, base, n, ks, img, 0u, d, &ax, &ay, &az);
+    else
+        dfsph_kappa_sum(pi, ki, pos, kap, fidx, fg, base, n, ks, img, 1u, d, &ax, &ay, &az);
     float4 vi = v[i];
     vi = fcl_f4(vi.x - f * ax, vi.y - f * ay, vi.z - f * az, 0.0f);
     v[i] = vi;

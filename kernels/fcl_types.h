@@ -34,9 +34,10 @@ typedef struct fcl_grid_info {
 /* A neighbor list (kernels/nlist.cl): entry k of particle i at
  * idx[i * pstride + k * kstride], count[i] found (at most cap stored).
  * An entry is j | m << NL_SHIFT: the candidate's sorted index and its
- * wall image's 3-bit mirror mask (so at most 2^29 particles). */
-#define NL_SHIFT 29u
-#define NL_INDEX 0x1fffffffu
+ * wall image's 6-bit mask (walls.h; so at most 2^26 = 67,108,864
+ * particles). */
+#define NL_SHIFT 26u
+#define NL_INDEX 0x03ffffffu
 typedef struct fcl_nlist_info {
     float r, r2;        /* query radius and its square */
     uint cap;           /* entries stored per particle */

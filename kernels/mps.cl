@@ -70,7 +70,7 @@ FCL_INLINE float4 mps_ghost3(float4 xg, float4 xs, float rho_s, const fcl_sph_co
  * ends of a fluid-wall pair get the same bits. */
 FCL_INLINE float mps_d2(float4 a, float4 b)
 {
-    return pbf_r2(pbf_rij(a, b, 0u, a));
+    return pbf_r2(fcl_f4(a.x - b.x, a.y - b.y, a.z - b.z, 0.0f));   /* pbf_rij's, no image */
 }
 
 /* The weight of a fluid-wall pair in the pressure equation with wall
@@ -102,10 +102,10 @@ FCL_INLINE float mps_mu_of(float4 p, GLOBAL const fcl_phase *ph, const fcl_mps_c
  * nl_lanes16_load's entries ent[k .. k + 15] of n; returns the live lanes
  * within re2 of pi that are not particle i itself (j == i unmirrored):
  * the pairs a scalar walk keeps. */
-FCL_INLINE __mmask16 mps_entries16(const uint *ent, uint k, uint n, uint i, float4 pi, float4 plane, float re2,
+FCL_INLINE __mmask16 mps_entries16(const uint *ent, uint k, uint n, uint i, float4 pi, fcl_images img, float re2,
                                    const float4 *pos, nl_lanes16 *L)
 {
-    nl_lanes16_load(ent + k, n - k, pos, pi, plane, L);
+    nl_lanes16_load(ent + k, n - k, pos, pi, img, L);
     __mmask16 self = _mm512_cmpeq_epi32_mask(L->j, _mm512_set1_epi32((int)i)) & _mm512_testn_epi32_mask(L->m, L->m);
     return _mm512_mask_cmp_ps_mask(L->live & (__mmask16)~self, L->r2, _mm512_set1_ps(re2), _CMP_LT_OQ);
 }
@@ -127,20 +127,20 @@ FCL_INLINE __m512 mps_w16(__m512 r2, float re, const fcl_mps_consts *d)
 }
 
 /* mps_number_density's fluid sum. */
-FCL_INLINE float mps_nd_fluid16(uint i, float4 pi, float4 plane, const float4 *pos, const uint *ent, uint n,
+FCL_INLINE float mps_nd_fluid16(uint i, float4 pi, fcl_images img, const float4 *pos, const uint *ent, uint n,
                                 const fcl_mps_consts *d)
 {
     __m512 sum = _mm512_setzero_ps();
     for (uint k = 0u; k < n; k += 16u) {
         nl_lanes16 L;
-        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, img, d->re_n2, pos, &L);
         sum = _mm512_mask_add_ps(sum, in, sum, mps_w16(L.r2, d->re_n, d));
     }
     return _mm512_reduce_add_ps(sum);
 }
 
 /* mps_viscosity_item's Laplacian sums without surface tension. */
-FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, float4 plane, const float4 *pos, const float4 *vev,
+FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, fcl_images img, const float4 *pos, const float4 *vev,
                                  const uint *ent, uint n, const fcl_mps_consts *d, float *lx, float *ly, float *lz)
 {
     const __m512 zero = _mm512_setzero_ps(), neg0 = _mm512_set1_ps(-0.0f);
@@ -148,15 +148,15 @@ FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, float4 plane, con
     __m512 sx = zero, sy = zero, sz = zero;
     for (uint k = 0u; k < n; k += 16u) {
         nl_lanes16 L;
-        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_l2, pos, &L);
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, img, d->re_l2, pos, &L);
         __m512i j4 = _mm512_slli_epi32(L.j, 2), m = L.m;
         /* mirror_vel: the mirrored axes' components flip. */
         __m512 ux = _mm512_mask_i32gather_ps(zero, in, j4, vf, 4);
         __m512 uy = _mm512_mask_i32gather_ps(zero, in, j4, vf + 1, 4);
         __m512 uz = _mm512_mask_i32gather_ps(zero, in, j4, vf + 2, 4);
-        ux = _mm512_mask_xor_ps(ux, _mm512_test_epi32_mask(m, _mm512_set1_epi32(1)), ux, neg0);
-        uy = _mm512_mask_xor_ps(uy, _mm512_test_epi32_mask(m, _mm512_set1_epi32(2)), uy, neg0);
-        uz = _mm512_mask_xor_ps(uz, _mm512_test_epi32_mask(m, _mm512_set1_epi32(4)), uz, neg0);
+        ux = _mm512_mask_xor_ps(ux, mirror16_flips(m, 0u), ux, neg0);
+        uy = _mm512_mask_xor_ps(uy, mirror16_flips(m, 1u), uy, neg0);
+        uz = _mm512_mask_xor_ps(uz, mirror16_flips(m, 2u), uz, neg0);
         __m512 w = mps_w16(L.r2, d->re_l, d);
         sx = _mm512_mask_add_ps(sx, in, sx, _mm512_mul_ps(_mm512_sub_ps(ux, _mm512_set1_ps(ui.x)), w));
         sy = _mm512_mask_add_ps(sy, in, sy, _mm512_mul_ps(_mm512_sub_ps(uy, _mm512_set1_ps(ui.y)), w));
@@ -178,19 +178,20 @@ FCL_INLINE void mps_viscosity_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
                                    const fcl_nlist_info *fl, GLOBAL const float *rho, GLOBAL const float4 *normals,
                                    GLOBAL const fcl_phase *phases, const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
-    float4 pi = pos[i], ui = vev[i], plane, ni = normals[i];
-    near_walls_within(pi, c, fl->r, &plane);
+    float4 pi = pos[i], ui = vev[i], ni = normals[i];
+    fcl_images img;
+    near_walls_within(pi, c, fl->r, &img);
     float lx = 0.0f, ly = 0.0f, lz = 0.0f;
     uint tension = tension_active(c);
     fcl_tension_sum t;
     tension_sum_clear(&t);
 #ifdef FCL_AVX512
     if (fl->kstride == 1u && !tension)
-        mps_visc_fluid16(i, pi, ui, plane, pos, vev, fidx + i * fl->pstride, nl_len(fcount, i, fl), d, &lx, &ly, &lz);
+        mps_visc_fluid16(i, pi, ui, img, pos, vev, fidx + i * fl->pstride, nl_len(fcount, i, fl), d, &lx, &ly, &lz);
     else
 #endif
     MPS_FLUID(i, j, m, e) {
-        float4 r = pbf_rij(pi, pos[j], m, plane);
+        float4 r = pbf_rij(pi, pos[j], m, img);
         float r2 = pbf_r2(r);
         if (j == i && m == 0u)
             continue;
@@ -273,8 +274,9 @@ FCL_INLINE void mps_collide_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
                                  GLOBAL const float4 *vel, GLOBAL float4 *vout, GLOBAL float4 *dx,
                                  const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
-    float4 pi = pos[i], ui = vel[i], plane;
-    near_walls_within(pi, c, fl->r, &plane);
+    float4 pi = pos[i], ui = vel[i];
+    fcl_images img;
+    near_walls_within(pi, c, fl->r, &img);
     float ax = 0.0f, ay = 0.0f, az = 0.0f, share = 0.5f * (1.0f + d->coll_e);
 #ifdef FCL_AVX512
     /* Pairs within the collision distance are few among the list's: the
@@ -283,18 +285,18 @@ FCL_INLINE void mps_collide_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
     if (fl->kstride == 1u) {
         uint base = i * fl->pstride, n = nl_len(fcount, i, fl);
         for (uint k0 = 0u; k0 < n; k0 += 16u)
-            for (__mmask16 hit = nl_close16(fidx + base + k0, n - k0, pos, pi, plane, d->coll_r2); hit;
+            for (__mmask16 hit = nl_close16(fidx + base + k0, n - k0, pos, pi, img, d->coll_r2); hit;
                  hit &= (__mmask16)(hit - 1u)) {
                 uint e = base + k0 + (uint)__builtin_ctz(hit), j = fidx[e] & NL_INDEX, m = fidx[e] >> NL_SHIFT;
-                mps_collide_pair(pi, ui, mirror(pos[j], m, plane), mirror_vel(vel[j], m), share, d, &ax, &ay, &az);
+                mps_collide_pair(pi, ui, mirror(pos[j], m, img), mirror_vel(vel[j], m), share, d, &ax, &ay, &az);
             }
     } else
 #endif
     MPS_FLUID(i, j, m, e) {
-        mps_collide_pair(pi, ui, mirror(pos[j], m, plane), mirror_vel(vel[j], m), share, d, &ax, &ay, &az);
+        mps_collide_pair(pi, ui, mirror(pos[j], m, img), mirror_vel(vel[j], m), share, d, &ax, &ay, &az);
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = mirror(bpos[b], mb, plane);
+        float4 pb = mirror(bpos[b], mb, img);
         float4 r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
         float r2 = pbf_r2(r);
         if (r2 >= d->coll_r2 || r2 <= 0.0f)
@@ -311,7 +313,7 @@ FCL_INLINE void mps_collide_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
 }
 
 /* Number density within re (fluid with wall images, and boundary). */
-FCL_INLINE float mps_number_density(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos,
+FCL_INLINE float mps_number_density(uint i, float4 pi, fcl_images img, GLOBAL const float4 *pos,
                                     GLOBAL const float4 *bpos, GLOBAL const uint *fcount,
                                     GLOBAL const uint *fidx, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
                                     const fcl_nlist_info *fl, const fcl_nlist_info *bl, const fcl_mps_consts *d)
@@ -319,16 +321,16 @@ FCL_INLINE float mps_number_density(uint i, float4 pi, float4 plane, GLOBAL cons
     float n = 0.0f;
 #ifdef FCL_AVX512
     if (fl->kstride == 1u)
-        n = mps_nd_fluid16(i, pi, plane, pos, fidx + i * fl->pstride, nl_len(fcount, i, fl), d);
+        n = mps_nd_fluid16(i, pi, img, pos, fidx + i * fl->pstride, nl_len(fcount, i, fl), d);
     else
 #endif
     MPS_FLUID(i, j, m, e) {
-        float r2 = pbf_r2(pbf_rij(pi, pos[j], m, plane));
+        float r2 = pbf_r2(pbf_rij(pi, pos[j], m, img));
         if (r2 < d->re_n2 && !(j == i && m == 0u))
             n += mps_w(r2, d->re_n, d);
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float r2 = pbf_r2(pbf_rij(pi, bpos[b], mb, plane));
+        float r2 = pbf_r2(pbf_rij(pi, bpos[b], mb, img));
         if (r2 < d->re_n2)
             n += mps_w(r2, d->re_n, d);
     }
@@ -341,7 +343,7 @@ FCL_INLINE float mps_number_density(uint i, float4 pi, float4 plane, GLOBAL cons
  * water-air interface spans a few particles instead of a jump of 1000
  * (Shakibaeinia & Jin 2012, Khayyer & Gotoh 2013). Mirror images are
  * their sources' phase; boundary particles carry none. */
-FCL_INLINE float mps_smoothed_rho(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos,
+FCL_INLINE float mps_smoothed_rho(uint i, float4 pi, fcl_images img, GLOBAL const float4 *pos,
                                   GLOBAL const uint *fcount, GLOBAL const uint *fidx, const fcl_nlist_info *fl,
                                   GLOBAL const fcl_phase *phases, const fcl_mps_consts *d)
 {
@@ -350,7 +352,7 @@ FCL_INLINE float mps_smoothed_rho(uint i, float4 pi, float4 plane, GLOBAL const 
         return rho_i;
     float sw = d->self_w, srho = d->self_w * rho_i;
     MPS_FLUID(i, j, m, e) {
-        float r2 = pbf_r2(pbf_rij(pi, pos[j], m, plane));
+        float r2 = pbf_r2(pbf_rij(pi, pos[j], m, img));
         if (r2 < d->re_n2 && !(j == i && m == 0u)) {
             float w = mps_w(r2, d->re_n, d);
             sw += w;
@@ -368,12 +370,13 @@ FCL_INLINE void mps_density_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
                                  GLOBAL float *nd, GLOBAL float *surf, GLOBAL float *rhob,
                                  GLOBAL const fcl_phase *phases, const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
-    float4 pi = pos[i], plane;
-    near_walls_within(pi, c, fl->r, &plane);
-    float n = mps_number_density(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d);
+    float4 pi = pos[i];
+    fcl_images img;
+    near_walls_within(pi, c, fl->r, &img);
+    float n = mps_number_density(i, pi, img, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d);
     nd[i] = n;
     surf[i] = n < d->beta * d->n0 ? 1.0f : 0.0f;
-    rhob[i] = mps_smoothed_rho(i, pi, plane, pos, fcount, fidx, fl, phases, d);
+    rhob[i] = mps_smoothed_rho(i, pi, img, pos, fcount, fidx, fl, phases, d);
 }
 
 /* A compressible phase's share of its particles' diagonal (phases[k].
@@ -394,7 +397,7 @@ FCL_INLINE float mps_compress(float4 pi, GLOBAL const fcl_phase *ph, const fcl_m
 /* mps_assemble_item's fluid entries: each entry's weight as the scalar
  * pass forms it (so the stored matrix is the same), a and g summed 16
  * lanes at a time. */
-FCL_INLINE void mps_assemble_fluid16(uint i, float4 pi, float4 plane, uint pinned, float rho_i, const float4 *pos,
+FCL_INLINE void mps_assemble_fluid16(uint i, float4 pi, fcl_images img, uint pinned, float rho_i, const float4 *pos,
                                      const float *rhob, const float *surf, float *coef, const uint *ent, uint n,
                                      const fcl_sph_consts *c, const fcl_mps_consts *d, float *a, float *g)
 {
@@ -402,7 +405,7 @@ FCL_INLINE void mps_assemble_fluid16(uint i, float4 pi, float4 plane, uint pinne
     __m512 sa = zero, sg = zero;
     for (uint k = 0u; k < n; k += 16u) {
         nl_lanes16 L;
-        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_l2, pos, &L), live = L.live;
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, img, d->re_l2, pos, &L), live = L.live;
         __m512i j = L.j;
         __mmask16 self = _mm512_cmpeq_epi32_mask(j, _mm512_set1_epi32((int)i));
         __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(rho_i), live & (__mmask16)~self, j, rhob, 4);
@@ -434,19 +437,20 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
                                   GLOBAL const float *wsurf, GLOBAL float *bcoef, GLOBAL const fcl_phase *phases,
                                   const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
-    float4 pi = pos[i], plane;
-    near_walls_within(pi, c, fl->r, &plane);
+    float4 pi = pos[i];
+    fcl_images img;
+    near_walls_within(pi, c, fl->r, &img);
     uint pinned = surf[i] != 0.0f;
     float a = 0.0f, g = 0.0f, rho_i = rhob[i];
 #ifdef FCL_AVX512
     if (fl->kstride == 1u)
-        mps_assemble_fluid16(i, pi, plane, pinned, rho_i, pos, rhob, surf, coef + i * fl->pstride,
+        mps_assemble_fluid16(i, pi, img, pinned, rho_i, pos, rhob, surf, coef + i * fl->pstride,
                              fidx + i * fl->pstride, nl_len(fcount, i, fl), c, d, &a, &g);
     else
 #endif
     MPS_FLUID(i, j, m, e) {
-        float4 pj = mirror(pos[j], m, plane);
-        float r2 = pbf_r2(pbf_rij(pi, pj, 0u, plane));
+        float4 pj = mirror(pos[j], m, img);
+        float r2 = pbf_r2(pbf_rij(pi, pj, 0u, img));
         uint self = j == i;
         float rho_j = self ? rho_i : rhob[j];
         float w = r2 < d->re_l2 && !(self && m == 0u) ? mps_w(r2, d->re_l, d) * 2.0f * d->rho / (rho_i + rho_j) : 0.0f;
@@ -456,8 +460,8 @@ FCL_INLINE void mps_assemble_item(uint i, GLOBAL const float4 *pos, GLOBAL const
         g += m ? w * mps_ghost(pj, self ? pi : pos[j], rho_j, c) : 0.0f;
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = mirror(bpos[b], mb, plane);
-        float r2 = pbf_r2(pbf_rij(pi, pb, 0u, plane));
+        float4 pb = mirror(bpos[b], mb, img);
+        float r2 = pbf_r2(pbf_rij(pi, pb, 0u, img));
         if (d->walls) {
             /* Wall unknowns (mps_walls.cl): layer 0 enters the matrix,
              * the dummy layers only n*. */
@@ -559,9 +563,10 @@ FCL_INLINE void mps_finish_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
                                 GLOBAL const float *x, GLOBAL float *rho, GLOBAL float *prs,
                                 const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
-    float4 pi = pos[i], plane;
-    near_walls_within(pi, c, fl->r, &plane);
-    float n = mps_number_density(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d) / d->n0;
+    float4 pi = pos[i];
+    fcl_images img;
+    near_walls_within(pi, c, fl->r, &img);
+    float n = mps_number_density(i, pi, img, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, d) / d->n0;
     /* n excludes the particle itself, so a lone one has n = 0; the floor
      * keeps the tension models' m / rho finite (compression is what the
      * statistics measure, so it changes none of them). */

@@ -22,11 +22,11 @@ FCL_INLINE float mps_pressure(float p, const fcl_mps_consts *d)
  * ghost's hydrostatic share); 0 for an entry beyond re_n or i itself.
  * With q3 (K&O's gradient) the pressure is q3's instead, per axis, the
  * image's share along each axis only (mps_ghost3), and q is not set. */
-FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, GLOBAL const float4 *pos,
+FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, fcl_images img, GLOBAL const float4 *pos,
                               GLOBAL const float *prs, GLOBAL const float *rhob, float rho_i, const fcl_sph_consts *c,
                               const fcl_mps_consts *d, float4 *r, float *r2, float *rho_j, float *q, float4 *q3)
 {
-    float4 pj = mirror(pos[j], m, plane);
+    float4 pj = mirror(pos[j], m, img);
     *r = fcl_f4(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z, 0.0f);
     *r2 = pbf_r2(*r);
     if (*r2 >= d->re_n2 || (j == i && m == 0u))
@@ -56,11 +56,11 @@ FCL_INLINE int mps_grad_entry(uint i, uint j, uint m, float4 pi, float4 plane, G
  * (clamped, a jet 1.5 spacings from a wall threw a particle at 10 m/s,
  * 3.3 without, and the dam break's impact peaked at 3.4 m/s, 2.65
  * without). */
-FCL_INLINE int mps_grad_bentry(uint b, uint mb, float4 plane, float4 pi, float own, float rho_i,
+FCL_INLINE int mps_grad_bentry(uint b, uint mb, fcl_images img, float4 pi, float own, float rho_i,
                                GLOBAL const float4 *bpos, GLOBAL const float *xw, uint off, const fcl_sph_consts *c,
                                const fcl_mps_consts *d, float4 *r, float *r2, float *wr, float *q, float *k)
 {
-    float4 pb = mirror(bpos[b], mb, plane);
+    float4 pb = mirror(bpos[b], mb, img);
     *r = fcl_f4(pb.x - pi.x, pb.y - pi.y, pb.z - pi.z, 0.0f);
     *r2 = pbf_r2(*r);
     if (*r2 >= d->re_n2 || (d->walls && pb.w != 0.0f))
@@ -75,7 +75,7 @@ FCL_INLINE int mps_grad_bentry(uint b, uint mb, float4 plane, float4 pi, float o
 
 /* The least pressure among i, its fluid neighbors and its ghosts within
  * re_n (K&O's phat). */
-FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+FCL_INLINE float mps_pmin(uint i, float4 pi, fcl_images img, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                           GLOBAL const float *prs, GLOBAL const uint *fcount, GLOBAL const uint *fidx,
                           GLOBAL const uint *bcount, GLOBAL const uint *bidx, const fcl_nlist_info *fl,
                           const fcl_nlist_info *bl, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
@@ -84,8 +84,8 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
     float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), lo = own;
     MPS_FLUID(i, j, m, e) {
-        float4 pj = mirror(pos[j], m, plane);
-        if (pbf_r2(pbf_rij(pi, pj, 0u, plane)) >= d->re_n2)
+        float4 pj = mirror(pos[j], m, img);
+        if (pbf_r2(pbf_rij(pi, pj, 0u, img)) >= d->re_n2)
             continue;
         /* An image across the domain's top stands below its source: a
          * negative one counts as 0 (a column half a spacing under the top
@@ -96,8 +96,8 @@ FCL_INLINE float mps_pmin(uint i, float4 pi, float4 plane, GLOBAL const float4 *
         lo = q < lo ? q : lo;
     }
     MPS_BOUNDARY(i, b, mb, e) {
-        float4 pb = mirror(bpos[b], mb, plane);
-        if (pbf_r2(pbf_rij(pi, pb, 0u, plane)) >= d->re_n2 || (d->walls && pb.w != 0.0f))
+        float4 pb = mirror(bpos[b], mb, img);
+        if (pbf_r2(pbf_rij(pi, pb, 0u, img)) >= d->re_n2 || (d->walls && pb.w != 0.0f))
             continue;
         float q = d->walls ? mps_pressure(xw[off + b], d) : own + mps_ghost(pb, pi, rho_i, c);
         lo = q < lo ? q : lo;
@@ -157,7 +157,7 @@ FCL_INLINE __m512 mps_ghost16_axis(__m512 image, __m512 src, float g, __m512 rho
  * entries go 16 at a time, each pair as mps_correct_item forms it, the
  * lanes added at the end (another order of the sums: within the
  * backends' agreement); s[0..2] gets the first sum, s[3..5] the second. */
-FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, float rho_i, GLOBAL const float4 *pos,
+FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, fcl_images img, float own, float rho_i, GLOBAL const float4 *pos,
                                   GLOBAL const float *prs, GLOBAL const float *rhob, const uint *ent, uint n,
                                   const fcl_sph_consts *c, const fcl_mps_consts *d, float s[8])
 {
@@ -165,7 +165,7 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
     __m512 lo = vown, ax = zero, ay = zero, az = zero, bx = zero, by = zero, bz = zero, sk = zero, s0 = zero;
     for (uint k = 0u; k < n; k += 16u) {
         nl_lanes16 L;
-        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, img, d->re_n2, pos, &L);
         nl_v16 r = L.r;
         /* mps_q16, its p_j kept for each axis's own share (mps_ghost3) */
         __mmask16 img = _mm512_test_epi32_mask(L.m, L.m);
@@ -203,7 +203,7 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, float4 plane, float own, fl
 }
 
 /* mps_correct_item's boundary entries, in the one-walk form above. */
-FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float4 plane, float own, float rho_i, float lo,
+FCL_INLINE float mps_grad_boundary(uint i, float4 pi, fcl_images img, float own, float rho_i, float lo,
                                    GLOBAL const float4 *bpos, GLOBAL const uint *bcount, GLOBAL const uint *bidx,
                                    const fcl_nlist_info *bl, GLOBAL const float *xw, uint off, const fcl_sph_consts *c,
                                    const fcl_mps_consts *d, float s[8])
@@ -211,7 +211,7 @@ FCL_INLINE float mps_grad_boundary(uint i, float4 pi, float4 plane, float own, f
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
         float r2, wr, q, k;
-        if (!mps_grad_bentry(b, mb, plane, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
+        if (!mps_grad_bentry(b, mb, img, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
             continue;
         float k0 = d->smooth ? k : d->walls ? wr * 2.0f / (rho_i + rho_i) : wr / rho_i;   /* mps_grad_join */
         lo = q < lo ? q : lo;
@@ -258,7 +258,7 @@ FCL_INLINE void mps_gc_pair(float4 r, float r2, float f, float wr, float ds, flo
 #ifdef FCL_AVX512
 /* mps_correct_gc's fluid entries 16 at a time, each pair
  * as the scalar walk forms it, the lanes added at the end. */
-FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, float4 plane, float own, float rho_i, GLOBAL const float4 *pos,
+FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, fcl_images img, float own, float rho_i, GLOBAL const float4 *pos,
                                GLOBAL const float *prs, GLOBAL const float *rhob, const uint *ent, uint n,
                                const fcl_sph_consts *c, const fcl_mps_consts *d, float s[12])
 {
@@ -269,7 +269,7 @@ FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, float4 plane, float own, float
         acc[k] = zero;
     for (uint k = 0u; k < n; k += 16u) {
         nl_lanes16 L;
-        __mmask16 in = mps_entries16(ent, k, n, i, pi, plane, d->re_n2, pos, &L);
+        __mmask16 in = mps_entries16(ent, k, n, i, pi, img, d->re_n2, pos, &L);
         nl_v16 r = L.r;
         __m512 rho_j, p = mps_q16(&L, in, prs, rhob, c, d, &rho_j);
         __m512 rm = _mm512_max_ps(L.r2, _mm512_set1_ps(d->rmin2));
@@ -303,7 +303,7 @@ FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, float4 plane, float own, float
 /* C_i times the gradient's sum (s[0..2]): the moment matrix s[3..8]
  * inverted by its cofactors, or the lattice's d / n0 where its
  * determinant is under a tenth of the lattice's (too few neighbors, or
- * all in a plane). */
+ * all in a img). */
 FCL_INLINE float4 mps_gc_solve(const float s[12], const fcl_mps_consts *d)
 {
     float gx = s[0], gy = s[1], gz = s[2];
@@ -323,7 +323,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                GLOBAL const float *prs, GLOBAL const float4 *vel, GLOBAL float4 *vev,
                                GLOBAL float4 *dx, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
-                               const fcl_sph_consts *c, const fcl_mps_consts *d, float4 pi, float4 plane)
+                               const fcl_sph_consts *c, const fcl_mps_consts *d, float4 pi, fcl_images img)
 {
     float rho_i = rhob[i], own = mps_pressure(prs[i], d);
     float ds = -0.5f * d->ds_k / d->dt;
@@ -332,7 +332,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
         s[k] = 0.0f;
 #ifdef FCL_AVX512
     if (fl->kstride == 1u)
-        mps_gc_fluid16(i, pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride, nl_len(fcount, i, fl), c, d,
+        mps_gc_fluid16(i, pi, img, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride, nl_len(fcount, i, fl), c, d,
                        s);
     else
 #endif
@@ -340,7 +340,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
         MPS_FLUID(i, j, m, e) {
             float4 r;
             float r2, rho_j, q;
-            if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q, 0))
+            if (!mps_grad_entry(i, j, m, pi, img, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, &q, 0))
                 continue;
             float wr = mps_w(r2, d->re_n, d) / (r2 > d->rmin2 ? r2 : d->rmin2);
             mps_gc_pair(r, r2, (q - own) * wr * 2.0f / (rho_i + rho_j), wr, ds, d->ds_r2, d, s);
@@ -349,7 +349,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
         float r2, wr, q, k;
-        if (!mps_grad_bentry(b, mb, plane, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
+        if (!mps_grad_bentry(b, mb, img, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &k))
             continue;
         /* Two-sided at a wall: a fixed neighbor within 1.1 l0 holds i at l0.
          * A fluid-wall pair rests at l0 while fluid pairs rest a little
@@ -372,16 +372,16 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
 #ifdef FCL_AVX512
 /* K&O's gradient sum in one walk (mps_grad_fluid16, then the boundary):
  * the native backend on an AVX-512 host, lists of kstride 1. */
-FCL_INLINE float4 mps_grad_ko16(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+FCL_INLINE float4 mps_grad_ko16(uint i, float4 pi, fcl_images img, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                 GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                 GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                 GLOBAL const float *prs, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
                                 const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
     float s[8], rho_i = rhob[i], own = mps_pressure(prs[i], d);
-    float lo = mps_grad_fluid16(i, pi, plane, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride, nl_len(fcount, i, fl),
+    float lo = mps_grad_fluid16(i, pi, img, own, rho_i, pos, prs, rhob, fidx + i * fl->pstride, nl_len(fcount, i, fl),
                                 c, d, s);
-    lo = mps_grad_boundary(i, pi, plane, own, rho_i, own < lo ? own : lo, bpos, bcount, bidx, bl, xw, off, c, d, s);
+    lo = mps_grad_boundary(i, pi, img, own, rho_i, own < lo ? own : lo, bpos, bcount, bidx, bl, xw, off, c, d, s);
     return mps_grad_join(s, own, lo);
 }
 #endif
@@ -390,19 +390,19 @@ FCL_INLINE float4 mps_grad_ko16(uint i, float4 pi, float4 plane, GLOBAL const fl
  * fluid entries (an image's hydrostatic share along its own axis,
  * mps_ghost3) and the boundary's (mps_grad_bentry), as mps_grad_join
  * puts it together. */
-FCL_INLINE float4 mps_grad_ko(uint i, float4 pi, float4 plane, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+FCL_INLINE float4 mps_grad_ko(uint i, float4 pi, fcl_images img, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                               GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                               GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                               GLOBAL const float *prs, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
                               const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
-    float lo = mps_pmin(i, pi, plane, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, rhob, xw, off, c, d);
+    float lo = mps_pmin(i, pi, img, pos, bpos, prs, fcount, fidx, bcount, bidx, fl, bl, rhob, xw, off, c, d);
     float rho_i = rhob[i];
     float own = mps_pressure(prs[i], d), s[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
     MPS_FLUID(i, j, m, e) {
         float4 r, q;
         float r2, rho_j;
-        if (!mps_grad_entry(i, j, m, pi, plane, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, 0, &q))
+        if (!mps_grad_entry(i, j, m, pi, img, pos, prs, rhob, rho_i, c, d, &r, &r2, &rho_j, 0, &q))
             continue;
         /* 1 / rho between phases: 2 / (rho_i + rho_j), as the equation's
          * weights (else a light particle under a heavy one is thrown). */
@@ -416,7 +416,7 @@ FCL_INLINE float4 mps_grad_ko(uint i, float4 pi, float4 plane, GLOBAL const floa
     MPS_BOUNDARY(i, b, mb, e) {
         float4 r;
         float r2, wr, q, kb;
-        if (!mps_grad_bentry(b, mb, plane, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &kb))
+        if (!mps_grad_bentry(b, mb, img, pi, own, rho_i, bpos, xw, off, c, d, &r, &r2, &wr, &q, &kb))
             continue;
         /* A wall unknown's pair density is the equation's (mps_grad_bentry). */
         float k0 = d->smooth ? kb : d->walls ? wr * 2.0f / (rho_i + rho_i) : wr / rho_i;
@@ -437,21 +437,22 @@ FCL_INLINE void mps_correct_item(uint i, GLOBAL const float4 *pos, GLOBAL const 
                                  GLOBAL float4 *dx, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,
                                  const fcl_sph_consts *c, const fcl_mps_consts *d)
 {
-    float4 pi = pos[i], plane;
-    near_walls_within(pi, c, fl->r, &plane);
+    float4 pi = pos[i];
+    fcl_images img;
+    near_walls_within(pi, c, fl->r, &img);
     float k = d->grad_k * d->dt;             /* dt d / n0; the 1 / rho is per pair */
     if (d->grad) {
         mps_correct_gc(i, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, prs, vel, vev, dx, rhob, xw, off, c, d, pi,
-                       plane);
+                       img);
         return;
     }
     float4 g, u = vel[i];
 #ifdef FCL_AVX512
     if (fl->kstride == 1u)
-        g = mps_grad_ko16(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, prs, rhob, xw, off, c, d);
+        g = mps_grad_ko16(i, pi, img, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, prs, rhob, xw, off, c, d);
     else
 #endif
-        g = mps_grad_ko(i, pi, plane, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, prs, rhob, xw, off, c, d);
+        g = mps_grad_ko(i, pi, img, pos, bpos, fcount, fidx, bcount, bidx, fl, bl, prs, rhob, xw, off, c, d);
     float4 du = fcl_f4(-k * g.x, -k * g.y, -k * g.z, 0.0f);
     vev[i] = fcl_f4(u.x + du.x, u.y + du.y, u.z + du.z, 0.0f);
     dx[i] = fcl_f4(d->dt * du.x, d->dt * du.y, d->dt * du.z, 0.0f);

@@ -12,8 +12,8 @@
  * particle) so the host can stop with
  * a message instead of silently dropping neighbors.
  * An entry is j | m << NL_SHIFT: the candidate's sorted index and the
- * 3-bit mirror mask of the wall image it stands for (0: j itself).
- * Order: masks in image_masks order, then cells z, y, x ascending, then
+ * 6-bit mask of the wall image it stands for (walls.h; 0: j itself).
+ * Order: images in image_mask order, then cells z, y, x ascending, then
  * sorted index: the order the cell walks of the passes used, so sums over
  * a list add in the same order on every backend.
  * Invariant: the lists describe the positions and the cell starts of the
@@ -36,30 +36,25 @@ typedef struct fcl_nl_sum {
 /* The native backend on a CPU with AVX-512 (fcl_common.h): one row of
  * candidates 16 at a time. Four loads hold 16 float4s, which a transpose
  * turns into x, y and z vectors (fcl_xyz16); the distance is
- * computed as the scalar loop does (the mirror as 2 plane - q, the same
+ * computed as the scalar loop does (mirror16 as mirror_axis, the same
  * operations in the same order, no contraction), and the entries of the
  * candidates within range are compressed in a register and stored at
  * buf + n, which holds 16 more than NL_LOCAL. Same entries, same order
  * as the scalar loop: the list build 2.6x faster at 1M (README). */
-FCL_INLINE uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, uint hi, uint mk, float4 plane,
+FCL_INLINE uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, uint hi, uint mk, fcl_images img,
                               float r2, uint *restrict buf, uint n, const fcl_nl_sum *ws, __m512 *acc)
 {
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     __m512 px = _mm512_set1_ps(pi.x), py = _mm512_set1_ps(pi.y), pz = _mm512_set1_ps(pi.z);
-    __m512 ox = _mm512_set1_ps(2.0f * plane.x), oy = _mm512_set1_ps(2.0f * plane.y);
-    __m512 oz = _mm512_set1_ps(2.0f * plane.z), rr = _mm512_set1_ps(r2);
+    __m512 rr = _mm512_set1_ps(r2);
     __m512i tag = _mm512_set1_epi32((int)(mk << NL_SHIFT));
     for (uint j = lo; j < hi; j += 16u) {
         uint left = hi - j;
         __mmask16 live = fcl_live16(left);
         __m512 qx, qy, qz;
         fcl_xyz16(qpos, j, live, &qx, &qy, &qz);
-        if (mk & 1u)
-            qx = _mm512_sub_ps(ox, qx);
-        if (mk & 2u)
-            qy = _mm512_sub_ps(oy, qy);
-        if (mk & 4u)
-            qz = _mm512_sub_ps(oz, qz);
+        if (mk)
+            mirror16_one(&qx, &qy, &qz, mk, img);
         __m512 dx = _mm512_sub_ps(px, qx), dy = _mm512_sub_ps(py, qy), dz = _mm512_sub_ps(pz, qz);
         __m512 d2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
         __mmask16 in = _mm512_mask_cmp_ps_mask(live, d2, rr, _CMP_LT_OQ);
@@ -80,6 +75,17 @@ FCL_INLINE uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, u
     return n;
 }
 #endif
+
+/* Whether the n stored entries of particle i from idx[base] (stride ks)
+ * are all neighbors themselves, no wall image: images come after them
+ * (image_mask order, 0 first), so the last entry tells. A pass that
+ * mirrors in a vectorized loop runs a plain one for these (most
+ * particles): the images' selects cost the DFSPH solves 13 % on the
+ * native backend with particle walls, where no entry has one. */
+FCL_INLINE uint nl_plain(GLOBAL const uint *idx, uint base, uint n, uint ks)
+{
+    return n == 0u || (idx[base + (n - 1u) * ks] >> NL_SHIFT) == 0u;
+}
 
 /* Stored entries of particle i (count capped at the capacity). */
 FCL_INLINE uint nl_len(GLOBAL const uint *count, uint i, const fcl_nlist_info *L)
@@ -141,7 +147,7 @@ typedef struct {
     __mmask16 live;
 } nl_lanes16;
 
-FCL_INLINE void nl_lanes16_load(const uint *ent, uint left, const float4 *pos, float4 pi, float4 plane,
+FCL_INLINE void nl_lanes16_load(const uint *ent, uint left, const float4 *pos, float4 pi, fcl_images img,
                                 nl_lanes16 *L)
 {
     L->live = fcl_live16(left);
@@ -154,12 +160,9 @@ FCL_INLINE void nl_lanes16_load(const uint *ent, uint left, const float4 *pos, f
     L->src.x = _mm512_mask_i32gather_ps(zero, L->live, j4, pf, 4);
     L->src.y = _mm512_mask_i32gather_ps(zero, L->live, j4, pf + 1, 4);
     L->src.z = _mm512_mask_i32gather_ps(zero, L->live, j4, pf + 2, 4);
-    L->q.x = _mm512_mask_sub_ps(L->src.x, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(1)),
-                                _mm512_set1_ps(2.0f * plane.x), L->src.x);
-    L->q.y = _mm512_mask_sub_ps(L->src.y, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(2)),
-                                _mm512_set1_ps(2.0f * plane.y), L->src.y);
-    L->q.z = _mm512_mask_sub_ps(L->src.z, _mm512_test_epi32_mask(L->m, _mm512_set1_epi32(4)),
-                                _mm512_set1_ps(2.0f * plane.z), L->src.z);
+    L->q = L->src;
+    if (_mm512_test_epi32_mask(L->m, L->m))
+        mirror16(&L->q.x, &L->q.y, &L->q.z, L->m, img);
     L->r.x = _mm512_sub_ps(L->q.x, _mm512_set1_ps(pi.x));
     L->r.y = _mm512_sub_ps(L->q.y, _mm512_set1_ps(pi.y));
     L->r.z = _mm512_sub_ps(L->q.z, _mm512_set1_ps(pi.z));
@@ -171,10 +174,10 @@ FCL_INLINE void nl_lanes16_load(const uint *ent, uint left, const float4 *pos, f
  * test `r2 >= r2max || r2 <= 0` would not skip: a pass whose radius is
  * much smaller than its list's (MPS's collisions) then runs its scalar
  * body on those entries alone, in list order, to the same bits. */
-FCL_INLINE __mmask16 nl_close16(const uint *ent, uint left, const float4 *pos, float4 pi, float4 plane, float r2max)
+FCL_INLINE __mmask16 nl_close16(const uint *ent, uint left, const float4 *pos, float4 pi, fcl_images img, float r2max)
 {
     nl_lanes16 L;
-    nl_lanes16_load(ent, left, pos, pi, plane, &L);
+    nl_lanes16_load(ent, left, pos, pi, img, &L);
     return L.live & _mm512_cmp_ps_mask(L.r2, _mm512_set1_ps(r2max), _CMP_NGE_UQ) &
            _mm512_cmp_ps_mask(L.r2, _mm512_setzero_ps(), _CMP_NLE_UQ);
 }
@@ -200,7 +203,7 @@ FCL_INLINE void nl_row(const fcl_grid_info *g, GLOBAL const uint *start, uint x0
  * ws (or 0): w_density summed over the neighbors found, into ws->sum: in
  * list order, but for the AVX-512 rows, which add 16 lanes apiece. */
 FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL const uint *restrict qstart,
-                        const fcl_grid_info *g, const fcl_nlist_info *L, const uint *masks, uint nm, float4 plane,
+                        const fcl_grid_info *g, const fcl_nlist_info *L, uint near, fcl_images img,
                         GLOBAL uint *restrict out, uint stride, uint cap, uint collect, fcl_nl_sum *ws)
 {
     float sum = 0.0f;
@@ -217,17 +220,17 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
     uint x0 = ix > reach ? ix - reach : 0u, x1 = ix + reach < g->nx ? ix + reach : g->nx - 1u;
     uint y0 = iy > reach ? iy - reach : 0u, y1 = iy + reach < g->ny ? iy + reach : g->ny - 1u;
     uint z0 = iz > reach ? iz - reach : 0u, z1 = iz + reach < g->nz ? iz + reach : g->nz - 1u;
-    for (uint k = 0u; k < nm; k++)
+    for (uint k = 0u, nm = image_count(near); k < nm; k++) {
+        /* restrict, the mask made once and 4 candidates a round: the
+         * list build 0.460 -> 0.435 ms at 1M on an H100 (README). */
+        uint mk = k ? image_mask(near, k) : 0u;   /* 0 first: the neighbors themselves */
         for (uint z = z0; z <= z1; z++)
             for (uint y = y0; y <= y1; y++) {
                 uint lo, hi;
                 nl_row(g, qstart, x0, x1, y, z, &lo, &hi);
-                /* restrict, the mask read once and 4 candidates a round: the
-                 * list build 0.460 -> 0.435 ms at 1M on an H100 (README). */
-                uint mk = masks[k];
 #ifdef FCL_AVX512
                 if (collect) {
-                    n = nl_row_avx512(pi, qpos, lo, hi, mk, plane, L->r2, buf, n, ws, &acc);
+                    n = nl_row_avx512(pi, qpos, lo, hi, mk, img, L->r2, buf, n, ws, &acc);
                     continue;
                 }
 #endif
@@ -235,7 +238,7 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
 #pragma unroll 4
 #endif
                 for (uint j = lo; j < hi; j++) {
-                    float4 q = mirror(qpos[j], mk, plane);
+                    float4 q = mirror(qpos[j], mk, img);
                     float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
                     float d2 = dx * dx + dy * dy + dz * dz;
                     uint in = d2 < L->r2, e = j | (mk << NL_SHIFT);
@@ -253,6 +256,7 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
                     n += in;
                 }
             }
+    }
 #ifdef FCL_AVX512
     if (ws)
         sum += _mm512_reduce_add_ps(acc);
@@ -261,7 +265,7 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
      * order, their positions still in cache; a sum over every candidate
      * took PoCL's list build from 198 to 250 ms at 1M. */
     for (uint k = 0u; ws && collect && k < n && k < NL_LOCAL - 1u; k++) {
-        float4 q = mirror(qpos[buf[k] & NL_INDEX], buf[k] >> NL_SHIFT, plane);
+        float4 q = mirror(qpos[buf[k] & NL_INDEX], buf[k] >> NL_SHIFT, img);
         float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
         sum += w_density(dx * dx + dy * dy + dz * dz, ws->spiky, ws->h, ws->h2, ws->coef, ws->coef);
     }
@@ -284,21 +288,21 @@ FCL_INLINE uint nl_build_one(uint i, GLOBAL const float4 *pos, GLOBAL const floa
                              GLOBAL uint *count, GLOBAL uint *idx, GLOBAL uint *over, uint report,
                              const fcl_grid_info *g, const fcl_nlist_info *L, const fcl_sph_consts *c, fcl_nl_sum *ws)
 {
-    float4 pi = pos[i], plane = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-    uint masks[8], nm = 1u;
-    masks[0] = 0u;
-    if (L->mirror)
-        nm = image_masks(near_walls_within(pi, c, L->r, &plane), masks);
+    float4 pi = pos[i];
+    fcl_images img;
+    uint near = near_walls_within(pi, c, L->r, &img);
+    if (!L->mirror)
+        near = 0x111u;   /* no images: boundary lists but MPS's */
     GLOBAL uint *out = idx + i * L->pstride;
 #if defined(FCL_DEVICE) && !defined(FCL_CPU_DEVICE)
     /* GPUs: the direct walk (a private buffer would cost registers). */
-    uint n = nl_walk(pi, qpos, qstart, g, L, masks, nm, plane, out, L->kstride, L->cap, 0u, ws);
+    uint n = nl_walk(pi, qpos, qstart, g, L, near, img, out, L->kstride, L->cap, 0u, ws);
 #else
     /* CPUs: branch-free collection, 2x faster on a developed dam break
      * (README); the direct walk only for a particle over NL_LOCAL - 1. */
-    uint n = nl_walk(pi, qpos, qstart, g, L, masks, nm, plane, out, L->kstride, L->cap, 1u, ws);
+    uint n = nl_walk(pi, qpos, qstart, g, L, near, img, out, L->kstride, L->cap, 1u, ws);
     if (n == ~0u)
-        n = nl_walk(pi, qpos, qstart, g, L, masks, nm, plane, out, L->kstride, L->cap, 0u, ws);
+        n = nl_walk(pi, qpos, qstart, g, L, near, img, out, L->kstride, L->cap, 0u, ws);
 #endif
     count[i] = n;
     if (n > L->cap) {

@@ -36,9 +36,9 @@
 #define PBF_BOUNDARY(i, b, m, e) forall_neighbors_at(bl, bcount, bidx, i, b, m, e)
 
 /* x_i - x_j for neighbor j seen through mirror mask m. */
-FCL_INLINE float4 pbf_rij(float4 pi, float4 pj, uint m, float4 plane)
+FCL_INLINE float4 pbf_rij(float4 pi, float4 pj, uint m, fcl_images img)
 {
-    float4 q = mirror(pj, m, plane);
+    float4 q = mirror(pj, m, img);
     return fcl_f4(pi.x - q.x, pi.y - q.y, pi.z - q.z, 0.0f);
 }
 
@@ -85,11 +85,12 @@ FCL_INLINE void pbf_lambda_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
                                 GLOBAL float *fg, GLOBAL float *fw, GLOBAL float *rho, GLOBAL float *lam,
                                 const fcl_sph_consts *c, const fcl_pbf_consts *d)
 {
-    float4 pi = pos[i], plane;
-    near_walls(pi, c, &plane);
+    float4 pi = pos[i];
+    fcl_images img;
+    near_walls(pi, c, &img);
     float sum = 0.0f, gx = 0.0f, gy = 0.0f, gz = 0.0f, g2 = 0.0f;
     PBF_FLUID(i, j, m, e) {
-        float4 r = pbf_rij(pi, pos[j], m, plane);
+        float4 r = pbf_rij(pi, pos[j], m, img);
         float r2 = pbf_r2(r);
         fg[e] = 0.0f;
         fw[e] = 0.0f;
@@ -103,7 +104,7 @@ FCL_INLINE void pbf_lambda_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
         g2 += g * g * r2;
     }
     PBF_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b], r = pbf_rij(pi, pb, mb, plane);
+        float4 pb = bpos[b], r = pbf_rij(pi, pb, mb, img);
         float r2 = pbf_r2(r);
         if (r2 >= c->h2)
             continue;
@@ -118,6 +119,33 @@ FCL_INLINE void pbf_lambda_item(uint i, GLOBAL const float4 *pos, GLOBAL const f
     rho[i] = sum * c->rest_density;
 }
 
+/* The fluid sum of pbf_delta_item over i's n entries into (dx, dy, dz),
+ * inlined with images 0 for a particle whose entries hold no wall image
+ * (nl_plain), whose selects are then not made. */
+FCL_INLINE void pbf_delta_sum(float4 pi, float li, GLOBAL const float4 *pos, GLOBAL const uint *fidx,
+                              GLOBAL const float *fg, GLOBAL const float *fw, GLOBAL const float *lam, uint base,
+                              uint n, uint ks, fcl_images img, uint images, const fcl_pbf_consts *d, float *sx,
+                              float *sy, float *sz)
+{
+    float dx = 0.0f, dy = 0.0f, dz = 0.0f, sk = d->scorr_k * d->tscale, sw = d->scorr_inv_wdq;
+    uint sn = d->scorr_n;
+    for (uint k = 0u; k < n; k++) {
+        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = images ? en >> NL_SHIFT : 0u;
+        float4 pj = pos[j];
+        float qx = images ? mirror_axis(pj.x, m & 3u, img.lo2.x, img.hi2.x, img.w2.x, pi.x) : pj.x;
+        float qy = images ? mirror_axis(pj.y, (m >> 2) & 3u, img.lo2.y, img.hi2.y, img.w2.y, pi.y) : pj.y;
+        float qz = images ? mirror_axis(pj.z, (m >> 4) & 3u, img.lo2.z, img.hi2.z, img.w2.z, pi.z) : pj.z;
+        float w = fw[e] * sw, t = 1.0f;
+        for (uint a = 0u; a < sn; a++)
+            t *= w;
+        float g = (li + lam[j] - sk * t) * fg[e];
+        dx += g * (pi.x - qx); dy += g * (pi.y - qy); dz += g * (pi.z - qz);
+    }
+    *sx = dx;
+    *sy = dy;
+    *sz = dz;
+}
+
 /* The fluid sum reads the factors lambda cached. It is summed in list
  * order on every backend, not vectorized across neighbors as
  * dfsph_pressure_vel is: PBF's projection amplifies the rounding of a
@@ -129,25 +157,17 @@ FCL_INLINE void pbf_delta_item(uint i, GLOBAL const float4 *pos, GLOBAL const fl
                                GLOBAL const float *fg, GLOBAL const float *fw, GLOBAL const float *lam,
                                GLOBAL float4 *dp, const fcl_sph_consts *c, const fcl_pbf_consts *d)
 {
-    float4 pi = pos[i], plane;
-    near_walls(pi, c, &plane);
-    float li = lam[i], dx = 0.0f, dy = 0.0f, dz = 0.0f;
-    uint n = nl_len(fcount, i, fl), base = i * fl->pstride, ks = fl->kstride, sn = d->scorr_n;
-    float sk = d->scorr_k * d->tscale, sw = d->scorr_inv_wdq;
-    for (uint k = 0u; k < n; k++) {
-        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = en >> NL_SHIFT;
-        float4 pj = pos[j];
-        float qx = (m & 1u) ? 2.0f * plane.x - pj.x : pj.x;
-        float qy = (m & 2u) ? 2.0f * plane.y - pj.y : pj.y;
-        float qz = (m & 4u) ? 2.0f * plane.z - pj.z : pj.z;
-        float w = fw[e] * sw, t = 1.0f;
-        for (uint a = 0u; a < sn; a++)
-            t *= w;
-        float g = (li + lam[j] - sk * t) * fg[e];
-        dx += g * (pi.x - qx); dy += g * (pi.y - qy); dz += g * (pi.z - qz);
-    }
+    float4 pi = pos[i];
+    fcl_images img;
+    near_walls(pi, c, &img);
+    float li = lam[i], dx, dy, dz;
+    uint n = nl_len(fcount, i, fl), base = i * fl->pstride, ks = fl->kstride;
+    if (nl_plain(fidx, base, n, ks))
+        pbf_delta_sum(pi, li, pos, fidx, fg, fw, lam, base, n, ks, img, 0u, d, &dx, &dy, &dz);
+    else
+        pbf_delta_sum(pi, li, pos, fidx, fg, fw, lam, base, n, ks, img, 1u, d, &dx, &dy, &dz);
     PBF_BOUNDARY(i, b, mb, e) {
-        float4 pb = bpos[b], r = pbf_rij(pi, pb, mb, plane);
+        float4 pb = bpos[b], r = pbf_rij(pi, pb, mb, img);
         float r2 = pbf_r2(r);
         if (r2 >= c->h2)
             continue;
@@ -184,11 +204,12 @@ FCL_INLINE void pbf_vorticity_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
                                    GLOBAL const float *fg, GLOBAL float4 *omega, const fcl_sph_consts *c,
                                    const fcl_pbf_consts *d)
 {
-    float4 pi = pos[i], vi = vel[i], plane, w = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-    near_walls(pi, c, &plane);
+    float4 pi = pos[i], vi = vel[i], w = fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
+    fcl_images img;
+    near_walls(pi, c, &img);
     (void)d;
     PBF_FLUID(i, j, m, e) {
-        float4 r = pbf_rij(pi, pos[j], m, plane), vj = mirror_vel(vel[j], m);
+        float4 r = pbf_rij(pi, pos[j], m, img), vj = mirror_vel(vel[j], m);
         float g = fg[e];
         float4 x = pbf_cross(r, fcl_f4(vj.x - vi.x, vj.y - vi.y, vj.z - vi.z, 0.0f));   /* grad_j W_ij = -g r */
         w = fcl_f4(w.x + g * x.x, w.y + g * x.y, w.z + g * x.z, 0.0f);
@@ -203,11 +224,12 @@ FCL_INLINE void pbf_confine_item(uint i, GLOBAL const float4 *pos, GLOBAL float4
                                  GLOBAL const uint *fcount, GLOBAL const uint *fidx, const fcl_nlist_info *fl,
                                  GLOBAL const float *fg, const fcl_sph_consts *c, const fcl_pbf_consts *d)
 {
-    float4 pi = pos[i], oi = omega[i], plane;
-    near_walls(pi, c, &plane);
+    float4 pi = pos[i], oi = omega[i];
+    fcl_images img;
+    near_walls(pi, c, &img);
     float ex = 0.0f, ey = 0.0f, ez = 0.0f;
     PBF_FLUID(i, j, m, e) {
-        float4 r = pbf_rij(pi, pos[j], m, plane);
+        float4 r = pbf_rij(pi, pos[j], m, img);
         float g = (omega[j].w - oi.w) * fg[e];
         ex += g * r.x; ey += g * r.y; ez += g * r.z;
     }

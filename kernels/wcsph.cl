@@ -35,13 +35,13 @@ FCL_INLINE float density_w(float r2, const fcl_sph_consts *c)
 }
 
 /* Sum of density_w over the neighbors of pi, each reflected by mask m. */
-FCL_INLINE float density_sum(float4 pi, uint m, float4 plane, uint rows, const uint *lo, const uint *hi,
+FCL_INLINE float density_sum(float4 pi, uint m, fcl_images img, uint rows, const uint *lo, const uint *hi,
                              GLOBAL const float4 *pos, const fcl_sph_consts *c)
 {
     float sum = 0.0f;
     for (uint r = 0u; r < rows; r++) {
         for (uint j = lo[r]; j < hi[r]; j++) {
-            float4 q = mirror(pos[j], m, plane);
+            float4 q = mirror(pos[j], m, img);
             float dx = pi.x - q.x, dy = pi.y - q.y, dz = pi.z - q.z;
             sum += density_w(dx * dx + dy * dy + dz * dz, c);
         }
@@ -72,14 +72,14 @@ FCL_INLINE void wcsph_density_item(uint i, GLOBAL const float4 *pos, GLOBAL cons
                              GLOBAL float *rho, GLOBAL float *prs, const fcl_grid_info *g,
                              const fcl_sph_consts *c)
 {
-    float4 pi = pos[i], plane;
-    uint masks[8];
-    uint nm = image_masks(near_walls(pi, c, &plane), masks);
+    float4 pi = pos[i];
+    fcl_images img;
+    uint near = near_walls(pi, c, &img), nm = image_count(near);
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
-    float sum = density_sum(pi, 0u, plane, rows, lo, hi, pos, c);
+    float sum = density_sum(pi, 0u, img, rows, lo, hi, pos, c);
     for (uint k = 1u; k < nm; k++)
-        sum += density_sum(pi, masks[k], plane, rows, lo, hi, pos, c);
+        sum += density_sum(pi, image_mask(near, k), img, rows, lo, hi, pos, c);
     float d = c->mass * sum + c->rest_density * boundary_density_sum(pi, bpos, bstart, g, c);
     float p = c->stiffness * (d - c->rest_density);
     rho[i] = d;
@@ -115,7 +115,7 @@ FCL_INLINE void force_pair(fcl_force_sum *f, float4 pi, float4 vi, float4 pj, fl
  * native backend with AVX-512 (fcl_common.h), each pair computed as
  * force_pair does, the lanes added at the end (the sum's order differs:
  * within the backends' agreement). */
-FCL_INLINE void force_fluid_sum(fcl_force_sum *f, float4 pi, float4 vi, float p_i, float4 plane,
+FCL_INLINE void force_fluid_sum(fcl_force_sum *f, float4 pi, float4 vi, float p_i, fcl_images img,
                                 GLOBAL const float4 *pos, GLOBAL const float4 *vev, GLOBAL const float *prs,
                                 GLOBAL const float *vol, GLOBAL const uint *ent, uint n, const fcl_sph_consts *c)
 {
@@ -139,16 +139,11 @@ FCL_INLINE void force_fluid_sum(fcl_force_sum *f, float4 pi, float4 vi, float p_
         __m512 vj = _mm512_mask_i32gather_ps(zero, live, j, vol, 4);
         __m512 pj = _mm512_mask_i32gather_ps(zero, live, j, prs, 4);
         if (_mm512_test_epi32_mask(m, m)) {
-            /* Wall images (mirror, mirror_vel): 2 plane - q, -u. */
-            __mmask16 bx = _mm512_test_epi32_mask(m, _mm512_set1_epi32(1));
-            __mmask16 by = _mm512_test_epi32_mask(m, _mm512_set1_epi32(2));
-            __mmask16 bz = _mm512_test_epi32_mask(m, _mm512_set1_epi32(4));
-            qx = _mm512_mask_sub_ps(qx, bx, _mm512_set1_ps(2.0f * plane.x), qx);
-            qy = _mm512_mask_sub_ps(qy, by, _mm512_set1_ps(2.0f * plane.y), qy);
-            qz = _mm512_mask_sub_ps(qz, bz, _mm512_set1_ps(2.0f * plane.z), qz);
-            ux = _mm512_mask_xor_ps(ux, bx, ux, neg0);
-            uy = _mm512_mask_xor_ps(uy, by, uy, neg0);
-            uz = _mm512_mask_xor_ps(uz, bz, uz, neg0);
+            /* Wall images (mirror, mirror_vel). */
+            mirror16(&qx, &qy, &qz, m, img);
+            ux = _mm512_mask_xor_ps(ux, mirror16_flips(m, 0u), ux, neg0);
+            uy = _mm512_mask_xor_ps(uy, mirror16_flips(m, 1u), uy, neg0);
+            uz = _mm512_mask_xor_ps(uz, mirror16_flips(m, 2u), uz, neg0);
         }
         __m512 dx = _mm512_sub_ps(_mm512_set1_ps(pi.x), qx), dy = _mm512_sub_ps(_mm512_set1_ps(pi.y), qy);
         __m512 dz = _mm512_sub_ps(_mm512_set1_ps(pi.z), qz);
@@ -188,7 +183,7 @@ FCL_INLINE void force_fluid_sum(fcl_force_sum *f, float4 pi, float4 vi, float p_
 #else
     for (uint k = 0u; k < n; k++) {
         uint en = ent[k], j = en & NL_INDEX, m = en >> NL_SHIFT;
-        force_pair(f, pi, vi, mirror(pos[j], m, plane), mirror_vel(vev[j], m), vol[j], 0.5f * (p_i + prs[j]), c);
+        force_pair(f, pi, vi, mirror(pos[j], m, img), mirror_vel(vev[j], m), vol[j], 0.5f * (p_i + prs[j]), c);
     }
 #endif
 }
@@ -236,12 +231,13 @@ FCL_INLINE void wcsph_forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const
                             GLOBAL const float4 *normals, GLOBAL float4 *acc, const fcl_grid_info *g,
                             const fcl_sph_consts *c)
 {
-    float4 pi = pos[i], vi = vev[i], plane;
+    float4 pi = pos[i], vi = vev[i];
+    fcl_images img;
     float p_i = prs[i], rho_i = rho[i], tx = 0.0f, ty = 0.0f, tz = 0.0f;
     fcl_force_sum f = { 0.0f, 0.0f, 0.0f, { 0.0f, 0.0f, 0.0f, 0.0f } };
-    uint akinci = c->tension_model == FCL_TENSION_AKINCI, masks[8];
+    uint akinci = c->tension_model == FCL_TENSION_AKINCI;
     float4 ni = akinci ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-    uint nm = image_masks(near_walls(pi, c, &plane), masks);
+    uint near = near_walls(pi, c, &img), nm = image_count(near);
     uint lo[9], hi[9];
     uint rows = grid_neighbor_rows(g, start, pi, lo, hi);
     for (uint r = 0u; r < rows; r++) {
@@ -256,8 +252,10 @@ FCL_INLINE void wcsph_forces_item(uint i, GLOBAL const float4 *pos, GLOBAL const
             float4 vj = vev[j];
             float vol = c->mass / rho[j], pp = 0.5f * (p_i + prs[j]);
             force_pair(&f, pi, vi, pj, vj, vol, pp, c);
-            for (uint k = 1u; k < nm; k++)
-                force_pair(&f, pi, vi, mirror(pj, masks[k], plane), mirror_vel(vj, masks[k]), vol, pp, c);
+            for (uint k = 1u; k < nm; k++) {
+                uint m = image_mask(near, k);
+                force_pair(&f, pi, vi, mirror(pj, m, img), mirror_vel(vj, m), vol, pp, c);
+            }
             if (!akinci)
                 continue;
             float4 t = tension_akinci_pair(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, ni, normals[j], rho_i,
@@ -308,19 +306,20 @@ FCL_INLINE void wcsph_forces_nl_item(uint i, GLOBAL const float4 *pos, GLOBAL co
                                GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                GLOBAL const float4 *normals, GLOBAL float4 *acc, const fcl_sph_consts *c)
 {
-    float4 pi = pos[i], vi = vev[i], plane;
+    float4 pi = pos[i], vi = vev[i];
+    fcl_images img;
     float p_i = prs[i], rho_i = rho[i], tx = 0.0f, ty = 0.0f, tz = 0.0f;
     fcl_force_sum f = { 0.0f, 0.0f, 0.0f, { 0.0f, 0.0f, 0.0f, 0.0f } };
     uint akinci = c->tension_model == FCL_TENSION_AKINCI;
     float4 ni = akinci ? normals[i] : fcl_f4(0.0f, 0.0f, 0.0f, 0.0f);
-    near_walls(pi, c, &plane);
+    near_walls(pi, c, &img);
     if (!akinci && fl->kstride == 1u) {
         /* One particle's entries together (the CPUs' layout). */
-        force_fluid_sum(&f, pi, vi, p_i, plane, pos, vev, prs, vol, fidx + i * fl->pstride, nl_len(fcount, i, fl), c);
+        force_fluid_sum(&f, pi, vi, p_i, img, pos, vev, prs, vol, fidx + i * fl->pstride, nl_len(fcount, i, fl), c);
     } else {
         forall_neighbors(fl, fcount, fidx, i, j, m) {
             float4 pj = pos[j];
-            force_pair(&f, pi, vi, mirror(pj, m, plane), mirror_vel(vev[j], m), vol[j], 0.5f * (p_i + prs[j]), c);
+            force_pair(&f, pi, vi, mirror(pj, m, img), mirror_vel(vev[j], m), vol[j], 0.5f * (p_i + prs[j]), c);
             if (!akinci || m)
                 continue;
             float4 t = tension_akinci_pair(pi.x - pj.x, pi.y - pj.y, pi.z - pj.z, ni, normals[j], rho_i, rho[j], c);

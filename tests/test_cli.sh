@@ -464,8 +464,18 @@ fi
 # particles.capacity too large for the lists names itself, not the spacing
 # (a review); one below the scene's count is raised with a note.
 fl run "$GOOD" --backend cpu --steps 2 --param particles.capacity=100000000 --out "$T/bigcap"
-[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "particles.capacity: 100000000 particles x" && [ ! -e "$T/bigcap" ] &&
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "particles.capacity: 100000000 particles exceed the 67108864 a neighbor list can index" &&
+    [ ! -e "$T/bigcap" ] &&
     ok "20 particles.capacity past the lists' addressing: exit 2 naming it" || bad "20 big capacity" "exit $RC: $(errline)"
+# The boundary list's entries count too, named by their own key (the
+# check took the fluid list's alone, and the refusal came after the
+# allocations, naming neighbors.capacity; a review).
+fl run "$GOOD" --backend cpu --steps 2 --param particles.capacity=50000000 --param neighbors.boundary_capacity=100 \
+    --out "$T/bigbcap"
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "particles.capacity: 50000000 particles x 100 entries (neighbors.boundary_capacity) exceed the 2^32" &&
+    [ ! -e "$T/bigbcap" ] &&
+    ok "20 a boundary list past 2^32 entries: exit 2 naming neighbors.boundary_capacity" ||
+    bad "20 big boundary capacity" "exit $RC: $(errline)"
 fl run "$GOOD" --backend cpu --steps 2 --param particles.capacity=5
 [ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "particles.capacity 5 is below the scene's $GOOD_N particles" &&
     ok "20 particles.capacity below the scene's count: raised with a note" || bad "20 small capacity" "exit $RC: $(errline)"

@@ -138,7 +138,7 @@ F=$T/obst_sphere.json; scene "$F" '"particles": { "spacing": 0.01 }' \
 refused "sphere obstacle 10^5 m wide about the domain" "$F" "all 125 fluid particles lie inside the obstacles" -- run "$F"
 F=$T/fluid_sphere.json; scene "$F" '"particles": { "spacing": 0.0003 }' \
     '[ { "type": "sphere", "center": [0.1, 0.1, 0.1], "radius": 0.1 } ]'
-refused "fluid sphere over what a neighbor list addresses" "$F" "particles.spacing" "neighbor-list entries exceed the 2^32" -- run "$F"
+refused "fluid sphere over what a neighbor list addresses" "$F" "particles.spacing" "particles exceed the 67108864 a neighbor list can index" -- run "$F"
 F=$T/grid_mesh.json; scene "$F" "" "$BOX"
 refused "surface.method grid with a particle solver" "$F" "surface.method = grid" "wcsph keeps none" -- run "$F" --mesh --param surface.method=grid
 refused "surface.method grid of saved frames" "surface.method = grid" "saved frames hold particles" -- surface "$T/none.vtu" --param surface.method=grid

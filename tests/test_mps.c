@@ -212,7 +212,7 @@ static double *dense_system(fcl_sim *s, double *b, double *asym)
         b[i] = rhs[i];
         for (unsigned k = 0; k < cnt[i] && k < cap; k++) {
             size_t e = i * L->pstride + k * L->kstride;
-            A[i * n + (idx[e] & 0x1fffffffu)] -= coef[e];
+            A[i * n + (idx[e] & NL_INDEX)] -= coef[e];
         }
     }
     double big = 0.0, off = 0.0;

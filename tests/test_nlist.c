@@ -2,13 +2,15 @@
  * host/core/nlist.c) against brute force, on both backends and both layouts.
  *
  * For every case the list of each particle must equal, entry for entry
- * and in order, the brute-force list: for each wall-image mask in
- * image_masks order, every candidate j in sorted order whose (mirrored)
- * position is closer than the query radius, stored as j | mask << 29.
+ * and in order, the brute-force list: for each wall image in
+ * image_mask order, every candidate j in sorted order whose (mirrored)
+ * position is closer than the query radius, stored as j | mask << NL_SHIFT.
  * Cases: 0 and 1 particle, all particles in one cell, random particles
  * with some exactly on the domain faces, mirror walls on and off, query
  * radii of 0.5, 1 and 2 cells, a boundary set, with and without its wall
- * images (FCL_NLIST_BOUNDARY_IMAGES: mps's); a capacity below the
+ * images (FCL_NLIST_BOUNDARY_IMAGES: mps's), slabs shallower than two
+ * and than one query radius, whose images (across both walls, and
+ * shifted) are also counted independently of walls.h; a capacity below the
  * largest count must be reported (message naming the parameter) with the
  * first `cap` entries of every particle exact (an entry written past a
  * capacity would land in another particle's entries, in either layout,
@@ -30,7 +32,7 @@
 #include "grid.h"
 #include "nlist.h"
 
-enum { SHIFT = 29 };
+enum { SHIFT = NL_SHIFT };
 
 typedef struct lists {
     uint *count, *idx;      /* logical layout: particle i's entries at i * cap */
@@ -58,20 +60,19 @@ static int make_grid(fcl_backend *be, fcl_grid *g, int *pa, float4 *p, size_t n,
 static uint brute(const float4 *p, size_t n, const float4 *q, size_t nq, size_t i, const fcl_nlist_info *L,
                   int images, const fcl_sph_consts *c, uint *out, uint cap)
 {
-    float4 plane = fcl_f4(0, 0, 0, 0);
-    uint masks[8], nm = 1, k = 0;
-    masks[0] = 0;
+    fcl_images img;
+    uint near = near_walls_within(p[i], c, L->r, &img), k = 0;
     (void)n;
-    if (images)
-        nm = image_masks(near_walls_within(p[i], c, L->r, &plane), masks);
-    for (uint m = 0; m < nm; m++)
+    if (!images)
+        near = 0x111u;
+    for (uint m = 0; m < image_count(near); m++)
         for (size_t j = 0; j < nq; j++) {
-            float4 v = mirror(q[j], masks[m], plane);
+            float4 v = mirror(q[j], image_mask(near, m), img);
             float dx = p[i].x - v.x, dy = p[i].y - v.y, dz = p[i].z - v.z;
             if (dx * dx + dy * dy + dz * dz >= L->r2)
                 continue;
             if (k < cap)
-                out[k] = (uint)j | (masks[m] << SHIFT);
+                out[k] = (uint)j | (image_mask(near, m) << SHIFT);
             k++;
         }
     return k;
@@ -128,22 +129,95 @@ typedef struct scase {
     uint cap;               /* 0: nlist_capacity's default */
     int one_cell;           /* all particles inside one cell */
     int grow;               /* capacities may grow (the default ones do) */
+    float depth;            /* the domain's z extent (0: 0.6) */
 } scase;
 
 /* Positions for a case: random in the domain, a few exactly on its faces
  * (and corners), or all in one cell. */
 static void positions(const scase *k, float4 *p, size_t n, float cell, unsigned seed)
 {
+    float depth = k->depth > 0.0f ? k->depth : 0.6f;
     for (size_t i = 0; i < n; i++) {
         float lo = k->one_cell ? 0.3f * cell : 0.0f, hi = k->one_cell ? 0.9f * cell : 1.0f;
-        p[i] = fcl_f4(ft_rand(&seed, lo, hi), ft_rand(&seed, lo, hi * 0.8f), ft_rand(&seed, lo, hi * 0.6f), 0);
+        p[i] = fcl_f4(ft_rand(&seed, lo, hi), ft_rand(&seed, lo, hi * 0.8f),
+                      ft_rand(&seed, lo, k->one_cell ? hi * 0.6f : depth), 0);
         if (!k->one_cell && i % 17 == 0)
             p[i].x = (i / 17) % 2 ? 1.0f : 0.0f;
         if (!k->one_cell && i % 23 == 0)
             p[i].y = (i / 23) % 2 ? 0.8f : 0.0f;
         if (!k->one_cell && i % 29 == 0)
-            p[i].z = 0.6f;
+            p[i].z = depth;
     }
+}
+
+/* x - q's image on one axis as the images are defined (walls.h's banner,
+ * written out here, not through its functions): code 0 q, 1 across lo,
+ * 2 across hi, 3 shifted by twice the extent towards x. */
+static float image_coord(float q, unsigned code, float lo, float hi, float x)
+{
+    float w2 = 2.0f * (hi - lo);
+    return code == 1 ? 2.0f * lo - q : code == 2 ? 2.0f * hi - q : code == 3 ? (x > q ? q + w2 : q - w2) : q;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Independently of walls.h's image sets: every neighbor and image of
+ * particle i within the radius, each axis's coordinate any of q, its
+ * reflections across either wall and its shifts by twice the extent
+ * either way (5^3 per candidate: the only ones that can come within the
+ * radius where each extent is at least half of it), as (j, r^2) pairs,
+ * against the list's entries decoded as the banner defines them. Returns
+ * the particles whose pairs differ. */
+static long compare_images(const lists *l, const float4 *p, const fcl_nlist_info *L, const fcl_sph_consts *c)
+{
+    float lo[3] = { c->domain_min.x, c->domain_min.y, c->domain_min.z };
+    float hi[3] = { c->domain_max.x, c->domain_max.y, c->domain_max.z };
+    size_t room = 125 * l->n + 1;
+    double *want = malloc(room * 2 * sizeof *want), *got = malloc(room * 2 * sizeof *got);
+    long bad = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const float pi[3] = { p[i].x, p[i].y, p[i].z };
+        size_t nw = 0, ng = 0;
+        for (size_t j = 0; j < l->n; j++)
+            for (int v = 0; v < 125; v++) {
+                const float q[3] = { p[j].x, p[j].y, p[j].z };
+                float d2 = 0.0f;
+                for (int a = 0, t = v; a < 3; a++, t /= 5) {
+                    float w2 = 2.0f * (hi[a] - lo[a]);
+                    float y = t % 5 == 0 ? q[a] : t % 5 == 1 ? 2.0f * lo[a] - q[a] : t % 5 == 2 ? 2.0f * hi[a] - q[a]
+                            : t % 5 == 3 ? q[a] + w2 : q[a] - w2, dd = pi[a] - y;
+                    d2 += dd * dd;
+                }
+                if (d2 < L->r2) {
+                    want[2 * nw] = (double)j;
+                    want[2 * nw++ + 1] = d2;
+                }
+            }
+        for (uint k = 0; k < l->count[i] && k < l->cap; k++) {
+            uint e = l->idx[i * l->cap + k], j = e & NL_INDEX, m = e >> NL_SHIFT;
+            const float q[3] = { p[j].x, p[j].y, p[j].z };
+            float d2 = 0.0f;
+            for (int a = 0; a < 3; a++) {
+                float dd = pi[a] - image_coord(q[a], (m >> (2 * a)) & 3u, lo[a], hi[a], pi[a]);
+                d2 += dd * dd;
+            }
+            got[2 * ng] = (double)j;
+            got[2 * ng++ + 1] = d2;
+        }
+        qsort(want, nw, 2 * sizeof *want, cmp_pair);
+        qsort(got, ng, 2 * sizeof *got, cmp_pair);
+        int ok = nw == ng;
+        for (size_t k = 0; ok && k < nw; k++)
+            ok = want[2 * k] == got[2 * k] && fabs(want[2 * k + 1] - got[2 * k + 1]) <= 1e-6 * L->r2;
+        bad += !ok;
+    }
+    free(want);
+    free(got);
+    return bad;
 }
 
 /* One case on one backend and layout; its lists (logical layout) go to
@@ -154,7 +228,7 @@ static void run_case(fcl_backend *be, const scase *k, int particle_major, lists 
     fcl_sph_consts c;
     memset(&c, 0, sizeof c);
     c.domain_min = fcl_f4(0, 0, 0, 0);
-    c.domain_max = fcl_f4(1.0f, 0.8f, 0.6f, 0);
+    c.domain_max = fcl_f4(1.0f, 0.8f, k->depth > 0.0f ? k->depth : 0.6f, 0);
     c.h = cell;
     c.mirror_walls = k->mirror != 0;
     float4 *p = malloc(k->n * 16 + 16), *b = malloc(k->nb * 16 + 16);
@@ -178,6 +252,11 @@ static void run_case(fcl_backend *be, const scase *k, int particle_major, lists 
     long fbad = compare_brute(fo, p, p, k->n, &nl.fl, k->mirror & FCL_NLIST_FLUID_IMAGES, &c, &fmax);
     long bbad = k->nb ? compare_brute(bo, p, b, k->nb, &nl.bl, k->mirror & FCL_NLIST_BOUNDARY_IMAGES, &c, &bmax) : 0;
     int over = k->n && !k->grow && (fmax > cap || (k->nb && bmax > bcap));
+    if (k->depth > 0.0f && (k->mirror & FCL_NLIST_FLUID_IMAGES)) {
+        long ibad = compare_images(fo, p, &nl.fl, &c);
+        CHECK(ibad == 0, "%s (%s, %s): %ld particles' images differ from every image within the radius counted "
+              "independently", k->name, be->kind, particle_major ? "particle-major" : "interleaved", ibad);
+    }
     if (k->grow)
         CHECK(nl.grown > 0 && nl.fl.cap >= fmax && (!k->nb || nl.bl.cap >= bmax),
               "%s (%s): lists of %u / %u entries after %ld growths for %u / %u neighbors", k->name, be->kind,
@@ -214,18 +293,25 @@ static int same(const lists *a, const lists *b)
 int main(void)
 {
     const scase cases[] = {
-        { "empty", 0, 0, 0, 1.0f, 0, 0, 0 },
-        { "one particle", 1, 0, 1, 1.0f, 0, 0, 0 },
-        { "one cell", 300, 0, 0, 1.0f, 400, 1, 0 },
-        { "random, mirror walls", 3000, 0, 1, 1.0f, 0, 0, 0 },
-        { "random, boundary set", 3000, 2000, 0, 1.0f, 0, 0, 0 },
-        { "half-cell radius", 3000, 500, 1, 0.5f, 0, 0, 0 },
-        { "two-cell radius", 2000, 500, 1, 2.0f, 600, 0, 0 },
-        { "boundary images", 3000, 2000, 3, 1.0f, 0, 0, 0 },
-        { "boundary images, two-cell radius", 2000, 500, 3, 2.0f, 600, 0, 0 },
-        { "over capacity", 300, 50, 0, 1.0f, 16, 1, 0 },
-        { "over capacity, growing", 300, 50, 3, 1.0f, 16, 1, 1 },
-        { "over capacity, uneven counts", 3000, 0, 0, 1.0f, 8, 0, 0 },
+        { "empty", 0, 0, 0, 1.0f, 0, 0, 0, 0.0f },
+        { "one particle", 1, 0, 1, 1.0f, 0, 0, 0, 0.0f },
+        { "one cell", 300, 0, 0, 1.0f, 400, 1, 0, 0.0f },
+        { "random, mirror walls", 3000, 0, 1, 1.0f, 0, 0, 0, 0.0f },
+        { "random, boundary set", 3000, 2000, 0, 1.0f, 0, 0, 0, 0.0f },
+        { "half-cell radius", 3000, 500, 1, 0.5f, 0, 0, 0, 0.0f },
+        { "two-cell radius", 2000, 500, 1, 2.0f, 600, 0, 0, 0.0f },
+        { "boundary images", 3000, 2000, 3, 1.0f, 0, 0, 0, 0.0f },
+        { "boundary images, two-cell radius", 2000, 500, 3, 2.0f, 600, 0, 0, 0.0f },
+        { "over capacity", 300, 50, 0, 1.0f, 16, 1, 0, 0.0f },
+        { "over capacity, growing", 300, 50, 3, 1.0f, 16, 1, 1, 0.0f },
+        { "over capacity, uneven counts", 3000, 0, 0, 1.0f, 8, 0, 0, 0.0f },
+        /* A slab under the radius: images across both walls of z (it
+         * took the low wall's alone: a 2 cm quasi-2-D slab's second
+         * layer read 19 % light), and shifted ones where the extent is
+         * under the radius (0.12 and 0.2 for a radius of 0.2). */
+        { "slab 0.3 deep, two-cell radius", 1500, 0, 1, 2.0f, 0, 0, 0, 0.3f },
+        { "slab 0.12 deep, two-cell radius", 800, 0, 1, 2.0f, 0, 0, 0, 0.12f },
+        { "slab 0.12 deep, boundary images", 800, 300, 3, 1.5f, 0, 0, 0, 0.12f },
     };
     enum { NC = sizeof cases / sizeof cases[0] };
     lists ref[NC][2][2];

@@ -8,19 +8,24 @@
  * 2 ms so that the front is sampled as finely), native backend. The
  * front Z = max x / a against T = t sqrt(2 g / a) is compared with the
  * experiment's table (a = 2 1/4 in, n^2 = 2) at every tabulated T in
- * [0.8, 3.33]. At a spacing of a/10 the fronts measured 5.0 % (mps),
- * 8.1 % (dfsph), 5.7 % (wcsph; 9.5 % in the portable build, whose force
- * sums run in another order), 16.4-17.0 % (pbf, behind) and 5.8 % (mac)
- * off at worst (README: at a/20 they lead by up to 15-25 %, as numerical
- * fronts do against this experiment, whose gate took time to open). The
- * height at the wall, eta = (highest particle within 2 cm of it + half a
- * spacing) / (2a) against tau = t sqrt(g / a), at every tabulated tau in
- * [0.56, 1.84]: measured +3.5 % (wcsph; -3.0 % in the portable build),
- * +5.2 % (dfsph), +1.4-2.5 % (pbf), +4.1 % (mps), -5.1 % (mac).
- * Each solver's limits are its worst plus about 3 points (LIMIT): one
- * 20 % and 10 % for all let gravity 10 % too strong pass every solver
- * (fronts +10.9 % wcsph, +16.1 % dfsph, -12.6 % pbf, +4.2 % mps, +10.5 %
- * mac; a review). The invariant it guards: each solver's bulk dynamics
+ * [0.8, 3.33]. At a spacing of a/10 the fronts measured +8.3 % (mps),
+ * +12.7 % (dfsph), +19.9 % (wcsph; +21.3 % on PoCL, whose force sums run
+ * in another order), -13.5 % (pbf, behind) and +5.8 % (mac) off at worst
+ * (README: refined they lead, as numerical fronts do against this
+ * experiment, whose gate took time to open). The height at the wall,
+ * eta = (highest particle within 2 cm of it + half a spacing) / (2a)
+ * against tau = t sqrt(g / a), at every tabulated tau in [0.56, 1.84]:
+ * measured -1.5 % (wcsph; +2.0 % on PoCL), +2.9 % (dfsph), +6.1 % (pbf),
+ * +5.1 % (mps), -5.1 % (mac). The same column 4 cm deep gives the same
+ * fronts (the slab is mirrored across both walls, walls.h); until
+ * 2026-11-29 only one wall of an axis was, its second layer 19 % light,
+ * and the fronts read +5.7 % (wcsph), +8.1 %, -17.0 %, -5.0 %.
+ * Each solver's limits are its worst plus 2-3 points (LIMIT), below its
+ * front with gravity 10 % too strong, which each must fail: +25.0 %
+ * (wcsph), +16.6 % (dfsph), +13.0 % (mps), +10.5 % (mac); pbf, behind,
+ * moves towards the table then (-10.6 %), and its limit only guards its
+ * own result (one 20 % and 10 % for all let such gravity pass every
+ * solver; a review). The invariant it guards: each solver's bulk dynamics
  * under gravity, not only its stability.
  */
 #include <math.h>
@@ -127,7 +132,7 @@ int main(void)
         return 77;
     static const char *const solvers[] = { "wcsph", "dfsph", "pbf", "mps", "mac" };
     /* LIMIT: front, height (fractions), each solver's worst measured plus about 3 points. */
-    static const double limit[5][2] = { { 0.13, 0.07 }, { 0.11, 0.08 }, { 0.20, 0.06 }, { 0.08, 0.08 }, { 0.09, 0.08 } };
+    static const double limit[5][2] = { { 0.23, 0.07 }, { 0.15, 0.08 }, { 0.17, 0.09 }, { 0.11, 0.08 }, { 0.09, 0.08 } };
     for (int k = 0; k < 5; k++) {
         double w[2] = { 1.0, 1.0 };
         int ok = surge(cpu, solvers[k], w) == 0;

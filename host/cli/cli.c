@@ -472,6 +472,29 @@ static void note_idle_control(const fcl_cli *o, const fcl_scene *s, const fcl_so
                 "settings do nothing\n", (int)strcspn(kv, "="), kv);
 }
 
+/* Mirror walls give each neighbor its images across both walls of an
+ * axis, and across both in turn (walls.h), which is every image in range
+ * where the extent is at least half the neighbor radius; a narrower axis
+ * (a quasi-2-D slab one spacing deep under mps, whose radius is r_e = 4
+ * spacings) misses images of images: said once, the run goes on. */
+static void note_narrow_mirror(const fcl_scene *s, const fcl_solver *sv)
+{
+    const fcl_params *p = &s->params;
+    if (strcmp(p->boundary_walls, "mirror") != 0 || !sv->list_radius)
+        return;
+    double f = sv->list_radius(p), r = (f > 1.0 ? f : 1.0) * p->particles_support * p->particles_spacing;
+    for (int a = 0; a < 3; a++) {
+        double w = p->domain_max[a] - p->domain_min[a];
+        if (w < 0.5 * r) {
+            fprintf(stderr, "fluidcl: note: %s: the domain is %.3g m across in %c between mirror walls, under half "
+                    "the %s solver's neighbor radius %.3g m: images of images past the first reflection each side "
+                    "are not made, so particles miss neighbors there (%.3g m or more, or boundary.walls = "
+                    "particles)\n", s->file, w, "xyz"[a], sv->name, r, 0.5 * r);
+            return;
+        }
+    }
+}
+
 /* A check's error after the command line was merged into the scene's
  * parameters names the scene file; where the key it starts with came
  * from --param or an option, it names that as well (a review:
@@ -553,6 +576,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     scene_emitter_capacity(s, solver_longest_dt(sv, &s->params));
     note_unread_params(o, sv);
     note_idle_control(o, s, sv);
+    note_narrow_mirror(s, sv);
     if (solver_unused_viscosity(sv, &s->params, s->phases, s->nphases, err, sizeof err))
         fprintf(stderr, "fluidcl: note: %s\n", err);
     return 0;

@@ -77,7 +77,8 @@ static int addressable(size_t n, uint cap, char *err, size_t errlen)
     if (nlist_addressable(n, cap))
         return 1;
     snprintf(err, errlen, "neighbors.capacity: %zu particles x %u entries exceed the 2^32 entries a list may "
-             "address (and 2^29 particles); use fewer particles or a smaller capacity", n, cap);
+             "address (and %lu particles); use fewer particles or a smaller capacity", n, cap,
+             (unsigned long)1 << NL_SHIFT);
     return 0;
 }
 
@@ -102,7 +103,8 @@ int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, floa
 {
     memset(l, 0, sizeof *l);
     l->pcap = n;
-    if (!addressable(n, cap > bcap ? cap : bcap, err, errlen))
+    uint bl = nb ? bcap : 0u;   /* no boundary list without boundary particles */
+    if (!addressable(n, cap > bl ? cap : bl, err, errlen))
         return -1;
     l->particle_major = particle_major;
     layout(&l->fl, n, r, cell, cap, particle_major, images & FCL_NLIST_FLUID_IMAGES);

@@ -55,7 +55,8 @@ uint nlist_boundary_capacity(double r, double d, long param);
 /* Device bytes per particle of lists with these capacities. */
 size_t nlist_bytes_per_particle(uint cap, uint bcap);
 /* Whether n particles of cap entries each fit the lists' 32-bit
- * addressing on the device (fewer than 2^32 entries and 2^29 particles). */
+ * addressing on the device (fewer than 2^32 entries and 2^NL_SHIFT
+ * particles, the entries' index bits). */
 int nlist_addressable(size_t n, uint cap);
 /* Lists for up to pcap particles (each build takes the grid's current
  * count; nb boundary particles: 0 skips that list) with

@@ -282,17 +282,27 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
                                "sim.steps when not)"
                              : "a larger spacing or a smaller fluid";
     /* The lists' 32-bit addressing binds on any device, whatever its
-     * memory (nlist.c checks the same again at allocation). */
-    if (cap && !nlist_addressable(n, cap)) {
-        snprintf(err, errlen, "%s: %zu particles x %u neighbor-list entries exceed the 2^32 entries a list may "
-                 "address (and 2^29 particles): expected %s, or a smaller neighbors.capacity", key, n, cap, fix);
+     * memory (nlist.c checks the same again at allocation), for the
+     * larger of the two lists: the boundary list's 60 entries by default
+     * (there is none without boundary particles; it was left out, and a
+     * boundary capacity too large was refused after the allocations,
+     * naming the fluid's). */
+    uint bl = nb ? bcap : 0u, big = bl > cap ? bl : cap;
+    const char *capkey = bl > cap ? "neighbors.boundary_capacity" : "neighbors.capacity";
+    if (big && !nlist_addressable(n, big)) {
+        if (n >= (size_t)1 << NL_SHIFT)
+            snprintf(err, errlen, "%s: %zu particles exceed the %lu a neighbor list can index: expected %s", key, n,
+                     (unsigned long)1 << NL_SHIFT, fix);
+        else
+            snprintf(err, errlen, "%s: %zu particles x %u entries (%s) exceed the 2^32 entries a neighbor list may "
+                     "address: expected %s, or a smaller %s", key, n, big, capkey, fix, capkey);
         return -1;
     }
     size_t need = sim_bytes_needed(solver, prm, &info, nb);
     size_t cells = ((size_t)info.ncells + 1) * sizeof(uint), largest = n * 16 > cells ? n * 16 : cells;
-    /* The fluid list's entries are one buffer too (nlist.c), often the
+    /* Each list's entries are one buffer too (nlist.c), often the
      * largest: NVIDIA's OpenCL lets one buffer take a quarter of memory. */
-    size_t list = (size_t)n * cap * 4;
+    size_t list = (size_t)n * big * 4;
     largest = list > largest ? list : largest;
     /* The native backend shares RAM with the host's staging copies of
      * positions and velocities and the frame buffers (~80 B/particle). */
