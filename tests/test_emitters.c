@@ -290,6 +290,19 @@ static void backed_up(fcl_backend *be)
           "inflow into a wall 3 cm away: %s, %ld added and %ld refused of %ld (within a layer of 24)",
           o.ok ? "ran" : "FAILED", o.emitted, o.refused, want);
     printf("inflow backed up against a wall: %ld added, %ld refused as taken, of %ld\n", o.emitted, o.refused, want);
+    /* The same inflow given as a rate, 1,200 a second (its layers one
+     * spacing apart): mps checks a rate's points for room too (its
+     * rate_gap keeps a rate's own layers 0.9 spacings apart), where they
+     * were placed on the backed-up fluid, 0.12 spacings from a particle,
+     * and the run blew up at step 161 at 123 m/s (a review). */
+    char rated[1024];
+    snprintf(rated, sizeof rated, "%.*s, \"rate\": 1200}]}", (int)(strlen(WALL) - 3), WALL);
+    run_scene(be, rated, 0.4, &o);
+    printf("the same inflow at a rate of 1200/s: %ld added, %ld refused, largest speed %.2f m/s\n", o.emitted,
+           o.refused, o.vmax);
+    CHECK(o.ok && o.refused > 0 && labs(o.emitted + o.refused - want) <= 24 && o.vmax < 3.0 && o.unique,
+          "rate inflow into a wall 3 cm away: %s, %ld added and %ld refused of %ld, largest speed %.3g m/s (limit 3)",
+          o.ok ? "ran" : "FAILED", o.emitted, o.refused, want, o.vmax);
     /* A 1 m/s disk 1.5 spacings from the wall it faces (3 cm, gravity,
      * three layers of wall particles, 1 s): points a quarter spacing
      * from a particle were still added, and mps's number density turned

@@ -381,6 +381,7 @@ void scene_emitter_capacity(fcl_scene *s, double longest_dt)
     double horizon = scene_run_horizon(s, longest_dt);
     double cap = scene_count(s, p) + emitters_bound(s, p->particles_spacing, horizon);
     p->particles_capacity = cap < 2e9 ? (long)ceil(cap) : 2000000000L;
+    s->capacity_from_emitters = 1;
 }
 
 int outflows_read(fcl_scene *s, const cJSON *arr, const char *file, char *err, size_t errlen)

@@ -108,6 +108,7 @@ typedef struct fcl_scene {
     int nphases;
     fcl_emitter emitters[FCL_EMITTERS_MAX];   /* "emitters" */
     int nemitters;
+    int capacity_from_emitters;   /* particles.capacity was 0: scene_emitter_capacity set it */
     fcl_outflow outflows[FCL_OUTFLOWS_MAX];   /* "outflows" */
     int noutflows;
 } fcl_scene;
