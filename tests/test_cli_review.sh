@@ -242,5 +242,15 @@ fl run embedded:mac_dam_break.json --backend cpu --quiet --time 0.2 --param sim.
     printf '%s' "$ERR" | grep -q "mac.dt_min is mac.dt_max, which holds every substep at that length (mac.cfl does nothing then): lower both" &&
     ok "32 mac: a blow-up names the solver's own bound, and dt_min at dt_max" ||
     bad "32 mac blow-up bound" "exit $RC: $(errline)"
+# mac.pic blends the flip transfer's update: under advect it is noted as
+# doing nothing (it changed nothing without a word; a review), under flip
+# not.
+fl run embedded:mac_drop_pool.json --backend cpu --quiet --steps 1 --param mac.pic=0.3
+E1=$ERR R1=$RC
+fl run embedded:mac_drop_pool.json --backend cpu --quiet --steps 1 --param mac.pic=0.3 --param mac.transfer=flip
+[ "$R1" -eq 0 ] && printf '%s' "$E1" | grep -q "mac.pic = 0.3 does nothing under mac.transfer = advect" &&
+    [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "mac.pic" &&
+    ok "32 mac: mac.pic under the advect transfer is noted as doing nothing, under flip not" ||
+    bad "32 mac.pic note" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-200)"
 
 checks_done

@@ -778,6 +778,13 @@ static int mac_check(const fcl_params *p, char *err, size_t errlen)
         fprintf(stderr, "fluidcl: note: mac.particles_per_cell = %g is below the seed's 8: cells inside the liquid "
                 "that no marker holds read as air, and the liquid loses volume (a dam break 21 %% within 1 s at 4, "
                 "52 %% at 2)\n", p->mac_particles_per_cell);
+    /* mac.pic blends FLIP's update; the advect transfer has none, and a
+     * value given there changed nothing without a word (a review). */
+    static int said_pic;
+    if (rc == 0 && strcmp(p->mac_transfer, "advect") == 0 &&
+        fabs(p->mac_pic - atof(fcl_param_table[FCL_P_mac_pic].def)) > 1e-6 && !said_pic++)
+        fprintf(stderr, "fluidcl: note: mac.pic = %g does nothing under mac.transfer = advect: it blends the flip "
+                "transfer's update (--param mac.transfer=flip)\n", p->mac_pic);
     return rc;
 }
 
