@@ -242,6 +242,35 @@ fl run embedded:mac_dam_break.json --backend cpu --quiet --time 0.2 --param sim.
     printf '%s' "$ERR" | grep -q "mac.dt_min is mac.dt_max, which holds every substep at that length (mac.cfl does nothing then): lower both" &&
     ok "32 mac: a blow-up names the solver's own bound, and dt_min at dt_max" ||
     bad "32 mac blow-up bound" "exit $RC: $(errline)"
+# 33. A tension coefficient of a model the run does not use is noted
+# (material.cohesion under mueller, material.surface_tension under none
+# each changed nothing without a word; a review), the model's own not.
+fl run "$GOOD" --backend cpu --steps 1 --quiet --param material.cohesion=0.3
+E1=$ERR R1=$RC
+fl run "$GOOD" --backend cpu --steps 1 --quiet --param material.tension_model=none --param material.surface_tension=0.3
+E2=$ERR R2=$RC
+fl run "$GOOD" --backend cpu --steps 1 --quiet --param material.tension_model=akinci --param material.cohesion=0.3
+[ "$R1" -eq 0 ] && printf '%s' "$E1" | grep -q "material.cohesion is set, but material.tension_model = mueller does not read it" &&
+    [ "$R2" -eq 0 ] && printf '%s' "$E2" | grep -q "material.surface_tension is set, but material.tension_model = none" &&
+    [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "does not read it" &&
+    ok "33 a tension coefficient of another model is noted, the model's own not" ||
+    bad "33 idle tension notes" "exit $R1 $R2 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-200)"
+
+# ... and a mirror axis under half the neighbor radius, where images of
+# images of images would reach: mps (radius 2.1 spacings) in a slab one
+# spacing deep, not two.
+for depth in 0.01 0.02; do
+    printf '{ "sim": { "solver": "mps" }, "domain": { "min": [0,0,0], "max": [0.1,0.2,%s] }, "boundary": { "walls": "mirror" },\n  "particles": { "spacing": 0.01 }, "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,%s] } ] }\n' \
+        "$depth" "$depth" >"$T/slab_$depth.json"
+done
+fl run "$T/slab_0.01.json" --backend cpu --steps 1 --quiet
+E1=$ERR R1=$RC
+fl run "$T/slab_0.02.json" --backend cpu --steps 1 --quiet
+[ "$R1" -eq 0 ] && printf '%s' "$E1" | grep -q "0.01 m across in z between mirror walls, under half the mps solver's neighbor radius" &&
+    [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "between mirror walls" &&
+    ok "33 a mirror axis under half the neighbor radius is noted (mps, one spacing deep), two spacings not" ||
+    bad "33 narrow mirror note" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-200)"
+
 # mac.pic blends the flip transfer's update: under advect it is noted as
 # doing nothing (it changed nothing without a word; a review), under flip
 # not.

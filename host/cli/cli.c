@@ -472,6 +472,28 @@ static void note_idle_control(const fcl_cli *o, const fcl_scene *s, const fcl_so
                 "settings do nothing\n", (int)strcspn(kv, "="), kv);
 }
 
+/* A tension coefficient of a model the run does not use: material.
+ * surface_tension beside akinci or none, material.cohesion beside mueller
+ * or none, set off its default (each changed nothing without a word; a
+ * review). Only where the solver applies tension (it reads
+ * tension_model). */
+static void note_idle_tension(const fcl_scene *s, const fcl_solver *sv)
+{
+    static const struct { fcl_param_id id; const char *model; } coef[] = {
+        { FCL_P_material_surface_tension, "mueller" }, { FCL_P_material_cohesion, "akinci" } };
+    const fcl_params *p = &s->params;
+    fcl_params def;
+    params_defaults(&def);
+    if (solver_reads_instead(sv, FCL_P_material_tension_model))
+        return;
+    for (size_t k = 0; k < sizeof coef / sizeof coef[0]; k++) {
+        const fcl_param_def *d = &fcl_param_table[coef[k].id];
+        if (strcmp(p->material_tension_model, coef[k].model) != 0 && !params_equal(p, &def, d))
+            fprintf(stderr, "fluidcl: note: material.%s is set, but material.tension_model = %s does not read it "
+                    "(the %s model does)\n", d->name, p->material_tension_model, coef[k].model);
+    }
+}
+
 /* Mirror walls give each neighbor its images across both walls of an
  * axis, and across both in turn (walls.h), which is every image in range
  * where the extent is at least half the neighbor radius; a narrower axis
@@ -577,6 +599,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     note_unread_params(o, sv);
     note_idle_control(o, s, sv);
     note_narrow_mirror(s, sv);
+    note_idle_tension(s, sv);
     if (solver_unused_viscosity(sv, &s->params, s->phases, s->nphases, err, sizeof err))
         fprintf(stderr, "fluidcl: note: %s\n", err);
     return 0;
