@@ -259,13 +259,10 @@ FCL_INLINE void dfsph_kappa_sum(float4 pi, float ki, GLOBAL const float4 *pos, G
     float ax = *sx, ay = *sy, az = *sz;
     FCL_SIMD_SUM3(ax, ay, az)
     for (uint k = 0u; k < n; k++) {
-        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = images ? en >> NL_SHIFT : 0u;
-        float4 pj = pos[j];
-        float qx = images ? mirror_axis(pj.x, m & 3u, img.lo2.x, img.hi2.x, img.w2.x, pi.x) : pj.x;
-        float qy = images ? mirror_axis(pj.y, (m >> 2) & 3u, img.lo2.y, img.hi2.y, img.w2.y, pi.y) : pj.y;
-        float qz = images ? mirror_axis(pj.z, (m >> 4) & 3u, img.lo2.z, img.hi2.z, img.w2.z, pi.z) : pj.z;
+        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX;
+        float4 q = mirror_lanes(pos[j], en >> NL_SHIFT, img, images);
         float s = d->volume * (ki + kap[j]) * fg[e];
-        ax += s * (pi.x - qx); ay += s * (pi.y - qy); az += s * (pi.z - qz);
+        ax += s * (pi.x - q.x); ay += s * (pi.y - q.y); az += s * (pi.z - q.z);
     }
     *sx = ax;
     *sy = ay;

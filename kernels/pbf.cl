@@ -130,16 +130,13 @@ FCL_INLINE void pbf_delta_sum(float4 pi, float li, GLOBAL const float4 *pos, GLO
     float dx = 0.0f, dy = 0.0f, dz = 0.0f, sk = d->scorr_k * d->tscale, sw = d->scorr_inv_wdq;
     uint sn = d->scorr_n;
     for (uint k = 0u; k < n; k++) {
-        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX, m = images ? en >> NL_SHIFT : 0u;
-        float4 pj = pos[j];
-        float qx = images ? mirror_axis(pj.x, m & 3u, img.lo2.x, img.hi2.x, img.w2.x, pi.x) : pj.x;
-        float qy = images ? mirror_axis(pj.y, (m >> 2) & 3u, img.lo2.y, img.hi2.y, img.w2.y, pi.y) : pj.y;
-        float qz = images ? mirror_axis(pj.z, (m >> 4) & 3u, img.lo2.z, img.hi2.z, img.w2.z, pi.z) : pj.z;
+        uint e = base + k * ks, en = fidx[e], j = en & NL_INDEX;
+        float4 q = mirror_lanes(pos[j], en >> NL_SHIFT, img, images);
         float w = fw[e] * sw, t = 1.0f;
         for (uint a = 0u; a < sn; a++)
             t *= w;
         float g = (li + lam[j] - sk * t) * fg[e];
-        dx += g * (pi.x - qx); dy += g * (pi.y - qy); dz += g * (pi.z - qz);
+        dx += g * (pi.x - q.x); dy += g * (pi.y - q.y); dz += g * (pi.z - q.z);
     }
     *sx = dx;
     *sy = dy;

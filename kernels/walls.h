@@ -122,6 +122,19 @@ FCL_INLINE float4 mirror(float4 q, uint m, fcl_images img)
                   mirror_axis(q.z, (m >> 4) & 3u, img.lo2.z, img.hi2.z, img.w2.z, img.p.z), q.w);
 }
 
+/* q's image m by selects, no branch on m, for the loops the host
+ * compiler vectorizes across neighbors (DFSPH's and PBF's solver sums);
+ * images 0 (a constant where it is inlined): q itself, no selects made,
+ * for a particle whose entries hold no image (nl_plain). */
+FCL_INLINE float4 mirror_lanes(float4 q, uint m, fcl_images img, uint images)
+{
+    if (!images)
+        return q;
+    return fcl_f4(mirror_axis(q.x, m & 3u, img.lo2.x, img.hi2.x, img.w2.x, img.p.x),
+                  mirror_axis(q.y, (m >> 2) & 3u, img.lo2.y, img.hi2.y, img.w2.y, img.p.y),
+                  mirror_axis(q.z, (m >> 4) & 3u, img.lo2.z, img.hi2.z, img.w2.z, img.p.z), q.w);
+}
+
 /* Whether code flips the normal component: one reflection does, a shift
  * (two reflections) does not. */
 FCL_INLINE uint mirror_flips(uint code)
