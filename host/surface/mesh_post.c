@@ -1,6 +1,7 @@
 /* mesh_post.c - optional post-processing of a marching-cubes mesh: Taubin
  * lambda/mu smoothing (Taubin 1995) with feature-preserving neighbor
- * weights, then edge collapses ordered by quadric error (Garland & Heckbert
+ * weights and a fold guard (no pair turns an edge's faces further past
+ * perpendicular), then edge collapses ordered by quadric error (Garland & Heckbert
  * 1997), then vertex normals again.
  * Invariant: a closed, consistently oriented 2-manifold stays one.
  * Smoothing moves vertices only. A collapse is made only when the link
@@ -249,13 +250,124 @@ static void pieces_restore(mc_mesh *m, pieces *p, const double *v0, const double
     }
 }
 
+/* The fold guard. A fold grows a little each Taubin pair where a thin
+ * sheet's two sides or a sharp ridge close in: 1,000 pairs folded 0.18 %
+ * of a dam break's 74,032 triangles past perpendicular to a neighbor
+ * (worst 116 degrees between their normals). After each pair, the
+ * vertices of every edge whose two faces turned past perpendicular, and
+ * further than before the pair, go back to where the pair found them.
+ * twin[e]: half-edge j -> i of e = i -> j (UINT32_MAX on an open edge);
+ * cosb[e]: the cosine between e's faces before the pair, cosa[e] after. */
+typedef struct fold_guard {
+    uint *twin, *from;
+    float *cosb, *cosa;
+    float4 *prev;
+    uint8_t *mark;
+} fold_guard;
+
+static void guard_free(fold_guard *g)
+{
+    free(g->twin);
+    free(g->from);
+    free(g->cosb);
+    free(g->cosa);
+    free(g->prev);
+    free(g->mark);
+}
+
+/* Cosine between the faces (i, j, a) and (j, i, b) of edge i -> j where
+ * it is negative, else 1: the guard compares folds only (no root and no
+ * division for the other edges, most of them). */
+static float edge_cos(const float4 *v, uint i, uint j, uint a, uint b)
+{
+    const float4 p = v[i], q = v[j], x = v[a], y = v[b];
+    float u[3] = { q.x - p.x, q.y - p.y, q.z - p.z }, s[3] = { x.x - p.x, x.y - p.y, x.z - p.z };
+    float t[3] = { y.x - p.x, y.y - p.y, y.z - p.z };
+    float n1[3] = { u[1] * s[2] - u[2] * s[1], u[2] * s[0] - u[0] * s[2], u[0] * s[1] - u[1] * s[0] };
+    float n2[3] = { t[1] * u[2] - t[2] * u[1], t[2] * u[0] - t[0] * u[2], t[0] * u[1] - t[1] * u[0] };
+    float d = n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2];
+    if (d >= 0.0f)
+        return 1.0f;
+    float l = sqrtf((n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2]) * (n2[0] * n2[0] + n2[1] * n2[1] + n2[2] * n2[2]));
+    return l > 0.0f ? d / l : 1.0f;
+}
+
+/* Each edge once (i < j, closed): its faces' cosine into cosb, or, with
+ * check, into cosa, its four vertices marked where it folds past
+ * perpendicular and further than cosb says it was. Returns the edges
+ * marked. */
+static size_t guard_edges(fold_guard *g, const mc_mesh *m, const ring *r, int check)
+{
+    size_t bad = 0;
+    for (uint e = 0; e < r->start[m->nv]; e++) {
+        uint i = g->from[e], j = r->nb[e], f = g->twin[e];
+        if (i > j || f == UINT32_MAX)
+            continue;
+        float c = edge_cos(m->v, i, j, r->pv[e], r->pv[f]);
+        if (!check) {
+            g->cosb[e] = c;
+        } else if ((g->cosa[e] = c) < 0.0f && c < g->cosb[e]) {
+            g->mark[i] = g->mark[j] = g->mark[r->pv[e]] = g->mark[r->pv[f]] = 1;
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static int guard_init(fold_guard *g, const mc_mesh *m, const ring *r)
+{
+    size_t ne = r->start[m->nv];
+    g->twin = malloc((ne + 1) * sizeof *g->twin);
+    g->from = malloc((ne + 1) * sizeof *g->from);
+    g->cosb = malloc((ne + 1) * sizeof *g->cosb);
+    g->cosa = malloc((ne + 1) * sizeof *g->cosa);
+    g->prev = malloc((m->nv + 1) * sizeof *g->prev);
+    g->mark = calloc(m->nv + 1, 1);
+    if (!g->twin || !g->from || !g->cosb || !g->cosa || !g->prev || !g->mark)
+        return -1;
+    for (uint i = 0; i < (uint)m->nv; i++)
+        for (uint e = r->start[i]; e < r->start[i + 1]; e++) {
+            uint j = r->nb[e];
+            g->from[e] = i;
+            g->twin[e] = UINT32_MAX;
+            for (uint f = r->start[j]; f < r->start[j + 1]; f++)
+                if (r->nb[f] == i)
+                    g->twin[e] = f;
+        }
+    guard_edges(g, m, r, 0);
+    return 0;
+}
+
+/* After a pair: the marked vertices back to g->prev, until no edge folds
+ * further (a vertex put back may fold one beside it); then cosb anew:
+ * the check's own cosines where nothing went back (most pairs). */
+static void guard_apply(fold_guard *g, mc_mesh *m, const ring *r)
+{
+    int back = 0;
+    for (int round = 0; round < 8 && guard_edges(g, m, r, 1) > 0; round++, back = 1)
+        for (size_t i = 0; i < m->nv; i++)
+            if (g->mark[i]) {
+                m->v[i] = g->prev[i];
+                g->mark[i] = 0;
+            }
+    if (back) {
+        guard_edges(g, m, r, 0);
+    } else {
+        float *t = g->cosb;
+        g->cosb = g->cosa;
+        g->cosa = t;
+    }
+}
+
 /* Taubin: per iteration a lambda step then a mu step with the same
- * weights, from the normals of the current shape; each closed piece's
- * volume given back (pieces); normals again at the end. */
+ * weights, from the normals of the current shape, under the fold guard;
+ * each closed piece's volume given back (pieces); normals again at the
+ * end. */
 static int smooth(mc_mesh *m, int iterations, float feature)
 {
     ring r = { 0 };
     pieces p = { 0 };
+    fold_guard g = { 0 };
     float *w = malloc(3 * m->nt * sizeof *w);
     float4 *tmp = malloc(m->nv * sizeof *tmp);
     double *v0 = malloc(2 * m->nv * sizeof *v0), *a0 = v0 + m->nv;
@@ -264,11 +376,14 @@ static int smooth(mc_mesh *m, int iterations, float feature)
     p.open = malloc(m->nv);
     p.vol = malloc(m->nv * sizeof *p.vol);
     p.area = malloc(m->nv * sizeof *p.area);
-    if (!w || !tmp || !v0 || !p.comp || !p.ref || !p.open || !p.vol || !p.area || ring_build(m, &r) != 0) {
+    if (!w || !tmp || !v0 || !p.comp || !p.ref || !p.open || !p.vol || !p.area || ring_build(m, &r) != 0 ||
+        guard_init(&g, m, &r) != 0) {
         free(w);
         free(tmp);
         free(v0);
         pieces_free(&p);
+        ring_free(&r);
+        guard_free(&g);
         return -1;
     }
     pieces_label(m, &r, &p);
@@ -280,13 +395,16 @@ static int smooth(mc_mesh *m, int iterations, float feature)
         if (feature != 0.0f)
             vertex_normals(m);
         feature_weights(m, &r, feature, w);
+        memcpy(g.prev, m->v, m->nv * sizeof *m->v);
         umbrella_step(m->nv, &r, w, m->v, tmp, TAUBIN_LAMBDA);
         umbrella_step(m->nv, &r, w, tmp, m->v, mu);
+        guard_apply(&g, m, &r);
     }
     pieces_restore(m, &p, v0, a0);
     vertex_normals(m);
     ring_free(&r);
     pieces_free(&p);
+    guard_free(&g);
     free(w);
     free(tmp);
     free(v0);
