@@ -1,4 +1,4 @@
-/* test_mesh_post.c - optional mesh post-processing (host/surface/mesh_post.c):
+/* test_mesh_post.c - optional mesh post-processing (host/surface/mesh_post.c, mesh_smooth.c):
  * Taubin smoothing with feature weights and quadric-error decimation, on
  * meshes built here (an icosphere with radial noise, a cube) and on a
  * marching-cubes ball from the native CPU backend.
@@ -359,7 +359,7 @@ static double worst_fold(const mc_mesh *m)
  * (measured 0.000 % and -4.15 %), folds nowhere past 10 degrees (2); the
  * 16^3 cube keeps its volume within 0.1 % (0.000 and +0.026 %), its
  * worst fold within 90.5 degrees with feature weights (90.0, its edges'
- * own; 113 at its corners before the fold guard, mesh_post.c) and 60
+ * own; 113 at its corners before the fold guard, mesh_smooth.c) and 60
  * without (40: the corners round). Taubin's filter
  * passes the lowest frequencies with a gain above 1, which compounded at
  * k_PB 0.1 with no volume given back: the sphere +5.8 % in volume, the

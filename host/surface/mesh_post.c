@@ -1,8 +1,7 @@
 /* mesh_post.c - optional post-processing of a marching-cubes mesh: Taubin
- * lambda/mu smoothing (Taubin 1995) with feature-preserving neighbor
- * weights and a fold guard (no pair turns an edge's faces further past
- * perpendicular), then edge collapses ordered by quadric error (Garland & Heckbert
- * 1997), then vertex normals again.
+ * smoothing (mesh_smooth.c), then edge collapses ordered by quadric error
+ * (Garland & Heckbert 1997), then vertex normals again; and what both
+ * share (mesh_post_impl.h: face cross products, normals, half-edge rings).
  * Invariant: a closed, consistently oriented 2-manifold stays one.
  * Smoothing moves vertices only. A collapse is made only when the link
  * condition holds (the two ends share exactly the two opposite vertices),
@@ -12,6 +11,7 @@
  * is allocated before the mesh is touched, so a failure leaves it as it was.
  */
 #include "mesh_post.h"
+#include "mesh_post_impl.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -19,14 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Taubin's pass band: lambda = 0.5 and 1/lambda + 1/mu = k_PB = 0.02
- * (mu = -0.505). Curvature frequencies below k_PB pass, higher ones are
- * damped; a lambda step alone would shrink every curved surface. Below
- * k_PB the gain is above 1 (by 6.6e-4 at most at k_PB 0.1, 2.5e-5 at 0.02),
- * which compounds: at 0.1, 1,000 pairs folded a cube's corners to 171
- * degrees with feature weights (113 at 0.02; test_mesh_post). */
-#define TAUBIN_LAMBDA 0.5f
-#define TAUBIN_KPB 0.02f
 /* A collapse may not turn a remaining triangle's normal by more than
  * acos(0.2) = 78 degrees, nor leave it with quality 2 sqrt(3) |cross| /
  * (sum of squared edges) below 0.02 (1 = equilateral) unless it was worse
@@ -38,7 +30,7 @@ enum { V_DEAD = 1, V_LOCKED = 2 };
 
 /* (b - a) x (c - a) of triangle t in double: it points out of the fluid
  * (counter-clockwise from outside) and its length is twice the area. */
-static void face_cross(const float4 *v, const uint *t, double x[3])
+void mp_face_cross(const float4 *v, const uint *t, double x[3])
 {
     const float4 a = v[t[0]], b = v[t[1]], c = v[t[2]];
     double u[3] = { b.x - a.x, b.y - a.y, b.z - a.z }, w[3] = { c.x - a.x, c.y - a.y, c.z - a.z };
@@ -50,12 +42,12 @@ static void face_cross(const float4 *v, const uint *t, double x[3])
 /* Unit vertex normals: the sum of the incident triangles' cross products,
  * which weights each face normal by its area. Accumulated in m->n itself
  * so that no buffer is needed; a vertex without area gets (0, 0, 0). */
-static void vertex_normals(mc_mesh *m)
+void mp_vertex_normals(mc_mesh *m)
 {
     memset(m->n, 0, m->nv * sizeof *m->n);
     for (size_t t = 0; t < m->nt; t++) {
         double x[3];
-        face_cross(m->v, &m->tri[3 * t], x);
+        mp_face_cross(m->v, &m->tri[3 * t], x);
         for (int k = 0; k < 3; k++) {
             float4 *n = &m->n[m->tri[3 * t + k]];
             n->x += (float)x[0];
@@ -71,28 +63,21 @@ static void vertex_normals(mc_mesh *m)
     }
 }
 
-/* Outgoing half-edges per vertex: triangle (a, b, c) gives a -> b with
- * third vertex c (and b -> c, c -> a likewise), listed for vertex i at
- * start[i] .. start[i + 1]. On a closed oriented manifold every neighbor
- * of i appears exactly once, and the third vertices chain around the fan. */
-typedef struct ring {
-    uint *start, *nb, *pv;
-} ring;
 
-static void ring_free(ring *r)
+void mp_ring_free(mp_ring *r)
 {
     free(r->start);
     free(r->nb);
     free(r->pv);
 }
 
-static int ring_build(const mc_mesh *m, ring *r)
+int mp_ring_build(const mc_mesh *m, mp_ring *r)
 {
     r->start = calloc(m->nv + 1, sizeof(uint));
     r->nb = malloc(3 * m->nt * sizeof(uint));
     r->pv = malloc(3 * m->nt * sizeof(uint));
     if (!r->start || !r->nb || !r->pv) {
-        ring_free(r);
+        mp_ring_free(r);
         return -1;
     }
     /* Counts, inclusive prefix sums (start[i] = end of i's run), then each
@@ -107,307 +92,6 @@ static int ring_build(const mc_mesh *m, ring *r)
             r->nb[e] = m->tri[3 * t + (k + 1) % 3];
             r->pv[e] = m->tri[3 * t + (k + 2) % 3];
         }
-    return 0;
-}
-
-/* ---- Smoothing ---------------------------------------------------------- */
-
-/* Weight of half-edge i -> j: max(0, n_i . n_j)^k. Across a crease the
- * normals disagree and the weight falls (cos 45 deg ^ 8 = 0.06), so the
- * umbrella does not pull the crease in; k = 0 is the plain umbrella. */
-static void feature_weights(const mc_mesh *m, const ring *r, float k, float *w)
-{
-    for (size_t i = 0; i < m->nv; i++)
-        for (uint e = r->start[i]; e < r->start[i + 1]; e++) {
-            const float4 a = m->n[i], b = m->n[r->nb[e]];
-            float c = a.x * b.x + a.y * b.y + a.z * b.z;
-            w[e] = k == 0.0f ? 1.0f : c > 0.0f ? powf(c, k) : 0.0f;
-        }
-}
-
-/* out = in + s L(in), L the weighted umbrella sum_j w_ij (x_j - x_i) / n_i
- * over the n_i ring neighbors. Dividing by n_i rather than sum_j w_ij keeps
- * L at most the plain umbrella (so Taubin's pass band stays valid) and lets
- * a vertex whose neighbors disagree move less, instead of being pulled
- * wholly towards the few that agree. */
-static void umbrella_step(size_t nv, const ring *r, const float *w, const float4 *in, float4 *out, float s)
-{
-    for (size_t i = 0; i < nv; i++) {
-        uint e0 = r->start[i], e1 = r->start[i + 1];
-        float dx = 0.0f, dy = 0.0f, dz = 0.0f;
-        for (uint e = e0; e < e1; e++) {
-            const float4 q = in[r->nb[e]];
-            dx += w[e] * (q.x - in[i].x);
-            dy += w[e] * (q.y - in[i].y);
-            dz += w[e] * (q.z - in[i].z);
-        }
-        float f = e1 > e0 ? s / (float)(e1 - e0) : 0.0f;
-        out[i] = fcl_f4(in[i].x + f * dx, in[i].y + f * dy, in[i].z + f * dz, 0.0f);
-    }
-}
-
-/* The closed pieces' volumes, to give back after smoothing: Taubin's
- * filter passes the lowest frequencies with a gain a little above 1
- * (TAUBIN_KPB), which compounds: at k_PB 0.1 a noisy sphere grew 5.8 %
- * in volume in 1,000 pairs and a cube 41 %. comp[i] is
- * vertex i's piece (connected by triangles), ref[c] a vertex of piece c
- * (the tetrahedra's apex: sums stay small far from the origin), open[c]
- * 1 when c has an edge with one side only (its volume means nothing). */
-typedef struct pieces {
-    uint *comp, *ref;
-    uint8_t *open;
-    double *vol, *area;
-    size_t n;
-} pieces;
-
-static void pieces_free(pieces *p)
-{
-    free(p->comp);
-    free(p->ref);
-    free(p->open);
-    free(p->vol);
-    free(p->area);
-}
-
-static uint uf_find(uint *up, uint i)
-{
-    while (up[i] != i)
-        i = up[i] = up[up[i]];
-    return i;
-}
-
-/* Pieces by union-find over the triangles' edges (ref doubles as the
- * forest), numbered in vertex order; open from the half-edges of r. */
-static void pieces_label(const mc_mesh *m, const ring *r, pieces *p)
-{
-    for (uint i = 0; i < (uint)m->nv; i++)
-        p->ref[i] = i;
-    for (size_t e = 0; e < 3 * m->nt; e++) {
-        uint a = uf_find(p->ref, m->tri[e]), b = uf_find(p->ref, m->tri[e - e % 3 + (e + 1) % 3]);
-        p->ref[a > b ? a : b] = a < b ? a : b;
-    }
-    p->n = 0;
-    for (uint i = 0; i < (uint)m->nv; i++) {
-        uint root = uf_find(p->ref, i);
-        p->comp[i] = root == i ? (uint)p->n++ : p->comp[root];   /* the root, the least index, comes first */
-    }
-    for (uint i = (uint)m->nv; i-- > 0;)
-        p->ref[p->comp[i]] = i;
-    memset(p->open, 0, p->n);
-    for (uint i = 0; i < (uint)m->nv; i++)
-        for (uint e = r->start[i]; e < r->start[i + 1]; e++) {
-            uint j = r->nb[e], back = 0;
-            for (uint f = r->start[j]; f < r->start[j + 1]; f++)
-                back |= r->nb[f] == i;
-            p->open[p->comp[i]] |= back == 0u;
-        }
-}
-
-/* Each piece's volume (tetrahedra to its ref vertex) into p->vol, and
- * its area into p->area. */
-static void pieces_measure(const mc_mesh *m, pieces *p)
-{
-    memset(p->vol, 0, p->n * sizeof *p->vol);
-    memset(p->area, 0, p->n * sizeof *p->area);
-    for (size_t t = 0; t < m->nt; t++) {
-        const uint *q = &m->tri[3 * t];
-        uint c = p->comp[q[0]];
-        const float4 o = m->v[p->ref[c]], a = m->v[q[0]];
-        double x[3];
-        face_cross(m->v, q, x);
-        p->vol[c] += ((a.x - o.x) * x[0] + (a.y - o.y) * x[1] + (a.z - o.z) * x[2]) / 6.0;
-        p->area[c] += 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-    }
-}
-
-/* The offset that gives piece c its volume v0 back to first order (dV =
- * area x offset, a cavity's volume and offset negative: its normals point
- * into it), or 0: open, or one the smoothing changed by more than first
- * order, whose offset would pass a quarter of its thickness 3 |V0| / A0
- * (a sphere's radius). A piece of one particle's 8 triangles shrinks to
- * a speck under plain weights, and its offset, over an area near 0, blew
- * it up to 0.61 m across in 10 pairs and 50 km in 30; then, measured by
- * V0 > 0, cavities were left as smoothed (+3.6 % in 1,000 pairs; reviews). */
-static double piece_offset(const pieces *p, uint c, const double *v0, const double *a0)
-{
-    double d = p->area[c] > 0.0 ? (v0[c] - p->vol[c]) / p->area[c] : 0.0;
-    return !p->open[c] && v0[c] != 0.0 && fabs(d) <= 0.25 * 3.0 * fabs(v0[c]) / a0[c] ? d : 0.0;
-}
-
-/* Moves each closed piece along its vertex normals by piece_offset;
- * twice, for the curvature's second order. */
-static void pieces_restore(mc_mesh *m, pieces *p, const double *v0, const double *a0)
-{
-    for (int pass = 0; pass < 2; pass++) {
-        pieces_measure(m, p);
-        vertex_normals(m);
-        for (size_t i = 0; i < m->nv; i++) {
-            uint c = p->comp[i];
-            double d = piece_offset(p, c, v0, a0);
-            m->v[i] = fcl_f4(m->v[i].x + (float)(d * m->n[i].x), m->v[i].y + (float)(d * m->n[i].y),
-                             m->v[i].z + (float)(d * m->n[i].z), 0.0f);
-        }
-    }
-}
-
-/* The fold guard. A fold grows a little each Taubin pair where a thin
- * sheet's two sides or a sharp ridge close in: 1,000 pairs folded 0.18 %
- * of a dam break's 74,032 triangles past perpendicular to a neighbor
- * (worst 116 degrees between their normals). After each pair, the
- * vertices of every edge whose two faces turned past perpendicular, and
- * further than before the pair, go back to where the pair found them.
- * twin[e]: half-edge j -> i of e = i -> j (UINT32_MAX on an open edge);
- * cosb[e]: the cosine between e's faces before the pair, cosa[e] after. */
-typedef struct fold_guard {
-    uint *twin, *from;
-    float *cosb, *cosa;
-    float4 *prev;
-    uint8_t *mark;
-} fold_guard;
-
-static void guard_free(fold_guard *g)
-{
-    free(g->twin);
-    free(g->from);
-    free(g->cosb);
-    free(g->cosa);
-    free(g->prev);
-    free(g->mark);
-}
-
-/* Cosine between the faces (i, j, a) and (j, i, b) of edge i -> j where
- * it is negative, else 1: the guard compares folds only (no root and no
- * division for the other edges, most of them). */
-static float edge_cos(const float4 *v, uint i, uint j, uint a, uint b)
-{
-    const float4 p = v[i], q = v[j], x = v[a], y = v[b];
-    float u[3] = { q.x - p.x, q.y - p.y, q.z - p.z }, s[3] = { x.x - p.x, x.y - p.y, x.z - p.z };
-    float t[3] = { y.x - p.x, y.y - p.y, y.z - p.z };
-    float n1[3] = { u[1] * s[2] - u[2] * s[1], u[2] * s[0] - u[0] * s[2], u[0] * s[1] - u[1] * s[0] };
-    float n2[3] = { t[1] * u[2] - t[2] * u[1], t[2] * u[0] - t[0] * u[2], t[0] * u[1] - t[1] * u[0] };
-    float d = n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2];
-    if (d >= 0.0f)
-        return 1.0f;
-    float l = sqrtf((n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2]) * (n2[0] * n2[0] + n2[1] * n2[1] + n2[2] * n2[2]));
-    return l > 0.0f ? d / l : 1.0f;
-}
-
-/* Each edge once (i < j, closed): its faces' cosine into cosb, or, with
- * check, into cosa, its four vertices marked where it folds past
- * perpendicular and further than cosb says it was. Returns the edges
- * marked. */
-static size_t guard_edges(fold_guard *g, const mc_mesh *m, const ring *r, int check)
-{
-    size_t bad = 0;
-    for (uint e = 0; e < r->start[m->nv]; e++) {
-        uint i = g->from[e], j = r->nb[e], f = g->twin[e];
-        if (i > j || f == UINT32_MAX)
-            continue;
-        float c = edge_cos(m->v, i, j, r->pv[e], r->pv[f]);
-        if (!check) {
-            g->cosb[e] = c;
-        } else if ((g->cosa[e] = c) < 0.0f && c < g->cosb[e]) {
-            g->mark[i] = g->mark[j] = g->mark[r->pv[e]] = g->mark[r->pv[f]] = 1;
-            bad++;
-        }
-    }
-    return bad;
-}
-
-static int guard_init(fold_guard *g, const mc_mesh *m, const ring *r)
-{
-    size_t ne = r->start[m->nv];
-    g->twin = malloc((ne + 1) * sizeof *g->twin);
-    g->from = malloc((ne + 1) * sizeof *g->from);
-    g->cosb = malloc((ne + 1) * sizeof *g->cosb);
-    g->cosa = malloc((ne + 1) * sizeof *g->cosa);
-    g->prev = malloc((m->nv + 1) * sizeof *g->prev);
-    g->mark = calloc(m->nv + 1, 1);
-    if (!g->twin || !g->from || !g->cosb || !g->cosa || !g->prev || !g->mark)
-        return -1;
-    for (uint i = 0; i < (uint)m->nv; i++)
-        for (uint e = r->start[i]; e < r->start[i + 1]; e++) {
-            uint j = r->nb[e];
-            g->from[e] = i;
-            g->twin[e] = UINT32_MAX;
-            for (uint f = r->start[j]; f < r->start[j + 1]; f++)
-                if (r->nb[f] == i)
-                    g->twin[e] = f;
-        }
-    guard_edges(g, m, r, 0);
-    return 0;
-}
-
-/* After a pair: the marked vertices back to g->prev, until no edge folds
- * further (a vertex put back may fold one beside it); then cosb anew:
- * the check's own cosines where nothing went back (most pairs). */
-static void guard_apply(fold_guard *g, mc_mesh *m, const ring *r)
-{
-    int back = 0;
-    for (int round = 0; round < 8 && guard_edges(g, m, r, 1) > 0; round++, back = 1)
-        for (size_t i = 0; i < m->nv; i++)
-            if (g->mark[i]) {
-                m->v[i] = g->prev[i];
-                g->mark[i] = 0;
-            }
-    if (back) {
-        guard_edges(g, m, r, 0);
-    } else {
-        float *t = g->cosb;
-        g->cosb = g->cosa;
-        g->cosa = t;
-    }
-}
-
-/* Taubin: per iteration a lambda step then a mu step with the same
- * weights, from the normals of the current shape, under the fold guard;
- * each closed piece's volume given back (pieces); normals again at the
- * end. */
-static int smooth(mc_mesh *m, int iterations, float feature)
-{
-    ring r = { 0 };
-    pieces p = { 0 };
-    fold_guard g = { 0 };
-    float *w = malloc(3 * m->nt * sizeof *w);
-    float4 *tmp = malloc(m->nv * sizeof *tmp);
-    double *v0 = malloc(2 * m->nv * sizeof *v0), *a0 = v0 + m->nv;
-    p.comp = malloc(m->nv * sizeof *p.comp);
-    p.ref = malloc(m->nv * sizeof *p.ref);
-    p.open = malloc(m->nv);
-    p.vol = malloc(m->nv * sizeof *p.vol);
-    p.area = malloc(m->nv * sizeof *p.area);
-    if (!w || !tmp || !v0 || !p.comp || !p.ref || !p.open || !p.vol || !p.area || ring_build(m, &r) != 0 ||
-        guard_init(&g, m, &r) != 0) {
-        free(w);
-        free(tmp);
-        free(v0);
-        pieces_free(&p);
-        ring_free(&r);
-        guard_free(&g);
-        return -1;
-    }
-    pieces_label(m, &r, &p);
-    pieces_measure(m, &p);
-    memcpy(v0, p.vol, p.n * sizeof *v0);
-    memcpy(a0, p.area, p.n * sizeof *a0);
-    const float mu = 1.0f / (TAUBIN_KPB - 1.0f / TAUBIN_LAMBDA);
-    for (int it = 0; it < iterations; it++) {
-        if (feature != 0.0f)
-            vertex_normals(m);
-        feature_weights(m, &r, feature, w);
-        memcpy(g.prev, m->v, m->nv * sizeof *m->v);
-        umbrella_step(m->nv, &r, w, m->v, tmp, TAUBIN_LAMBDA);
-        umbrella_step(m->nv, &r, w, tmp, m->v, mu);
-        guard_apply(&g, m, &r);
-    }
-    pieces_restore(m, &p, v0, a0);
-    vertex_normals(m);
-    ring_free(&r);
-    pieces_free(&p);
-    guard_free(&g);
-    free(w);
-    free(tmp);
-    free(v0);
     return 0;
 }
 
@@ -483,7 +167,7 @@ static void dec_quadrics(dec *d)
     const mc_mesh *m = d->m;
     for (size_t t = 0; t < m->nt; t++) {
         double x[3];
-        face_cross(m->v, &m->tri[3 * t], x);
+        mp_face_cross(m->v, &m->tri[3 * t], x);
         double l = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
         for (int k = 0; k < 3; k++)
             d->fn[m->tri[3 * t + k]]++;
@@ -516,7 +200,7 @@ static void dec_quadrics(dec *d)
 /* Lock vertices whose fan is not a closed disk: a half-edge listed twice
  * (non-manifold edge), a third vertex with no half-edge back (boundary), or
  * a walk around the fan that does not visit every triangle (pinch). */
-static void dec_locks(dec *d, const ring *r)
+static void dec_locks(dec *d, const mp_ring *r)
 {
     for (size_t i = 0; i < d->m->nv; i++) {
         uint e0 = r->start[i], n = r->start[i + 1] - e0, steps = 0, cur = e0, ok = n > 0;
@@ -659,7 +343,7 @@ static hitem heap_pop(dec *d)
 
 /* Candidate collapses of every edge of the mesh (each once, from its
  * lower end), in one heap build. */
-static void dec_seed(dec *d, const ring *r)
+static void dec_seed(dec *d, const mp_ring *r)
 {
     for (size_t a = 0; a < d->m->nv; a++)
         for (uint e = r->start[a]; e < r->start[a + 1]; e++) {
@@ -861,7 +545,7 @@ static void compact_mesh(dec *d)
         }
     m->nv = nv;
     m->nt = nt;
-    vertex_normals(m);
+    mp_vertex_normals(m);
 }
 
 /* Collapse the cheapest valid edge until at most `target` triangles are
@@ -871,10 +555,10 @@ static void compact_mesh(dec *d)
 static int decimate(mc_mesh *m, size_t target, double max_err2)
 {
     dec d;
-    ring r = { 0 };
+    mp_ring r = { 0 };
     if (dec_alloc(&d, m) != 0)
         return -1;
-    if (ring_build(m, &r) != 0) {
+    if (mp_ring_build(m, &r) != 0) {
         dec_free(&d);
         return -1;
     }
@@ -882,7 +566,7 @@ static int decimate(mc_mesh *m, size_t target, double max_err2)
     dec_quadrics(&d);
     dec_locks(&d, &r);
     dec_seed(&d, &r);
-    ring_free(&r);
+    mp_ring_free(&r);
     while (d.alive > target && d.nheap > 0) {
         hitem h = heap_pop(&d);
         double p[3], w;
@@ -932,7 +616,7 @@ int mesh_postprocess(mc_mesh *m, const mesh_post_config *c, char *err, size_t er
         snprintf(err, errlen, "mesh post-processing: a mesh of %zu triangles is too large", m->nt);
         return -2;
     }
-    if (c->smooth_iterations > 0 && smooth(m, c->smooth_iterations, c->smooth_feature) != 0) {
+    if (c->smooth_iterations > 0 && mesh_smooth(m, c->smooth_iterations, c->smooth_feature) != 0) {
         snprintf(err, errlen, "mesh post-processing: out of memory smoothing %zu vertices", m->nv);
         return -1;
     }
