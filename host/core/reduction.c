@@ -7,6 +7,7 @@
 
 #include "../../kernels/fcl_types.h"
 #include "passes.h"
+#include "reduce.h"
 
 enum { OP_SUM = 0, OP_MAX = 1, OP_DOT = 2 };   /* kernels/reduce.cl */
 
@@ -28,6 +29,7 @@ static int reduce(fcl_reduction *r, fcl_backend *be, fcl_buf *x, fcl_buf *y, siz
     uint un = (uint)n, groups = (uint)((n + FCL_WG - 1) / FCL_WG);
     if (n > r->cap)
         return -1;
+    r->op = op;
     fcl_arg a[] = { FCL_BUF(x), FCL_BUF(y), FCL_BUF(r->part), FCL_VAL(un), FCL_VAL(op) };
     int rc = r->tree ? be->ops->launch(be, r->tree, n, a, FCL_NARGS(a), timer)
                      : pass_reduce_chunks(be, groups, timer, x, y, r->part, un, op);
@@ -54,12 +56,16 @@ int reduction_dot(fcl_reduction *r, fcl_backend *be, fcl_buf *x, fcl_buf *y, siz
     return reduce(r, be, x, y, n, OP_DOT, timer);
 }
 
+/* Every value read back goes through host/dist/reduce.h, a maximum as a
+ * maximum and sums and dot products as sums: the CG's |r|^2 and |b|^2,
+ * MPS's surface counts and MAC's largest face speed were read straight
+ * (an audit), where a multi-process build must combine them. */
 int reduction_read(fcl_reduction *r, fcl_backend *be, double *value)
 {
     float v = 0.0f;
     if (be->ops->buf_read(be, r->result, 0, sizeof v, &v) != 0)
         return -1;
-    *value = v;
+    *value = r->op == OP_MAX ? fcl_reduce_max(v) : fcl_reduce_sum(v);
     return 0;
 }
 

@@ -19,6 +19,7 @@ typedef struct fcl_reduction {
     fcl_kernel *tree;       /* GPUs: reduce_tree; NULL on CPU devices */
     fcl_kernel *finish;     /* GPUs: reduce_finish_tree; NULL on CPU devices */
     size_t cap;             /* the most values it reduces */
+    unsigned op;            /* the last reduction's kind (reduction.c), which reduction_read combines by */
 } fcl_reduction;
 
 /* For arrays of up to cap values. 0, or -1 when the device refused. */

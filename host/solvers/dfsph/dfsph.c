@@ -123,7 +123,7 @@ static int average(fcl_sim *s, dfsph *d, double *avg)
     double sum = 0.0;
     if (reduction_sum(&d->sum, s->be, d->err, s->n, "dfsph-reduce") != 0 || reduction_read(&d->sum, s->be, &sum) != 0)
         return -1;
-    *avg = fcl_reduce_sum(sum) / fcl_reduce_sum((double)s->n);
+    *avg = sum / fcl_reduce_sum((double)s->n);   /* sum: combined by reduction_read */
     return 0;
 }
 

@@ -33,6 +33,7 @@
 
 #include "mac.h"
 #include "passes.h"
+#include "reduce.h"
 #include "scene.h"
 #include "sim.h"
 
@@ -571,7 +572,7 @@ static int reseed_count(fcl_sim *s, mac *d, int read)
         return s->be->ops->buf_write(s->be, d->moved, 0, 4, &v);
     if (s->be->ops->buf_read(s->be, d->moved, 0, 4, &v) != 0)
         return -1;
-    d->reseeded = v;
+    d->reseeded = (long)fcl_reduce_sum((double)v);
     return 0;
 }
 
