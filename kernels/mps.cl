@@ -102,7 +102,7 @@ FCL_INLINE float mps_mu_of(float4 p, GLOBAL const fcl_phase *ph, const fcl_mps_c
  * nl_lanes16_load's entries ent[k .. k + 15] of n; returns the live lanes
  * within re2 of pi that are not particle i itself (j == i unmirrored):
  * the pairs a scalar walk keeps. */
-FCL_INLINE __mmask16 mps_entries16(const uint *ent, uint k, uint n, uint i, float4 pi, fcl_images img, float re2,
+FCL_INLINE16 __mmask16 mps_entries16(const uint *ent, uint k, uint n, uint i, float4 pi, fcl_images img, float re2,
                                    const float4 *pos, nl_lanes16 *L)
 {
     nl_lanes16_load(ent + k, n - k, pos, pi, img, L);
@@ -127,7 +127,7 @@ FCL_INLINE __m512 mps_w16(__m512 r2, float re, const fcl_mps_consts *d)
 }
 
 /* mps_number_density's fluid sum. */
-FCL_INLINE float mps_nd_fluid16(uint i, float4 pi, fcl_images img, const float4 *pos, const uint *ent, uint n,
+FCL_INLINE16 float mps_nd_fluid16(uint i, float4 pi, fcl_images img, const float4 *pos, const uint *ent, uint n,
                                 const fcl_mps_consts *d)
 {
     __m512 sum = _mm512_setzero_ps();
@@ -140,7 +140,7 @@ FCL_INLINE float mps_nd_fluid16(uint i, float4 pi, fcl_images img, const float4 
 }
 
 /* mps_viscosity_item's Laplacian sums without surface tension. */
-FCL_INLINE void mps_visc_fluid16(uint i, float4 pi, float4 ui, fcl_images img, const float4 *pos, const float4 *vev,
+FCL_INLINE16 void mps_visc_fluid16(uint i, float4 pi, float4 ui, fcl_images img, const float4 *pos, const float4 *vev,
                                  const uint *ent, uint n, const fcl_mps_consts *d, float *lx, float *ly, float *lz)
 {
     const __m512 zero = _mm512_setzero_ps(), neg0 = _mm512_set1_ps(-0.0f);
@@ -397,7 +397,7 @@ FCL_INLINE float mps_compress(float4 pi, GLOBAL const fcl_phase *ph, const fcl_m
 /* mps_assemble_item's fluid entries: each entry's weight as the scalar
  * pass forms it (so the stored matrix is the same), a and g summed 16
  * lanes at a time. */
-FCL_INLINE void mps_assemble_fluid16(uint i, float4 pi, fcl_images img, uint pinned, float rho_i, const float4 *pos,
+FCL_INLINE16 void mps_assemble_fluid16(uint i, float4 pi, fcl_images img, uint pinned, float rho_i, const float4 *pos,
                                      const float *rhob, const float *surf, float *coef, const uint *ent, uint n,
                                      const fcl_sph_consts *c, const fcl_mps_consts *d, float *a, float *g)
 {

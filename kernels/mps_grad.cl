@@ -157,7 +157,7 @@ FCL_INLINE __m512 mps_ghost16_axis(__m512 image, __m512 src, float g, __m512 rho
  * entries go 16 at a time, each pair as mps_correct_item forms it, the
  * lanes added at the end (another order of the sums: within the
  * backends' agreement); s[0..2] gets the first sum, s[3..5] the second. */
-FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, fcl_images img, float own, float rho_i, GLOBAL const float4 *pos,
+FCL_INLINE16 float mps_grad_fluid16(uint i, float4 pi, fcl_images img, float own, float rho_i, GLOBAL const float4 *pos,
                                   GLOBAL const float *prs, GLOBAL const float *rhob, const uint *ent, uint n,
                                   const fcl_sph_consts *c, const fcl_mps_consts *d, float s[8])
 {
@@ -168,15 +168,15 @@ FCL_INLINE float mps_grad_fluid16(uint i, float4 pi, fcl_images img, float own, 
         __mmask16 in = mps_entries16(ent, k, n, i, pi, img, d->re_n2, pos, &L);
         nl_v16 r = L.r;
         /* mps_q16, its p_j kept for each axis's own share (mps_ghost3) */
-        __mmask16 img = _mm512_test_epi32_mask(L.m, L.m);
+        __mmask16 isimg = _mm512_test_epi32_mask(L.m, L.m);
         __m512 rho_j = _mm512_mask_i32gather_ps(_mm512_set1_ps(1.0f), in, L.j, rhob, 4), pj = mps_p16(&L, in, prs, d);
-        __m512 p = _mm512_mask_add_ps(pj, img, pj, mps_ghost16(&L, rho_j, c));
+        __m512 p = _mm512_mask_add_ps(pj, isimg, pj, mps_ghost16(&L, rho_j, c));
         __m512 rm = _mm512_max_ps(L.r2, _mm512_set1_ps(d->rmin2));
         __m512 kk = _mm512_div_ps(_mm512_mul_ps(_mm512_div_ps(mps_w16(L.r2, d->re_n, d), rm), _mm512_set1_ps(2.0f)),
                                   _mm512_add_ps(_mm512_set1_ps(rho_i), rho_j));
-        __m512 qx = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.x, L.src.x, c->gravity.x, rho_j));
-        __m512 qy = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.y, L.src.y, c->gravity.y, rho_j));
-        __m512 qz = _mm512_mask_add_ps(pj, img, pj, mps_ghost16_axis(L.q.z, L.src.z, c->gravity.z, rho_j));
+        __m512 qx = _mm512_mask_add_ps(pj, isimg, pj, mps_ghost16_axis(L.q.x, L.src.x, c->gravity.x, rho_j));
+        __m512 qy = _mm512_mask_add_ps(pj, isimg, pj, mps_ghost16_axis(L.q.y, L.src.y, c->gravity.y, rho_j));
+        __m512 qz = _mm512_mask_add_ps(pj, isimg, pj, mps_ghost16_axis(L.q.z, L.src.z, c->gravity.z, rho_j));
         lo = _mm512_mask_min_ps(lo, in, lo, d->clamp ? _mm512_max_ps(p, zero) : p);   /* mps_pmin */
         ax = _mm512_mask_add_ps(ax, in, ax, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qx, vown), kk), r.x));
         ay = _mm512_mask_add_ps(ay, in, ay, _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(qy, vown), kk), r.y));
@@ -258,7 +258,7 @@ FCL_INLINE void mps_gc_pair(float4 r, float r2, float f, float wr, float ds, flo
 #ifdef FCL_AVX512
 /* mps_correct_gc's fluid entries 16 at a time, each pair
  * as the scalar walk forms it, the lanes added at the end. */
-FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, fcl_images img, float own, float rho_i, GLOBAL const float4 *pos,
+FCL_INLINE16 void mps_gc_fluid16(uint i, float4 pi, fcl_images img, float own, float rho_i, GLOBAL const float4 *pos,
                                GLOBAL const float *prs, GLOBAL const float *rhob, const uint *ent, uint n,
                                const fcl_sph_consts *c, const fcl_mps_consts *d, float s[12])
 {
@@ -303,7 +303,7 @@ FCL_INLINE void mps_gc_fluid16(uint i, float4 pi, fcl_images img, float own, flo
 /* C_i times the gradient's sum (s[0..2]): the moment matrix s[3..8]
  * inverted by its cofactors, or the lattice's d / n0 where its
  * determinant is under a tenth of the lattice's (too few neighbors, or
- * all in a img). */
+ * all in a plane). */
 FCL_INLINE float4 mps_gc_solve(const float s[12], const fcl_mps_consts *d)
 {
     float gx = s[0], gy = s[1], gz = s[2];
@@ -372,7 +372,7 @@ FCL_INLINE void mps_correct_gc(uint i, GLOBAL const float4 *pos, GLOBAL const fl
 #ifdef FCL_AVX512
 /* K&O's gradient sum in one walk (mps_grad_fluid16, then the boundary):
  * the native backend on an AVX-512 host, lists of kstride 1. */
-FCL_INLINE float4 mps_grad_ko16(uint i, float4 pi, fcl_images img, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
+FCL_INLINE16 float4 mps_grad_ko16(uint i, float4 pi, fcl_images img, GLOBAL const float4 *pos, GLOBAL const float4 *bpos,
                                 GLOBAL const uint *fcount, GLOBAL const uint *fidx, GLOBAL const uint *bcount,
                                 GLOBAL const uint *bidx, const fcl_nlist_info *fl, const fcl_nlist_info *bl,
                                 GLOBAL const float *prs, GLOBAL const float *rhob, GLOBAL const float *xw, uint off,

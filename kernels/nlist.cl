@@ -147,7 +147,7 @@ typedef struct {
     __mmask16 live;
 } nl_lanes16;
 
-FCL_INLINE void nl_lanes16_load(const uint *ent, uint left, const float4 *pos, float4 pi, fcl_images img,
+FCL_INLINE16 void nl_lanes16_load(const uint *ent, uint left, const float4 *pos, float4 pi, fcl_images img,
                                 nl_lanes16 *L)
 {
     L->live = fcl_live16(left);
@@ -174,7 +174,7 @@ FCL_INLINE void nl_lanes16_load(const uint *ent, uint left, const float4 *pos, f
  * test `r2 >= r2max || r2 <= 0` would not skip: a pass whose radius is
  * much smaller than its list's (MPS's collisions) then runs its scalar
  * body on those entries alone, in list order, to the same bits. */
-FCL_INLINE __mmask16 nl_close16(const uint *ent, uint left, const float4 *pos, float4 pi, fcl_images img, float r2max)
+FCL_INLINE16 __mmask16 nl_close16(const uint *ent, uint left, const float4 *pos, float4 pi, fcl_images img, float r2max)
 {
     nl_lanes16 L;
     nl_lanes16_load(ent, left, pos, pi, img, &L);

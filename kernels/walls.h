@@ -23,8 +23,8 @@
  * one", so a list built at earlier positions (PBF's and MPS's iterations
  * move the particles under it) means the same images when read. The set
  * is complete where every mirrored extent is at least half the query
- * radius (the host notes a narrower one): an image of an image of an
- * image is then out of range. An image is never closer than its
+ * radius (the host notes a narrower one): the shift away from the
+ * particle, and the further images, are then out of range. An image is never closer than its
  * original, so any neighbor search that finds the originals finds the
  * images too. Only one wall of an axis was mirrored once: a 2 cm slab
  * between mirror walls at 1 cm spacing read its second layer 19 % light
@@ -153,7 +153,7 @@ FCL_INLINE float4 mirror_vel(float4 v, uint m)
 
 #ifdef FCL_AVX512
 /* mirror_axis on 16 lanes of codes (the native backend's twins). */
-FCL_INLINE __m512 mirror16_axis(__m512 q, __m512i code, float lo2, float hi2, float w2, float p)
+FCL_INLINE16 __m512 mirror16_axis(__m512 q, __m512i code, float lo2, float hi2, float w2, float p)
 {
     __mmask16 c1 = _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32((int)FCL_IMG_LO));
     __mmask16 c2 = _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32((int)FCL_IMG_HI));
@@ -166,13 +166,13 @@ FCL_INLINE __m512 mirror16_axis(__m512 q, __m512i code, float lo2, float hi2, fl
 }
 
 /* Axis a's code of 16 masks. */
-FCL_INLINE __m512i mirror16_code(__m512i m, uint a)
+FCL_INLINE16 __m512i mirror16_code(__m512i m, uint a)
 {
     return _mm512_and_si512(_mm512_srli_epi32(m, 2u * a), _mm512_set1_epi32(3));
 }
 
 /* The lanes whose image flips axis a's velocity (mirror_flips). */
-FCL_INLINE __mmask16 mirror16_flips(__m512i m, uint a)
+FCL_INLINE16 __mmask16 mirror16_flips(__m512i m, uint a)
 {
     __m512i code = mirror16_code(m, a);
     return _mm512_cmpeq_epi32_mask(code, _mm512_set1_epi32((int)FCL_IMG_LO)) |
@@ -183,7 +183,7 @@ FCL_INLINE __mmask16 mirror16_flips(__m512i m, uint a)
  * under one image): the reflections a subtraction each, as before the
  * shifts, which alone compare (the per-lane form cost MPS's list build
  * at mirror walls half as much again). */
-FCL_INLINE __m512 mirror16_axis_one(__m512 q, uint c, float lo2, float hi2, float w2, float p)
+FCL_INLINE16 __m512 mirror16_axis_one(__m512 q, uint c, float lo2, float hi2, float w2, float p)
 {
     if (c == FCL_IMG_LO)
         return _mm512_sub_ps(_mm512_set1_ps(lo2), q);
@@ -197,7 +197,7 @@ FCL_INLINE __m512 mirror16_axis_one(__m512 q, uint c, float lo2, float hi2, floa
 }
 
 /* x, y and z of 16 points under one image mask m for all, in place. */
-FCL_INLINE void mirror16_one(__m512 *qx, __m512 *qy, __m512 *qz, uint m, fcl_images img)
+FCL_INLINE16 void mirror16_one(__m512 *qx, __m512 *qy, __m512 *qz, uint m, fcl_images img)
 {
     *qx = mirror16_axis_one(*qx, m & 3u, img.lo2.x, img.hi2.x, img.w2.x, img.p.x);
     *qy = mirror16_axis_one(*qy, (m >> 2) & 3u, img.lo2.y, img.hi2.y, img.w2.y, img.p.y);
@@ -205,7 +205,7 @@ FCL_INLINE void mirror16_one(__m512 *qx, __m512 *qy, __m512 *qz, uint m, fcl_ima
 }
 
 /* x, y and z of 16 images (masks m) of the points (qx, qy, qz), in place. */
-FCL_INLINE void mirror16(__m512 *qx, __m512 *qy, __m512 *qz, __m512i m, fcl_images img)
+FCL_INLINE16 void mirror16(__m512 *qx, __m512 *qy, __m512 *qz, __m512i m, fcl_images img)
 {
     *qx = mirror16_axis(*qx, mirror16_code(m, 0u), img.lo2.x, img.hi2.x, img.w2.x, img.p.x);
     *qy = mirror16_axis(*qy, mirror16_code(m, 1u), img.lo2.y, img.hi2.y, img.w2.y, img.p.y);

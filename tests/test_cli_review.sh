@@ -266,10 +266,23 @@ done
 fl run "$T/slab_0.01.json" --backend cpu --steps 1 --quiet
 E1=$ERR R1=$RC
 fl run "$T/slab_0.02.json" --backend cpu --steps 1 --quiet
-[ "$R1" -eq 0 ] && printf '%s' "$E1" | grep -q "0.01 m across in z between mirror walls, under half the mps solver's neighbor radius" &&
+[ "$R1" -eq 0 ] && printf '%s' "$E1" | grep -q "the domain between mirror walls is 0.01 m in z across, under half the mps solver's neighbor radius" &&
     [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "between mirror walls" &&
     ok "33 a mirror axis under half the neighbor radius is noted (mps, one spacing deep), two spacings not" ||
     bad "33 narrow mirror note" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-200)"
+
+# A mac grid larger than the device's memory (1000 x 1000 x 990 cells,
+# 128 GB) is refused before anything is allocated: exit 2 naming
+# mac.cell_size, nothing written (it was refused after the particles'
+# 8 GB grid was made, in 17 s; an audit found no test of this check).
+printf '{ "sim": { "solver": "mac" }, "domain": { "min": [0,0,0], "max": [10,10,9.9] }, "boundary": { "walls": "mirror" },\n  "particles": { "spacing": 0.005 }, "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,0.1] } ] }\n' >"$T/bigmac.json"
+S0=$(date +%s)
+fl run "$T/bigmac.json" --backend cpu --steps 1 --out "$T/bigmac_out"
+S1=$(date +%s)
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "mac.cell_size: a 1000 x 1000 x 990 grid of 0.01 m cells needs" &&
+    [ ! -e "$T/bigmac_out" ] && [ $((S1 - S0)) -le 5 ] &&
+    ok "32 mac: a grid beyond the device's memory is refused naming mac.cell_size, before any allocation ($((S1 - S0)) s)" ||
+    bad "32 mac grid too large" "exit $RC in $((S1 - S0)) s: $(errline)"
 
 # mac.pic blends the flip transfer's update: under advect it is noted as
 # doing nothing (it changed nothing without a word; a review), under flip

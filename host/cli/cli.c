@@ -495,26 +495,29 @@ static void note_idle_tension(const fcl_scene *s, const fcl_solver *sv)
 }
 
 /* Mirror walls give each neighbor its images across both walls of an
- * axis, and across both in turn (walls.h), which is every image in range
- * where the extent is at least half the neighbor radius; a narrower axis
- * (a quasi-2-D slab one spacing deep under mps, whose radius is r_e = 4
- * spacings) misses images of images: said once, the run goes on. */
+ * axis and its shift by twice the extent towards the particle (walls.h),
+ * which is every image in range where the extent is at least half the
+ * neighbor radius; a narrower axis (a slab one spacing deep under mps,
+ * whose radius is 2.1 spacings) needs the shift the other way as well,
+ * and further ones: said once, naming every such axis; the run goes on. */
 static void note_narrow_mirror(const fcl_scene *s, const fcl_solver *sv)
 {
     const fcl_params *p = &s->params;
     if (strcmp(p->boundary_walls, "mirror") != 0 || !sv->list_radius)
         return;
     double f = sv->list_radius(p), r = (f > 1.0 ? f : 1.0) * p->particles_support * p->particles_spacing;
+    char axes[64] = "";
     for (int a = 0; a < 3; a++) {
         double w = p->domain_max[a] - p->domain_min[a];
-        if (w < 0.5 * r) {
-            fprintf(stderr, "fluidcl: note: %s: the domain is %.3g m across in %c between mirror walls, under half "
-                    "the %s solver's neighbor radius %.3g m: images of images past the first reflection each side "
-                    "are not made, so particles miss neighbors there (%.3g m or more, or boundary.walls = "
-                    "particles)\n", s->file, w, "xyz"[a], sv->name, r, 0.5 * r);
-            return;
-        }
+        if (w < 0.5 * r)
+            snprintf(axes + strlen(axes), sizeof axes - strlen(axes), "%s%.3g m in %c", axes[0] ? ", " : "", w,
+                     "xyz"[a]);
     }
+    if (axes[0])
+        fprintf(stderr, "fluidcl: note: %s: the domain between mirror walls is %s across, under half the %s "
+                "solver's neighbor radius %.3g m: a neighbor's images shifted by twice that width are made toward "
+                "the particle only, and particles miss the others (%.3g m or more, or boundary.walls = "
+                "particles)\n", s->file, axes, sv->name, r, 0.5 * r);
 }
 
 /* A check's error after the command line was merged into the scene's

@@ -627,15 +627,18 @@ static void note_late_inflow(const fcl_scene *sc, size_t n)
 /* The simulation from the scene, or from the checkpoint to resume: both
  * are checked in full before any output is prepared, so that a bad or
  * mismatched checkpoint leaves nothing behind. */
-/* A checkpoint holding more particles than a capacity the emitters set
- * from this run's length: it was written past this run's end (it was
- * told to raise particles.capacity; a review). Said, and 1; 0 when it
- * fits or cannot be read (ckpt_resume then says why). */
-static int beyond_capacity(const fcl_sim *s, const char *file)
+/* A checkpoint at or past this run's end holding more particles than a
+ * capacity the emitters set from this run's length (it was told to raise
+ * particles.capacity; a review). Said, and 1; 0 when it fits, is earlier
+ * (another scene's, say: ckpt_resume then names what differs) or cannot
+ * be read (ckpt_resume says why). */
+static int beyond_capacity(const fcl_sim *s, const fcl_params *p, const char *file)
 {
     fcl_state_info info;
     char err[512];
-    if (sim_state_info(file, &info, err, sizeof err) != 0 || info.n <= s->cap)
+    if (sim_state_info(file, &info, err, sizeof err) != 0 || info.n <= s->cap || info.step < 0)
+        return 0;
+    if (p->sim_steps > 0 ? info.step < p->sim_steps : info.time < p->sim_duration - 0.01 * (double)s->c.dt)
         return 0;
     cli_error("--resume %s: the checkpoint holds %zu particles, more than the %zu this run's emitters release "
               "over its length (which sets particles.capacity): it was written after this run ends; expected a "
@@ -663,7 +666,7 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
         snprintf(named, sizeof named, "%s: %s", sc->file, err);
         cli_check_error(o, sc, named, NULL);
     }
-    if (rc == 0 && o->resume && sc->capacity_from_emitters && beyond_capacity(&r->sim, o->resume))
+    if (rc == 0 && o->resume && sc->capacity_from_emitters && beyond_capacity(&r->sim, p, o->resume))
         rc = FCL_EXIT_INPUT;
     if (rc == 0 && o->resume && (rc = ckpt_resume(&r->sim, o->resume, o->quiet)) == 0)
         r->first_step = r->sim.step;

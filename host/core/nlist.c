@@ -72,13 +72,12 @@ int nlist_addressable(size_t n, uint cap)
     return (double)n * cap < 4294967296.0 && n < (1u << NL_SHIFT);
 }
 
-static int addressable(size_t n, uint cap, char *err, size_t errlen)
+static int addressable(size_t n, uint cap, const char *key, char *err, size_t errlen)
 {
     if (nlist_addressable(n, cap))
         return 1;
-    snprintf(err, errlen, "neighbors.capacity: %zu particles x %u entries exceed the 2^32 entries a list may "
-             "address (and %lu particles); use fewer particles or a smaller capacity", n, cap,
-             (unsigned long)1 << NL_SHIFT);
+    snprintf(err, errlen, "%s: %zu particles x %u entries exceed the 2^32 entries a list may address (and %lu "
+             "particles); use fewer particles or a smaller capacity", key, n, cap, (unsigned long)1 << NL_SHIFT);
     return 0;
 }
 
@@ -104,7 +103,8 @@ int nlist_init(fcl_nlist *l, fcl_backend *be, size_t n, size_t nb, float r, floa
     memset(l, 0, sizeof *l);
     l->pcap = n;
     uint bl = nb ? bcap : 0u;   /* no boundary list without boundary particles */
-    if (!addressable(n, cap > bl ? cap : bl, err, errlen))
+    if (!addressable(n, cap > bl ? cap : bl, bl > cap ? "neighbors.boundary_capacity" : "neighbors.capacity", err,
+                     errlen))
         return -1;
     l->particle_major = particle_major;
     layout(&l->fl, n, r, cell, cap, particle_major, images & FCL_NLIST_FLUID_IMAGES);
@@ -183,7 +183,7 @@ static int grow(fcl_nlist *l, fcl_backend *be, int boundary, uint count, char *e
     uint cap = round4(1.25 * count);
     if (!(boundary ? l->bgrow : l->fgrow))
         return -1;
-    if (!addressable(l->pcap, cap, err, errlen)) {
+    if (!addressable(l->pcap, cap, boundary ? "neighbors.boundary_capacity" : "neighbors.capacity", err, errlen)) {
         l->overflowed = 1;   /* an input error, as an overflow: fewer particles help, a capacity does not */
         return -3;
     }
@@ -297,7 +297,7 @@ int nlist_one_init(fcl_nlist_one *x, fcl_backend *be, size_t pcap, float r, floa
     x->pcap = pcap;
     x->particle_major = particle_major;
     x->timer = timer;
-    if (!addressable(pcap, cap, err, errlen))
+    if (!addressable(pcap, cap, "neighbors.capacity", err, errlen))
         return -1;
     layout(&x->L, pcap, r, cell, cap, particle_major, 0);
     x->count = be->ops->buf_new(be, pcap * 4 + 4, "cross neighbor counts");
@@ -331,7 +331,7 @@ int nlist_one_build(fcl_nlist_one *x, fcl_backend *be, fcl_buf *pos, size_t n, f
         if (rep[0] == 0)
             return 0;
         uint cap = round4(1.25 * rep[0]);
-        if (!addressable(x->pcap, cap, err, errlen))
+        if (!addressable(x->pcap, cap, "neighbors.capacity", err, errlen))
             return -1;
         be->ops->buf_free(be, x->idx);
         x->idx = be->ops->buf_new(be, x->pcap * cap * 4 + 4, "cross neighbor lists");

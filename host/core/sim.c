@@ -289,6 +289,13 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
      * naming the fluid's). */
     uint bl = nb ? bcap : 0u, big = bl > cap ? bl : cap;
     const char *capkey = bl > cap ? "neighbors.boundary_capacity" : "neighbors.capacity";
+    /* Boundary entries index the boundary particles with the same bits. */
+    if (bl && nb >= (size_t)1 << NL_SHIFT) {
+        snprintf(err, errlen, "boundary.walls: %zu boundary particles exceed the %lu a neighbor list can index: "
+                 "expected a larger particles.spacing, fewer boundary.layers or smaller obstacles", nb,
+                 (unsigned long)1 << NL_SHIFT);
+        return -1;
+    }
     if (big && !nlist_addressable(n, big)) {
         if (n >= (size_t)1 << NL_SHIFT)
             snprintf(err, errlen, "%s: %zu particles exceed the %lu a neighbor list can index: expected %s", key, n,
@@ -308,6 +315,8 @@ int sim_check_fits(const fcl_backend *be, const fcl_params *prm, size_t n, size_
      * positions and velocities and the frame buffers (~80 B/particle). */
     if (strcmp(be->kind, "cpu") == 0)
         need += n * 80;
+    if (solver && solver->fits && solver->fits(prm, be, (double)need, err, errlen) != 0)
+        return -1;
     if ((double)need > 0.9 * (double)be->mem_bytes || largest > be->max_alloc) {
         /* A large domain for little fluid: the grid's cells are the cost
          * when they are most of it (sim_bytes_needed: the fluid's and the

@@ -19,6 +19,7 @@ struct fcl_params;
 struct fcl_solver;
 struct fcl_target;
 struct fcl_grid_frame;
+struct fcl_backend;
 
 /* A per-step figure a solver reports (iterations, residuals), declared
  * once: run's CSV column and bench's JSON key are `key`, the summary and
@@ -203,6 +204,12 @@ typedef struct fcl_solver {
      * 0, or FCL_EXIT_INPUT with err naming the keys. NULL: none to check.
      * init refuses the same, for callers that skip this. */
     int (*check)(const struct fcl_params *p, char *err, size_t errlen);
+    /* Optional: whether the solver's own device buffers (a grid) fit on
+     * be beside the particles' `parts` bytes; 0, or -1 with err naming the
+     * key. Called by sim_check_fits, before anything is allocated (mac's
+     * grid was checked after the particles' grid, and a grid 5 times the
+     * memory took 17 s to be refused). */
+    int (*fits)(const struct fcl_params *p, const struct fcl_backend *be, double parts, char *err, size_t errlen);
     /* The same for the fluid's properties, which are the phases' where the
      * scene has any (n > 0) and material.* otherwise (solver_check_phases
      * calls it). NULL: none to check. */

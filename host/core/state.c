@@ -723,6 +723,15 @@ int sim_state_info(const char *path, fcl_state_info *info, char *err, size_t err
     }
     FILE *f = fopen(path, "rb");
     size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    /* The step and time follow the parameters' text (encode). */
+    uint64_t pbytes = 0;
+    int64_t step = -1;
+    double time = 0.0;
+    if (f && got == sizeof head && fread(&pbytes, 8, 1, f) == 1 && pbytes <= PARAMS_MAX &&
+        fseek(f, (long)pbytes, SEEK_CUR) == 0 && (fread(&step, 8, 1, f) != 1 || fread(&time, 8, 1, f) != 1))
+        step = -1;
+    info->step = (long)step;
+    info->time = time;
     if (f)
         fclose(f);
     if (!f) {

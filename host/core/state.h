@@ -39,6 +39,8 @@ typedef struct fcl_state_info {
     char solver[32];
     char device[320];
     size_t n;
+    long step;      /* -1 where the file ends before it */
+    double time;
 } fcl_state_info;
 int sim_state_info(const char *path, fcl_state_info *info, char *err, size_t errlen);
 /* Whether path starts as a state file does (any version): what a

@@ -46,17 +46,17 @@ mac *mac_of(fcl_sim *s)
  * (float4 each) and the CG's seven vectors over 4 rows a cell. */
 enum { VISC_CELL_BYTES = 2 * 16 + 7 * 4 * 4 };
 
-/* The grid must fit beside the particles (exit 2 naming the key). */
-static int check_fits(fcl_sim *s, const mac *d, char *err, size_t errlen)
+/* The grid must fit beside the particles' `parts` bytes (exit 2 naming
+ * the key): the solver's fits hook, which sim_check_fits calls before
+ * anything is allocated, and mac_init again on its own layout. */
+static int grid_fits(const fcl_params *p, const fcl_backend *be, const fcl_mac_info *m, const mac_mg *mg,
+                     double parts, char *err, size_t errlen)
 {
-    fcl_backend *be = s->be;
-    const fcl_mac_info *m = &d->m;
-    double need = (double)(mac_grid_bytes(m) + mac_mg_bytes(&d->mg)), largest = (double)m->ncell * 16.0;
+    double need = (double)(mac_grid_bytes(m) + mac_mg_bytes(mg)), largest = (double)m->ncell * 16.0;
     /* Viscosity's buffers (viscous_buffers) when it is on from the start;
      * switched on later (it is live), they are checked when made. */
-    need += s->prm->mac_viscosity > 0.0 ? (double)m->ncell * VISC_CELL_BYTES : 0.0;
-    double parts;
-    if (sim_fits_beside(s, need, &parts) && largest <= (double)be->max_alloc)
+    need += p->mac_viscosity > 0.0 ? (double)m->ncell * VISC_CELL_BYTES : 0.0;
+    if (need + parts <= 0.9 * (double)be->mem_bytes && largest <= (double)be->max_alloc)
         return 0;
     snprintf(err, errlen, "mac.cell_size: a %u x %u x %u grid of %g m cells needs %.1f MiB (largest buffer %.1f "
              "MiB) beside the particles' %.1f MiB, but %s has %.1f MiB (largest buffer %.1f MiB): expected a "
@@ -64,6 +64,23 @@ static int check_fits(fcl_sim *s, const mac *d, char *err, size_t errlen)
              largest / 1048576.0, parts / 1048576.0, be->name, be->mem_bytes / 1048576.0,
              be->max_alloc / 1048576.0);
     return -1;
+}
+
+static int mac_fits(const fcl_params *p, const fcl_backend *be, double parts, char *err, size_t errlen)
+{
+    fcl_mac_info m;
+    mac_mg mg;
+    if (mac_layout(p, p->particles_spacing, &m, err, errlen) != 0)
+        return -1;
+    mac_mg_layout(&mg, &m);
+    return grid_fits(p, be, &m, &mg, parts, err, errlen);
+}
+
+static int check_fits(fcl_sim *s, const mac *d, char *err, size_t errlen)
+{
+    double parts;
+    sim_fits_beside(s, 0.0, &parts);
+    return grid_fits(s->prm, s->be, &d->m, &d->mg, parts, err, errlen);
 }
 
 static int mac_init(fcl_sim *s, char *err, size_t errlen)
@@ -846,4 +863,5 @@ const fcl_solver fcl_solver_mac = {
     .interact = mac_interact,
     .levelset = mac_levelset_out,
     .check = mac_check,
+    .fits = mac_fits,
 };
