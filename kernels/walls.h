@@ -107,7 +107,10 @@ FCL_INLINE uint image_mask(uint near, uint k)
  * backend and twin (2 w - q, q +- 2 extent), so the bits agree. */
 FCL_INLINE float mirror_axis(float q, uint code, float lo2, float hi2, float w2, float p)
 {
-    return code == FCL_IMG_LO ? lo2 - q : code == FCL_IMG_HI ? hi2 - q : code == FCL_IMG_SHIFT ? (p > q ? q + w2 : q - w2) : q;
+    return code == FCL_IMG_LO      ? lo2 - q
+           : code == FCL_IMG_HI    ? hi2 - q
+           : code == FCL_IMG_SHIFT ? (p > q ? q + w2 : q - w2)
+                                   : q;
 }
 
 /* q's image m. Most calls have m = 0 (the neighbor itself): that test
