@@ -41,7 +41,7 @@ typedef struct fcl_nl_sum {
  * candidates within range are compressed in a register and stored at
  * buf + n, which holds 16 more than NL_LOCAL. Same entries, same order
  * as the scalar loop: the list build 2.6x faster at 1M (README). */
-FCL_INLINE uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, uint hi, uint mk, fcl_images img,
+FCL_INLINE16 uint nl_row_avx512(float4 pi, const float4 *restrict qpos, uint lo, uint hi, uint mk, fcl_images img,
                               float r2, uint *restrict buf, uint n, const fcl_nl_sum *ws, __m512 *acc)
 {
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);

@@ -17,16 +17,16 @@
  * 0 the neighbor's own coordinate, 1 its reflection across the low wall,
  * 2 across the high wall, 3 its reflection across both, a shift by twice
  * the extent towards the particle (the image of an image: needed where
- * the extent is under the query radius; a quasi-2-D slab two spacings
- * deep holds two of them at support 2). Axes combine freely: a corner's
- * image is a reflection on two axes. Walls are named, not "the nearer
- * one", so a list built at earlier positions (PBF's and MPS's iterations
- * move the particles under it) means the same images when read. The set
- * is complete where every mirrored extent is at least half the query
- * radius (the host notes a narrower one): the shift away from the
- * particle, and the further images, are then out of range. An image is never closer than its
- * original, so any neighbor search that finds the originals finds the
- * images too. Only one wall of an axis was mirrored once: a 2 cm slab
+ * the extent is under the query radius, as in a quasi-2-D slab one
+ * spacing deep at support 2). Axes combine freely: a corner's image is a
+ * reflection on two axes. Walls are named, not "the nearer one", so a
+ * list built at earlier positions (PBF's and MPS's iterations move the
+ * particles under it) means the same images when read. The set is
+ * complete where every mirrored extent is at least half the query radius
+ * (the host notes a narrower one): the shift away from the particle, and
+ * the further images, are then out of range. An image is never closer
+ * than its original, so any neighbor search that finds the originals
+ * finds the images too. Only one wall of an axis was mirrored once: a 2 cm slab
  * between mirror walls at 1 cm spacing read its second layer 19 % light
  * (a review). */
 #define FCL_IMG_LO 1u
