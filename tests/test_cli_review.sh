@@ -266,7 +266,7 @@ done
 fl run "$T/slab_0.01.json" --backend cpu --steps 1 --quiet
 E1=$ERR R1=$RC
 fl run "$T/slab_0.02.json" --backend cpu --steps 1 --quiet
-[ "$R1" -eq 0 ] && printf '%s' "$E1" | grep -q "the domain between mirror walls is 0.01 m in z across, under half the mps solver's neighbor radius" &&
+[ "$R1" -eq 0 ] && printf '%s' "$E1" | grep -q "the domain between mirror walls is 0.01 m across in z, under half the mps solver's neighbor radius" &&
     [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "between mirror walls" &&
     ok "33 a mirror axis under half the neighbor radius is noted (mps, one spacing deep), two spacings not" ||
     bad "33 narrow mirror note" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-200)"

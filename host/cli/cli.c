@@ -510,11 +510,11 @@ static void note_narrow_mirror(const fcl_scene *s, const fcl_solver *sv)
     for (int a = 0; a < 3; a++) {
         double w = p->domain_max[a] - p->domain_min[a];
         if (w < 0.5 * r)
-            snprintf(axes + strlen(axes), sizeof axes - strlen(axes), "%s%.3g m in %c", axes[0] ? ", " : "", w,
+            snprintf(axes + strlen(axes), sizeof axes - strlen(axes), "%s%.3g m across in %c", axes[0] ? ", " : "", w,
                      "xyz"[a]);
     }
     if (axes[0])
-        fprintf(stderr, "fluidcl: note: %s: the domain between mirror walls is %s across, under half the %s "
+        fprintf(stderr, "fluidcl: note: %s: the domain between mirror walls is %s, under half the %s "
                 "solver's neighbor radius %.3g m: a neighbor's images shifted by twice that width are made toward "
                 "the particle only, and particles miss the others (%.3g m or more, or boundary.walls = "
                 "particles)\n", s->file, axes, sv->name, r, 0.5 * r);

@@ -630,8 +630,8 @@ static void note_late_inflow(const fcl_scene *sc, size_t n)
 /* A checkpoint at or past this run's end holding more particles than a
  * capacity the emitters set from this run's length (it was told to raise
  * particles.capacity; a review). Said, and 1; 0 when it fits, is earlier
- * (another scene's, say: ckpt_resume then names what differs) or cannot
- * be read (ckpt_resume says why). */
+ * (another scene's, say) or cannot be read: ckpt_resume then says why
+ * (its count against the capacity, or what differs). */
 static int beyond_capacity(const fcl_sim *s, const fcl_params *p, const char *file)
 {
     fcl_state_info info;

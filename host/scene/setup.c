@@ -29,7 +29,10 @@ static int fits_device(const fcl_scene *sc, const fcl_params *p, const fcl_backe
     size_t nb = (size_t)(bd->walls + bd->obstacles);
     if (!be || sim_check_fits(be, p, (size_t)bd->fluid_min, nb, why, sizeof why) == 0)
         return 0;
-    snprintf(err, errlen, "%s: %s (with at least %zu boundary particles)", sc->file, why, nb);
+    if (nb)
+        snprintf(err, errlen, "%s: %s (with at least %zu boundary particles)", sc->file, why, nb);
+    else
+        snprintf(err, errlen, "%s: %s", sc->file, why);
     return -1;
 }
 

@@ -63,12 +63,14 @@ void mp_vertex_normals(mc_mesh *m)
     }
 }
 
-
+/* Safe twice: mp_ring_build frees on failure, and its caller's error path
+ * again (a double free once; a review). */
 void mp_ring_free(mp_ring *r)
 {
     free(r->start);
     free(r->nb);
     free(r->pv);
+    r->start = r->nb = r->pv = NULL;
 }
 
 int mp_ring_build(const mc_mesh *m, mp_ring *r)
