@@ -165,9 +165,9 @@ static void pieces_restore(mc_mesh *m, pieces *p, const double *v0, const double
  * sheet's two sides or a sharp ridge close in: 1,000 pairs folded 0.18 %
  * of the spiky dam break's 74,032 triangles at 0.2 s past perpendicular
  * to a neighbor (worst 116 degrees between their normals). After each
- * pair, and after the volume's return, the
- * vertices of every edge whose two faces turned past perpendicular, and
- * further than before the pair, go back to where the pair found them.
+ * pair, and after the volume's return, the vertices of every edge whose
+ * two faces turned past perpendicular, and further than before, go back
+ * to where the pair (or the return) found them.
  * twin[e]: half-edge j -> i of e = i -> j (UINT32_MAX on an open edge);
  * cosb[e]: the cosine between e's faces before the pair, cosa[e] after. */
 typedef struct fold_guard {
