@@ -505,7 +505,7 @@ static void note_narrow_mirror(const fcl_scene *s, const fcl_solver *sv)
     const fcl_params *p = &s->params;
     if (strcmp(p->boundary_walls, "mirror") != 0 || !sv->list_radius)
         return;
-    double f = sv->list_radius(p), r = (f > 1.0 ? f : 1.0) * p->particles_support * p->particles_spacing;
+    double r = sim_cell_size(p);   /* the lists' radius, h at least */
     char axes[64] = "";
     for (int a = 0; a < 3; a++) {
         double w = p->domain_max[a] - p->domain_min[a];

@@ -450,14 +450,17 @@ static int record(run_ctx *r)
  * five of them fell short of 0.001 s and a sixth ran; a hundredth of a
  * step's slack covers that rounding over 1e5 steps. Progress is counted
  * in steps, or in thousandths of the duration. */
+/* Whether step k at time t is the run's end: total steps when given, else
+ * sim.duration within a hundredth of a step (dt), float's sum of steps. */
+static int at_end(const fcl_params *p, long total, long k, double t, double dt)
+{
+    return total > 0 ? k >= total : t >= p->sim_duration - 0.01 * dt;
+}
+
 static int finished(const fcl_sim *s, const fcl_params *p, long total, long k, long *done)
 {
-    if (total > 0) {
-        *done = k;
-        return k >= total;
-    }
-    *done = (long)(1000.0 * s->time / p->sim_duration);
-    return s->time >= p->sim_duration - 0.01 * (double)s->c.dt;
+    *done = total > 0 ? k : (long)(1000.0 * s->time / p->sim_duration);
+    return at_end(p, total, k, s->time, (double)s->c.dt);
 }
 
 /* SIGINT or SIGTERM: a final checkpoint (when there is a file for it),
@@ -638,7 +641,7 @@ static int beyond_capacity(const fcl_sim *s, const fcl_params *p, const char *fi
     char err[512];
     if (sim_state_info(file, &info, err, sizeof err) != 0 || info.n <= s->cap || info.step < 0)
         return 0;
-    if (p->sim_steps > 0 ? info.step < p->sim_steps : info.time < p->sim_duration - 0.01 * (double)s->c.dt)
+    if (!at_end(p, p->sim_steps, info.step, info.time, (double)s->c.dt))
         return 0;
     cli_error("--resume %s: the checkpoint holds %zu particles, more than the %zu this run's emitters release "
               "over its length (which sets particles.capacity): it was written after this run ends; expected a "

@@ -172,6 +172,7 @@ static void pieces_restore(mc_mesh *m, pieces *p, const double *v0, const double
  * cosb[e]: the cosine between e's faces before the pair, cosa[e] after. */
 typedef struct fold_guard {
     uint *twin, *from;
+    uint *edges, nedges;    /* each closed edge once: its half-edge i -> j with i < j */
     float *cosb, *cosa;
     float4 *prev;
     uint8_t *mark;
@@ -184,6 +185,7 @@ static void guard_free(fold_guard *g)
 {
     free(g->twin);
     free(g->from);
+    free(g->edges);
     free(g->cosb);
     free(g->cosa);
     free(g->prev);
@@ -230,17 +232,11 @@ static void guard_edge(fold_guard *g, const mc_mesh *m, const mp_ring *r, uint e
         }
 }
 
-static int canonical(const fold_guard *g, const mp_ring *r, uint e)
-{
-    return g->from[e] < r->nb[e] && g->twin[e] != UINT32_MAX;
-}
-
 /* Every edge once (check as guard_edge). */
 static void guard_edges(fold_guard *g, const mc_mesh *m, const mp_ring *r, int check)
 {
-    for (uint e = 0; e < r->start[m->nv]; e++)
-        if (canonical(g, r, e))
-            guard_edge(g, m, r, e, check);
+    for (uint k = 0; k < g->nedges; k++)
+        guard_edge(g, m, r, g->edges[k], check);
 }
 
 /* The edges each vertex bears on, as an end or a third vertex, so that a
@@ -258,9 +254,8 @@ static int guard_index(fold_guard *g, const mc_mesh *m, const mp_ring *r)
     if (!g->vstart || !g->vedge || !g->stamp || !g->back || !g->going)
         return -1;
     for (int fill = 0; fill < 2; fill++) {
-        for (uint e = 0; e < ne; e++) {
-            if (!canonical(g, r, e))
-                continue;
+        for (uint k = 0; k < g->nedges; k++) {
+            uint e = g->edges[k];
             const uint v[4] = { g->from[e], r->nb[e], r->pv[e], r->pv[g->twin[e]] };
             for (int k = 0; k < 4; k++) {
                 if (fill)
@@ -288,7 +283,8 @@ static int guard_init(fold_guard *g, const mc_mesh *m, const mp_ring *r)
     g->cosa = malloc((ne + 1) * sizeof *g->cosa);
     g->prev = malloc((m->nv + 1) * sizeof *g->prev);
     g->mark = calloc(m->nv + 1, 1);
-    if (!g->twin || !g->from || !g->cosb || !g->cosa || !g->prev || !g->mark)
+    g->edges = malloc((ne + 1) * sizeof *g->edges);
+    if (!g->twin || !g->from || !g->cosb || !g->cosa || !g->prev || !g->mark || !g->edges)
         return -1;
     for (uint i = 0; i < (uint)m->nv; i++)
         for (uint e = r->start[i]; e < r->start[i + 1]; e++) {
@@ -298,6 +294,8 @@ static int guard_init(fold_guard *g, const mc_mesh *m, const mp_ring *r)
             for (uint f = r->start[j]; f < r->start[j + 1]; f++)
                 if (r->nb[f] == i)
                     g->twin[e] = f;
+            if (i < j && g->twin[e] != UINT32_MAX)
+                g->edges[g->nedges++] = e;
         }
     if (guard_index(g, m, r) != 0)
         return -1;
