@@ -15,8 +15,9 @@
 # - a statistics file short of the checkpoint's rows: a warning names the
 #   missing steps;
 # - damaged, truncated, foreign (another solver, another parameter, a
-#   frame), crafted (a NaN time, a negative step, a next id below the
-#   count, under a valid checksum) and missing checkpoints: exit 2 naming the file and what is
+#   frame, a scene whose fluid holds fewer particles), crafted (a NaN
+#   time, a negative step, a next id below the count, under a valid
+#   checksum) and missing checkpoints: exit 2 naming the file and what is
 #   wrong, and nothing written; a fluid-control checkpoint resumed into
 #   other targets names the target and what differs (skeleton, span, shape).
 # Write failures are test_write_fail.sh's.
@@ -202,6 +203,24 @@ refused "another rest density, without an exponent (it said 1e+03)" "$GOODCK" \
 # follow from it (a review).
 refused "another spacing, named (it told the counts)" "$GOODCK" \
     "written with particles.spacing=0.0125, this run has particles.spacing=0.025" --param particles.spacing=0.025
+# ... and a scene with the same parameters whose fluid holds fewer
+# particles than the state is told so, and how to make room (it was told
+# the counts alone); with the room made it resumes.
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); s["fluid"] = s["fluid"][:1]; print(json.dumps(s))' \
+    "$SCENE" >"$T/small.json"
+SCENE_FULL=$SCENE
+SCENE=$T/small.json
+refused "a scene whose fluid holds fewer particles than the state" "$GOODCK" "whose fluid holds more"
+n_state=$(python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read(), 52)[0])' "$GOODCK")
+fl --backend cpu --solver "$S1" --steps 30 --every 4 --out "$T/small_out" --resume "$GOODCK" \
+    --param particles.capacity="$n_state"
+if [ "$RC" -eq 0 ]; then
+    ok "that scene with particles.capacity at the state's $n_state particles resumes"
+else
+    bad "that scene with particles.capacity $n_state" "exit $RC: $ERR"
+fi
+rm -rf "$T/small_out"
+SCENE=$SCENE_FULL
 # Values no run writes, under a valid checksum (host/core/state.c's layout:
 # magic 8, version 4, solver name 32, count 8, capacity 8, next id 8,
 # device 320, the parameters' length 8 and text, then step 8 and time 8;

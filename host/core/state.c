@@ -533,7 +533,9 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
                           : nb != s->nb ? "another boundary: the domain, walls or obstacles differ, or this build "
                                           "samples them otherwise than the one that wrote the state (a sampler "
                                           "change: rerun from the scene)"
-                                        : "more particles than particles.capacity";
+                                        : "more particles than particles.capacity: the state of a scene whose "
+                                          "fluid holds more (its parameters are this scene's), or raise "
+                                          "particles.capacity to at least the state's count";
         snprintf(err, errlen, "%s: a state of solver %s with %llu particles and %llu boundary particles, but the "
                  "simulation has %s with room for %zu particles (particles.capacity) and %zu boundary particles: %s",
                  path, name, (unsigned long long)n, (unsigned long long)nb, s->solver->name, s->cap, s->nb, why);
