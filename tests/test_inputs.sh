@@ -174,6 +174,10 @@ refused "dfsph.min_iter above dfsph.max_iter" "$F" "dfsph.min_iter: 50 is above 
 F=$T/domain_order.json
 printf '{ "domain": {"min": [0,0.5,0], "max": [1,0.2,1]}, "fluid": [] }\n' >"$F"
 refused "domain.min above domain.max" "$F" "domain.min: 0,0.5,0 is above domain.max: 1,0.2,1" -- run "$F"
+# ... and a fluid box's min and max swapped are told so (it was told to
+# lie inside the domain, which it did; a review).
+F=$T/fluid_order.json; scene "$F" "" '[ { "type": "box", "min": [0.1, 0.1, 0.1], "max": [0, 0, 0] } ]'
+refused "fluid[0].min above its max" "$F" "fluid[0]: expected max above min in every component" -- run "$F"
 refused "--param control.life_min above control.life_max" "control.life_min: 2 is above control.life_max: 0.75" -- \
     run "$T/empty_fluid.json" --param control.life_min=2
 refused "--param dfsph.dt_max below the default dt_min" "$T/empty_fluid.json" \

@@ -646,9 +646,16 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
     for (int i = 0; i < s->nblocks; i++) {
         float lo[3], hi[3];
         block_bounds(&s->blocks[i], lo, hi);
-        int inside = 1;
-        for (int k = 0; k < 3; k++)
-            inside &= lo[k] >= dl[k] - tol && hi[k] <= dh[k] + tol && hi[k] > lo[k];
+        int inside = 1, solid = 1;
+        for (int k = 0; k < 3; k++) {
+            inside &= lo[k] >= dl[k] - tol && hi[k] <= dh[k] + tol;
+            solid &= hi[k] > lo[k];
+        }
+        if (!solid) {   /* min and max swapped: say so, not "outside" (a review) */
+            snprintf(a, sizeof a, "fluid[%d]", i);
+            return err_at(err, errlen, s->file, "%s: expected max above min in every component, got [%g, %g, %g] - "
+                          "[%g, %g, %g]", a, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+        }
         double dims[3];
         block_dims(&s->blocks[i], p->particles_spacing, dims);
         if (inside && dims[0] * dims[1] * dims[2] < 1.0) {
