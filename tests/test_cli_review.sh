@@ -3,7 +3,8 @@
 # test_cli_more.sh (sections 29 on): what reviews of the command line found
 # (output.dir, output.every, DFSPH's eta at wide supports, signals, name
 # clashes, bench's warm-up and JSON), wcsph's note on a soft fluid, mac's
-# speed bound and overfilled box. Same helpers (cli_common.sh).
+# speed bound and overfilled box, the scene's own keys its solver does not
+# read, no OpenCL device. Same helpers (cli_common.sh).
 #
 # usage: bash tests/test_cli_review.sh path/to/fluidcl    (any working directory)
 set -u
@@ -294,5 +295,45 @@ fl run embedded:mac_drop_pool.json --backend cpu --quiet --steps 1 --param mac.p
     [ "$RC" -eq 0 ] && ! printf '%s' "$ERR" | grep -q "mac.pic" &&
     ok "32 mac: mac.pic under the advect transfer is noted as doing nothing, under flip not" ||
     bad "32 mac.pic note" "exit $R1 $RC: $(printf '%s' "$E1" | tr '\n' ' ' | cut -c1-200)"
+
+# 34. What the scene file itself sets for another solver (its "dfsph"
+# group under wcsph) or a shared key its solver does not read (sim.dt in a
+# dfsph scene) is noted once, naming the file (it ran in silence, while
+# the same --param was noted; a review); the same scene under --solver
+# dfsph, whose keys for wcsph are expected to go unread, is not noted.
+printf '{ "sim": { "dt": 0.0002 }, "dfsph": { "eta": 0.02, "eta_v": 0.2 }, "domain": { "min": [0,0,0], "max": [0.2,0.2,0.2] },\n  "particles": { "spacing": 0.02 }, "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,0.1] } ] }\n' >"$T/keys.json"
+sed 's/"sim": { "dt": 0.0002 }/"sim": { "solver": "dfsph", "dt": 0.0002 }/; s/"dfsph": { "eta": 0.02, "eta_v": 0.2 }, //' "$T/keys.json" >"$T/keys_dfsph.json"
+fl run "$T/keys.json" --backend cpu --steps 1 --quiet
+r1=$RC e1=$ERR
+fl run "$T/keys_dfsph.json" --backend cpu --steps 1 --quiet
+r2=$RC e2=$ERR
+fl run "$T/keys.json" --backend cpu --steps 1 --quiet --solver dfsph
+if [ "$r1$r2$RC" = 000 ] &&
+   [ "$(printf '%s' "$e1" | grep -c "keys.json sets dfsph.eta: only the dfsph solver reads the dfsph.\* group, and its solver is wcsph")" = 1 ] &&
+   ! printf '%s' "$e1" | grep -q "dfsph.eta_v" &&
+   printf '%s' "$e2" | grep -q "keys_dfsph.json sets sim.dt: the dfsph solver does not read it (in its place: its own step" &&
+   ! printf '%s' "$ERR" | grep -q "keys.json sets"; then
+    ok "34 a scene's keys its solver does not read are noted once a group or key; under --solver not"
+else
+    bad "34 the scene's unread keys" "exit $r1 $r2 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(printf '%s' "$e2" | tr '\n' ' ') / $(errline)"
+fi
+
+# 35. With no OpenCL device (an ICD folder of none), run and surface,
+# whose default backend is OpenCL, note it and go on natively, as bench
+# does (they stopped with exit 3; a review); --backend opencl named by the
+# user still stops, exit 3, pointing at --backend cpu.
+mkdir -p "$T/no_icd"
+OCL_ICD_VENDORS=$T/no_icd fl run "$GOOD" --steps 2 --quiet --out "$T/noicd_frames" --every 2
+r1=$RC e1=$ERR
+OCL_ICD_VENDORS=$T/no_icd fl surface "$T/noicd_frames/frame_000002.vtu" --out "$T/noicd_mesh" --quiet
+r2=$RC e2=$ERR
+OCL_ICD_VENDORS=$T/no_icd fl run "$GOOD" --steps 2 --quiet --backend opencl
+if [ "$r1$r2" = 00 ] && printf '%s' "$e1" | grep -q "no OpenCL device found (see 'fluidcl devices'): the native backend runs instead" &&
+   printf '%s' "$e2" | grep -q "the native backend runs instead" && ls "$T/noicd_mesh"/*.ply >/dev/null 2>&1 &&
+   [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q -- "--backend cpu runs without one"; then
+    ok "35 no OpenCL device: run and surface go on natively with a note; --backend opencl stops (exit 3) naming --backend cpu"
+else
+    bad "35 no OpenCL device" "exit $r1 $r2 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(printf '%s' "$e2" | tr '\n' ' ') / $(errline)"
+fi
 
 checks_done

@@ -2,7 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "backend.h"
+#include "clrt.h"
 
 fcl_backend *backend_create(const char *kind, const char *device, const char *kernel_dir,
                             char *err, size_t errlen)
@@ -13,4 +16,20 @@ fcl_backend *backend_create(const char *kind, const char *device, const char *ke
         return be_opencl_create(device, kernel_dir, err, errlen);
     snprintf(err, errlen, "--backend '%s': expected cpu or opencl", kind);
     return NULL;
+}
+
+fcl_backend *backend_create_default(const char *kind, int given, const char *device, const char *kernel_dir,
+                                    char *err, size_t errlen)
+{
+    if (!given && !device && !kernel_dir && strcmp(kind, "opencl") == 0) {
+        clrt_device *devs = NULL;
+        int count = clrt_devices(&devs);
+        free(devs);
+        if (count == 0) {
+            fprintf(stderr, "fluidcl: note: no OpenCL device found (see 'fluidcl devices'): the native backend "
+                    "runs instead (--backend cpu)\n");
+            return be_cpu_create(err, errlen);
+        }
+    }
+    return backend_create(kind, device, kernel_dir, err, errlen);
 }

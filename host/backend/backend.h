@@ -72,6 +72,12 @@ struct fcl_backend {
  * On failure returns NULL with a message in err. */
 fcl_backend *backend_create(const char *kind, const char *device, const char *kernel_dir,
                             char *err, size_t errlen);
+/* backend_create where the user named no backend (given 0): OpenCL, or
+ * the native backend with a note on stderr when the machine has no
+ * OpenCL device (run, view and surface stopped there, exit 3, where bench
+ * went on natively; a review). */
+fcl_backend *backend_create_default(const char *kind, int given, const char *device, const char *kernel_dir,
+                                    char *err, size_t errlen);
 fcl_backend *be_cpu_create(char *err, size_t errlen);
 /* The host memory this process may use: the RAM, or less under ulimit -v
  * or -d or a cgroup's limit (the native backend's mem_bytes). */
