@@ -319,7 +319,7 @@ static int mesh(mc_ctx *x, ls_state *s, mc_mesh *out, char *err, size_t errlen)
 
 /* The first frame: F on every node, phi from F = 0, the band around its
  * front (ls_redistance). Later frames: phi as it was, with fluid beyond
- * the band seeded. */
+ * the band outside, and holes beyond it inside, seeded. */
 static int start_phi(ls_state *s, const ls_parts *p, int fresh)
 {
     if (fresh) {
@@ -328,10 +328,11 @@ static int start_phi(ls_state *s, const ls_parts *p, int fresh)
         return ls_find_front_all(s) != 0 || ls_redistance(s) != 0 ? -1 : 0;
     }
     size_t seeded = s->seeding ? ls_seed(s, p->pos, p->n) : 0;
+    size_t holes = s->seeding && seeded != (size_t)-1 ? ls_seed_holes(s) : 0;
     s->seeding = 1;
-    if (seeded == (size_t)-1)
+    if (seeded == (size_t)-1 || holes == (size_t)-1)
         return -1;
-    return seeded && (ls_find_front_all(s) != 0 || ls_redistance(s) != 0) ? -1 : 0;
+    return (seeded || holes) && (ls_find_front_all(s) != 0 || ls_redistance(s) != 0) ? -1 : 0;
 }
 
 static void parts_free(ls_parts *p)

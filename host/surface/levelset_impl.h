@@ -100,6 +100,7 @@ void ls_speed_nodes(ls_state *s, const uint *nodes, size_t count);
 float ls_speed_interp(const ls_state *s, float x, float y, float z);
 void ls_init_from_speed(ls_state *s);
 size_t ls_seed(ls_state *s, const float4 *pos, size_t n);
+size_t ls_seed_holes(ls_state *s);
 
 /* A front that jitters in place, settling no further: the binary field
  * at surface.ls_radius 0.5 on a resting block and ball keeps its largest
