@@ -545,15 +545,39 @@ fl run "$GOOD" --backend cpu --steps 2 --every 2 --mesh --out "$T/ls_trunc" --pa
 [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "surface.method = levelset: the speed inside resting fluid" &&
     [ ! -e "$T/ls_trunc" ] && ok "27 levelset: ls_truncation 1 (no positive speed inside fluid) refused, nothing written" ||
     bad "27 levelset truncation 1" "exit $RC: $(errline)"
-fl run "$GOOD" --backend cpu --steps 4 --every 2 --mesh --out "$T/ls_empty" --param surface.method=levelset \
+# Binary at ls_threshold -1.4 passed that rule and meshed this block to
+# nothing; its curvature term shrinks any body under 15.3 spacings' radius,
+# which the second rule refuses.
+fl run "$GOOD" --backend cpu --steps 4 --every 2 --mesh --out "$T/ls_bin" --param surface.method=levelset \
     --param surface.ls_field=binary --param surface.ls_threshold=-1.4
+[ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q "shrinks any body under 15.3 spacings' radius to nothing" &&
+    [ ! -e "$T/ls_bin" ] && ok "27 levelset: binary at ls_threshold -1.4 (R* 15.3 spacings) refused, nothing written" ||
+    bad "27 levelset binary -1.4" "exit $RC: $(errline)"
+# An empty mesh that slips through both is reported once: smooth ls_radius
+# 0.42 (R* 3.8 spacings, noted) shrinks this block, 6 spacings thick, to
+# nothing within a few frames, and each empty frame starts the next afresh.
+fl run "$GOOD" --backend cpu --steps 8 --every 1 --mesh --out "$T/ls_empty" --param surface.method=levelset \
+    --param surface.ls_radius=0.42
 [ "$RC" -eq 0 ] && [ "$(grep -c "the surface mesh of $GOOD_N particles is empty" "$T/stderr.txt")" -eq 1 ] &&
     ok "27 levelset: an empty mesh of particles is reported once" || bad "27 levelset empty mesh" "exit $RC: $(errline)"
-# A speck is reported as an empty mesh is: the dam break's block under
-# the same settings meshed as 8 triangles at one point, with nothing said.
-fl run embedded:dam_break.json --backend cpu --steps 1 --every 1 --mesh --out "$T/ls_speck" --quiet \
-    --param surface.method=levelset --param surface.ls_field=binary --param surface.ls_threshold=-1.4
-[ "$RC" -eq 0 ] && [ "$(grep -c "the surface mesh of 40960 particles encloses .* a speck of 8 triangles" "$T/stderr.txt")" -eq 1 ] &&
+# A speck is reported as an empty mesh is (a dam break's block meshed as 8
+# triangles at one point, with nothing said): a frame of 1,000 particles 3
+# spacings apart, which the level set leaves out, and a 3 x 3 x 3 cluster.
+python3 - "$T/sparse.ply" <<'PY'
+import struct, sys
+d = 0.02
+pos = [(0.5 + 3 * d * i, 0.5 + 3 * d * j, 0.5 + 3 * d * k) for i in range(10) for j in range(10) for k in range(10)]
+pos += [(0.2 + d * i, 0.2 + d * j, 0.2 + d * k) for i in range(3) for j in range(3) for k in range(3)]
+head = "ply\nformat binary_little_endian 1.0\ncomment fluidcl spacing 0.02\nelement vertex %d\n" % len(pos)
+head += "".join("property %s\n" % q for q in ("float x", "float y", "float z", "float vx", "float vy", "float vz",
+                                             "float density", "float pressure", "uint id")) + "end_header\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(head.encode())
+    for i, p in enumerate(pos):
+        f.write(struct.pack("<8fI", p[0], p[1], p[2], 0, 0, 0, 1000.0, 0.0, i))
+PY
+fl surface "$T/sparse.ply" --backend cpu --out "$T/ls_speck" --param surface.method=levelset
+[ "$RC" -eq 0 ] && [ "$(grep -c "the surface mesh of 1027 particles encloses .* a speck of [0-9]* triangles" "$T/stderr.txt")" -eq 1 ] &&
     ok "27 levelset: a speck of a mesh (under 1 % of the particles' volume) is reported once" ||
     bad "27 levelset speck" "exit $RC: $(errline)"
 # A level set that did not settle is warned of once, by run --mesh and by

@@ -4,7 +4,7 @@
 # (output.dir, output.every, DFSPH's eta at wide supports, signals, name
 # clashes, bench's warm-up and JSON), wcsph's note on a soft fluid, mac's
 # speed bound and overfilled box, the scene's own keys its solver does not
-# read, no OpenCL device. Same helpers (cli_common.sh).
+# read, no OpenCL device, a level set that erases small bodies. Same helpers (cli_common.sh).
 #
 # usage: bash tests/test_cli_review.sh path/to/fluidcl    (any working directory)
 set -u
@@ -334,6 +334,21 @@ if [ "$r1$r2" = 00 ] && printf '%s' "$e1" | grep -q "no OpenCL device found (see
     ok "35 no OpenCL device: run and surface go on natively with a note; --backend opencl stops (exit 3) naming --backend cpu"
 else
     bad "35 no OpenCL device" "exit $r1 $r2 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(printf '%s' "$e2" | tr '\n' ' ') / $(errline)"
+fi
+
+# 36. A level set whose curvature term shrinks bodies of over 2 spacings'
+# radius to nothing is noted once (smooth ls_radius 0.43: 2.7 spacings),
+# the defaults not.
+fl run "$GOOD" --backend cpu --steps 1 --quiet --out "$T/ls_note" --every 1 --mesh --param surface.method=levelset \
+    --param surface.ls_radius=0.43
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --steps 1 --quiet --out "$T/ls_note0" --every 1 --mesh --param surface.method=levelset
+if [ "$r1$RC" = 00 ] &&
+   [ "$(printf '%s' "$e1" | grep -c "its curvature term shrinks any body under 2.7 spacings' radius to nothing")" = 1 ] &&
+   ! printf '%s' "$ERR" | grep -q "curvature term"; then
+    ok "36 a level set shrinking bodies under 2.7 spacings' radius is noted once, the defaults not"
+else
+    bad "36 level-set shrink note" "exit $r1 $RC: $(printf '%s' "$e1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
 fi
 
 checks_done

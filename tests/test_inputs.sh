@@ -142,6 +142,14 @@ refused "fluid sphere over what a neighbor list addresses" "$F" "particles.spaci
 F=$T/grid_mesh.json; scene "$F" "" "$BOX"
 refused "surface.method grid with a particle solver" "$F" "surface.method = grid" "wcsph keeps none" -- run "$F" --mesh --param surface.method=grid
 refused "surface.method grid of saved frames" "surface.method = grid" "saved frames hold particles" -- surface "$T/none.vtu" --param surface.method=grid
+# A level set whose curvature term shrinks bodies of many spacings to
+# nothing (ls_radius 0.4: R* = 20.2 spacings; a block meshed empty with
+# exit 0, a review), and ls_truncation 2 (16.1).
+refused "surface.ls_radius 0.4 with the level set" "$F" "surface.ls_beta 1 times ls_radius 0.4" \
+    "shrinks any body under 20.2 spacings' radius to nothing" -- run "$F" --mesh --param surface.method=levelset \
+    --param surface.ls_radius=0.4
+refused "surface.ls_truncation 2 with the level set" "surface.method = levelset" "under 16.1 spacings' radius" -- \
+    surface "$T/none.vtu" --param surface.method=levelset --param surface.ls_truncation=2
 F=$T/lattice.json
 printf '{ "domain": {"min": [0,0,0], "max": [1000,1000,1000]}, "particles": {"spacing": 0.5, "support": 4},
   "fluid": [ {"type": "box", "min": [0,0,0], "max": [1000,1000,1000]} ] }\n' >"$F"

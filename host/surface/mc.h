@@ -174,6 +174,14 @@ int mc_method_check(const struct fcl_params *p, int from_frames, char *err, size
  * with FCL_EXIT_INPUT; the viewer's panel checks each edit so (it falls
  * back to spheres itself where surface.method grid has no level set). */
 int mc_support_check(const struct fcl_params *p, char *err, size_t errlen);
+/* The level set's curvature term shrinks a body whose radius is under
+ * 2 beta r / F_rest spacings to nothing: refused above MC_LS_SHRINK_MAX,
+ * noted by run, bench and surface above MC_LS_SHRINK_NOTE (the defaults:
+ * 0.56 smooth, 1.13 binary). mc_levelset_shrink gives it (0 without the
+ * level set). */
+#define MC_LS_SHRINK_MAX 5.0f
+#define MC_LS_SHRINK_NOTE 2.0f
+float mc_levelset_shrink(const struct fcl_params *p);
 /* The parameters to look at when a mesh of particles came out empty, for
  * run's and surface's warning (what mc_support_check cannot foresee). */
 const char *mc_empty_hint(const struct fcl_params *p);
