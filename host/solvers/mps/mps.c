@@ -267,7 +267,7 @@ static int launch_assemble(fcl_sim *s, mps *d)
 {
     mps_walls *w = &d->walls;
     return pass_mps_assemble(s->be, s->n, "assemble", sim_attr(s, s->a_pos), sim_bpos(s), HOOD(s), d->nd, d->surf,
-                             COEF(s, d), d->diag, d->rhs, d->rhob, w->on ? w->wsurf : d->surf,
+                             COEF(s, d), d->diag, d->rhs, sim_attr(s, d->a_p), d->rhob, w->on ? w->wsurf : d->surf,
                              w->on ? mps_walls_bcoef(w, s) : COEF(s, d), s->phases, s->c, d->consts) != 0 ||
                    mps_walls_assemble(w, s, d->rhob, sim_attr(s, d->a_p), d->diag, d->rhs, d->xall, &d->consts) != 0
                ? -1
