@@ -102,11 +102,13 @@ static int plan(mc_ctx *x, const mc_config *c, const ls_parts *p, const ls_field
         nodes *= len[a];
         o[a] = (long long)l;
     }
-    /* phi, F, redistancing's values (12 B), two flags and the queued bit,
-     * the tiles' labels and slots (1 B): under 16 B on the host (the
-     * per-thread lists grow with the band, not the grid); phi and the
-     * tiles on the device. */
-    double host = 16.0 * nodes, dev = 5.0 * nodes;
+    /* phi, F, redistancing's values (12 B), two flags and the queued bit:
+     * 14.1 B, twice while a regrid holds the old grid's and the new; the
+     * tiles' labels and slots (1 B); phi and the tiles on the device (5 B,
+     * host memory too on the native backend): 34 B a node on the host
+     * (16 were counted, a peak near 0.9 of the host's memory: a review;
+     * the per-thread lists grow with the band, not the grid). */
+    double host = 34.0 * nodes, dev = 5.0 * nodes;
     double mem = (double)backend_host_memory();
     if (nodes >= 4.0e9 || host > 0.5 * mem || 4.0 * nodes > (double)x->be->max_alloc ||
         dev > 0.9 * (double)x->be->mem_bytes) {
