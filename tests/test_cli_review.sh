@@ -4,7 +4,8 @@
 # (output.dir, output.every, DFSPH's eta at wide supports, signals, name
 # clashes, bench's warm-up and JSON), wcsph's note on a soft fluid, mac's
 # speed bound and overfilled box, the scene's own keys its solver does not
-# read, no OpenCL device, a level set that erases small bodies. Same helpers (cli_common.sh).
+# read, no OpenCL device, a level set that erases small bodies, the
+# viewer's options under run. Same helpers (cli_common.sh).
 #
 # usage: bash tests/test_cli_review.sh path/to/fluidcl    (any working directory)
 set -u
@@ -363,5 +364,23 @@ if [ "$r1$RC" = 00 ] && [ "$(printf '%s' "$e1" | grep -c "the level set starts a
 else
     bad "36 level-set resume note" "exit $r1 $RC: $(printf '%s' "$e1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
 fi
+
+# 37. Every option `view --help` lists that run does not take is named as
+# a view option by run and bench (run --frames 3 was called unknown; a
+# review), which also keeps cli.c's list of them with the viewer's.
+vopts=$("$BIN" view --help 2>/dev/null | awk '/^  --/ { sub(/,$/, "", $1); print $1 }')
+ropts=$("$BIN" run --help 2>/dev/null | awk '/^  --/ { sub(/,$/, "", $1); print $1 }')
+named=0 missed=""
+for op in $vopts; do
+    printf '%s\n' "$ropts" | grep -qx -- "$op" && continue
+    fl run "$GOOD" --backend cpu --steps 1 "$op" 1
+    if [ "$RC" -eq 2 ] && printf '%s' "$ERR" | grep -q -- "run: $op is a view option, not a run one"; then
+        named=$((named + 1))
+    else
+        missed="$missed $op"
+    fi
+done
+[ "$named" -ge 8 ] && [ -z "$missed" ] && ok "37 the viewer's $named own options are named as view options by run" ||
+    bad "37 view options under run" "$named named, missed:$missed"
 
 checks_done

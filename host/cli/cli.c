@@ -202,6 +202,18 @@ static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i, co
     const cli_opt *op = find(a);
     char *at = (char *)o + (op ? op->off : 0);
     if (!op) {
+        /* The viewer's own options (render/view_cmd.c takes them out before
+         * this parse; test_view_cli checks the list against view --help):
+         * `run --frames 3` was called unknown (a review). */
+        static const char *const view_only[] = { "--frames", "--screenshot", "--steps-per-frame", "--record",
+                                                 "--color", "--size", "--draw", "--no-panel", "--control",
+                                                 "--overlay" };
+        for (size_t k = 0; k < sizeof view_only / sizeof view_only[0]; k++)
+            if (strcmp(a, view_only[k]) == 0) {
+                cli_error("%s: %s is a view option, not a %s one (see 'fluidcl %s --help')", cmd_name(cmd), a,
+                          cmd_name(cmd), cmd_name(cmd));
+                return -1;
+            }
         cli_error("%s: unknown option '%s' (see 'fluidcl %s --help')", cmd_name(cmd), a, cmd_name(cmd));
         return -1;
     }
