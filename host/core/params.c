@@ -252,10 +252,28 @@ int params_assign(fcl_params *p, const char *assignment, char *err, size_t errle
     key[kl] = '\0';
     const fcl_param_def *d = params_find(key);
     if (!d) {
-        snprintf(err, errlen, "--param: unknown parameter '%s' (see 'fluidcl help params')", key);
+        char names[1024];
+        const char *dot = strchr(key, '.');
+        size_t gl = dot ? (size_t)(dot - key) : strlen(key);
+        if (params_group_names(key, gl, names, sizeof names))   /* as the scene loader says it */
+            snprintf(err, errlen, "--param: unknown parameter '%s' (%.*s has: %s)", key, (int)gl, key, names);
+        else
+            snprintf(err, errlen, "--param: unknown parameter '%s' (see 'fluidcl help params')", key);
         return -1;
     }
     return params_set_text(p, d, eq + 1, err, errlen);
+}
+
+const char *params_group_names(const char *group, size_t gl, char *out, size_t outlen)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < fcl_param_count; i++) {
+        const char *g = fcl_param_table[i].group;
+        if (strlen(g) == gl && strncmp(g, group, gl) == 0 && len < outlen)
+            len += (size_t)snprintf(out + len, outlen - len, "%s%s", len ? ", " : "", fcl_param_table[i].name);
+    }
+    return len ? out : NULL;
 }
 
 int params_check_order(const fcl_params *p, char *err, size_t errlen)

@@ -72,6 +72,9 @@ int params_set_text(fcl_params *p, const fcl_param_def *d, const char *text, cha
 void params_copy_live(fcl_params *dst, const fcl_params *src);
 /* Apply "group.name=value"; errors name the key. */
 int params_assign(fcl_params *p, const char *assignment, char *err, size_t errlen);
+/* The names of group's parameters (its first gl characters), ", "
+ * between them, into out; NULL when no parameter has that group. */
+const char *params_group_names(const char *group, size_t gl, char *out, size_t outlen);
 /* Set a numeric value (component `comp` for VEC3) with range check. */
 int params_set_number(fcl_params *p, const fcl_param_def *d, int comp, double v, char *err, size_t errlen);
 /* The PARAM_ORDER rows of params.def: 0, or -1 with "g.lo: A is above

@@ -151,10 +151,7 @@ static int read_group(fcl_params *p, const cJSON *obj, const char *file, char *e
                 return -1;
             continue;
         }
-        for (size_t i = 0; i < fcl_param_count; i++)
-            if (strcmp(fcl_param_table[i].group, obj->string) == 0)
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "",
-                         fcl_param_table[i].name);
+        params_group_names(obj->string, strlen(obj->string), names, sizeof names);
         return err_at(err, errlen, file, "%.160s: unknown key (expected one of: %s)", key, names);
     }
     return 0;
