@@ -1,8 +1,7 @@
 /* backend.c - choosing a backend by the name users type (--backend). */
 #include <stdio.h>
-#include <string.h>
-
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "clrt.h"

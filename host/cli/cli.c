@@ -203,7 +203,8 @@ static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i, co
     char *at = (char *)o + (op ? op->off : 0);
     if (!op) {
         /* The viewer's own options (render/view_cmd.c takes them out before
-         * this parse; test_view_cli checks the list against view --help):
+         * this parse; test_cli_review 37 checks the list against view
+         * --help):
          * `run --frames 3` was called unknown (a review). */
         static const char *const view_only[] = { "--frames", "--screenshot", "--steps-per-frame", "--record",
                                                  "--color", "--size", "--draw", "--no-panel", "--control",
