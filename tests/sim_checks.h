@@ -10,12 +10,14 @@
 #include <stdlib.h>
 
 #include "boundary.h"
+#include "fcl_test.h"
 #include "scene.h"
 #include "setup.h"
 #include "sim.h"
 
-/* A scene from text, with its boundary and solids, on be; prints why it
- * failed. 0 or not. */
+/* A scene from text, with its boundary and solids, on be; 0 or not. A
+ * scene that cannot be made is a failure, counted (it was printed only, and
+ * the test that returned on it passed: a review). */
 static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initial *in, const char *text)
 {
     char err[1024];
@@ -25,6 +27,7 @@ static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initia
         scene_emitter_capacity(sc, sv->longest_dt ? sv->longest_dt(&sc->params) : sc->params.sim_dt);
     if (!parsed || setup_initial(sc, &sc->params, be, in, err, sizeof err) != 0) {
         printf("FAIL scene: %s\n", err);
+        ft_fail++;
         return -1;
     }
     int rc = sim_create(s, be, &sc->params, in->pos, in->vel, in->n, in->b.pos, in->b.n, err, sizeof err);
@@ -36,8 +39,10 @@ static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initia
         rc = sim_set_emitters(s, sc->emitters, sc->nemitters, err, sizeof err);
     if (rc == 0)
         rc = sim_set_outflows(s, sc->outflows, sc->noutflows);
-    if (rc)
+    if (rc) {
         printf("FAIL sim: %s\n", err);
+        ft_fail++;
+    }
     return rc;
 }
 
