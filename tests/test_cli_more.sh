@@ -216,6 +216,12 @@ fl run "$GOOD" --backend cpu --solver pbf --steps 400 --quiet --param pbf.cfl=0.
 [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "the Courant step .* fell below pbf.dt_min = 0.001 s" &&
     printf '%s' "$ERR" | grep -q "set pbf.clamp = 1" && ok "26 pbf's Courant step under pbf.dt_min: exit 3" ||
     bad "26 pbf step floor" "exit $RC: $(errline)"
+# ... and dfsph's (held at its floor, a cube thrown at 1500 m/s ran at
+# 1.39 times dfsph.cfl with exit 0; a review).
+fl run "$GOOD" --backend cpu --solver dfsph --steps 400 --quiet --param dfsph.cfl=0.01 --param dfsph.dt_min=0.001 \
+    --param dfsph.dt_max=0.002
+[ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -q "the Courant step .* fell below dfsph.dt_min = 0.001 s" &&
+    ok "26 dfsph's Courant step under dfsph.dt_min: exit 3" || bad "26 dfsph step floor" "exit $RC: $(errline)"
 # A fixed step above the explicit viscosity's bound is named with its
 # values (a review's wcsph run at viscosity 1e5 was told to raise it).
 fl run "$GOOD" --backend cpu --solver wcsph --steps 200 --quiet --param material.viscosity=100000
