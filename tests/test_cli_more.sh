@@ -314,18 +314,21 @@ fi
 ef() {
     printf '{ "sim": { "solver": "%s", "duration": 0.01 }, "domain": { "min": [0,0,0], "max": [0.2,0.2,0.2] },\n  "boundary": { "walls": "mirror" }, "particles": { "spacing": 0.02 },\n  "fluid": [ { "type": "box", "min": [0,0,0], "max": [0.1,0.1,0.1] } ],\n  "emitters": [ { "shape": "disk", "center": [0.15,0.15,0.1], "direction": [0,-1,0], "radius": 0.02, "speed": %s } ] }\n' "$1" "$2"
 }
-ef mps 1000 >"$T/ef1.json"; ef pbf 1000 >"$T/ef2.json"; ef mps 399 >"$T/ef3.json"
+ef mps 1000 >"$T/ef1.json"; ef pbf 1000 >"$T/ef2.json"; ef mps 399 >"$T/ef3.json"; ef dfsph 1000 >"$T/ef4.json"
 fl run "$T/ef1.json" --backend cpu --quiet
 r1=$RC e1=$ERR
 fl run "$T/ef2.json" --backend cpu --quiet
 r2=$RC e2=$ERR
+fl run "$T/ef4.json" --backend cpu --quiet
+r4=$RC e4=$ERR
 fl run "$T/ef3.json" --backend cpu --quiet --steps 1
-if [ "$r1$r2" = 22 ] && printf '%s' "$e1" | grep -q "emitters\[0\].speed: 1000 m/s is faster than mps's least step takes (mps.cfl 0.2 x particles.spacing 0.02 m / mps.dt_min 1e-05 s, less gravity's 0.00981 m/s a step: 400 m/s)" &&
+if [ "$r1$r2$r4" = 222 ] && printf '%s' "$e1" | grep -q "emitters\[0\].speed: 1000 m/s is faster than mps's least step takes (mps.cfl 0.2 x particles.spacing 0.02 m / mps.dt_min 1e-05 s, less gravity's 0.00981 m/s a step: 400 m/s)" &&
    printf '%s' "$e2" | grep -q "emitters\[0\].speed: 1000 m/s is faster than pbf's least step takes" &&
+   printf '%s' "$e4" | grep -q "emitters\[0\].speed: 1000 m/s is faster than dfsph's least step takes" &&
    [ "$RC" -ne 2 ]; then
-    ok "27 an emitter faster than mps's or pbf's least step takes is refused naming it (399 m/s passes the check)"
+    ok "27 an emitter faster than mps's, pbf's or dfsph's least step takes is refused naming it (399 m/s passes the check)"
 else
-    bad "27 emitter over the step floor" "exit $r1 $r2 $RC: $e1 / $e2 / $(errline)"
+    bad "27 emitter over the step floor" "exit $r1 $r2 $r4 $RC: $e1 / $e2 / $e4 / $(errline)"
 fi
 # With --steps, the emitters' default capacity covers the solver's own
 # longest step: 2 ms for every solver once filled dfsph's (5 ms steps)

@@ -445,10 +445,11 @@ static int dfsph_check(const fcl_params *p, char *err, size_t errlen)
     return FCL_EXIT_INPUT;
 }
 
-/* Its adaptive step's bound (the emitters' capacity default). */
-static double dfsph_longest_dt(const fcl_params *p)
+/* Its Courant step's floor and bounds (the emitters' checks and capacity
+ * default), since a step under the floor stops the run (choose_dt). */
+static void dfsph_step_floor(const fcl_params *p, double *cfl, double *dt_min, double *dt_max)
 {
-    return p->dfsph_dt_max;
+    *cfl = p->dfsph_cfl, *dt_min = p->dfsph_dt_min, *dt_max = p->dfsph_dt_max;
 }
 
 /* The shared parameters it does not read, and what it has in their place. */
@@ -462,7 +463,7 @@ static const fcl_ignored ignores[] = {
 
 const fcl_solver fcl_solver_dfsph = {
     .ignores = ignores,
-    .longest_dt = dfsph_longest_dt,
+    .step_floor = dfsph_step_floor,
     .name = "dfsph",
     .blowup_advice = "lower dfsph.dt_max or dfsph.cfl",
     .kernels = "cubic spline, dfsph.tables picks tables or exact",
