@@ -5,7 +5,7 @@
 # clashes, bench's warm-up and JSON), wcsph's note on a soft fluid, mac's
 # speed bound and overfilled box, the scene's own keys its solver does not
 # read, no OpenCL device, a level set that erases small bodies, the
-# viewer's options under run. Same helpers (cli_common.sh).
+# viewer's options under run, dfsph's support under 2. Same helpers (cli_common.sh).
 #
 # usage: bash tests/test_cli_review.sh path/to/fluidcl    (any working directory)
 set -u
@@ -382,5 +382,17 @@ for op in $vopts; do
 done
 [ "$named" -ge 8 ] && [ -z "$missed" ] && ok "37 the viewer's $named own options are named as view options by run" ||
     bad "37 view options under run" "$named named, missed:$missed"
+
+# 38. dfsph under 2 spacings of support, where a resting pool keeps moving,
+# is noted once (it ran without a word; a review); at 2 not.
+fl run "$GOOD" --backend cpu --steps 2 --quiet --solver dfsph --param particles.support=1.5
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --steps 2 --quiet --solver dfsph
+if [ "$r1$RC" = 00 ] && [ "$(printf '%s' "$e1" | grep -c "dfsph at particles.support = 1.5 spacings: under 2 a resting pool keeps moving")" = 1 ] &&
+   ! printf '%s' "$ERR" | grep -q "particles.support"; then
+    ok "38 dfsph under 2 spacings of support is noted once, at 2 not"
+else
+    bad "38 dfsph support note" "exit $r1 $RC: $(printf '%s' "$e1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
+fi
 
 checks_done

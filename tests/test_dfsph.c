@@ -416,7 +416,10 @@ static void test_resting_pool(const char *walls)
     double sum = 0.0;
     long m = 0;
     while (k >= 0 && s.time < 3.0) {
-        CHECK(sim_step(&s) == 0, "resting pool step");
+        int rc = sim_step(&s);
+        CHECK(rc == 0, "resting pool step: %s", s.error);
+        if (rc != 0)   /* a failed step does not advance time: it spun to ctest's timeout (a review) */
+            break;
         sim_download(&s, NULL, v, NULL, NULL, NULL);
         fast = 0;
         for (size_t i = 0; i < n; i++) {
