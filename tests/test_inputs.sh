@@ -300,7 +300,7 @@ F=$T/emit_rate_mps.json; printf '{ "sim": { "solver": "mps" }, "boundary": { "wa
 refused "an mps emitter rate packing layers 0.67 spacings apart" "$F" "emitters[0].rate: 300 particles/s packs its layers of 4 particles 0.667 spacings apart" "mps takes them at least 0.9 spacings apart" "at most 222.222" -- run "$F"
 # So does mac: its markers stand for mac.particles_per_cell to a cell, and
 # 4 to a spacing^3 told its closed-box check of 114 % of a box 30 % full.
-F=$T/emit_rate_mac.json; printf '{ "sim": { "solver": "mac" }, "boundary": { "walls": "mirror" }, "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "particles": { "spacing": 0.02 }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"rate": 300')" >"$F"
+F=$T/emit_rate_mac.json; printf '{ "sim": { "solver": "mac" }, "domain": { "min": [0, 0, 0], "max": [0.2, 0.2, 0.2] }, "particles": { "spacing": 0.02 }, "fluid": [], %s }\n' "$(EM '[0.1, 0.1, 0.1]' '[1, 0, 0]' '"rate": 300')" >"$F"
 refused "a mac emitter rate packing layers 0.67 spacings apart" "$F" "emitters[0].rate: 300 particles/s packs its layers of 4 particles 0.667 spacings apart" "mac takes them at least 0.9 spacings apart (closer its markers stand for more liquid" "at most 222.222" -- run "$F"
 F=$T/particles_null.json; printf '{ "particles": null, "fluid": [] }\n' >"$F"
 refused "a group given null (once 'got null null')" "$F" "particles: expected an object of parameters, got null" -- run "$F"

@@ -73,6 +73,12 @@ static int counts_samples(const fcl_params *p)
     return sv && sv->boundary_tags;
 }
 
+int boundary_wall_particles(const fcl_params *p)
+{
+    const fcl_solver *sv = solver_find(p->sim_solver);
+    return strcmp(p->boundary_walls, "particles") == 0 && !(sv && solver_reads_instead(sv, FCL_P_boundary_walls));
+}
+
 /* Under mirror walls the solver sees the samples' images (boundary_images),
  * which stand where the samples past the walls would. */
 static int mirrors_samples(const fcl_params *p)
@@ -136,9 +142,13 @@ static void key_begin(uint64_t *h, const fcl_params *p)
     *h = FCL_FNV1A_BASIS;
     float clip[6];
     boundary_clip(p, clip);
+    /* The walls as sampled: mac takes none under "particles" (a cache of
+     * its walls from before would be read back otherwise). */
     fnv_text(h, "fluidcl boundary %d\nspacing %a\nwalls %s\nlayers %ld\ndomain %a %a %a %a %a %a\n", BOUNDARY_FORMAT,
-             p->particles_spacing, p->boundary_walls, (long)p->boundary_layers, lo[0], lo[1], lo[2], hi[0], hi[1],
-             hi[2]);
+             p->particles_spacing,
+             strcmp(p->boundary_walls, "particles") == 0 && !boundary_wall_particles(p) ? "particles, unsampled"
+                                                                                      : p->boundary_walls,
+             (long)p->boundary_layers, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
     fnv_text(h, "clip %a %a %a %a %a %a\n", clip[0], clip[1], clip[2], clip[3], clip[4], clip[5]);
     /* mps's samples (mesh_gap, drop_outside). Every cache written before
      * the last BOUNDARY_FORMAT misses and is sampled again; its file stays
@@ -302,7 +312,7 @@ static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, 
 {
     float d = p->particles_spacing;
     boundary_stack st = { 0 };
-    if (strcmp(p->boundary_walls, "particles") == 0 && boundary_sample_walls(p, b->layers, &st) != 0) {
+    if (boundary_wall_particles(p) && boundary_sample_walls(p, b->layers, &st) != 0) {
         snprintf(err, errlen, "%s: boundary.walls: not enough memory for the wall particles at spacing %g",
                  s->file, d);
         boundary_stack_free(&st);
@@ -310,7 +320,7 @@ static int sample_all(const fcl_scene *s, const fcl_params *p, fcl_boundary *b, 
     }
     size_t walls[FCL_BOUNDARY_LAYERS_MAX];
     memcpy(walls, st.n, sizeof walls);
-    int counted = counts_samples(p) && (strcmp(p->boundary_walls, "particles") == 0 || mirrors_samples(p));
+    int counted = counts_samples(p) && (boundary_wall_particles(p) || mirrors_samples(p));
     float clip[6];
     boundary_clip(p, clip);
     for (int i = 0; i < b->nobstacles; i++) {

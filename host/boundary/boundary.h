@@ -88,6 +88,11 @@ int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_sampl
 size_t boundary_carve(const fcl_boundary *b, float4 *pos, float4 *vel, size_t n, float gap);
 
 void boundary_free(fcl_boundary *b);
+/* Whether the domain's walls are sampled as boundary particles:
+ * boundary.walls = particles, under a solver that reads it (mac's walls
+ * are its grid's solid ghost cells: it sampled 22,328 wall particles for
+ * the drop scene and read none). */
+int boundary_wall_particles(const fcl_params *p);
 /* After boundary_carve at setup: the particles nearer a mesh obstacle than
  * gap by its signed distance field (mesh_sdf.c), removed, order kept: the
  * integrators would move those within half a spacing that far in the

@@ -825,6 +825,7 @@ static const fcl_ignored ignores[] = {
     { FCL_P_material_tension_model, "nothing: it applies no surface tension" },
     { FCL_P_material_surface_tension, "nothing: it applies no surface tension, nor bounds its step by it" },
     { FCL_P_material_cohesion, "nothing: it applies no surface tension" },
+    { FCL_P_boundary_walls, "its grid's walls, solid cells around the domain, free-slip" },
     { FCL_P_COUNT, NULL },
 };
 
