@@ -481,11 +481,15 @@ int view_reload_kernels(fcl_view *v)
         snprintf(v->reload_msg, sizeof v->reload_msg, "%s; the previous kernels keep running", err);
         fprintf(stderr, "fluidcl: view: kernel reload from %s: %s\n%s", dir ? dir : "the embedded sources",
                 v->reload_msg, log ? log : "");
+        /* On the status line too: the panel's reload header is closed by
+         * default, and a failed reload showed nothing there (a review). */
+        view_set_status(v, "kernel reload failed (see the panel's Kernels header): %.200s", v->reload_msg);
         return -1;
     }
     v->reload_ok = 1;
     v->reloads++;
     snprintf(v->reload_msg, sizeof v->reload_msg, "kernels rebuilt from %s (reload %ld)",
              dir ? dir : "the embedded sources", v->reloads);
+    view_set_status(v, "%s", v->reload_msg);
     return 0;
 }

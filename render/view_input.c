@@ -25,10 +25,19 @@ static fcl_view *of(GLFWwindow *w)
     return glfwGetWindowUserPointer(w);
 }
 
+/* Whether the panel takes the mouse: ImGui's flag is only updated in a
+ * frame that draws the panel, so with the panel hidden it kept its last
+ * value (H pressed over the panel left orbit, pan, zoom and push dead
+ * until it was shown again; a review). */
+static int panel_mouse(const fcl_view *v)
+{
+    return v->show_panel && rnd_gui_wants_mouse();
+}
+
 static void on_scroll(GLFWwindow *w, double dx, double dy)
 {
     (void)dx;
-    if (!rnd_gui_wants_mouse())
+    if (!panel_mouse(of(w)))
         rnd_camera_zoom(&of(w)->cam, (float)dy);
 }
 
@@ -75,7 +84,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 {
     (void)scancode;
     (void)mods;
-    if (action == GLFW_PRESS && !rnd_gui_wants_keyboard())
+    if (action == GLFW_PRESS && !(of(w)->show_panel && rnd_gui_wants_keyboard()))
         key_action(of(w), key);
 }
 
@@ -125,7 +134,7 @@ void view_input_frame(fcl_view *v)
     x *= ww > 0 ? (double)v->fb_w / ww : 1.0;
     y *= wh > 0 ? (double)v->fb_h / wh : 1.0;
     int kind = drag_kind(v->win);
-    if (v->dragging == 0 && kind != 0 && rnd_gui_wants_mouse())
+    if (v->dragging == 0 && kind != 0 && panel_mouse(v))
         kind = 0;
     float dx = (float)(x - v->mx), dy = (float)(y - v->my);
     v->drag_active = 0;

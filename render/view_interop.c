@@ -90,7 +90,12 @@ int view_interop_backend(fcl_view *v, char *err, size_t errlen)
     if (strcmp(v->cli.backend, "opencl") == 0 && (v->be = try_shared(v, v->path_note, sizeof v->path_note)))
         v->shared = 1;
     if (!v->be)
-        v->be = backend_create_default(v->cli.backend, v->cli.backend_given, v->cli.device, kdir, err, errlen);
+        /* kdir may be the source tree's kernels/ (view.c), which the user
+         * did not ask for: the fallback goes by v->cli's options (it was
+         * taken for --kernel-dir, and view exited 3 without OpenCL; a
+         * review). */
+        v->be = backend_create_default(v->cli.backend, v->cli.backend_given || v->cli.device || v->cli.kernel_dir,
+                                       v->cli.device, kdir, err, errlen);
     return v->be ? 0 : (strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE);
 }
 

@@ -6,7 +6,8 @@
 # not mistaken for a recording folder; a run ending on a blow-up exits 3;
 # bad viewer options exit 2 naming the
 # option; --control draws fluid control's control particles; with no
-# display the viewer exits 3 saying so. Skips (77) when
+# display the viewer exits 3 saying so, and with no OpenCL device it runs
+# natively. Skips (77) when
 # Xvfb is missing.
 #
 # usage: bash tests/test_view_cli.sh path/to/fluidcl
@@ -201,6 +202,18 @@ PY
         bad "--color phase with the scene's colours" "exit $RC, red/green pixels: $counts"
 else
     echo "SKIP phase colours: no python3"
+fi
+
+# With no OpenCL device the viewer runs on the native backend with a note,
+# as run does (it exited 3: the source tree's kernel folder it finds
+# itself was taken for a --kernel-dir; a review).
+mkdir -p "$T/no_icd"
+OCL_ICD_VENDORS=$T/no_icd fl view "$T/s.json" --frames 2
+if [ "$RC" -eq 0 ] && grep -q "no OpenCL device found (see 'fluidcl devices'): the native backend runs instead" "$T/err.txt" &&
+   grep -q "view: backend .*native" "$T/out.txt"; then
+    ok "no OpenCL device: view runs on the native backend with a note"
+else
+    bad "view without OpenCL" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-300)"
 fi
 
 checks_done

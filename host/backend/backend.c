@@ -20,7 +20,7 @@ fcl_backend *backend_create(const char *kind, const char *device, const char *ke
 fcl_backend *backend_create_default(const char *kind, int given, const char *device, const char *kernel_dir,
                                     char *err, size_t errlen)
 {
-    if (!given && !device && !kernel_dir && strcmp(kind, "opencl") == 0) {
+    if (!given && strcmp(kind, "opencl") == 0) {
         clrt_device *devs = NULL;
         int count = clrt_devices(&devs);
         free(devs);

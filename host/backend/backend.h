@@ -72,10 +72,11 @@ struct fcl_backend {
  * On failure returns NULL with a message in err. */
 fcl_backend *backend_create(const char *kind, const char *device, const char *kernel_dir,
                             char *err, size_t errlen);
-/* backend_create where the user named no backend (given 0): OpenCL, or
- * the native backend with a note on stderr when the machine has no
- * OpenCL device (run, view and surface stopped there, exit 3, where bench
- * went on natively; a review). */
+/* backend_create where the user asked for no backend (given 0: neither
+ * --backend, --device nor --kernel-dir): OpenCL, or the native backend
+ * with a note on stderr when the machine has no OpenCL device (run, view
+ * and surface stopped there, exit 3, where bench went on natively; a
+ * review). kernel_dir may still be set: the viewer's own source folder. */
 fcl_backend *backend_create_default(const char *kind, int given, const char *device, const char *kernel_dir,
                                     char *err, size_t errlen);
 fcl_backend *be_cpu_create(char *err, size_t errlen);
