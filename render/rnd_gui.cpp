@@ -261,9 +261,14 @@ static int text_widget(fcl_view *v, const fcl_param_def *d, const char *key, cha
         if ((entered = ImGui::InputFloat(d->name, &x, 0.0f, 0.0f, "%.6g", enter)))
             rc = view_apply_number(v, d, 0, x, err, errlen);
     } else if (d->type == PT_INT) {
-        long long x = *(long *)field;   /* all of a long: an int cast cut it (a review) */
-        if ((entered = ImGui::InputScalar(d->name, ImGuiDataType_S64, &x, NULL, NULL, "%lld", enter)))
-            rc = view_apply_number(v, d, 0, (double)x, err, errlen);
+        /* As text, through the command line's parser: a number field took
+         * 64.5 as 64 and 0x20 as 20 without a word, where --param and a
+         * field left without Enter refuse them (a review). All of a long:
+         * an int cast cut it (a review). */
+        char buf[32];
+        snprintf(buf, sizeof buf, "%ld", *(long *)field);
+        if ((entered = ImGui::InputText(d->name, buf, sizeof buf, enter)))
+            rc = view_apply_param(v, key, buf, err, errlen);
     } else {
         char buf[FCL_STR_MAX];
         snprintf(buf, sizeof buf, "%s", field);

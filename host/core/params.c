@@ -125,7 +125,11 @@ int params_set_number(fcl_params *p, const fcl_param_def *d, int comp, double v,
 {
     char got[64];
     snprintf(got, sizeof got, "%g", v);
-    if (!isfinite(v) || v < d->min || v > d->max)
+    /* A float parameter's bounds as floats: the panel hands over floats,
+     * and 0.1 typed for sim.dt's bound 0.1 arrived as 0.1000000015 and
+     * was refused (a review); the value is stored as a float anyway. */
+    int flt = d->type == PT_FLOAT || d->type == PT_VEC3;
+    if (!isfinite(v) || (flt ? (float)v < (float)d->min || (float)v > (float)d->max : v < d->min || v > d->max))
         return fail(d, got, err, errlen);
     char *base = (char *)p + d->offset;
     if (d->type == PT_FLOAT || d->type == PT_VEC3) {
