@@ -175,10 +175,38 @@ int view_load_scene(fcl_view *v, char *err, size_t errlen)
     return rc;
 }
 
+/* What a reset to the edited parameters would be refused for before any
+ * device work, as the command line checks it (cli_scene): the scene under
+ * them, and the solver's own refusals. 0, or -1 with err. */
+static int reset_refused(const fcl_view *v, char *err, size_t errlen)
+{
+    const fcl_params *p = &v->edit;
+    if (scene_check(&v->scene, p, err, errlen) != 0)
+        return -1;
+    const fcl_solver *sv = solver_find(p->sim_solver);
+    if (!sv) {
+        snprintf(err, errlen, "sim.solver: unknown solver '%s'", p->sim_solver);
+        return -1;
+    }
+    return solver_check_targets(sv, v->scene.ntargets, err, errlen) != 0 ||
+                   solver_check_phases(sv, p, v->scene.phases, v->scene.nphases, err, errlen) != 0 ||
+                   solver_check_support(sv, p, err, errlen) != 0 || (sv->check && sv->check(p, err, errlen) != 0)
+               ? -1
+               : 0;
+}
+
 int view_reset(fcl_view *v)
 {
     char err[1024] = "";
     fcl_params old = v->live;
+    /* Refused before the simulation goes: it runs on, and the edits stay
+     * for the user to mend (a reset to mps of a fluid-control scene threw
+     * the run away, restarted the old one and pinned a dropped ball's
+     * capacity into the edits; a review). */
+    if (reset_refused(v, err, sizeof err) != 0) {
+        view_set_status(v, "reset refused, the simulation goes on: %s", err);
+        return 0;
+    }
     view_release_sim(v);
     v->live = v->edit;
     int rc = view_load_scene(v, err, sizeof err);

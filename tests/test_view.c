@@ -411,6 +411,31 @@ static void check_solver_fields(fcl_view *v)
  * under pbf.dt_min once the fluid moves) pauses the view with the reason
  * in its status; it ended the viewer with exit 3 (a review). Undoing the
  * edit and resuming steps again. */
+/* A reset the solver refuses (pbf at particles.support 3.8) is refused
+ * before the simulation goes: it runs on from its step, the edits stay (a
+ * refused reset threw the run away and restarted it; a review). */
+static void check_refused_reset(fcl_view *v)
+{
+    char err[512] = "";
+    view_frame(v);
+    long step = v->sim.step;
+    size_t n = v->sim.n;
+    char solver[FCL_STR_MAX];
+    snprintf(solver, sizeof solver, "%s", v->live.sim_solver);
+    float support = v->edit.particles_support;
+    CHECK(view_apply_param(v, "sim.solver", "pbf", err, sizeof err) >= 0 &&
+              view_apply_param(v, "particles.support", "3.8", err, sizeof err) >= 0,
+          "pbf at support 3.8 as edits: %s", err);
+    CHECK(view_reset(v) == 0 && v->sim.step == step && v->sim.n == n && strcmp(v->live.sim_solver, solver) == 0 &&
+              strstr(v->status, "reset refused, the simulation goes on") && strstr(v->status, "3.5") &&
+              strcmp(v->edit.sim_solver, "pbf") == 0,
+          "a refused reset: step %ld (was %ld), solver %s, status '%s'", v->sim.step, step, v->live.sim_solver,
+          v->status);
+    CHECK(view_frame(v) == 0 && v->sim.step > step, "stepping on after a refused reset");
+    snprintf(v->edit.sim_solver, sizeof v->edit.sim_solver, "%s", solver);
+    v->edit.particles_support = support;
+}
+
 static void check_refused_step(fcl_view *v)
 {
     char err[512] = "";
@@ -485,6 +510,7 @@ static void run_backend(const char *kind, const char *scene)
     check_ball(&v);
     check_compare(&v);
     check_solver_fields(&v);
+    check_refused_reset(&v);
     check_refused_step(&v);
     if (strcmp(kind, "cpu") == 0)
         CHECK(view_reload_kernels(&v) == -1 && strstr(v.reload_msg, "OpenCL"),
