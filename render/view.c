@@ -343,7 +343,15 @@ int view_frame(fcl_view *v)
     glfwPollEvents();
     rnd_gui_input();
     scene_defaults(v);
+    int was_w = v->fb_w;
     glfwGetFramebufferSize(v->win, &v->fb_w, &v->fb_h);
+    /* A window made too narrow for the panel beside the scene hides it, as
+     * one opened so does (H shows it again): it covered the fluid (a
+     * review). */
+    if (v->show_panel && was_w > 2 * RND_GUI_WIDTH && v->fb_w > 0 && v->fb_w <= 2 * RND_GUI_WIDTH) {
+        v->show_panel = 0;
+        view_set_status(v, "window narrower than %d pixels: the panel hidden (H shows it)", 2 * RND_GUI_WIDTH + 1);
+    }
     /* With the panel open, center the scene in the space beside it. */
     v->cam.shift_x = v->show_panel && v->fb_w > 2 * RND_GUI_WIDTH ? (float)RND_GUI_WIDTH / (float)v->fb_w : 0.0f;
     view_input_frame(v);

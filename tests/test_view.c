@@ -436,6 +436,38 @@ static void check_refused_reset(fcl_view *v)
     v->edit.particles_support = support;
 }
 
+/* A window made narrower than the panel beside the scene hides the panel
+ * (it covered the fluid; a review); widened again, H shows it. */
+static void check_narrow(fcl_view *v)
+{
+    int ww, wh;
+    glfwGetWindowSize(v->win, &ww, &wh);
+    glfwSetWindowSize(v->win, 1000, wh);   /* the tests' window is 640 wide: room for the panel first */
+    for (int f = 0; f < 20 && v->fb_w < 1000; f++) {
+        glfwWaitEventsTimeout(0.05);
+        view_frame(v);
+    }
+    v->show_panel = 1;
+    view_frame(v);
+    glfwSetWindowSize(v->win, 700, wh);
+    for (int f = 0; f < 20 && v->fb_w > 700; f++) {   /* the server takes a moment */
+        glfwWaitEventsTimeout(0.05);
+        view_frame(v);
+    }
+    view_frame(v);
+    int hidden = !v->show_panel;
+    printf("window %d pixels wide: panel %s, status '%s'\n", v->fb_w, hidden ? "hidden" : "shown", v->status);
+    CHECK(v->fb_w <= 700 && hidden && strstr(v->status, "panel hidden"), "a 700-pixel window: width %d, panel %s",
+          v->fb_w, hidden ? "hidden" : "shown");
+    glfwSetWindowSize(v->win, ww, wh);
+    for (int f = 0; f < 20 && v->fb_w < ww; f++) {
+        glfwWaitEventsTimeout(0.05);
+        view_frame(v);
+    }
+    v->show_panel = 1;
+    view_frame(v);
+}
+
 static void check_refused_step(fcl_view *v)
 {
     char err[512] = "";
@@ -511,6 +543,7 @@ static void run_backend(const char *kind, const char *scene)
     check_compare(&v);
     check_solver_fields(&v);
     check_refused_reset(&v);
+    check_narrow(&v);
     check_refused_step(&v);
     if (strcmp(kind, "cpu") == 0)
         CHECK(view_reload_kernels(&v) == -1 && strstr(v.reload_msg, "OpenCL"),
