@@ -400,7 +400,7 @@ static void run_controls(fcl_view *v)
         v->paused = !v->paused;
     ImGui::SameLine();
     if (ImGui::Button("Step (N)"))
-        v->step_once = 1;
+        v->step_once++;
     ImGui::SameLine();
     if (ImGui::Button("Reset (Backspace)"))
         view_reset(v);

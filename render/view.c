@@ -194,7 +194,10 @@ void view_viewproj(const fcl_view *v, float vp[16])
 static int step_frame(fcl_view *v)
 {
     fcl_backend *be = v->be;
-    int steps = v->paused ? (v->step_once ? 1 : 0) : v->steps_per_frame, done = 0;
+    /* Paused: a step for every N pressed since the last frame (a flag
+     * took five quick taps as four steps, more lost at a few frames a
+     * second; a review), at most 100. */
+    int steps = v->paused ? (v->step_once < 100 ? v->step_once : 100) : v->steps_per_frame, done = 0;
     v->step_once = 0;
     timers_reset(&be->timers);
     if (view_interop_begin(v) != 0)

@@ -66,7 +66,7 @@ typedef struct fcl_view {
     fcl_buf *pack;              /* shared: the GL buffer; copy: a staging buffer */
     size_t pack_n;
     /* Controls. */
-    int paused, step_once, steps_per_frame, field;
+    int paused, step_once, steps_per_frame, field;   /* step_once: N presses since the last frame */
     int step_failed;            /* the last step tried failed (the view paused; a reset or a good step clears it) */
     char failure[1024];         /* why, as the status said it (later statuses replace that one) */
     float range[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX][2];   /* legend per field */

@@ -47,7 +47,7 @@ static void key_action(fcl_view *v, int key)
     float c[3];
     switch (key) {
     case GLFW_KEY_SPACE: v->paused = !v->paused; break;
-    case GLFW_KEY_N: v->step_once = 1; break;
+    case GLFW_KEY_N: v->step_once++; break;
     case GLFW_KEY_BACKSPACE: view_reset(v); break;
     case GLFW_KEY_R: view_reload_kernels(v); break;
     case GLFW_KEY_C: view_set_field(v, (v->field + 1) % view_field_count(v)); break;

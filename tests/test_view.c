@@ -432,6 +432,14 @@ static void check_refused_reset(fcl_view *v)
           "a refused reset: step %ld (was %ld), solver %s, status '%s'", v->sim.step, step, v->live.sim_solver,
           v->status);
     CHECK(view_frame(v) == 0 && v->sim.step > step, "stepping on after a refused reset");
+    /* Paused, three N presses before a frame are three steps (a flag took
+     * five quick taps as four steps; a review). */
+    v->paused = 1;
+    step = v->sim.step;
+    v->step_once += 3;
+    CHECK(view_frame(v) == 0 && v->sim.step == step + 3 && view_frame(v) == 0 && v->sim.step == step + 3,
+          "three N presses while paused: %ld steps, expected 3", v->sim.step - step);
+    v->paused = 0;
     snprintf(v->edit.sim_solver, sizeof v->edit.sim_solver, "%s", solver);
     v->edit.particles_support = support;
 }
