@@ -308,6 +308,10 @@ static void capture(fcl_view *v)
         else
             view_set_status(v, "%s", err);
         v->shot_path[0] = '\0';
+        if (v->shots_waiting > 0) {
+            v->shots_waiting--;
+            view_request_shot(v);   /* named now that this one exists: the next frame's */
+        }
     }
     if (v->recording && rnd_record_frame(v->record_dir, v->record_index++, v->fb_w, v->fb_h, err, sizeof err) != 0) {
         v->recording = 0;

@@ -122,6 +122,7 @@ typedef struct fcl_view {
     char record_dir[1024];
     long record_index, record_first;   /* the next frame's number, and this take's first */
     char shot_path[1024];       /* screenshot requested for the next frame */
+    int shots_waiting;          /* more P presses while one was pending: each its own file */
 } fcl_view;
 
 /* view_display_available: cli.h. glFinish, for the interop path, which

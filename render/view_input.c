@@ -71,6 +71,13 @@ static void key_action(fcl_view *v, int key)
 
 void view_request_shot(fcl_view *v)
 {
+    /* A second P before the first is written would take the same name
+     * (the file does not exist yet): it waits for its own (two presses in
+     * one frame wrote one file; a review). */
+    if (v->shot_path[0]) {
+        v->shots_waiting++;
+        return;
+    }
     /* One name a second, numbered when P comes twice within it. */
     char path[64];
     long now = (long)time(NULL);

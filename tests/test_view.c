@@ -476,6 +476,42 @@ static void check_narrow(fcl_view *v)
     view_frame(v);
 }
 
+/* The PNGs named fluidcl_*.png in the current folder, removed when rm. */
+static int count_shots(int rm)
+{
+    DIR *d = opendir(".");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "fluidcl_", 8) == 0 && strstr(e->d_name, ".png")) {
+            n++;
+            if (rm)
+                unlink(e->d_name);
+        }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* P twice before a frame: two files (the second took the first's name,
+ * the file not yet written, and one was written; a review). */
+static void check_two_shots(fcl_view *v)
+{
+    char here[1024];
+    if (!getcwd(here, sizeof here) || chdir(tmp) != 0) {
+        CHECK(0, "into %s for the screenshots", tmp);
+        return;
+    }
+    count_shots(1);
+    view_request_shot(v);
+    view_request_shot(v);
+    for (int f = 0; f < 3; f++)
+        view_frame(v);
+    int n = count_shots(1);
+    CHECK(n == 2, "P twice before a frame wrote %d screenshots, expected 2", n);
+    CHECK(chdir(here) == 0, "back to %s", here);
+}
+
 static void check_refused_step(fcl_view *v)
 {
     char err[512] = "";
@@ -552,6 +588,7 @@ static void run_backend(const char *kind, const char *scene)
     check_solver_fields(&v);
     check_refused_reset(&v);
     check_narrow(&v);
+    check_two_shots(&v);
     check_refused_step(&v);
     if (strcmp(kind, "cpu") == 0)
         CHECK(view_reload_kernels(&v) == -1 && strstr(v.reload_msg, "OpenCL"),
