@@ -23,8 +23,8 @@ static inline int sc_make(fcl_backend *be, fcl_sim *s, fcl_scene *sc, fcl_initia
     char err[1024];
     int parsed = scene_parse(sc, text, "test scene", err, sizeof err) == 0;
     const fcl_solver *sv = parsed ? solver_find(sc->params.sim_solver) : NULL;
-    if (sv)
-        scene_emitter_capacity(sc, sv->longest_dt ? sv->longest_dt(&sc->params) : sc->params.sim_dt);
+    if (sv)   /* as the command line sizes it (a step_floor's dt_max where the solver has one) */
+        scene_emitter_capacity(sc, solver_longest_dt(sv, &sc->params));
     if (!parsed || setup_initial(sc, &sc->params, be, in, err, sizeof err) != 0) {
         printf("FAIL scene: %s\n", err);
         ft_fail++;

@@ -211,7 +211,7 @@ python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); s["fluid"] = s["
 SCENE_FULL=$SCENE
 SCENE=$T/small.json
 refused "a scene whose fluid holds fewer particles than the state" "$GOODCK" "whose fluid holds more"
-n_state=$(python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read(), 52)[0])' "$GOODCK")
+n_state=$(python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read(), 44)[0])' "$GOODCK")
 fl --backend cpu --solver "$S1" --steps 30 --every 4 --out "$T/small_out" --resume "$GOODCK" \
     --param particles.capacity="$n_state"
 if [ "$RC" -eq 0 ]; then

@@ -179,13 +179,13 @@ int sim_step_floor(fcl_sim *s, double dt, double dt_min, double dt_max, const ch
     double inflow = sim_inflow_speed(s, s->time, s->time + dt_max);
     if (inflow > s->stats.max_speed) {
         snprintf(s->error, sizeof s->error,
-                 "the Courant step %.3g s for the emitters' speed %.4g m/s fell below %s.dt_min = %.3g s: expected "
+                 "the Courant step %.4g s for the emitters' speed %.4g m/s fell below %s.dt_min = %.4g s: expected "
                  "slower emitters, a larger %s.cfl or a lower %s.dt_min", dt, inflow, group, dt_min, group, group);
         return -1;
     }
     /* (an advice naming the floor already says to lower it) */
     snprintf(s->error, sizeof s->error,
-             "numerical blow-up: the Courant step %.3g s fell below %s.dt_min = %.3g s (largest speed %.4g m/s); "
+             "numerical blow-up: the Courant step %.4g s fell below %s.dt_min = %.4g s (largest speed %.4g m/s); "
              "%s%s%s%s", dt, group, dt_min, s->stats.max_speed, sim_blowup_advice(s, advice, sizeof advice),
              s->dt_floor_key[0] ? "" : ", or lower ", s->dt_floor_key[0] ? "" : group,
              s->dt_floor_key[0] ? "" : ".dt_min if such speeds are real");

@@ -650,6 +650,9 @@ int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errle
         }
         if (!solid) {   /* min and max swapped: say so, not "outside" (a review) */
             snprintf(a, sizeof a, "fluid[%d]", i);
+            if (s->blocks[i].kind != FCL_SHAPE_BOX)
+                return err_at(err, errlen, s->file, "%s.radius: expected a sphere wider than a float's rounding at "
+                              "its center, got %g", a, s->blocks[i].radius);
             return err_at(err, errlen, s->file, "%s: expected max above min in every component, got [%g, %g, %g] - "
                           "[%g, %g, %g]", a, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
         }

@@ -21,6 +21,20 @@
 
 enum { TILE = 2 };
 
+/* What raises the speed inside resting fluid, or lowers the curvature's
+ * weight: the binary field reads no ls_truncation, and a threshold set by
+ * hand is the usual cause (a review). */
+static const char *mc_levelset_advice(const fcl_params *p, const mc_config *c)
+{
+    if (p->surface_ls_threshold != 0.0f)
+        return c->ls_binary ? "move surface.ls_threshold toward 0 (0: the field's own), raise surface.ls_radius, or "
+                              "lower surface.ls_beta"
+                            : "move surface.ls_threshold toward 0 (0: the field's own), raise surface.ls_radius or "
+                              "ls_truncation, or lower surface.ls_beta";
+    return c->ls_binary ? "raise surface.ls_radius or lower surface.ls_beta"
+                        : "raise surface.ls_radius or ls_truncation, or lower surface.ls_beta";
+}
+
 int mc_support_check(const fcl_params *p, char *err, size_t errlen)
 {
     /* Under about a spacing a resting lattice has no neighbor within the
@@ -54,13 +68,13 @@ int mc_support_check(const fcl_params *p, char *err, size_t errlen)
          * 20: a 12 x 10 x 12 block meshed empty with exit 0, the dam
          * break's first frame -20 %; a review). The defaults: 0.56
          * (smooth), 1.13 (binary). */
-        float rstar = 2.0f * c.ls_beta * c.ls_radius / F;
+        float rstar = mc_levelset_shrink(p);
         if (rstar > MC_LS_SHRINK_MAX) {
             snprintf(err, errlen, "surface.method = levelset: the curvature term, surface.ls_beta %g times ls_radius "
-                     "%g, against the speed inside resting fluid, %.3g (ls_truncation %g, ls_field %s), shrinks any "
-                     "body under %.1f spacings' radius to nothing: expected at most %g (raise surface.ls_radius or "
-                     "ls_truncation, or lower surface.ls_beta)", c.ls_beta, c.ls_radius, F, p->surface_ls_truncation,
-                     p->surface_ls_field, rstar, (double)MC_LS_SHRINK_MAX);
+                     "%g, against the speed inside resting fluid, %.3g (T = %g%s, ls_field %s), shrinks any body under "
+                     "%.1f spacings' radius to nothing: expected at most %g (%s)", c.ls_beta, c.ls_radius, F, T,
+                     p->surface_ls_threshold != 0.0f ? " from surface.ls_threshold" : ", the field's own",
+                     p->surface_ls_field, rstar, (double)MC_LS_SHRINK_MAX, mc_levelset_advice(p, &c));
             return FCL_EXIT_INPUT;
         }
     }
@@ -89,10 +103,12 @@ int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errl
     if (mc_support_check(p, err, errlen) != 0)
         return FCL_EXIT_INPUT;
     float rstar = mc_levelset_shrink(p);
+    mc_config c;
+    mc_config_from_params(&c, p);
     if (rstar > MC_LS_SHRINK_NOTE)   /* once a command: run, bench and surface call this first */
         fprintf(stderr, "fluidcl: note: surface.method = levelset: its curvature term shrinks any body under %.1f "
                 "spacings' radius to nothing (drops and thin sheets vanish; the defaults: 0.56, 1.13 with "
-                "ls_field binary): raise surface.ls_radius or ls_truncation, or lower surface.ls_beta\n", rstar);
+                "ls_field binary): %s\n", rstar, mc_levelset_advice(p, &c));
     if (strcmp(p->surface_method, "grid") != 0)
         return 0;
     const fcl_solver *s = solver_find(p->sim_solver);

@@ -273,6 +273,7 @@ static int choose_dt(fcl_sim *s, dfsph *d, int floor)
     const char *by = NULL;   /* what set dt, where not the speed */
     if (v > 1e-9)
         dt = p->dfsph_cfl * s->spacing / v;
+    s->dt_floor_key[0] = '\0';   /* this step's holds, not the last's, for the blow-up's advice */
     if (floor && sim_step_floor(s, dt, p->dfsph_dt_min, p->dfsph_dt_max, "dfsph") != 0)
         return -1;
     /* The explicit viscosity's bound (Monaghan: 0.125 h^2 / nu with h the
