@@ -501,11 +501,11 @@ size_t ls_seed(ls_state *s, const float4 *pos, size_t n)
  * along each axis is looked at (a hole narrower than 2 cells, under a
  * spacing at the default cell, may go unseen; the dam break's frames 200
  * steps apart, continued, took 118 ms more a frame looking at every node
- * and 45 ms at every second, of 3.3 s a frame). F's sign there is summed until it is known >= 0, which deep
- * inside the fluid takes the row through the node alone (ls_speed_all's
- * bound); nodes found negative were summed whole and are cached. Around
- * each, the nodes still deep inside get phi from F's sign, in a box as
- * wide as ls_seed's. */
+ * and 45 ms at every second, of 3.3 s a frame). F's sign there is summed
+ * until it is known >= 0, which deep inside the fluid takes the row
+ * through the node alone (ls_speed_all's bound); nodes found negative
+ * were summed whole and are cached. Around each, the nodes still deep
+ * inside get phi from F's sign, in a box as wide as ls_seed's. */
 size_t ls_seed_holes(ls_state *s)
 {
     float lim = (float)s->W * s->cell;
