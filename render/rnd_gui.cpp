@@ -137,6 +137,18 @@ extern "C" int rnd_gui_wants_keyboard(void)
     return gui_on && ImGui::GetIO().WantCaptureKeyboard;
 }
 
+static bool close_popups;   /* Esc over an open combo: closed in the next frame */
+
+extern "C" int rnd_gui_popup_open(void)
+{
+    return gui_on && ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId);
+}
+
+extern "C" void rnd_gui_close_popups(void)
+{
+    close_popups = gui_on;
+}
+
 static void report(fcl_view *v, int rc, const char *key, const char *err)
 {
     if (rc < 0)
@@ -405,7 +417,9 @@ static void run_controls(fcl_view *v)
     if (ImGui::Button("Reset (Backspace)"))
         view_reset(v);
     ImGui::SetNextItemWidth(170.0f);
-    ImGui::SliderInt("steps per frame", &v->steps_per_frame, 1, 100);
+    /* Up to 100, or --steps-per-frame's own value above it (up to 1e6: a
+     * touch of the slider cut it to 100; a review). */
+    ImGui::SliderInt("steps per frame", &v->steps_per_frame, 1, v->steps_per_frame > 100 ? v->steps_per_frame : 100);
     param_widget(v, &fcl_param_table[FCL_P_sim_dt]);
     if (ImGui::BeginCombo("solver (on reset)", v->edit.sim_solver)) {
         char key[64];
@@ -613,6 +627,10 @@ extern "C" void rnd_gui_draw(fcl_view *v)
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
+    if (close_popups) {   /* no keyboard navigation here, so ImGui leaves Esc to us */
+        ImGui::ClosePopupsExceptModals();
+        close_popups = false;
+    }
     ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(RND_GUI_WIDTH - 10, (float)(v->fb_h > 40 ? v->fb_h - 16 : 300)), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowBgAlpha(0.85f);

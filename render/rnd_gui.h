@@ -22,6 +22,11 @@ int rnd_gui_init(struct GLFWwindow *w);
 void rnd_gui_shutdown(void);
 /* Whether ImGui uses the mouse or keyboard now (the panel has them). */
 int rnd_gui_wants_mouse(void);
+/* Whether a popup of the panel (a combo's list) is open: Esc closes it
+ * (rnd_gui_close_popups, at the next frame), and does not quit (it quit:
+ * ImGui does not take the keyboard for a combo; a review). */
+int rnd_gui_popup_open(void);
+void rnd_gui_close_popups(void);
 int rnd_gui_wants_keyboard(void);
 /* After each glfwPollEvents: hands this frame's queued key events to
  * ImGui and the viewer's keys (view_keys.h), panel shown or not. */

@@ -53,7 +53,12 @@ static void key_action(fcl_view *v, int key)
     case GLFW_KEY_C: view_set_field(v, (v->field + 1) % view_field_count(v)); break;
     case GLFW_KEY_M: v->draw = (v->draw + 1) % RND_DRAW_COUNT; break;
     case GLFW_KEY_H: v->show_panel = !v->show_panel; break;
-    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(v->win, GLFW_TRUE); break;
+    case GLFW_KEY_ESCAPE:
+        if (v->show_panel && rnd_gui_popup_open())
+            rnd_gui_close_popups();
+        else
+            glfwSetWindowShouldClose(v->win, GLFW_TRUE);
+        break;
     case GLFW_KEY_F: rnd_camera_frame(&v->cam, v->live.domain_min, v->live.domain_max); break;
     case GLFW_KEY_B:
         view_ball_center(v, c);
