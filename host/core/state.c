@@ -532,8 +532,9 @@ static void attr_diff(const fcl_sim *s, blob *b, uint64_t n, uint32_t nattr, cha
             snprintf(lack + strlen(lack), sizeof lack - strlen(lack), "%s'%s'", lack[0] ? ", " : "",
                      s->grid.attr[a].name);
     }
-    snprintf(out, len, "%s%s%s%s%s%s%s", extra[0] ? "it holds " : "", extra, extra[0] ? ", which this simulation has not" : "",
-             extra[0] && lack[0] ? ", and " : "", lack[0] ? "it lacks " : "", lack, lack[0] ? ", which this one has" : "");
+    snprintf(out, len, "%s%s%s%s%s%s%s", extra[0] ? "it holds " : "", extra,
+             extra[0] ? ", which this simulation has not" : "", extra[0] && lack[0] ? ", and " : "",
+             lack[0] ? "it lacks " : "", lack, lack[0] ? ", which this one has" : "");
 }
 
 /* Header, counts, parameters and attribute layout against s; 0 when
