@@ -125,7 +125,8 @@ int clrt_matches(const clrt_device *d, int index, const char *want)
 int clrt_choose(const clrt_device *devs, int count, const char *want, char *err, size_t errlen)
 {
     if (count == 0) {
-        snprintf(err, errlen, "no OpenCL device found (is an ICD such as pocl-opencl-icd installed? --backend cpu runs without one)");
+        snprintf(err, errlen,
+                 "no OpenCL device found (is an ICD such as pocl-opencl-icd installed? --backend cpu runs without one)");
         return -1;
     }
     if (!want || !*want) {

@@ -604,8 +604,8 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
     if (get(b, &nattr, 4) != 0 || nattr != (uint32_t)s->grid.nattr) {
         char diff[1100];
         attr_diff(s, b, n, nattr, diff, sizeof diff);
-        snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d%s%s (fluid control's targets keep "
-                 "springs a particle; a checkpoint resumes into the scene that wrote it)", path, nattr, s->grid.nattr,
+        snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d%s%s (fluid control's targets keep a "
+                 "spring for each particle; a checkpoint resumes into the scene that wrote it)", path, nattr, s->grid.nattr,
                  diff[0] ? ": " : "", diff);
         return -1;
     }
