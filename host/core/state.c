@@ -605,8 +605,8 @@ static int check_header(fcl_sim *s, blob *b, const char *path, char *err, size_t
         char diff[1100];
         attr_diff(s, b, n, nattr, diff, sizeof diff);
         snprintf(err, errlen, "%s: %u particle attributes, the simulation has %d%s%s (fluid control's targets keep a "
-                 "spring for each particle; a checkpoint resumes into the scene that wrote it)", path, nattr, s->grid.nattr,
-                 diff[0] ? ": " : "", diff);
+                 "spring for each particle; a checkpoint resumes into the scene that wrote it)", path, nattr,
+                 s->grid.nattr, diff[0] ? ": " : "", diff);
         return -1;
     }
     return 0;
