@@ -12,9 +12,14 @@ const float rnd_colormap_stops[RND_COLORMAP_STOPS][3] = {
     { 0.20f, 0.75f, 0.90f }, { 0.40f, 0.88f, 0.70f }, { 0.70f, 0.92f, 0.40f },
     { 0.95f, 0.80f, 0.20f }, { 0.98f, 0.55f, 0.12f }, { 0.85f, 0.20f, 0.10f },
 };
+/* 16 colours, the second eight darker or paler than the first (8 made the
+ * ninth ball the scene's blue again, and the legend stopped at 8; a
+ * review); past 16 they repeat. */
 const float rnd_palette[RND_PALETTE][3] = {
     { 0.20f, 0.50f, 0.95f }, { 0.98f, 0.55f, 0.15f }, { 0.30f, 0.80f, 0.35f }, { 0.90f, 0.25f, 0.25f },
     { 0.65f, 0.45f, 0.90f }, { 0.95f, 0.85f, 0.25f }, { 0.30f, 0.85f, 0.90f }, { 0.95f, 0.50f, 0.75f },
+    { 0.55f, 0.35f, 0.20f }, { 0.10f, 0.45f, 0.45f }, { 0.55f, 0.55f, 0.55f }, { 0.50f, 0.10f, 0.35f },
+    { 0.70f, 0.95f, 0.55f }, { 0.15f, 0.20f, 0.55f }, { 0.95f, 0.75f, 0.60f }, { 0.45f, 0.55f, 0.10f },
 };
 
 void rnd_colormap(float t, float rgb[3])
@@ -38,7 +43,7 @@ static const char *sprite_head =
     "uniform mat4 u_view, u_proj;\n"
     "uniform float u_radius, u_scale, u_lo, u_hi;\n"
     "uniform int u_mode;\n"
-    "uniform vec3 u_stops[9], u_palette[8], u_color;\n"
+    "uniform vec3 u_stops[9], u_palette[16], u_color;\n"   /* RND_PALETTE */
     "out vec3 v_color;\n"
     "vec3 colormap(float t) {\n"
     "    float x = clamp(t, 0.0, 1.0) * 8.0;\n"
@@ -47,7 +52,7 @@ static const char *sprite_head =
     "}\n"
     "vec3 color_of(float w) {\n"
     "    if (u_mode == 0) return colormap((w - u_lo) / max(u_hi - u_lo, 1e-20));\n"
-    "    if (u_mode == 1) return u_palette[int(max(w, 0.0) + 0.5) % 8];\n"
+    "    if (u_mode == 1) return u_palette[int(max(w, 0.0) + 0.5) % 16];\n"
     "    return u_color;\n"
     "}\n"
     "void place(float radius) {\n"

@@ -18,7 +18,7 @@
 
 typedef struct rnd_renderer rnd_renderer;
 
-enum { RND_COLORMAP_STOPS = 9, RND_PALETTE = 8 };
+enum { RND_COLORMAP_STOPS = 9, RND_PALETTE = 16 };   /* rnd_particles.c's shader says 16 too */
 /* The continuous colormap (low to high) and the categorical palette, in
  * RGB 0..1; the shader and the panel's legend both use these. */
 extern const float rnd_colormap_stops[RND_COLORMAP_STOPS][3];
