@@ -596,7 +596,13 @@ static void step_stats(fcl_view *v)
 {
     const fcl_step_stats *st = &v->sim.stats;
     const fcl_solver *sv = v->sim.solver;
-    /* Wrapped: at the panel's width it lost the largest error (a review). */
+    /* Wrapped: at the panel's width it lost the largest error (a review).
+     * No step yet (a start, a reset or a ball's rebuild, which showed
+     * "dt 0 ms"; a review): said so. */
+    if (!(st->dt > 0.0)) {
+        ImGui::TextWrapped("no step since the simulation was made (started, reset or rebuilt for a ball)");
+        return;
+    }
     ImGui::TextWrapped("dt %.4g ms, max speed %.3g m/s, density error %.3g %% (max %.3g %%)", 1e3 * st->dt,
                        st->max_speed, st->avg_density_err, st->max_density_err);
     for (int k = 0; sv && k < sv->nstats; k++)
