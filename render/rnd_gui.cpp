@@ -369,6 +369,10 @@ static void toggle(const char *label, int *flag)
 
 static void legend(fcl_view *v)
 {
+    if (v->draw == RND_DRAW_MESH) {   /* it kept the phases' legend beside a mesh of one colour (a review) */
+        ImGui::TextWrapped("the mesh is drawn in one colour; the colouring applies to spheres and splats");
+        return;
+    }
     ImDrawList *dl = ImGui::GetWindowDrawList();
     ImVec2 p = ImGui::GetCursorScreenPos();
     const float w = 240.0f, h = 14.0f;
