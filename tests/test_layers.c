@@ -608,6 +608,27 @@ static void test_polygons(void)
                   "[[0.1, 0.1, 0.5], [0.6, 0.1, 0.5], [0.6, 0.3, 0.5], [0.3, 0.3, 0.5], [0.3, 0.6, 0.5], [0.1, 0.6, 0.5]]",
                   ", \"thickness\": 0.1", 0.95);
     check_polygon("triangle", "[[0.2, 0.8, 0.2], [0.8, 0.7, 0.3], [0.5, 0.75, 0.8]]", "", 0.95);
+    /* A plate 1.2 spacings thick keeps the layers in its slab, 2 of the 3
+     * (its third lay 2 spacings behind, in the fluid; a review). */
+    {
+        char pj[2048];
+        fcl_scene ps;
+        fcl_boundary pb;
+        snprintf(pj, sizeof pj, POLY_SCENE, "[[0.1, 0.1, 0.5], [0.6, 0.1, 0.5], [0.6, 0.6, 0.5], [0.1, 0.6, 0.5]]",
+                 ", \"thickness\": 0.024");
+        if (build(pj, &ps, &pb) == 0) {
+            float deepest = 0.0f;
+            for (size_t i = 0; i < pb.n; i++)
+                deepest = fmaxf(deepest, 0.5f - pb.pos[i].z);
+            printf("plate 0.024 m thick: %zu, %zu, %zu samples in layers 0-2, the deepest %.4f m behind\n",
+                   pb.nlayer[0], pb.nlayer[1], pb.nlayer[2], deepest);
+            CHECK(pb.nlayer[0] > 0 && pb.nlayer[1] == pb.nlayer[0] && pb.nlayer[2] == 0 && deepest < 0.024f + 1e-6f,
+                  "a plate 0.024 m thick at spacing 0.02: %zu, %zu, %zu samples in layers 0-2, the deepest %.4f m "
+                  "behind", pb.nlayer[0], pb.nlayer[1], pb.nlayer[2], deepest);
+            boundary_free(&pb);
+            scene_free(&ps);
+        }
+    }
     /* The notch of the L holds no sample of any layer. */
     char json[2048];
     fcl_scene s;

@@ -231,6 +231,8 @@ static void key_obstacle(uint64_t *h, const fcl_obstacle *o, const char *bytes, 
         for (int i = 0; i < o->npoly; i++)
             fnv_text(h, "%s %a %a %a%s", i ? "" : "polygon", o->poly[i][0], o->poly[i][1], o->poly[i][2],
                      i + 1 < o->npoly ? "," : "\n");
+    if (o->kind == FCL_SHAPE_POLYGON)   /* its layers stop at its thickness */
+        fnv_text(h, "thickness %a\n", o->thickness);
     else
         fnv_text(h, "mesh %a %a %a %a %zu\n", o->scale, o->translate[0], o->translate[1], o->translate[2], len);
     fnv(h, bytes, len);

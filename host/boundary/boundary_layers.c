@@ -130,12 +130,23 @@ static int sample_sphere(const fcl_obstacle *o, float d, int layers, const float
     return 0;
 }
 
+int boundary_polygon_layers(const fcl_obstacle *o, float d, int layers)
+{
+    if (!(o->thickness > 0.0f))
+        return layers;
+    int k = 1;
+    while (k < layers && (float)k * d <= o->thickness + 0.25f * d)
+        k++;
+    return k;
+}
+
 static int sample_polygon(const fcl_obstacle *o, float d, int layers, const float *clip, const double lattice[3],
                           boundary_stack *st)
 {
     fcl_polygon_frame f;
     polygon_frame(o, &f);
     polygon_align(&f, lattice, d);
+    layers = boundary_polygon_layers(o, d, layers);
     for (int k = 0; k < layers; k++) {
         float4 *at = boundary_stack_room(st, k, polygon_sample(&f, d, k, clip, NULL));
         if (!at)

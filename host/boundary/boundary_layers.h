@@ -25,6 +25,12 @@ float4 *boundary_stack_room(boundary_stack *st, int k, size_t more);
 void boundary_stack_free(boundary_stack *st);
 
 /* The box of the walls' layer k: the domain grown by k + 1/2 spacings. */
+/* How many of `layers` a polygon samples: those within its slab (k d at
+ * most its thickness, a quarter spacing's slack), all when its thickness
+ * is 0 (the default, boundary.layers spacings). Deeper layers of a thin
+ * plate stood in the fluid behind it (a review: 1.5 and 4 cm behind a
+ * 1 cm plate). */
+int boundary_polygon_layers(const fcl_obstacle *o, float d, int layers);
 void boundary_wall_shell(const fcl_params *p, int k, float lo[3], float hi[3]);
 /* A box obstacle's layer k: min..max shrunk by k spacings. 1 when it
  * exists (k = 0, or every shrunk extent above d/2, so its two faces stay

@@ -90,7 +90,7 @@ static double obstacle_samples(const fcl_obstacle *o, double d, int layers, cons
         double at[3] = { dlo[0] + 0.5 * d, dlo[1] + 0.5 * d, dlo[2] + 0.5 * d };   /* as boundary_layers.c */
         polygon_frame(o, &f);
         polygon_align(&f, at, d);
-        total = layers * polygon_sample_max(&f, d, clip);
+        total = boundary_polygon_layers(o, (float)d, layers) * polygon_sample_max(&f, d, clip);
     }
     return total;
 }
