@@ -186,6 +186,12 @@ refused "domain.min above domain.max" "$F" "domain.min: 0,0.5,0 is above domain.
 # lie inside the domain, which it did; a review).
 F=$T/fluid_order.json; scene "$F" "" '[ { "type": "box", "min": [0.1, 0.1, 0.1], "max": [0, 0, 0] } ]'
 refused "fluid[0].min above its max" "$F" "fluid[0]: expected max above min in every component" -- run "$F"
+# ... and a sphere too small for float's rounding at its center, fluid or
+# obstacle, of its radius (it was told of min and max, which it has not).
+F=$T/tiny_sphere.json; scene "$F" "" "$BOX" '[ { "type": "sphere", "center": [0.15, 0.15, 0.15], "radius": 1e-9 } ]'
+refused "a sphere obstacle of radius 1e-9" "$F" "obstacles[0].radius: expected a sphere wider than a float's rounding" -- run "$F"
+F=$T/tiny_fluid_sphere.json; scene "$F" "" '[ { "type": "sphere", "center": [0.15, 0.15, 0.15], "radius": 1e-9 } ]'
+refused "a fluid sphere of radius 1e-9" "$F" "fluid[0].radius: expected a sphere wider than a float's rounding" -- run "$F"
 refused "--param control.life_min above control.life_max" "control.life_min: 2 is above control.life_max: 0.75" -- \
     run "$T/empty_fluid.json" --param control.life_min=2
 refused "--param dfsph.dt_max below the default dt_min" "$T/empty_fluid.json" \
