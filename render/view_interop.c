@@ -94,8 +94,7 @@ int view_interop_backend(fcl_view *v, char *err, size_t errlen)
          * did not ask for: the fallback goes by v->cli's options (it was
          * taken for --kernel-dir, and view exited 3 without OpenCL; a
          * review). */
-        v->be = backend_create_default(v->cli.backend, v->cli.backend_given || v->cli.device || v->cli.kernel_dir,
-                                       v->cli.device, kdir, err, errlen);
+        v->be = backend_create_default(v->cli.backend, v->cli.backend_given, v->cli.device, kdir, err, errlen);
     return v->be ? 0 : (strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE);
 }
 

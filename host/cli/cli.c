@@ -338,7 +338,7 @@ int cli_parse(fcl_cli *o, int argc, char **argv, unsigned cmd)
             return FCL_EXIT_INPUT;
         }
     }
-    o->backend_given = o->backend != opencl && cmd != FCL_CMD_BENCH;
+    o->backend_given = (o->backend != opencl || o->device || o->kernel_dir) && cmd != FCL_CMD_BENCH;
     if (o->help)
         return 0;
     return check_options(o, cmd) != 0 ? FCL_EXIT_INPUT : 0;

@@ -20,7 +20,7 @@ enum { FCL_CMD_RUN = 1u, FCL_CMD_BENCH = 2u, FCL_CMD_VIEW = 4u };
 typedef struct fcl_cli {
     const char *scene;
     const char *backend;      /* cpu | opencl | all (bench) */
-    int backend_given;        /* --backend on the command line */
+    int backend_given;        /* --backend, --device or --kernel-dir: OpenCL asked for by name */
     const char *device;
     const char *solver;
     const char *out;

@@ -730,8 +730,7 @@ static int run_scene(const fcl_cli *o, fcl_scene *sc, run_ctx *r)
     int rc = run_check_outputs(o, p);
     if (rc != 0 || (rc = check_output_files(o, sc)) != 0 || (rc = ckpt_setup(&r->ck, o, p)) != 0)
         return rc;
-    fcl_backend *be = backend_create_default(o->backend, o->backend_given || o->device || o->kernel_dir, o->device,
-                                             o->kernel_dir, err, sizeof err);
+    fcl_backend *be = backend_create_default(o->backend, o->backend_given, o->device, o->kernel_dir, err, sizeof err);
     if (!be) {
         cli_error("%s", err);
         return strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;

@@ -145,7 +145,7 @@ static int parse(surf_opts *o, int argc, char **argv)
             o->frames[o->nframes++] = argv[i];
         }
     }
-    o->backend_given = o->backend != NULL;
+    o->backend_given = o->backend || o->device || o->kernel_dir;
     if (!o->backend)
         o->backend = "opencl";
     if (!o->frames || !o->nframes || !o->out) {
@@ -439,8 +439,8 @@ int cmd_surface(int argc, char **argv)
     if (rc == 0)
         rc = check_names(&o);
     fcl_backend *be = NULL;
-    if (rc == 0 && !(be = backend_create_default(o.backend, o.backend_given || o.device || o.kernel_dir, o.device,
-                                                          o.kernel_dir, err, sizeof err))) {
+    if (rc == 0 && !(be = backend_create_default(o.backend, o.backend_given, o.device, o.kernel_dir, err,
+                                                          sizeof err))) {
         cli_error("%s", err);
         rc = strncmp(err, "--", 2) == 0 ? FCL_EXIT_INPUT : FCL_EXIT_DEVICE;
     }

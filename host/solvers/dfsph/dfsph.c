@@ -292,8 +292,7 @@ static int choose_dt(fcl_sim *s, dfsph *d, int floor)
         dt = capillary, by = "material.surface_tension";
     /* A bound under dfsph.dt_min is overruled; a blow-up then says so
      * (a viscosity raised live past dfsph_check's bound blew up, told to
-     * lower dfsph.dt_max). */
-    s->dt_floor_key[0] = '\0';
+     * lower dfsph.dt_max); dt_floor_key was cleared above. */
     dt = fmin(sim_hold_floor(s, dt, p->dfsph_dt_min, "dfsph.dt_min", by), p->dfsph_dt_max);
     d->consts.dt = (float)dt;
     s->c.dt = (float)dt;
