@@ -16,9 +16,10 @@
  *   jacobi to grid between steps takes effect in the next solve;
  * - a hydrostatic column (12,000 particles, mirror walls) after 0.3 s:
  *   pressure at half depth within 5 % of rho g (H - y), nothing below the
- *   floor, the free surface's height (so the volume) within 1 %; the same
- *   in three layers of wall particles whose first layer has pressure
- *   unknowns (mps.wall_pressure = solve), the surface within 2 %; at
+ *   floor, the free surface's height (the top layer's mean: the volume)
+ *   within 1 %, its highest particle too; the same in three layers of
+ *   wall particles whose first layer has pressure unknowns
+ *   (mps.wall_pressure = solve), the highest particle within 2 %; at
  *   0.01 Pa s with the corrected gradient (mps.gradient = gc), the
  *   mirror-walled column over 0.6 s and a 2,000-particle one in wall
  *   particles with unknowns over 1.6 s, and the same in wall particles
@@ -472,15 +473,40 @@ static const char *const COLUMN_CEILING =
     " \"fluid\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [0.1, 0.2, 0.1]}]}";
 
 /* A column case: its scene, name, depth H, and the limits: the pressure
- * at half depth within ptol of rho g (H - y), the surface within
- * surface_tol of its height (mirror walls: 1 %; wall particles, whose
- * first fluid layer starts with a little less than n0: 2 %), run for
- * `until` s, and (when vmax > 0) no particle faster than vmax over the
- * last half of the run. */
+ * at half depth within ptol of rho g (H - y), the surface (the top
+ * layer's mean height: the column's volume, the issue's 1 %) within 1 %
+ * of its height and its highest particle within peak_tol (mirror walls:
+ * 1 %; in wall particles the four top corners are squeezed up 3 mm, 1.07 %
+ * of 0.3 m, while the top layer sinks 0.15 %: 2 %), run for `until` s,
+ * and (when vmax > 0) no particle faster than vmax over the last half of
+ * the run. */
 typedef struct column_case {
     const char *text, *what;
-    double H, ptol, surface_tol, until, vmax;
+    double H, ptol, peak_tol, until, vmax;
 } column_case;
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The mean height of the highest layer's particles (n l0 / H of them in a
+ * column of depth H), plus half a spacing: the surface a column of its
+ * volume would have. */
+static double column_surface(const float4 *pos, size_t n, double l0, double H)
+{
+    float *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++)
+        y[i] = pos[i].y;
+    qsort(y, n, sizeof *y, cmp_float);
+    size_t layer = (size_t)lround((double)n * l0 / H);
+    double sum = 0.0;
+    for (size_t i = n - layer; i < n; i++)
+        sum += y[i];
+    free(y);
+    return sum / (double)layer + 0.5 * l0;
+}
 
 /* A hydrostatic column after `until` s: those limits, and nothing below
  * the floor. The pressure is averaged over the particles within 6 mm of
@@ -488,7 +514,7 @@ typedef struct column_case {
 static void column(fcl_backend *be, const column_case *cc)
 {
     const char *text = cc->text, *what = cc->what;
-    double surface_tol = cc->surface_tol, until = cc->until, vmax = cc->vmax;
+    double until = cc->until, vmax = cc->vmax;
     fcl_sim s;
     fcl_scene sc;
     fcl_initial in;
@@ -521,7 +547,8 @@ static void column(fcl_backend *be, const column_case *cc)
         }
     }
     /* The top layer's centres sit half a spacing below the surface. */
-    double p = k ? sum / k : 0.0, want = 1000.0 * 9.81 * (H - y0), dh = (top + 0.005 - H) / H;
+    double p = k ? sum / k : 0.0, want = 1000.0 * 9.81 * (H - y0), peak = (top + 0.5 * s.spacing - H) / H;
+    double dh = (column_surface(pos, s.n, s.spacing, H) - H) / H;
     CHECK(fabs(p / want - 1.0) <= cc->ptol, "%s: pressure at half depth %.1f Pa, rho g (H - y) = %.1f (limit %g %%)",
           what, p, want, 100 * cc->ptol);
     /* The bottom layer keeps its place half a spacing (5 mm) up, within a
@@ -529,12 +556,14 @@ static void column(fcl_backend *be, const column_case *cc)
      * is the floor itself), mirror walls' clamp is that height (a check
      * against 0 could not fail; a review). Measured 4.9-5.0 mm. */
     CHECK(low >= 0.004, "%s: the bottom layer sank to y = %g (it starts at 0.005; limit 0.004)", what, low);
-    CHECK(fabs(dh) <= surface_tol, "%s: the surface moved by %.2f %% of the height (limit %g %%)", what, 100 * dh,
-          100 * surface_tol);
+    CHECK(fabs(dh) <= 0.01, "%s: the surface (the top layer's mean) moved by %.2f %% of the height (limit 1 %%)",
+          what, 100 * dh);
+    CHECK(fabs(peak) <= cc->peak_tol, "%s: the highest particle stands %.2f %% of the height off it (limit %g %%)",
+          what, 100 * peak, 100 * cc->peak_tol);
     printf("%s (%zu particles, %.2f s): pressure at half depth %.1f Pa against %.1f (%+.2f %%); surface height "
-           "%+.2f %%; lowest particle at %.4f m; largest speed in the last half %.4f m/s; last step %.1f CG "
-           "iterations\n", what, s.n, until, p, want, 100 * (p / want - 1.0), 100 * dh, low, fastest,
-           sim_stat(&s, "cg_iterations"));
+           "%+.2f %% (highest particle %+.2f %%); lowest particle at %.4f m; largest speed in the last half %.4f m/s; "
+           "last step %.1f CG iterations\n", what, s.n, until, p, want, 100 * (p / want - 1.0), 100 * dh, 100 * peak,
+           low, fastest, sim_stat(&s, "cg_iterations"));
     free(pos);
     free(prs);
     sc_free(&s, &sc, &in);
