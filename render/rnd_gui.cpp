@@ -448,12 +448,13 @@ static void run_controls(fcl_view *v)
 static void display_controls(fcl_view *v)
 {
     ImGui::SetNextItemWidth(170.0f);
-    const char *names[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX];
-    int count = view_field_count(v), field = v->field;
-    for (int i = 0; i < count; i++)
-        names[i] = view_field_label(v, i);
-    if (ImGui::Combo("color by", &field, names, count))
-        view_set_field(v, field);
+    /* Only the fields this solver keeps (pbf has no pressure). */
+    if (ImGui::BeginCombo("color by", view_field_label(v, v->field))) {
+        for (int i = 0; i < view_field_count(v); i++)
+            if (view_field_shown(v, i) && ImGui::Selectable(view_field_label(v, i), i == v->field))
+                view_set_field(v, i);
+        ImGui::EndCombo();
+    }
     ImGui::SetNextItemWidth(170.0f);
     if (ImGui::DragFloat2("range", v->range[v->field], 0.01f * (v->range[v->field][1] - v->range[v->field][0]) + 1e-6f) &&
         v->field < FCL_FIELD_COUNT)

@@ -181,6 +181,11 @@ void view_viewproj(const fcl_view *v, float vp[16]);
  * one (a solver field whose declared range is empty gets the range of
  * its values now); view_field_label names it. */
 int view_field_count(const fcl_view *v);
+/* Whether field means something under this solver (pressure under one
+ * that keeps none does not): the menu and the C key skip the others. */
+int view_field_shown(const fcl_view *v, int field);
+/* The next field shown after field, cyclically (the C key). */
+int view_field_next(const fcl_view *v, int field);
 void view_set_field(fcl_view *v, int field);
 const char *view_field_label(const fcl_view *v, int field);
 int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char *err, size_t errlen);

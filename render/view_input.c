@@ -50,7 +50,7 @@ static void key_action(fcl_view *v, int key)
     case GLFW_KEY_N: v->step_once++; break;
     case GLFW_KEY_BACKSPACE: view_reset(v); break;
     case GLFW_KEY_R: view_reload_kernels(v); break;
-    case GLFW_KEY_C: view_set_field(v, (v->field + 1) % view_field_count(v)); break;
+    case GLFW_KEY_C: view_set_field(v, view_field_next(v, v->field)); break;
     case GLFW_KEY_M: v->draw = (v->draw + 1) % RND_DRAW_COUNT; break;
     case GLFW_KEY_H: v->show_panel = !v->show_panel; break;
     case GLFW_KEY_ESCAPE:

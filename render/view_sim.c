@@ -54,9 +54,12 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
         mc_forget(&v->mc);
     /* Another solver after a reset may publish other fields; a solver
      * field kept by index is another quantity now: its range anew. */
-    if (v->field >= view_field_count(v))
+    if (!view_field_shown(v, v->field)) {
+        if (v->field == FCL_FIELD_PRESSURE)
+            fprintf(stderr, "fluidcl: note: view: %s keeps no pressure; the particles are coloured by speed\n",
+                    v->sim.solver->name);
         v->field = FCL_FIELD_SPEED;
-    else if (v->field >= FCL_FIELD_COUNT)
+    } else if (v->field >= FCL_FIELD_COUNT)
         solver_field_range(v, v->field);
     int trc = setup_sim_scene(&v->sim, &v->scene, err, errlen);
     if (trc != 0) {
@@ -77,6 +80,22 @@ int view_field_count(const fcl_view *v)
 {
     int k = v->have_sim && v->sim.solver ? v->sim.solver->nfields : 0;
     return FCL_FIELD_COUNT + (k < FCL_SOLVER_FIELDS_MAX ? k : FCL_SOLVER_FIELDS_MAX);
+}
+
+int view_field_shown(const fcl_view *v, int field)
+{
+    if (field < 0 || field >= view_field_count(v))
+        return 0;
+    return !(field == FCL_FIELD_PRESSURE && v->have_sim && v->sim.solver && v->sim.solver->no_pressure);
+}
+
+int view_field_next(const fcl_view *v, int field)
+{
+    int n = view_field_count(v);
+    for (int k = 1; k <= n; k++)
+        if (view_field_shown(v, (field + k) % n))
+            return (field + k) % n;
+    return FCL_FIELD_SPEED;
 }
 
 const char *view_field_label(const fcl_view *v, int field)
@@ -113,7 +132,7 @@ static void solver_field_range(fcl_view *v, int field)
 
 void view_set_field(fcl_view *v, int field)
 {
-    if (field < 0 || field >= view_field_count(v))
+    if (!view_field_shown(v, field))
         field = FCL_FIELD_SPEED;
     if (field >= FCL_FIELD_COUNT && field != v->field)
         solver_field_range(v, field);

@@ -402,8 +402,25 @@ static void check_solver_fields(fcl_view *v)
           v->range[v->field][0], v->range[v->field][1]);
     free(want);
     free(vb);
+    /* pbf keeps no pressure: coloured by it, a reset to pbf falls back to
+     * speed, and the C key's cycle leaves it out (it offered zeros). */
+    view_set_field(v, FCL_FIELD_PRESSURE);
+    CHECK(v->field == FCL_FIELD_PRESSURE && view_apply_param(v, "sim.solver", "pbf", err, sizeof err) >= 0 &&
+              view_reset(v) == 0 && v->field == FCL_FIELD_SPEED && !view_field_shown(v, FCL_FIELD_PRESSURE),
+          "reset to pbf while coloured by pressure: field %d, pressure shown %d", v->field,
+          view_field_shown(v, FCL_FIELD_PRESSURE));
+    int seen = 0, f = FCL_FIELD_SPEED;
+    for (int k = 0; k < view_field_count(v); k++) {
+        f = view_field_next(v, f);
+        seen |= 1 << f;
+    }
+    CHECK(!(seen & 1 << FCL_FIELD_PRESSURE) && (seen & 1 << FCL_FIELD_DENSITY),
+          "the C key's cycle under pbf: fields seen %#x (pressure is bit %d)", seen, FCL_FIELD_PRESSURE);
+    view_set_field(v, FCL_FIELD_PRESSURE);
+    CHECK(v->field == FCL_FIELD_SPEED, "pressure picked under pbf: field %d", v->field);
     CHECK(view_apply_param(v, "sim.solver", "wcsph", err, sizeof err) >= 0 && view_reset(v) == 0 &&
-              view_field_count(v) == FCL_FIELD_COUNT && v->field == FCL_FIELD_SPEED,
+              view_field_count(v) == FCL_FIELD_COUNT && v->field == FCL_FIELD_SPEED &&
+              view_field_shown(v, FCL_FIELD_PRESSURE),
           "back to wcsph: %d menu entries, field %d", view_field_count(v), v->field);
 }
 

@@ -156,6 +156,10 @@ typedef struct fcl_solver {
     /* 1: it keeps no particle density (a grid solver): run's CSV gives
      * nan for the density errors, its summary and bench say n/a. */
     int no_density;
+    /* 1: it keeps no particle pressure (pbf: a density constraint, no
+     * equation of state): frames carry zeros, and the viewer's colour menu
+     * and C key leave pressure out. */
+    int no_pressure;
     /* The most fluid phases it simulates together (scene "phases";
      * sim_set_phases refuses more); 0 means 1. */
     int max_phases;

@@ -378,6 +378,7 @@ const fcl_solver fcl_solver_pbf = {
     .step_floor = pbf_step_floor,
     .blowup_more = pbf_blowup_more,
     .name = "pbf",
+    .no_pressure = 1,
     /* Not "lower pbf.cfl": a position correction is a speed 1/dt, so a
      * shorter step turns the same corrections into larger speeds (a
      * review: pbf.cfl 0.01 blew up at step 2 where 0.4 runs). */
