@@ -36,6 +36,10 @@
  *   cell) is printed beside it; `--volume KEY=VALUE...` runs only this,
  *   with those parameters (particles.spacing=0.005: the same column in
  *   1 cm cells);
+ * - free slip at obstacles: a dam break over a raised floor (an obstacle
+ *   box) runs as over the domain's floor, the fronts at 0.2 s within 1 %,
+ *   both transfers (2.0 % and 3.1 % behind while obstacles were
+ *   half-slip);
  * - with --volume1cm (ctest's test_mac_volume_1cm, outside the sanitizer
  *   pass, about 30 s): that dam break in 1 cm cells (49,152 markers)
  *   within 5 % with the defaults (-2.93 % and -3.09 %; -5.84 % and
@@ -50,6 +54,7 @@
 #include "params.h"
 #include "passes.h"
 #include "sim.h"
+#include "sim_checks.h"
 
 static void box_params(fcl_params *p, const double size[3], double spacing, const char *transfer)
 {
@@ -629,6 +634,71 @@ static void test_volume_1cm(fcl_backend *be)
     }
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A 0.3 x 0.4 x 0.1 m column collapsing in a 1.0 x 0.5 x 0.1 m box of
+ * 2.5 cm cells, with the given transfer, for 0.2 s: the front (the 99.9th
+ * percentile of the markers' x: the tip, which slides on the floor), its floor the domain's (raised = 0) or an
+ * obstacle box filling the domain's lowest 0.1 m (raised = 1); -1 on a
+ * failure. */
+static double front_over(fcl_backend *be, const char *transfer, int raised)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"sim\": {\"solver\": \"mac\", \"dt\": 0.01}, \"domain\": {\"min\": [0, %s, 0], \"max\": [1.0, 0.6, 0.1]},"
+             " \"particles\": {\"spacing\": 0.0125, \"support\": 2.0},"
+             " \"mac\": {\"particles_per_cell\": 8, \"cfl\": 1, \"transfer\": \"%s\"},%s"
+             " \"fluid\": [{\"type\": \"box\", \"min\": [0, 0.1, 0], \"max\": [0.3, 0.5, 0.1]}]}",
+             raised ? "0" : "0.1", transfer,
+             raised ? " \"obstacles\": [{\"type\": \"box\", \"min\": [0, 0, 0], \"max\": [1.0, 0.1, 0.1]}]," : "");
+    fcl_sim s;
+    fcl_scene sc;
+    fcl_initial in;
+    if (sc_make(be, &s, &sc, &in, text) != 0)
+        return -1.0;
+    int rc = 0;
+    while (rc == 0 && s.time < 0.2 - 1e-6)
+        rc = sim_step(&s);
+    float4 *pos = malloc(s.n * 16 + 16);
+    double *x = malloc(s.n * sizeof *x + 8), front = -1.0;
+    if (rc == 0 && pos && x && sim_download(&s, pos, NULL, NULL, NULL, NULL) == 0) {
+        for (size_t i = 0; i < s.n; i++)
+            x[i] = pos[i].x;
+        qsort(x, s.n, sizeof *x, cmp_double);
+        front = x[(size_t)(0.999 * (double)(s.n - 1))];
+    }
+    free(pos);
+    free(x);
+    sc_free(&s, &sc, &in);
+    return front;
+}
+
+/* Obstacles are free-slip as the domain's walls are: the dam break over a
+ * raised floor keeps up with the same over the domain's floor, the fronts
+ * at 0.2 s within 1 % (+0.13 % and +0.20 % measured, advect and flip; 2.0 %
+ * and 3.1 % behind while an obstacle's first solid row held a tangential
+ * velocity of 0, half-slip). The bulk behind the tip still lags (the 99th
+ * percentile 1.5 % with advect, 2.2 % before): the markers are seeded
+ * 0.75 spacings clear of obstacles, as particles are of boundary samples,
+ * so the fluid's first cell row on the obstacle starts with half its
+ * markers (README, Not done). */
+static void test_obstacle_slip(fcl_backend *be)
+{
+    const char *name[2] = { "advect", "flip" };
+    for (int q = 0; q < 2; q++) {
+        double floor_ = front_over(be, name[q], 0), raised = front_over(be, name[q], 1);
+        printf("dam break (%s) at 0.2 s: front %.4f m over the domain's floor, %.4f m over an obstacle (%+.2f %%)\n",
+               name[q], floor_, raised, 100.0 * (raised / floor_ - 1.0));
+        CHECK(floor_ > 0.0 && raised > 0.0 && fabs(raised / floor_ - 1.0) <= 0.01,
+              "dam break (%s) over an obstacle: front %.4f m against %.4f m over the domain's floor (limit 1 %%)",
+              name[q], raised, floor_);
+    }
+}
+
 int main(int argc, char **argv)
 {
     fcl_backend *cpu = ft_backend(0);
@@ -670,6 +740,7 @@ int main(int argc, char **argv)
     test_viscous_pool(cpu, "flip");
     test_sloshing(cpu);
     test_volume(cpu);
+    test_obstacle_slip(cpu);
     backend_destroy(cpu);
     return ft_done();
 }
