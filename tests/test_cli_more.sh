@@ -332,13 +332,14 @@ else
 fi
 # With --steps, the emitters' default capacity covers the solver's own
 # longest step: 2 ms for every solver once filled dfsph's (5 ms steps)
-# at 280 of 468 particles.
+# at 280 of 468 particles. The steps before the first layer take
+# dfsph.dt_max too (639 particles since 2026-11-29; they took sim.dt).
 F=$T/emit_dfsph.json
 printf '%s\n' '{ "sim": { "solver": "dfsph", "gravity": [0, 0, 0] }, "domain": { "min": [0, 0, 0], "max": [1.0, 0.2, 0.2] },
   "particles": { "spacing": 0.02 }, "boundary": { "cache_dir": "off" }, "fluid": [],
   "emitters": [ { "shape": "rect", "center": [0.05, 0.1, 0.1], "direction": [1, 0, 0], "size": [0.06, 0.06], "speed": 1 } ] }' >"$F"
 fl run "$F" --backend cpu --steps 300 --quiet
-[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^inflow, outflow  *468 particles added, 0 refused" &&
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^inflow, outflow  *639 particles added, 0 refused" &&
     ok "27 dfsph's emitter capacity over --steps 300 takes every particle" ||
     bad "27 dfsph emitter capacity" "exit $RC: $(printf '%s' "$OUT" | grep '^inflow') $(errline)"
 # The output folder's own files are checked before any step as named ones

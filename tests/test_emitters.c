@@ -619,6 +619,66 @@ static void carried_fields(fcl_backend *be)
     sc_free(&s, &sc, &in);
 }
 
+/* Steps before an emitter's first layer (no particles) take the solver's
+ * longest step, which the capacity default assumes: a pbf scene at sim.dt
+ * 0.02 s with an emitter opening at 0.5 s and sim.steps 400 (0.8 s at
+ * pbf.dt_max 2 ms) gets room for its layers, and its first 10 steps end
+ * at 0.02 s (at 0.2 s they ran at sim.dt, and the capacity, sized for 0.8
+ * s, was 0: every particle refused; a review). */
+static void empty_steps(fcl_backend *be)
+{
+    static const char *const text =
+        "{\"sim\": {\"solver\": \"pbf\", \"steps\": 400, \"dt\": 0.02, \"gravity\": [0, 0, 0]},"
+        " \"domain\": {\"min\": [0, 0, 0], \"max\": [1.0, 0.3, 0.2]}, \"particles\": {\"spacing\": 0.02},"
+        " \"fluid\": [], \"emitters\": [{\"shape\": \"rect\", \"center\": [0.05, 0.15, 0.1], \"direction\": [1, 0, 0],"
+        " \"size\": [0.06, 0.04], \"speed\": 0.5, \"start\": 0.5}]}";
+    fcl_sim s;
+    fcl_scene sc;
+    fcl_initial in;
+    if (sc_make(be, &s, &sc, &in, text) != 0)
+        return;
+    int rc = 0;
+    for (int k = 0; k < 10 && rc == 0; k++)
+        rc = sim_step(&s);
+    double t10 = s.time;
+    while (rc == 0 && s.step < 400)
+        rc = sim_step(&s);
+    printf("pbf from no particles at sim.dt 0.02 s: 10 steps end at %.4f s; capacity %zu, %zu particles after 400 "
+           "steps (%.3f s), %ld refused\n", t10, s.cap, s.n, s.time, s.refused);
+    CHECK(rc == 0 && fabs(t10 - 0.02) <= 1e-6 && s.cap > 0 && s.n > 0 && s.refused == 0,
+          "pbf from no particles: 10 steps end at %.4f s (want 10 x pbf.dt_max = 0.02), capacity %zu, %zu particles, "
+          "%ld refused", t10, s.cap, s.n, s.refused);
+    sc_free(&s, &sc, &in);
+}
+
+/* A duration's last step may end a step past it: a mac jet of 2 layers a
+ * step (2 m/s, 1 cm, 0.01 s steps) for 0.1001 s runs 11 steps, as run
+ * ends it (at t >= duration - dt / 100), and the capacity default holds
+ * all 528 particles (505, 23 refused, while it covered the duration
+ * alone; a review). */
+static void duration_overshoot(fcl_backend *be)
+{
+    static const char *const text =
+        "{\"sim\": {\"solver\": \"mac\", \"dt\": 0.01, \"duration\": 0.1001, \"gravity\": [0, 0, 0]},"
+        " \"domain\": {\"min\": [0, 0, 0], \"max\": [1.0, 0.3, 0.2]}, \"particles\": {\"spacing\": 0.01},"
+        " \"fluid\": [], \"emitters\": [{\"shape\": \"rect\", \"center\": [0.05, 0.15, 0.1], \"direction\": [1, 0, 0],"
+        " \"size\": [0.06, 0.04], \"speed\": 2.0}]}";
+    fcl_sim s;
+    fcl_scene sc;
+    fcl_initial in;
+    if (sc_make(be, &s, &sc, &in, text) != 0)
+        return;
+    int rc = 0;
+    while (rc == 0 && s.time < 0.1001 - 0.01 * 0.01)
+        rc = sim_step(&s);
+    printf("mac jet for 0.1001 s: %ld steps to %.4f s, %ld added, %ld refused (capacity %zu)\n", s.step, s.time,
+           s.emitted, s.refused, s.cap);
+    CHECK(rc == 0 && s.step == 11 && s.emitted == 528 && s.refused == 0,
+          "mac jet for 0.1001 s: %ld steps, %ld added, %ld refused (capacity %zu; want 11 steps, 528 added, none "
+          "refused)", s.step, s.emitted, s.refused, s.cap);
+    sc_free(&s, &sc, &in);
+}
+
 int main(void)
 {
     fcl_backend *cpu = ft_backend(0), *ocl = ft_backend(1);
@@ -630,6 +690,8 @@ int main(void)
     if (ocl)
         rect_count(ocl, "mps");
     disk_rate_and_capacity(cpu);
+    empty_steps(cpu);
+    duration_overshoot(cpu);
     backed_up(cpu);
     outflow(cpu, "mps");
     outflow(cpu, "wcsph");

@@ -621,9 +621,15 @@ static int measure(fcl_sim *s)
 int sim_step(fcl_sim *s)
 {
     sim_update_consts(s);
+    /* A step with no particles (before an emitter's first layer) takes the
+     * solver's longest step, which the emitters' capacity default and the
+     * command line's horizon assume: sim.dt under a solver that times its
+     * own steps made them disagree (a dfsph scene at sim.dt 0.02 run by pbf
+     * was told it ended before its emitter opened, then had room for none). */
+    double empty_dt = s->n ? 0.0 : solver_longest_dt(s->solver, s->prm);
     if (s->n == 0) { /* nothing moved: no speeds, errors or solver figures (the last step's are not this one's) */
         s->step++;
-        s->time += s->c.dt;
+        s->time += empty_dt;
         s->stats.max_speed = s->stats.avg_density_err = s->stats.max_density_err = 0.0;
         s->stats.bad_id = -1;
         memset(s->stats.solver, 0, sizeof s->stats.solver);
@@ -638,7 +644,7 @@ int sim_step(fcl_sim *s)
         s->step++;
         s->time += s->dt_used;
     }
-    double dt = s->n ? s->dt_used : s->c.dt;
+    double dt = s->n ? s->dt_used : empty_dt;
     /* Inflow after the step, so the new particles join the next one. The
      * blow-up verdict stays the step's: new particles have not moved, and
      * their speed times the step's dt, chosen before they came, read as a

@@ -463,7 +463,7 @@ static void dfsph_step_floor(const fcl_params *p, double *cfl, double *dt_min, d
 
 /* The shared parameters it does not read, and what it has in their place. */
 static const fcl_ignored ignores[] = {
-    { FCL_P_sim_dt, "its own step: dfsph.cfl, dfsph.dt_min, dfsph.dt_max (sim.dt times only a step with no particles, before an emitter's first layer)" },
+    { FCL_P_sim_dt, "its own step: dfsph.cfl, dfsph.dt_min, dfsph.dt_max (a step with no particles, before an emitter's first layer, takes dfsph.dt_max)" },
     { FCL_P_material_viscosity, "dfsph.viscosity" },
     { FCL_P_material_stiffness, "its pressure solve (dfsph.eta), no equation of state" },
     { FCL_P_material_negative_pressure, "its pressure solve (dfsph.eta), no equation of state" },

@@ -619,7 +619,7 @@ static void mps_step_floor(const fcl_params *p, double *cfl, double *dt_min, dou
 
 /* The shared parameters it does not read, and what it has in their place. */
 static const fcl_ignored ignores[] = {
-    { FCL_P_sim_dt, "its own step: mps.cfl, mps.dt_min, mps.dt_max (sim.dt times only a step with no particles, before an emitter's first layer)" },
+    { FCL_P_sim_dt, "its own step: mps.cfl, mps.dt_min, mps.dt_max (a step with no particles, before an emitter's first layer, takes mps.dt_max)" },
     { FCL_P_material_stiffness, "its pressure Poisson equation, no equation of state" },
     { FCL_P_material_negative_pressure, "mps.clamp_negative" },
     { FCL_P_COUNT, NULL },

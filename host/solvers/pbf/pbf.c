@@ -359,7 +359,7 @@ static void pbf_step_floor(const fcl_params *p, double *cfl, double *dt_min, dou
 
 /* The shared parameters it does not read, and what it has in their place. */
 static const fcl_ignored ignores[] = {
-    { FCL_P_sim_dt, "its own step: pbf.cfl, pbf.dt_min, pbf.dt_max (sim.dt times only a step with no particles, before an emitter's first layer)" },
+    { FCL_P_sim_dt, "its own step: pbf.cfl, pbf.dt_min, pbf.dt_max (a step with no particles, before an emitter's first layer, takes pbf.dt_max)" },
     /* A live change left a run bit-identical (a review): the masses go
      * with rho0. */
     { FCL_P_material_rest_density, "nothing for the motion: its constraint rho / rho0 - 1 with masses rho0 V "
