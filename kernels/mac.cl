@@ -861,7 +861,8 @@ FCL_INLINE void mac_speed_item(uint c, GLOBAL const float4 *vel, GLOBAL const ui
     uint b = mask[c];
     float4 v = vel[c];
     float s = (b & 1u) ? mac_abs(v.x) : 0.0f;
-    s = (b & 2u) && mac_abs(v.y) > s ? mac_abs(v.y) : s;
-    s = (b & 4u) && mac_abs(v.z) > s ? mac_abs(v.z) : s;
+    /* A NaN component is kept (the maximum's reduction keeps it too). */
+    s = (b & 2u) && (mac_abs(v.y) > s || v.y != v.y) && s == s ? mac_abs(v.y) : s;
+    s = (b & 4u) && (mac_abs(v.z) > s || v.z != v.z) && s == s ? mac_abs(v.z) : s;
     out[c] = s;
 }

@@ -9,7 +9,8 @@
  * next pass without a read-back; the host reads it only
  * when it must decide (host/core/reduction.c).
  * Invariant: the fold order is fixed (groups in index order, each group
- * in a fixed order), so a result is the same from run to run.
+ * in a fixed order), so a result is the same from run to run; a NaN
+ * among the values makes every result NaN.
  */
 
 enum { REDUCE_SUM = 0, REDUCE_MAX = 1, REDUCE_DOT = 2 };
@@ -20,9 +21,13 @@ FCL_INLINE float reduce_elem(GLOBAL const float *x, GLOBAL const float *y, uint 
     return op == REDUCE_DOT ? x[i] * y[i] : x[i];
 }
 
+/* A maximum keeps a NaN wherever it sits, as a sum does (a > b ? a : b
+ * kept one only as the right operand: a NaN's survival hung on its index
+ * and on the fold's shape, so the tree and the serial fold disagreed and
+ * mac's speed check missed NaN faces; a review). */
 FCL_INLINE float reduce_fold(float a, float b, uint op)
 {
-    return op == REDUCE_MAX ? (a > b ? a : b) : a + b;
+    return op == REDUCE_MAX ? (a > b || a != a ? a : b) : a + b;
 }
 
 /* Group gi's partial (an empty group: 0 for sums, -inf for maxima). */

@@ -26,7 +26,9 @@
  *    matrix products than fresh work vectors take from the same start; a
  *    high floor from a bad start is kept, not raised, by the solves that
  *    stall on it, and after FCL_PCG_FLOOR_USES of them a solve restarts
- *    and reaches within 1.2 times a fresh solve's stall.
+ *    and reaches within 1.2 times a fresh solve's stall;
+ *  - a NaN or an infinity in b, a NaN in the start and more unknowns than
+ *    the work vectors hold are refused, each named.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -161,6 +163,57 @@ static void check_floor(fcl_backend *be, const float *b, const float *far)
     fcl_pcg_free(&g, be);
 }
 
+/* A solve expected to be refused: the system of N unknowns on work
+ * vectors of cap values from x0; its return code, err its message. */
+static int solve_refused(fcl_backend *be, size_t cap, const float *x0, const float *b, char *err, size_t errlen)
+{
+    sys s = { be, 0 };
+    fcl_pcg g;
+    float diag[N], x[N];
+    for (int i = 0; i < N; i++)
+        diag[i] = 2.0f;
+    memset(&g, 0, sizeof g);
+    fcl_buf *bx = be->ops->buf_new(be, sizeof x, "x"), *bb = be->ops->buf_new(be, sizeof x, "b");
+    fcl_buf *bd = be->ops->buf_new(be, sizeof x, "diag");
+    fcl_pcg_op A = { N, bd, matvec, NULL, &s, "pcg", NULL };
+    fcl_pcg_opts o = { 1e-4, 1000, 1, FCL_PRECOND_JACOBI, 0, 1 };
+    fcl_pcg_result r;
+    err[0] = '\0';
+    int rc = fcl_pcg_init(&g, be, cap) != 0 || be->ops->buf_write(be, bx, 0, sizeof x, x0) != 0 ||
+                     be->ops->buf_write(be, bb, 0, sizeof x, b) != 0 || be->ops->buf_write(be, bd, 0, sizeof diag, diag) != 0
+                 ? -2
+                 : fcl_pcg_solve(&g, be, &A, bx, bb, &o, &r, err, errlen);
+    fcl_pcg_free(&g, be);
+    be->ops->buf_free(be, bx);
+    be->ops->buf_free(be, bb);
+    be->ops->buf_free(be, bd);
+    return rc;
+}
+
+/* A NaN or an infinity in b, a NaN in the start, and more unknowns than
+ * the work vectors hold: each refused naming what it is (the first two
+ * said the system was not positive definite, and the last wrote past the
+ * vectors; a review). */
+static void check_bad_input(fcl_backend *be, const float *b, const float *zero)
+{
+    float bn[N], bi[N], xn[N];
+    char e1[256], e2[256], e3[256], e4[256];
+    memcpy(bn, b, sizeof bn);
+    memcpy(bi, b, sizeof bi);
+    memcpy(xn, zero, sizeof xn);
+    bn[17] = NAN;
+    bi[40] = INFINITY;
+    xn[5] = NAN;
+    int r1 = solve_refused(be, N, zero, bn, e1, sizeof e1), r2 = solve_refused(be, N, zero, bi, e2, sizeof e2);
+    int r3 = solve_refused(be, N, xn, b, e3, sizeof e3), r4 = solve_refused(be, N / 2, zero, b, e4, sizeof e4);
+    printf("%s: NaN in b: %s\n%s: infinity in b: %s\n%s: NaN in the start: %s\n%s: %d unknowns on vectors of %d: %s\n",
+           be->kind, e1, be->kind, e2, be->kind, e3, be->kind, N, N / 2, e4);
+    CHECK(r1 == -1 && strstr(e1, "right-hand side is not finite") && r2 == -1 &&
+              strstr(e2, "right-hand side is not finite") && r3 == -1 && strstr(e3, "start's residual is not finite") &&
+              r4 == -1 && strstr(e4, "64 unknowns, but the solver's vectors hold 32"),
+          "%s: bad input: %d '%s'; %d '%s'; %d '%s'; %d '%s'", be->kind, r1, e1, r2, e2, r3, e3, r4, e4);
+}
+
 static void check_backend(fcl_backend *be)
 {
     float b[N], zero[N], far[N];
@@ -230,6 +283,7 @@ static void check_backend(fcl_backend *be)
     printf("%s: cut at one iteration from a start at |r|/|b| %.4g: discarded, 0 or the start kept\n", be->kind,
            start);
     check_floor(be, b, far);
+    check_bad_input(be, b, zero);
 }
 
 int main(void)

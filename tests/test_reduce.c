@@ -6,7 +6,8 @@
  * product within 1e-6 of the sum of the absolute terms (float
  * accumulation over at most 256 terms a group, then the groups), a
  * maximum exact; the empty array gives 0 and -inf; the same reduction
- * twice gives the same bits.
+ * twice gives the same bits; one NaN among 1,000 values (at 0, 1, 255,
+ * 256, 511 or 999) or a lone NaN makes the maximum, sum and dot NaN.
  * The step statistics (stats_chunks, 16 particles at a time on an AVX-512
  * native build; `stats`, the GPU tree) on particles with NaN, infinite
  * and too fast ones among them: the native partials equal OpenCL's
@@ -60,6 +61,32 @@ static void check_size(fcl_backend *be, const char *variant, size_t n)
     be->ops->buf_free(be, by);
     free(x);
     free(y);
+}
+
+/* One NaN among n values (at index at): the maximum, the sum and the dot
+ * product are NaN on every variant wherever it sits (the maximum kept it
+ * only as the fold's right operand: n = 1000 with the NaN at 0 gave 7,
+ * at 999 NaN, and the tree gave -inf for a lone NaN; a review). */
+static void check_nan(fcl_backend *be, const char *variant, size_t n, size_t at)
+{
+    float *x = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(1 + i % 7);
+    x[at] = NAN;
+    fcl_buf *bx = be->ops->buf_new(be, n * 4, "x");
+    fcl_reduction r;
+    double got[3] = { 0, 0, 0 };
+    int ok = bx && be->ops->buf_write(be, bx, 0, n * 4, x) == 0 && reduction_init(&r, be, n) == 0;
+    ok = ok && reduction_max(&r, be, bx, n, "test") == 0 && reduction_read(&r, be, &got[0]) == 0 &&
+         reduction_sum(&r, be, bx, n, "test") == 0 && reduction_read(&r, be, &got[1]) == 0 &&
+         reduction_dot(&r, be, bx, bx, n, "test") == 0 && reduction_read(&r, be, &got[2]) == 0;
+    CHECK(ok && isnan(got[0]) && isnan(got[1]) && isnan(got[2]),
+          "%s %s n=%zu, a NaN at %zu: max %g, sum %g, dot %g (want NaN each)", be->kind, variant, n, at, got[0],
+          got[1], got[2]);
+    if (ok)
+        reduction_free(&r, be);
+    be->ops->buf_free(be, bx);
+    free(x);
 }
 
 /* Particles for the statistics: speeds up to 2 m/s, densities around
@@ -210,6 +237,10 @@ int main(void)
                 check_size(be, be->serial_groups ? "chunks" : "tree", sizes[k]);
                 check_stats(be, variant, sizes[k], native[k]);
             }
+            const size_t nan_at[] = { 0, 1, 255, 256, 511, 999 };
+            for (size_t k = 0; k < sizeof nan_at / sizeof nan_at[0]; k++)
+                check_nan(be, variant, 1000, nan_at[k]);
+            check_nan(be, variant, 1, 0);
         }
         backend_destroy(be);
     }

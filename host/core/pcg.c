@@ -107,6 +107,11 @@ static int check(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, double bb, do
         snprintf(err, errlen, "%s: the device failed", A->timer);
         return -1;
     }
+    if (!isfinite(rr) && res->iters == 0) {   /* b is finite (fcl_pcg_solve): x0 or A x0 is not */
+        snprintf(err, errlen, "%s: the start's residual is not finite (%g): the starting guess or the matrix holds "
+                 "a NaN or an infinity (a blow-up before the solve)", A->timer, rr);
+        return -1;
+    }
     if (!isfinite(rr)) {
         snprintf(err, errlen, "%s: the solve broke down after %ld iterations (residual %g): the system is not "
                  "positive definite", A->timer, res->iters, rr);
@@ -249,6 +254,10 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
     *res = (fcl_pcg_result){ 0, 0.0, 0, 0, 0, 0 };
     if (n == 0)
         return res->converged = 1, 0;
+    if (n > g->cap) {   /* the work vectors hold cap values: the passes would write past them */
+        snprintf(err, errlen, "%s: %zu unknowns, but the solver's vectors hold %zu", A->timer, n, g->cap);
+        return -1;
+    }
     if (o->precond == FCL_PRECOND_POLY && !A->sweep) {
         snprintf(err, errlen, "%s: this system offers no polynomial preconditioner", A->timer);
         return -1;
@@ -259,6 +268,11 @@ int fcl_pcg_solve(fcl_pcg *g, fcl_backend *be, const fcl_pcg_op *A, fcl_buf *x, 
     }
     if (pass_cg_axpby(be, n, A->timer, x, g->x0, 1.0f, 0.0f) != 0 || start(g, be, A, x, b, o, &bb, res) != 0) {
         snprintf(err, errlen, "%s: the device failed", A->timer);
+        return -1;
+    }
+    if (!isfinite(bb)) {   /* the check below would blame the matrix (a review) */
+        snprintf(err, errlen, "%s: the right-hand side is not finite (|b|^2 = %g): a value it is made of holds a NaN "
+                 "or an infinity (a blow-up before the solve, not the system)", A->timer, bb);
         return -1;
     }
     if (bb == 0.0) {       /* b = 0: x = 0 exactly */

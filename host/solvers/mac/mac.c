@@ -633,6 +633,11 @@ static int speed_sane(fcl_sim *s, const mac *d)
     double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     double diag = sqrt((hi.x - lo.x) * (hi.x - lo.x) + (hi.y - lo.y) * (hi.y - lo.y) + (hi.z - lo.z) * (hi.z - lo.z));
     double base = sqrt(2.0 * gn * diag) + sim_inflow_speed(s, -INFINITY, INFINITY) + d->u_start;
+    if (!isfinite(d->max_u)) {   /* the substeps' dt took fmax, which passes a NaN by */
+        snprintf(s->error, sizeof s->error, "numerical blow-up: a face of the grid's velocity is not finite (%g); %s",
+                 d->max_u, solver_blowup_advice(s->solver));
+        return -1;
+    }
     if (!(base > 0.0) || !(d->max_u > 10.0 * base))
         return 0;
     char advice[200];
