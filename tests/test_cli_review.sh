@@ -395,4 +395,20 @@ else
     bad "38 dfsph support note" "exit $r1 $RC: $(printf '%s' "$e1" | tr '\n' ' ' | cut -c1-300) / $(errline)"
 fi
 
+# 39. A scene's own output.every 0 beside its output.dir writes no frames
+# (it wrote every 100 steps: only --every and --param output.every were
+# heard; a review); its every 7 is obeyed as before.
+for ev in 0 7; do
+    sed "s|\"particles\":|\"output\": {\"every\": $ev, \"dir\": \"$T/every$ev\"}, \"particles\":|" "$GOOD" >"$T/every$ev.json"
+done
+fl run "$T/every0.json" --backend cpu --steps 14 --quiet
+r0=$RC e0=$ERR
+fl run "$T/every7.json" --backend cpu --steps 14 --quiet
+if [ "$r0$RC" = 00 ] && [ ! -e "$T/every0" ] && printf '%s' "$e0" | grep -q "output.every is 0: no frames go to" &&
+   [ -e "$T/every7/frame_000007.vtu" ] && [ -e "$T/every7/frame_000014.vtu" ]; then
+    ok "39 a scene's output.every 0 beside its folder writes no frames, noted; its 7 writes steps 0, 7, 14"
+else
+    bad "39 scene output.every" "exit $r0 $RC: $(ls "$T/every0" 2>&1 | head -3 | tr '\n' ' ') $(printf '%s' "$e0" | tr '\n' ' ')"
+fi
+
 checks_done

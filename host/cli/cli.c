@@ -61,7 +61,7 @@ static const cli_opt options[] = {
     { "--time", NULL, "T", OPT_SECONDS, AT(time), FCL_CMD_RUN, "how long to simulate, in seconds (not with --steps)" },
     { "--out", NULL, "DIR", OPT_TEXT, AT(out), FCL_CMD_RUN,
       "write frames to DIR ('surface' takes --out DIR too: its meshes)" },
-    { "--every", NULL, "K", OPT_COUNT0, AT(every), FCL_CMD_RUN, "a frame every K steps (default 100)" },
+    { "--every", NULL, "K", OPT_COUNT0, AT(every), FCL_CMD_RUN, "a frame every K steps (default 100 with a folder, else none)" },
     { "--stats", NULL, "FILE.csv", OPT_TEXT, AT(stats), FCL_CMD_RUN, "per-step statistics" },
     { "--param", NULL, "group.name=value", OPT_PARAM, 0, ALL, "set any parameter (repeatable; see 'help params')" },
     { "--kernel-dir", NULL, "DIR", OPT_TEXT, AT(kernel_dir), ALL,
@@ -368,7 +368,7 @@ static int refused_from(const char *from, char *err, size_t errlen)
     return -1;
 }
 
-static int apply_flags(const fcl_cli *o, fcl_params *p, char *err, size_t errlen)
+static int apply_flags(const fcl_cli *o, fcl_params *p, int every_in_scene, char *err, size_t errlen)
 {
     char buf[FCL_STR_MAX + 32];
     for (int i = 0; i < o->noverrides; i++)
@@ -381,12 +381,14 @@ static int apply_flags(const fcl_cli *o, fcl_params *p, char *err, size_t errlen
     snprintf(every, sizeof every, "%ld", o->every);
     snprintf(dur, sizeof dur, "%.17g", o->time);
     /* A folder means frames: --out, or output.dir from the scene or a
-     * --param, writes every 100 steps unless --every or --param
-     * output.every says otherwise (0: none). A scene's output.dir alone
-     * wrote nothing, and --out with --param output.every=0 every 100. */
+     * --param, writes every 100 steps unless --every, --param
+     * output.every or the scene's own output.every says otherwise (0:
+     * none). A scene's output.dir alone wrote nothing, --out with --param
+     * output.every=0 every 100, and so did a scene's every 0 beside its
+     * dir (a review). */
     char key[64];
     int folder = o->out || p->output_dir[0];
-    int told = o->every >= 0 || overridden(o, params_key(FCL_P_output_every, key, sizeof key));
+    int told = o->every >= 0 || every_in_scene || overridden(o, params_key(FCL_P_output_every, key, sizeof key));
     set[2].key = FCL_P_output_every;
     set[2].text = o->every >= 0 ? every : (folder && !told && p->output_every == 0 ? "100" : NULL);
     set[2].flag = "--every";
@@ -624,7 +626,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
         cli_error("%s", err);
         return FCL_EXIT_INPUT;
     }
-    if (apply_flags(o, &s->params, err, sizeof err) != 0) {
+    if (apply_flags(o, &s->params, s->every_given, err, sizeof err) != 0) {
         cli_error("%s", err);
         scene_free(s);
         return FCL_EXIT_INPUT;

@@ -468,6 +468,8 @@ static int read_top(fcl_scene *s, const cJSON *root, const char *file, char *err
                 return -1;
         } else if (read_group(&s->params, v, file, err, errlen) != 0) {
             return -1;
+        } else if (strcmp(k, "output") == 0 && cJSON_GetObjectItemCaseSensitive(v, "every")) {
+            s->every_given = 1;   /* its 0 (no frames) is not the default's 0 */
         }
     }
     return 0;

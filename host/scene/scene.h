@@ -109,6 +109,7 @@ typedef struct fcl_scene {
     fcl_emitter emitters[FCL_EMITTERS_MAX];   /* "emitters" */
     int nemitters;
     int capacity_from_emitters;   /* particles.capacity was 0: scene_emitter_capacity set it */
+    int every_given;              /* the file sets output.every (its 0 writes no frames) */
     fcl_outflow outflows[FCL_OUTFLOWS_MAX];   /* "outflows" */
     int noutflows;
 } fcl_scene;
