@@ -55,7 +55,8 @@ static const cli_opt options[] = {
       "cpu: native C + OpenMP; opencl: OpenCL\nrun: (default opencl)\nbench: or all: both (the default)\n"
       "view: (default opencl)" },
     { "--device", NULL, "N|NAME", OPT_TEXT, AT(device), ALL,
-      "OpenCL device by index or name substring\n(default: first GPU, else first CPU device)" },
+      "OpenCL device by index or name substring\nrun: (default: first GPU, else first CPU device)\n"
+      "bench: (default: every OpenCL device)\nview: (default: first GPU, else first CPU device)" },
     { "--solver", NULL, "NAME", OPT_TEXT, AT(solver), ALL, "override the scene's solver (see 'help solvers')" },
     { "--steps", NULL, "N", OPT_COUNT, AT(steps), RB, "how many steps\nbench: (timed; default 20)" },
     { "--time", NULL, "T", OPT_SECONDS, AT(time), FCL_CMD_RUN, "how long to simulate, in seconds (not with --steps)" },

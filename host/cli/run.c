@@ -572,8 +572,8 @@ static void summary(const run_ctx *r, const fcl_scene *sc, double wall)
     if (r->frames && last == s->step)
         printf("%-*s %ld in %s\n", w, "frames", r->frames, s->prm->output_dir);
     else if (r->frames)
-        printf("frames           %ld in %s, the last at step %ld: the final step %ld falls between frames "
-               "(every %ld steps)\n", r->frames, s->prm->output_dir, last, s->step, every);
+        printf("%-*s %ld in %s, the last at step %ld: the final step %ld falls between frames (every %ld steps)\n", w,
+               "frames", r->frames, s->prm->output_dir, last, s->step, every);
     if (s->nemitters + s->noutflows > 0)
         printf("%-*s %ld particles added, %ld refused (particles.capacity %zu), %ld removed\n", w, "inflow, outflow",
                s->emitted, s->refused, s->cap, s->removed);
