@@ -10,6 +10,9 @@
  * - band meshes are closed, consistently wound 2-manifolds, and with
  *   surface flags forced off (holes the flags miss) they still are; a
  *   clump of 8 coincident particles (the spread test) gives the same mesh;
+ * - band settings that would flag no particle of a flat face (band_shift
+ *   0.15 with band_fill 0.7, a jittered block at 0.3 and 0.6, support 1.2
+ *   at band_fill 0.8) evaluate every tile: the mesh of the band off;
  * - device input (a simulation's buffers read in place) gives the host
  *   input's mesh, and a non-finite position there is refused.
  */
@@ -123,6 +126,53 @@ static void test_range_ends(fcl_backend *be)
     same_at(be, "one-layer sheet at surface.band_fill 0.6", sheet, NULL, n, 0.5f, FCL_MC_ZOU, 0.0f, 0.6f);
     free(ball);
     free(sheet);
+}
+
+/* Band settings within their ranges that flag no particle of a flat
+ * face: the tiles along it were labelled interior and the mesh took their
+ * outline (a 20 x 10 x 20 lattice at band_shift 0.15, band_fill 0.7: +15 %
+ * of volume; a jittered block at 0.3 and 0.6; surface.support 1.2 at
+ * band_fill 0.8; a review). Now the reconstruction evaluates every tile
+ * there: the same mesh as the band off. mc_band_flags_face reads the face
+ * at support 2 as 0.73 of a lattice's sum and 0.118 h in, and passes the
+ * defaults. */
+static void test_face_rule(fcl_backend *be)
+{
+    mc_config c = config(0.5f, FCL_MC_ZOU, 1);
+    double fill, shift;
+    int ok = mc_band_flags_face(&c, &fill, &shift);
+    printf("a flat face at support 2: fill %.3f, shift %.4f h; the defaults flag it: %d\n", fill, shift, ok);
+    CHECK(ok && fabs(fill - 0.73) <= 0.01 && fabs(shift - 0.118) <= 0.002,
+          "a flat face at support 2: fill %.3f (0.73), shift %.4f h (0.118), the defaults flag it %d", fill, shift, ok);
+    c.band_shift = 0.15f;
+    c.band_fill = 0.7f;
+    CHECK(!mc_band_flags_face(&c, &fill, &shift), "band_shift 0.15, band_fill 0.7 read as flagging a flat face");
+    const struct { int nx, ny, nz; float jitter, shift, fill, support; const char *what; } cases[] = {
+        { 20, 10, 20, 0.0f, 0.15f, 0.7f, 2.0f, "lattice slab at band_shift 0.15, band_fill 0.7" },
+        { 16, 12, 10, 0.2f, 0.3f, 0.6f, 2.0f, "jittered block at band_shift 0.3, band_fill 0.6" },
+        { 16, 12, 10, 0.0f, 0.05f, 0.8f, 1.2f, "lattice block at support 1.2, band_fill 0.8" },
+    };
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        size_t n = 0;
+        float4 *p = block(cases[q].nx, cases[q].ny, cases[q].nz, cases[q].jitter, NULL, 0, 0.0f, 7u, &n);
+        mc_config on = config(0.5f, FCL_MC_ZOU, 1), off = config(0.5f, FCL_MC_ZOU, 0);
+        on.band_shift = off.band_shift = cases[q].shift;
+        on.band_fill = off.band_fill = cases[q].fill;
+        on.h = off.h = cases[q].support * D;
+        mc_input in = mc_input_host(p, NULL, n);
+        mc_mesh a, b;
+        int done = recon(be, &on, &in, &a, NULL) == 0 && recon(be, &off, &in, &b, NULL) == 0;
+        double va = done ? mc_mesh_volume(&a) : 0.0, vb = done ? mc_mesh_volume(&b) : 0.0;
+        printf("%s: %zu and %zu triangles, volumes %.6g and %.6g (band on, off)\n", cases[q].what, done ? a.nt : 0,
+               done ? b.nt : 0, va, vb);
+        CHECK(done && mesh_same(&a, &b), "%s: band on and off differ (%zu vs %zu triangles, volumes %.6g, %.6g)",
+              cases[q].what, done ? a.nt : 0, done ? b.nt : 0, va, vb);
+        if (done) {
+            mc_mesh_free(&a);
+            mc_mesh_free(&b);
+        }
+        free(p);
+    }
 }
 
 static void test_same(fcl_backend *be)
@@ -276,6 +326,7 @@ int main(void)
         ran = 1;
         test_same(be);
         test_range_ends(be);
+        test_face_rule(be);
         test_scaling(be);
         test_closed_when_flags_miss(be);
         test_device_input(be);

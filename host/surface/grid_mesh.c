@@ -109,6 +109,13 @@ int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errl
         fprintf(stderr, "fluidcl: note: surface.method = levelset: its curvature term shrinks any body under %.1f "
                 "spacings' radius to nothing (drops and thin sheets vanish; the defaults: 0.56, 1.13 with "
                 "ls_field binary): %s\n", rstar, mc_levelset_advice(p, &c));
+    double fill, shift;
+    if (c.narrow && strcmp(p->surface_method, "mc") == 0 && !mc_band_flags_face(&c, &fill, &shift))
+        fprintf(stderr, "fluidcl: note: surface.band_fill %g and band_shift %g flag a flat face's particles by less "
+                "than the margin a jittered face needs, or not at all (their sums read %.2f of a full lattice's, their "
+                "neighbors' mean lies %.3f support radii in), and a missed face meshes the outline of its tiles: "
+                "every tile is evaluated (slower); raise band_fill to %.2f or lower band_shift to %.3f\n", p->surface_band_fill, p->surface_band_shift,
+                fill, shift, 1.05 * fill, 0.75 * shift);
     if (strcmp(p->surface_method, "grid") != 0)
         return 0;
     const fcl_solver *s = solver_find(p->sim_solver);

@@ -184,6 +184,27 @@ static double lattice_spread(const fcl_mc_info *m, double h, double d)
     return sum;
 }
 
+int mc_band_flags_face(const mc_config *c, double *fill, double *shift)
+{
+    double h = c->h, d = c->spacing, s[2] = { 0, 0 }, m2[2] = { 0, 0 }, mz = 0.0;
+    int r = (int)ceil(h / d);
+    for (int k = -r; k <= r; k++)   /* the face: k <= 0 kept, k > 0 is air */
+        for (int j = -r; j <= r; j++)
+            for (int i = -r; i <= r; i++) {
+                double r2 = d * d * (double)(i * i + j * j + k * k), w = h * h - r2;
+                w = w > 0.0 ? w * w * w : 0.0;   /* W_poly6 up to its constant, which cancels */
+                for (int half = 0; half < 2; half++)
+                    if (half == 0 || k <= 0) {
+                        s[half] += w;
+                        m2[half] += w * r2;
+                    }
+                mz += k <= 0 ? w * k * d : 0.0;
+            }
+    *fill = fmin(s[1] / s[0], m2[1] / m2[0]);
+    *shift = fabs(mz / s[1]) / h;
+    return c->band_fill >= 1.05 * *fill || c->band_shift <= 0.75 * *shift;
+}
+
 /* The same on the device (pass mc_bounds): one extent per FCL_WG
  * particles comes back, 32 bytes per 256 particles instead of the
  * positions. */
@@ -251,7 +272,8 @@ static int layout(const mc_config *c, float lo[3], float hi[3], size_t n, fcl_gr
     m->field = c->field;
     /* Tiles of 2 cells when the block splits evenly (t = 1 would let a
      * band cell's normal read an interior node), else the whole block. */
-    m->narrow = c->narrow && m->b >= 2 ? 1u : 0u;
+    double face_fill, face_shift;   /* a band that misses a flat face evaluates every tile */
+    m->narrow = c->narrow && m->b >= 2 && mc_band_flags_face(c, &face_fill, &face_shift) ? 1u : 0u;
     m->t = m->narrow && m->b % 2u == 0u ? 2u : m->b;
     m->tpb = m->b / m->t;
     m->tnx = g->nx * m->tpb;

@@ -182,6 +182,20 @@ int mc_support_check(const struct fcl_params *p, char *err, size_t errlen);
 #define MC_LS_SHRINK_MAX 5.0f
 #define MC_LS_SHRINK_NOTE 2.0f
 float mc_levelset_shrink(const struct fcl_params *p);
+/* The narrow band's surface tests on a particle of a flat lattice face
+ * (the least exposed surface particle: a (100) face has the most
+ * neighbors in its own plane), under c's support and spacing: its
+ * neighborhood's sum of W_poly6 and of W r^2 as fractions of a full
+ * lattice's (the smaller in *fill) and its W-weighted neighbor mean's
+ * distance in support radii (*shift). Returns 1 when c's band_fill and
+ * band_shift flag such a particle with a margin (band_fill at least 5 %
+ * above *fill, or band_shift at most 3/4 of *shift; a jittered face reads
+ * a little either side): else the band would label a flat face's tiles
+ * interior and mesh their outline (a 20 x 10 x 20 lattice at band_shift
+ * 0.15 and band_fill 0.7: +15 % of volume, exit 0; a review), so the
+ * reconstruction evaluates every tile instead (layout), and run, bench and
+ * surface note it (mc_method_check). */
+int mc_band_flags_face(const mc_config *c, double *fill, double *shift);
 /* The parameters to look at when a mesh of particles came out empty, for
  * run's and surface's warning (what mc_support_check cannot foresee). */
 const char *mc_empty_hint(const struct fcl_params *p);
