@@ -296,7 +296,7 @@ static void test_device_input(fcl_backend *be)
     fcl_buf *b = be->ops->buf_new(be, n * sizeof *p, "test positions");
     CHECK(b && be->ops->buf_write(be, b, 0, n * sizeof *p, p) == 0, "cannot upload %zu positions", n);
     mc_config c = config(0.5f, FCL_MC_ZOU, 1);
-    mc_input host = mc_input_host(p, NULL, n), dev = { n, NULL, NULL, b, NULL, NULL };
+    mc_input host = mc_input_host(p, NULL, n), dev = { n, NULL, NULL, b, NULL, NULL, NULL };
     mc_mesh a, d;
     int ok = recon(be, &c, &host, &a, NULL) == 0 && recon(be, &c, &dev, &d, NULL) == 0;
     CHECK(ok && mesh_same(&a, &d), "device input gives another mesh (%zu vs %zu triangles)", ok ? a.nt : 0,

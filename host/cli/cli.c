@@ -545,6 +545,29 @@ static void note_idle_control(const fcl_cli *o, const fcl_scene *s, const fcl_so
  * or none, set off its default (each changed nothing without a word; a
  * review). Only where the solver applies tension (it reads
  * tension_model). */
+/* --mesh of a scene with a gas (a phase under a tenth of the densest's
+ * density) beside its liquid, every phase meshed: the gas's surface hides
+ * the liquid's (water_air meshed its whole tank; a review). */
+static void note_meshed_gas(const fcl_cli *o, const fcl_scene *s)
+{
+    if (!o->mesh || s->nphases < 2 || s->params.surface_phases[0])
+        return;
+    int dense = 0, gas = -1;
+    for (int k = 1; k < s->nphases; k++)
+        dense = s->phases[k].density > s->phases[dense].density ? k : dense;
+    for (int k = 0; k < s->nphases && gas < 0; k++)
+        gas = s->phases[k].density < 0.1f * s->phases[dense].density ? k : -1;
+    if (gas < 0)
+        return;
+    char others[128] = "";
+    for (int k = 0; k < s->nphases; k++)
+        if (s->phases[k].density >= 0.1f * s->phases[dense].density)
+            snprintf(others + strlen(others), sizeof others - strlen(others), "%s%d", others[0] ? "," : "", k);
+    fprintf(stderr, "fluidcl: note: %s: the mesh takes every phase, the gas %s (%g kg/m^3, phase %d) with the %s "
+            "(%g kg/m^3): --param surface.phases=%s meshes the phases at least a tenth as dense alone\n", s->file,
+            s->phases[gas].name, s->phases[gas].density, gas, s->phases[dense].name, s->phases[dense].density, others);
+}
+
 static void note_idle_tension(const fcl_scene *s, const fcl_solver *sv)
 {
     static const struct { fcl_param_id id; const char *model; } coef[] = {
@@ -672,6 +695,7 @@ int cli_scene(const fcl_cli *o, fcl_scene *s)
     note_idle_control(o, s, sv);
     note_narrow_mirror(s, sv);
     note_idle_tension(s, sv);
+    note_meshed_gas(o, s);
     if (solver_unused_viscosity(sv, &s->params, s->phases, s->nphases, err, sizeof err))
         fprintf(stderr, "fluidcl: note: %s\n", err);
     return 0;

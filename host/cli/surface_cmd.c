@@ -295,6 +295,16 @@ static int load_frame(const surf_opts *o, int i, fcl_frame_data *d, mc_config *c
     return 0;
 }
 
+/* A frame's phase field (mps writes it with several phases), or NULL:
+ * every particle phase 0, for surface.phases. */
+static const float *frame_phases(const fcl_frame_data *d)
+{
+    for (int k = 0; k < d->nextra; k++)
+        if (strcmp(d->extra_name[k], "phase") == 0)
+            return d->extra[k];
+    return NULL;
+}
+
 /* What each frame's reconstruction would refuse (a particle far from the
  * others makes a grid too large), found before anything is written. */
 static int check_inputs(const surf_opts *o, mc_ctx *x)
@@ -368,6 +378,7 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         check_order(o, x, &c, i, &d, &prev);
         base_name(base, sizeof base, o->out, o->frames[i]);
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
+        in.phase = frame_phases(&d);
         int rc = cli_write_surface(x, &c, &in, base, o->prm.surface_format, &mi, err, sizeof err);
         if (rc != 0) {
             cli_error("surface: %s: %s", o->frames[i], err);

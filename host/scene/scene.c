@@ -633,12 +633,33 @@ int scene_check_mesh_bounds(const fcl_scene *s, const fcl_params *p, const char 
     return -1;
 }
 
+/* surface.phases names phases of the scene (0 alone without a phases
+ * list): a phase it lacks meshes nothing. Its syntax is the surface's
+ * check (mc_support_check). */
+static int check_mesh_phases(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
+{
+    int n = s->nphases > 0 ? s->nphases : 1;
+    for (const char *q = p->surface_phases; *q;) {
+        char *end;
+        long k = strtol(q, &end, 10);
+        if (end == q)
+            return 0;
+        if (k >= n)
+            return err_at(err, errlen, s->file, "surface.phases = '%s': phase %ld, and the scene has %d (0 to %d)",
+                          p->surface_phases, k, n, n - 1);
+        q = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
 int scene_check(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
 {
     const float *dl = p->domain_min, *dh = p->domain_max;
     char a[160], b[400];
     if (params_check_order(p, b, sizeof b) != 0)
         return err_at(err, errlen, s->file, "%s", b);
+    if (check_mesh_phases(s, p, err, errlen) != 0)
+        return -1;
     for (int k = 0; k < 3; k++)
         if (!(dh[k] > dl[k])) {
             snprintf(a, sizeof a, "[%g, %g, %g] - [%g, %g, %g]", dl[0], dl[1], dl[2], dh[0], dh[1], dh[2]);

@@ -35,8 +35,28 @@ static const char *mc_levelset_advice(const fcl_params *p, const mc_config *c)
                         : "raise surface.ls_radius or ls_truncation, or lower surface.ls_beta";
 }
 
+/* surface.phases: phase indices 0 .. FCL_PHASES_MAX - 1, comma-separated. */
+static int phases_check(const fcl_params *p, char *err, size_t errlen)
+{
+    const char *s = p->surface_phases;
+    while (*s) {
+        char *end;
+        long k = strtol(s, &end, 10);
+        if (end == s || *s == '+' || *s == '-' || *s == ' ' || k < 0 || k >= FCL_PHASES_MAX ||
+            (*end != ',' && *end != '\0') || (*end == ',' && !end[1])) {
+            snprintf(err, errlen, "surface.phases = '%s': expected phase indices 0 to %d separated by commas (0,2), "
+                     "or empty for every particle", p->surface_phases, FCL_PHASES_MAX - 1);
+            return FCL_EXIT_INPUT;
+        }
+        s = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
 int mc_support_check(const fcl_params *p, char *err, size_t errlen)
 {
+    if (phases_check(p, err, errlen) != 0)
+        return FCL_EXIT_INPUT;
     /* Under about a spacing a resting lattice has no neighbor within the
      * field's support: 0.5 gave no triangle and 0.01 half a minute and
      * 349 M nodes for none, both with exit 0. The floor is particles.support's. */

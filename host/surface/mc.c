@@ -69,6 +69,15 @@ void mc_config_from_params(mc_config *c, const fcl_params *p)
     c->ls_tolerance = p->surface_ls_tolerance;
     c->ls_max_iter = p->surface_ls_max_iterations;
     c->ls_band = p->surface_ls_band;
+    c->phase_mask = 0;   /* mc_phases_check refuses what this skips */
+    for (const char *s = p->surface_phases; *s;) {
+        char *end;
+        long k = strtol(s, &end, 10);
+        if (end == s)
+            break;
+        c->phase_mask |= k >= 0 && k < FCL_PHASES_MAX ? 1u << k : 0u;
+        s = *end == ',' ? end + 1 : end;
+    }
 }
 
 int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen)
@@ -506,12 +515,39 @@ int mc_mesh_nodes(mc_ctx *x, const fcl_mc_info *m, const float *phi, const uint 
 
 mc_input mc_input_host(const float4 *pos, const float4 *vel, size_t n)
 {
-    return (mc_input){ n, pos, vel, NULL, NULL, NULL };
+    return (mc_input){ n, pos, vel, NULL, NULL, NULL, NULL };
 }
 
 mc_input mc_input_sim(fcl_sim *s)
 {
-    return (mc_input){ s->n, NULL, NULL, s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vev].cur, s };
+    return (mc_input){ s->n, NULL, NULL, s->grid.attr[s->a_pos].cur, s->grid.attr[s->a_vev].cur, s, NULL };
+}
+
+/* The particles of the phases c->phase_mask names, as a host input over
+ * *own (2 n float4, freed by the caller): a simulation's are read back
+ * (its phase is pos.w), the only download on this path, and only when a
+ * mask is set (surface.phases: a gas meshed with the liquid hid it; a
+ * review). 0, or FCL_EXIT_DEVICE. */
+static int phase_subset(mc_ctx *x, const mc_config *c, const mc_input *in, mc_input *sub, float4 **own)
+{
+    size_t n = in->n, k = 0;
+    int dev = in->dpos != NULL, with_vel = dev ? in->dvel != NULL : in->vel != NULL;
+    float4 *pos = malloc(2 * n * sizeof *pos + 32), *vel = pos ? pos + n : NULL;
+    *own = pos;
+    if (!pos || (dev && (x->be->ops->buf_read(x->be, in->dpos, 0, n * 16, pos) != 0 ||
+                         (with_vel && x->be->ops->buf_read(x->be, in->dvel, 0, n * 16, vel) != 0))))
+        return FCL_EXIT_DEVICE;
+    for (size_t i = 0; i < n; i++) {
+        float ph = dev ? pos[i].w : (in->phase ? in->phase[i] : 0.0f);
+        unsigned b = ph >= 0.0f && ph < 32.0f ? (unsigned)ph : 31u;
+        if (!((c->phase_mask >> b) & 1u))
+            continue;
+        float4 p = dev ? pos[i] : in->pos[i], v = with_vel ? (dev ? vel[i] : in->vel[i]) : p;
+        pos[k] = p;   /* k <= i: in place for a download */
+        vel[k++] = v;
+    }
+    *sub = (mc_input){ k, pos, with_vel ? vel : NULL, NULL, NULL, in->sim, NULL };
+    return 0;
 }
 
 /* The grown bounding box, checked, and the node grid's size against the
@@ -577,6 +613,18 @@ int mc_reconstruct_in(mc_ctx *x, const mc_config *c, const mc_input *in, mc_mesh
     if (c->method == MC_METHOD_LEVELSET && x->ls && x->last_method != MC_METHOD_LEVELSET)
         mc_forget(x);
     x->last_method = c->method;
+    if (c->phase_mask && c->method != MC_METHOD_GRID) {
+        mc_input sub;
+        float4 *own = NULL;
+        mc_config all = *c;
+        all.phase_mask = 0;
+        int rc = phase_subset(x, c, in, &sub, &own);
+        if (rc != 0)
+            snprintf(err, errlen, "reading the particles' phases for surface.phases failed on %s", x->be->name);
+        rc = rc == 0 ? mc_reconstruct_in(x, &all, &sub, out, err, errlen) : rc;
+        free(own);
+        return rc;
+    }
     if (c->method == MC_METHOD_LEVELSET)
         return ls_reconstruct(x, c, in, out, err, errlen);
     if (c->method == MC_METHOD_GRID)

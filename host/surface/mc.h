@@ -48,12 +48,13 @@ typedef struct mc_config {
     float ls_tolerance;    /* stop: largest front step (cells) */
     int ls_max_iter;       /* iterations per frame, at most */
     int ls_band;           /* narrow band half-width (cells) */
+    unsigned phase_mask;   /* bit k: phase k is meshed (surface.phases); 0: every particle */
 } mc_config;
 
 enum { MC_METHOD_MC = 0, MC_METHOD_LEVELSET = 1, MC_METHOD_GRID = 2 };
 /* The trailing fields of a positional mc_config for marching cubes: the
- * method and the surface.ls_* defaults (params.def). */
-#define MC_FIELDS_LS_OFF MC_METHOD_MC, 0.5f, 0u, 0.0f, MC_LS_RADIUS_SMOOTH, 3.0f, 1.0f, 0.001f, 200, 3
+ * method, the surface.ls_* defaults (params.def) and every phase. */
+#define MC_FIELDS_LS_OFF MC_METHOD_MC, 0.5f, 0u, 0.0f, MC_LS_RADIUS_SMOOTH, 3.0f, 1.0f, 0.001f, 200, 3, 0u
 /* surface.ls_radius 0: each field's own particle radius (spacings). The
  * smooth one's fits a ball's area and volume within 0.3 %, and meshes a
  * 20 x 10 x 20 block at 0.973 of its volume; the binary one's (its ramp a
@@ -108,6 +109,8 @@ typedef struct mc_input {
     const float4 *pos, *vel;
     fcl_buf *dpos, *dvel;
     struct fcl_sim *sim;   /* the simulation of mc_input_sim (surface.method grid reads its level set) */
+    const float *phase;    /* host input: each particle's phase (a frame's "phase" field); NULL: all 0. A
+                              simulation's is pos.w */
 } mc_input;
 
 struct fcl_params;
