@@ -104,6 +104,19 @@ FCL_INLINE void mac_mark_fluid_item(uint i, GLOBAL const float4 *pos, GLOBAL uin
 #endif
 }
 
+/* q kept a margin inside the grid box: after the move, and again after
+ * an obstacle's push (solids_project), which can push a marker beside an
+ * obstacle that meets a wall back through the wall (6e-5 m below the
+ * floor beside a sphere cut by it; a review). */
+FCL_INLINE float4 mac_in_grid(float4 q, const fcl_mac_info *m)
+{
+    float4 o = m->origin;
+    float e = m->margin;
+    return fcl_f4(fcl_clampf(q.x, o.x + e, o.x + (float)m->nx * m->dx - e),
+                  fcl_clampf(q.y, o.y + e, o.y + (float)m->ny * m->dx - e),
+                  fcl_clampf(q.z, o.z + e, o.z + (float)m->nz * m->dx - e), q.w);
+}
+
 #ifdef FCL_AVX512
 /* The 16-lane twin of the markers' move (the native backend on an AVX-512
  * host): markers i .. i + 15 at once, the same arithmetic in the same
@@ -180,6 +193,7 @@ FCL_INLINE mac_v16 mac_step16(mac_v16 x, float s, mac_v16 u)
     return r;
 }
 
+
 /* fcl_clampf, lane-wise (NaN passes, as there). */
 FCL_INLINE __m512 mac_clamp16(__m512 v, float lo, float hi)
 {
@@ -189,7 +203,7 @@ FCL_INLINE __m512 mac_clamp16(__m512 v, float lo, float hi)
 }
 
 /* The move's new positions kept a margin inside the grid box, as the
- * scalar mac_particle_move clamps them. */
+ * scalar mac_particle_move clamps them (mac_in_grid). */
 FCL_INLINE mac_v16 mac_in_box16(mac_v16 q, const fcl_mac_info *m)
 {
     float4 o = m->origin;
@@ -222,6 +236,7 @@ static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float
         qs[l] = fcl_f4(qx[l], qy[l], qz[l], pos[i0 + l].w);
         us[l] = keep ? vev[i0 + l] : fcl_f4(ux[l], uy[l], uz[l], 0.0f);
         solids_project(&qs[l], &us[l], 0, solids, cs);
+        qs[l] = mac_in_grid(qs[l], m);
     }
     if (!keep && last) {
         for (uint l = 0u; l < n; l++) {
@@ -287,18 +302,16 @@ FCL_INLINE void mac_particle_move(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel
                                   const fcl_sph_consts *cs, uint keep, uint last)
 {
     float4 x = pos[i];
-    float dt = m->dt, h = 0.5f * dt, e = m->margin;
+    float dt = m->dt, h = 0.5f * dt;
     float4 u1 = mac_velocity(gv, x, m);
     float4 xm = fcl_f4(x.x + h * u1.x, x.y + h * u1.y, x.z + h * u1.z, 0.0f);
     float4 u2 = mac_velocity(gv, xm, m);
-    float4 o = m->origin;
-    float4 q = fcl_f4(fcl_clampf(x.x + dt * u2.x, o.x + e, o.x + (float)m->nx * m->dx - e),
-                      fcl_clampf(x.y + dt * u2.y, o.y + e, o.y + (float)m->ny * m->dx - e),
-                      fcl_clampf(x.z + dt * u2.z, o.z + e, o.z + (float)m->nz * m->dx - e), x.w);
+    float4 q = mac_in_grid(fcl_f4(x.x + dt * u2.x, x.y + dt * u2.y, x.z + dt * u2.z, x.w), m);
     /* FLIP/PIC markers keep their own velocity (mac_g2p), less what an
      * obstacle takes; the seed's markers take the field's. */
     float4 u = keep ? vev[i] : u2;
     solids_project(&q, &u, 0, solids, cs);
+    q = mac_in_grid(q, m);
     float4 un = keep || !last ? u : mac_velocity(gv, q, m);
     pos[i] = q;
     vel[i] = un;
