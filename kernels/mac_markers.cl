@@ -117,6 +117,26 @@ FCL_INLINE float4 mac_in_grid(float4 q, const fcl_mac_info *m)
                   fcl_clampf(q.z, o.z + e, o.z + (float)m->nz * m->dx - e), q.w);
 }
 
+/* The same for a marker that carries its own velocity u (flip, pic):
+ * touching a wall (within twice the margin: at its clamp, or a rounding
+ * from it), the wall takes its normal speed into the wall as an obstacle
+ * does (solid_bounce, domain.restitution). The field moves such a marker,
+ * not u, so one resting at a wall kept up to 1.3 m/s into it, and the
+ * restitution acted at obstacles alone (a review). */
+FCL_INLINE float4 mac_in_grid_bounce(float4 raw, float4 *u, float rest, const fcl_mac_info *m)
+{
+    float4 q = mac_in_grid(raw, m), o = m->origin;
+    float t = 2.0f * m->margin, hx = o.x + (float)m->nx * m->dx - t, hy = o.y + (float)m->ny * m->dx - t,
+          hz = o.z + (float)m->nz * m->dx - t;
+    if (q.x <= o.x + t || q.x >= hx)
+        *u = solid_bounce(*u, fcl_f4(q.x <= o.x + t ? 1.0f : -1.0f, 0.0f, 0.0f, 0.0f), rest);
+    if (q.y <= o.y + t || q.y >= hy)
+        *u = solid_bounce(*u, fcl_f4(0.0f, q.y <= o.y + t ? 1.0f : -1.0f, 0.0f, 0.0f), rest);
+    if (q.z <= o.z + t || q.z >= hz)
+        *u = solid_bounce(*u, fcl_f4(0.0f, 0.0f, q.z <= o.z + t ? 1.0f : -1.0f, 0.0f), rest);
+    return q;
+}
+
 #ifdef FCL_AVX512
 /* The 16-lane twin of the markers' move (the native backend on an AVX-512
  * host): markers i .. i + 15 at once, the same arithmetic in the same
@@ -222,7 +242,9 @@ static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float
     fcl_xyz16(pos, i0, fcl_live16(count - i0), &x.x, &x.y, &x.z);
     float dt = m->dt, h = 0.5f * dt;
     mac_v16 u2 = mac_velocity16(gv, mac_step16(x, h, mac_velocity16(gv, x, m)), m);
-    mac_v16 q = mac_in_box16(mac_step16(x, dt, u2), m);
+    /* Markers with velocities of their own are clamped lane by lane below,
+     * where a wall takes their normal speed. */
+    mac_v16 q = keep ? mac_step16(x, dt, u2) : mac_in_box16(mac_step16(x, dt, u2), m);
     float qx[16], qy[16], qz[16], ux[16], uy[16], uz[16];
     _mm512_storeu_ps(qx, q.x);
     _mm512_storeu_ps(qy, q.y);
@@ -235,8 +257,10 @@ static void mac_particles16(uint i0, uint count, float4 *pos, float4 *vel, float
     for (uint l = 0u; l < n; l++) {
         qs[l] = fcl_f4(qx[l], qy[l], qz[l], pos[i0 + l].w);
         us[l] = keep ? vev[i0 + l] : fcl_f4(ux[l], uy[l], uz[l], 0.0f);
+        if (keep)
+            qs[l] = mac_in_grid_bounce(qs[l], &us[l], cs->restitution, m);
         solids_project(&qs[l], &us[l], 0, solids, cs);
-        qs[l] = mac_in_grid(qs[l], m);
+        qs[l] = keep ? mac_in_grid_bounce(qs[l], &us[l], cs->restitution, m) : mac_in_grid(qs[l], m);
     }
     if (!keep && last) {
         for (uint l = 0u; l < n; l++) {
@@ -306,12 +330,13 @@ FCL_INLINE void mac_particle_move(uint i, GLOBAL float4 *pos, GLOBAL float4 *vel
     float4 u1 = mac_velocity(gv, x, m);
     float4 xm = fcl_f4(x.x + h * u1.x, x.y + h * u1.y, x.z + h * u1.z, 0.0f);
     float4 u2 = mac_velocity(gv, xm, m);
-    float4 q = mac_in_grid(fcl_f4(x.x + dt * u2.x, x.y + dt * u2.y, x.z + dt * u2.z, x.w), m);
-    /* FLIP/PIC markers keep their own velocity (mac_g2p), less what an
-     * obstacle takes; the seed's markers take the field's. */
+    float4 raw = fcl_f4(x.x + dt * u2.x, x.y + dt * u2.y, x.z + dt * u2.z, x.w);
+    /* FLIP/PIC markers keep their own velocity (mac_g2p), less what a wall
+     * or an obstacle takes; the seed's markers take the field's. */
     float4 u = keep ? vev[i] : u2;
+    float4 q = keep ? mac_in_grid_bounce(raw, &u, cs->restitution, m) : mac_in_grid(raw, m);
     solids_project(&q, &u, 0, solids, cs);
-    q = mac_in_grid(q, m);
+    q = keep ? mac_in_grid_bounce(q, &u, cs->restitution, m) : mac_in_grid(q, m);
     float4 un = keep || !last ? u : mac_velocity(gv, q, m);
     pos[i] = q;
     vel[i] = un;

@@ -30,9 +30,9 @@
  *   mac.density_correction) and with neither: the largest change of the
  *   level-set volume (the poly6 density of the markers at least half a
  *   resting lattice's), sampled every 0.1 s, within the issue's 5 % with
- *   the defaults (-3.60 % and -4.90 % measured, the same bits with 1 to
- *   3 threads) and at most a third of the change with neither (-23.68 %
- *   and -21.08 %). The capped count dx^3 sum_cells min(1, markers / per
+ *   the defaults (-3.63 % and -4.79 % measured, the same bits with 1 to
+ *   3 threads) and at most a third of the change with neither (-23.63 %
+ *   and -20.56 %). The capped count dx^3 sum_cells min(1, markers / per
  *   cell) is printed beside it; `--volume KEY=VALUE...` runs only this,
  *   with those parameters (particles.spacing=0.005: the same column in
  *   1 cm cells);
