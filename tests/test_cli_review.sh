@@ -457,4 +457,23 @@ else
     bad "40 surface.phases" "exit $r1 $r2 $r3 $r4, volumes and reach: $vol / $(printf '%s' "$e3$e4" | tr '\n' ' ' | cut -c1-300)"
 fi
 
+# 41. surface.format both whose OBJ cannot be written (a file size limit
+# between the two files' sizes) leaves neither file: the PLY written beside
+# it stood alone (a review).
+fl run "$GOOD" --backend cpu --steps 1 --every 1 --out "$T/pair" --quiet
+"$BIN" surface "$T/pair/frame_000001.vtu" --out "$T/pair_ok" --backend cpu --quiet --param surface.format=both >/dev/null 2>&1
+ply=$(stat -c %s "$T/pair_ok/frame_000001.surface.ply" 2>/dev/null || echo 0)
+obj=$(stat -c %s "$T/pair_ok/frame_000001.surface.obj" 2>/dev/null || echo 0)
+limit=$(((ply + obj) / 2 / 1024))
+(ulimit -f "$limit"; "$BIN" surface "$T/pair/frame_000001.vtu" --out "$T/pair_cut" --backend cpu --quiet \
+    --param surface.format=both >/dev/null 2>"$T/pair_err.txt")
+RC=$?
+left=$(ls "$T/pair_cut" 2>/dev/null | tr '\n' ' ')
+if [ "$ply" -gt 0 ] && [ "$obj" -gt $((ply + 2048)) ] && [ "$RC" -eq 3 ] && [ -z "$left" ] &&
+   grep -q "its .ply, just written, removed" "$T/pair_err.txt"; then
+    ok "41 surface.format both with the OBJ cut by a file size limit ($limit KiB): exit 3, neither file left"
+else
+    bad "41 surface pair" "ply $ply obj $obj limit $limit KiB, exit $RC, left: $left $(cat "$T/pair_err.txt")"
+fi
+
 checks_done

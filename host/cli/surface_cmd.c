@@ -80,6 +80,13 @@ int cli_write_surface(mc_ctx *x, const mc_config *c, const mc_input *in, const c
     if (rc == 0 && (both || strcmp(format, "obj") == 0)) {
         snprintf(path, sizeof path, "%s.obj", base);
         rc = mesh_write_obj(path, &m, err, errlen) ? FCL_EXIT_DEVICE : 0;
+        /* A pair is both or neither: the PLY written beside a failed OBJ
+         * stood alone (a review). */
+        if (rc != 0 && both) {
+            snprintf(path, sizeof path, "%s.ply", base);
+            if (remove(path) == 0)
+                snprintf(err + strlen(err), errlen - strlen(err), " (its .ply, just written, removed)");
+        }
     }
     mc_mesh_free(&m);
     return rc;
