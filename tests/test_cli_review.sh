@@ -476,4 +476,20 @@ else
     bad "41 surface pair" "ply $ply obj $obj limit $limit KiB, exit $RC, left: $left $(cat "$T/pair_err.txt")"
 fi
 
+# 42. surface.* settings the chosen method and field do not read are noted
+# once (surface.stretch under zou's field, an ls_* under mc, smooth_feature
+# without smoothing each changed nothing without a word; a review); read
+# ones are not.
+fl surface "$T/pair/frame_000001.vtu" --out "$T/unread1" --backend cpu --quiet --param surface.stretch=5 \
+    --param surface.ls_cell=2 --param surface.smooth_feature=3
+r1=$RC e1=$ERR
+fl surface "$T/pair/frame_000001.vtu" --out "$T/unread2" --backend cpu --quiet --param surface.field=anisotropic \
+    --param surface.stretch=2 --param surface.smooth_iterations=2 --param surface.smooth_feature=3
+if [ "$r1$RC" = 00 ] && [ "$(printf '%s\n' "$e1" | grep -c "surface.stretch, surface.ls_cell, surface.smooth_feature: set, and not read under surface.method mc (field zou")" = 1 ] &&
+   ! printf '%s' "$ERR" | grep -q "not read under"; then
+    ok "42 surface settings the method and field do not read are noted once; read ones are not"
+else
+    bad "42 unread surface settings" "exit $r1 $RC: $(printf '%s' "$e1" | tr '\n' ' ') / $(errline)"
+fi
+
 checks_done

@@ -118,6 +118,41 @@ const char *mc_empty_hint(const fcl_params *p)
     return "surface.method mc: see surface.iso and surface.support";
 }
 
+/* surface.* settings off their defaults that the chosen method, field
+ * and post-processing do not read, noted once a command (surface.stretch
+ * under zou's field, ls_* under mc, smooth_feature without smoothing:
+ * each changed nothing without a word; a review). */
+static void note_unread_surface(const fcl_params *p)
+{
+    int mc = strcmp(p->surface_method, "mc") == 0, ls = strcmp(p->surface_method, "levelset") == 0;
+    int aniso = strcmp(p->surface_field, "anisotropic") == 0;
+    int smooth = p->surface_smooth_iterations > 0, decimate = p->surface_decimate > 0.0f && p->surface_decimate < 1.0f;
+    const struct { fcl_param_id id; int read; } keys[] = {
+        { FCL_P_surface_field, mc },           { FCL_P_surface_iso, mc },
+        { FCL_P_surface_cell, mc },            { FCL_P_surface_support, mc || ls },
+        { FCL_P_surface_narrow_band, mc },     { FCL_P_surface_band_shift, mc && p->surface_narrow_band },
+        { FCL_P_surface_band_fill, mc && p->surface_narrow_band },
+        { FCL_P_surface_stretch, ls || (mc && aniso) },   { FCL_P_surface_max_stretch, ls || (mc && aniso) },
+        { FCL_P_surface_ls_cell, ls },         { FCL_P_surface_ls_field, ls },
+        { FCL_P_surface_ls_threshold, ls },    { FCL_P_surface_ls_radius, ls },
+        { FCL_P_surface_ls_truncation, ls },   { FCL_P_surface_ls_beta, ls },
+        { FCL_P_surface_ls_tolerance, ls },    { FCL_P_surface_ls_max_iterations, ls },
+        { FCL_P_surface_ls_band, ls },         { FCL_P_surface_smooth_feature, smooth },
+        { FCL_P_surface_decimate_error, decimate },
+    };
+    fcl_params def;
+    params_defaults(&def);
+    char names[512] = "", key[64];
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (!keys[k].read && !params_equal(p, &def, &fcl_param_table[keys[k].id]))
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                     params_key(keys[k].id, key, sizeof key));
+    if (names[0])
+        fprintf(stderr, "fluidcl: note: %s: set, and not read under surface.method %s (field %s, narrow_band %ld, "
+                "smooth_iterations %ld, decimate %g)\n", names, p->surface_method, p->surface_field,
+                (long)p->surface_narrow_band, (long)p->surface_smooth_iterations, p->surface_decimate);
+}
+
 int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errlen)
 {
     if (mc_support_check(p, err, errlen) != 0)
@@ -125,6 +160,7 @@ int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errl
     float rstar = mc_levelset_shrink(p);
     mc_config c;
     mc_config_from_params(&c, p);
+    note_unread_surface(p);
     if (rstar > MC_LS_SHRINK_NOTE)   /* once a command: run, bench and surface call this first */
         fprintf(stderr, "fluidcl: note: surface.method = levelset: its curvature term shrinks any body under %.1f "
                 "spacings' radius to nothing (drops and thin sheets vanish; the defaults: 0.56, 1.13 with "
