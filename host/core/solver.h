@@ -166,6 +166,13 @@ typedef struct fcl_solver {
     /* An emitter's new point with a particle nearer than this many
      * spacings is refused as backed up (host/core/emit.c); 0: a quarter. */
     double emit_room;
+    /* The scene's fluid is carved this many spacings clear of obstacles
+     * and boundary samples (host/scene/setup.c); 0: SETUP_GAP, 0.75, the
+     * room particles need from boundary samples. mac 0.5: its markers need
+     * only be where the obstacles' push keeps them (half a spacing out),
+     * and at 0.75 a fluid cell on an obstacle started with half its markers
+     * (a dam break over a raised floor then lagged 1.5 % behind). */
+    double seed_gap;
     /* The least distance between an emitter's layers with a `rate`, in
      * spacings (sim_set_emitters refuses a rate that packs them closer);
      * 0: the scene's own quarter. rate_why says why, for that message. */

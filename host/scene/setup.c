@@ -185,10 +185,11 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
         setup_free(in);
         return FCL_EXIT_INPUT;
     }
-    size_t kept = boundary_carve(&in->b, in->pos, in->vel, in->n, SETUP_GAP * p->particles_spacing);
+    float gap = (solver && solver->seed_gap > 0.0 ? (float)solver->seed_gap : SETUP_GAP) * p->particles_spacing;
+    size_t kept = boundary_carve(&in->b, in->pos, in->vel, in->n, gap);
     if (kept != (size_t)-1)
         kept = boundary_carve_mesh_shells(&in->b, p->domain_min, p->domain_max, in->pos, in->vel, kept,
-                                          p->particles_spacing, SETUP_GAP * p->particles_spacing);
+                                          p->particles_spacing, gap);
     if (kept == (size_t)-1) {
         snprintf(err, errlen, "%s: not enough host memory to carve the fluid out of the obstacles", sc->file);
         setup_free(in);

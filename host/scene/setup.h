@@ -3,8 +3,9 @@
  * fluid carved out of the solids, checked against the backend's memory.
  * Invariant: on success every fluid particle lies outside every obstacle,
  * outside boxes, meshes (by their distance field) and polygons' fronts
- * grown by SETUP_GAP spacings, and at least SETUP_GAP spacings from every
- * boundary sample (which is all that keeps it off a sphere).
+ * grown by SETUP_GAP spacings (the solver's seed_gap where it has one),
+ * and at least that from every boundary sample (which is all that keeps
+ * it off a sphere).
  */
 #ifndef FCL_SETUP_H
 #define FCL_SETUP_H

@@ -845,6 +845,7 @@ const fcl_solver fcl_solver_mac = {
                "marker particles, CFL substeps; FLIP/PIC as an option)",
     .extra_bytes_per_particle = 0,       /* no per-particle buffers: the grid is checked in init */
     .no_density = 1,                     /* the markers carry the rest density */
+    .seed_gap = 0.5,                     /* markers to where the obstacles' push keeps them */
     /* Markers stand for mac.particles_per_cell to a cell whatever the
      * faces' inflow: a rate packing them 4 to a spacing^3 told room_left
      * of 114 % of a box 30 % full (a review). */
