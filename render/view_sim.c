@@ -282,6 +282,14 @@ static int apply(fcl_view *v, const fcl_param_def *d, const char *text, int comp
          * with a refused level set (the viewer does not check at start, as
          * run without --mesh does not) blocked every other edit (a review). */
         int surface = strcmp(d->group, "surface") == 0;
+        unsigned mask = 0;
+        int most = v->scene.nphases > 0 ? v->scene.nphases : 1;
+        if (rc == 0 && d == &fcl_param_table[FCL_P_surface_phases] &&
+            params_phase_list(copy[k].surface_phases, most, &mask) != 0) {   /* the scene's phases alone */
+            snprintf(err, errlen, "surface.phases = '%s': expected phase indices 0 to %d separated by commas, or empty",
+                     copy[k].surface_phases, most - 1);
+            return -1;
+        }
         if (rc != 0 || params_check_order(&copy[k], err, errlen) != 0 ||
             (surface && mc_support_check(&copy[k], err, errlen) != 0) ||
             solver_refuses(sets[k], &copy[k], d, err, errlen))

@@ -147,6 +147,14 @@ static void test_face_rule(fcl_backend *be)
     c.band_shift = 0.15f;
     c.band_fill = 0.7f;
     CHECK(!mc_band_flags_face(&c, &fill, &shift), "band_shift 0.15, band_fill 0.7 read as flagging a flat face");
+    /* The note's suggestions, rounded as it prints them, pass (its 0.76,
+     * 1.05 x fill rounded to nearest, did not; a review). */
+    mc_config up = c, down = c;
+    up.band_fill = (float)(ceil(105.0 * fill) / 100.0);
+    down.band_shift = (float)(floor(750.0 * shift) / 1000.0);
+    double f2, s2;
+    CHECK(mc_band_flags_face(&up, &f2, &s2) && mc_band_flags_face(&down, &f2, &s2),
+          "the note's suggestions band_fill %.2f and band_shift %.3f do not pass", up.band_fill, down.band_shift);
     const struct { int nx, ny, nz; float jitter, shift, fill, support; const char *what; } cases[] = {
         { 20, 10, 20, 0.0f, 0.15f, 0.7f, 2.0f, "lattice slab at band_shift 0.15, band_fill 0.7" },
         { 16, 12, 10, 0.2f, 0.3f, 0.6f, 2.0f, "jittered block at band_shift 0.3, band_fill 0.6" },

@@ -619,12 +619,16 @@ static int past_end(const fcl_sim *s, const fcl_params *p, const char *file)
  * no word; a review): said, since a short trial run may mean it. */
 static void note_late_inflow(const fcl_scene *sc, size_t n)
 {
-    double first = scene_first_inflow(sc), horizon = scene_run_horizon(sc, solver_longest_dt(
-                                                        solver_find(sc->params.sim_solver), &sc->params));
-    if (n == 0 && sc->nemitters > 0 && first > horizon)
-        fprintf(stderr, "fluidcl: note: %s: no particle in this run: the first emitter opens at t = %g s, after its "
-                "end (t = %g s at most); give a larger %s\n", sc->file, first, horizon,
-                sc->params.sim_steps > 0 ? "--steps" : "--time");
+    /* At the end or later: a layer released by the last step never moves
+     * (the emitters add after a step); the end, not the capacity's horizon
+     * a step past a duration (an emitter opening within that step went
+     * unnoted; a review). */
+    double first = scene_first_inflow(sc), end = scene_run_end(sc, solver_longest_dt(
+                                                   solver_find(sc->params.sim_solver), &sc->params));
+    if (n == 0 && sc->nemitters > 0 && first >= end)
+        fprintf(stderr, "fluidcl: note: %s: no particle in this run: the first emitter opens at t = %g s, at or after "
+                "its end (t = %g s%s); give a larger %s\n", sc->file, first, end,
+                sc->params.sim_steps > 0 ? " at most" : "", sc->params.sim_steps > 0 ? "--steps" : "--time");
 }
 
 /* The simulation from the scene, or from the checkpoint to resume: both

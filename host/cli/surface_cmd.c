@@ -317,12 +317,17 @@ static const float *frame_phases(const fcl_frame_data *d)
 static int check_inputs(const surf_opts *o, mc_ctx *x)
 {
     char err[1024];
+    unsigned carried = 0, wanted = 0;   /* the frames' phases; surface.phases' */
     for (int i = 0; i < o->nframes; i++) {
         fcl_frame_data d;
         mc_config c;
         if (load_frame(o, i, &d, &c) != 0)
             return FCL_EXIT_INPUT;
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
+        const float *ph = frame_phases(&d);
+        for (size_t k = 0; k < d.n; k++)
+            carried |= ph && ph[k] >= 0.0f && ph[k] < 32.0f ? 1u << (unsigned)ph[k] : 1u;
+        wanted = c.phase_mask;
         int rc = mc_check_input(x, &c, &in, err, sizeof err);
         /* A frame's velocities must be finite (as bench --from wants them),
          * whatever the field: the anisotropic field and the level set read
@@ -341,6 +346,17 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
             cli_error("surface: %s: %s", o->frames[i], err);
             return rc;
         }
+    }
+    /* A list naming no phase the frames carry meshes nothing (it did so
+     * with exit 0, its warning pointing at surface.iso; a review). */
+    if (wanted && !(wanted & carried)) {
+        char have[96] = "";
+        for (int k = 0; k < 32; k++)
+            if (carried >> k & 1u)
+                snprintf(have + strlen(have), sizeof have - strlen(have), "%s%d", have[0] ? ", " : "", k);
+        cli_error("surface: surface.phases = '%s' names no phase the frames carry (theirs: %s)", o->prm.surface_phases,
+                  have[0] ? have : "none");
+        return FCL_EXIT_INPUT;
     }
     return 0;
 }

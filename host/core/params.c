@@ -331,3 +331,21 @@ void params_print_help(FILE *f)
                 d->live ? "" : "  (applies on reset)", d->desc, exp);
     }
 }
+
+int params_phase_list(const char *text, int most, unsigned *mask)
+{
+    *mask = 0;
+    for (const char *s = text; *s;) {
+        long k = 0;
+        const char *d = s;
+        while (*d >= '0' && *d <= '9' && k < 1000)
+            k = 10 * k + (*d++ - '0');
+        if (d == s || k >= most || k >= 32 || (*d != ',' && *d != '\0') || (*d == ',' && !d[1])) {
+            *mask = 0;
+            return -1;
+        }
+        *mask |= 1u << k;
+        s = *d ? d + 1 : d;
+    }
+    return 0;
+}

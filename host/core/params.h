@@ -80,6 +80,10 @@ int params_set_number(fcl_params *p, const fcl_param_def *d, int comp, double v,
 /* The PARAM_ORDER rows of params.def: 0, or -1 with "g.lo: A is above
  * g.hi: B (expected ...)" in err for the first pair set the wrong way. */
 int params_check_order(const fcl_params *p, char *err, size_t errlen);
+/* surface.phases' list: indices below `most`, each digits alone, separated
+ * by single commas; *mask gets bit k for index k (0 for an empty list).
+ * 0, or -1 when the text is not such a list (mask then 0). */
+int params_phase_list(const char *text, int most, unsigned *mask);
 /* Current value as text (the same syntax params_set_text accepts). */
 void params_format(const fcl_params *p, const fcl_param_def *d, char *out, size_t outlen);
 /* What the parameter accepts, e.g. "a number in [0, 1] (Pa s)". */

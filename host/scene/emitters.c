@@ -356,15 +356,21 @@ static double emitters_bound(const fcl_scene *s, double spacing, double duration
     return total;
 }
 
-double scene_run_horizon(const fcl_scene *s, double longest_dt)
+double scene_run_end(const fcl_scene *s, double longest_dt)
 {
     const fcl_params *p = &s->params;
     /* sim.steps steps of the solver's longest (2 ms once for every
      * solver: dfsph's steps of up to 5 ms then found the capacity full at
-     * 40 % of the run); a duration's last step may end up to a step past
-     * it (a mac run of 0.1001 s at 0.01 s steps ends at 0.11 s, and its
-     * 2-layer steps found the capacity full in the last; a review). */
-    return p->sim_steps > 0 ? fmax((double)p->sim_steps * longest_dt, 0.0) : p->sim_duration + longest_dt;
+     * 40 % of the run). */
+    return p->sim_steps > 0 ? fmax((double)p->sim_steps * longest_dt, 0.0) : p->sim_duration;
+}
+
+double scene_run_horizon(const fcl_scene *s, double longest_dt)
+{
+    /* A duration's last step may end up to a step past it (a mac run of
+     * 0.1001 s at 0.01 s steps ends at 0.11 s, and its 2-layer steps found
+     * the capacity full in the last; a review). */
+    return scene_run_end(s, longest_dt) + (s->params.sim_steps > 0 ? 0.0 : longest_dt);
 }
 
 double scene_first_inflow(const fcl_scene *s)

@@ -633,22 +633,19 @@ int scene_check_mesh_bounds(const fcl_scene *s, const fcl_params *p, const char 
     return -1;
 }
 
-/* surface.phases names phases of the scene (0 alone without a phases
- * list): a phase it lacks meshes nothing. Its syntax is the surface's
- * check (mc_support_check). */
+/* surface.phases is a list of phases of the scene (0 alone without a
+ * phases list): a phase it lacks meshed nothing, and a malformed list was
+ * refused only with --mesh (a review). */
 static int check_mesh_phases(const fcl_scene *s, const fcl_params *p, char *err, size_t errlen)
 {
     int n = s->nphases > 0 ? s->nphases : 1;
-    for (const char *q = p->surface_phases; *q;) {
-        char *end;
-        long k = strtol(q, &end, 10);
-        if (end == q)
-            return 0;
-        if (k >= n)
-            return err_at(err, errlen, s->file, "surface.phases = '%s': phase %ld, and the scene has %d (0 to %d)",
-                          p->surface_phases, k, n, n - 1);
-        q = *end ? end + 1 : end;
-    }
+    unsigned mask;
+    if (params_phase_list(p->surface_phases, 32, &mask) != 0)
+        return err_at(err, errlen, s->file, "surface.phases = '%s': expected phase indices separated by commas (0,2), "
+                      "or empty for every particle", p->surface_phases);
+    if (mask >> n)
+        return err_at(err, errlen, s->file, "surface.phases = '%s': phase %d, and the scene has %d (0 to %d)",
+                      p->surface_phases, 31 - __builtin_clz(mask), n, n - 1);
     return 0;
 }
 

@@ -170,9 +170,11 @@ size_t emitter_probe_points(const fcl_emitter *e, double spacing, float4 *out, s
  * longest_dt, the solver's longest step); the memory check of sim_create
  * then covers it. */
 void scene_emitter_capacity(fcl_scene *s, double longest_dt);
-/* The latest time a run can reach: sim.duration and one step of
- * longest_dt past it (the last step's end), or sim.steps steps of
+/* The time a run ends: sim.duration, or at most sim.steps steps of
  * longest_dt. */
+double scene_run_end(const fcl_scene *s, double longest_dt);
+/* The latest time a run's last step can reach, for the capacity: the
+ * end, and for a duration one step of longest_dt past it. */
 double scene_run_horizon(const fcl_scene *s, double longest_dt);
 /* When the first emitter opens (infinity without one). */
 double scene_first_inflow(const fcl_scene *s);

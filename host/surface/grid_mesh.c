@@ -38,19 +38,12 @@ static const char *mc_levelset_advice(const fcl_params *p, const mc_config *c)
 /* surface.phases: phase indices 0 .. FCL_PHASES_MAX - 1, comma-separated. */
 static int phases_check(const fcl_params *p, char *err, size_t errlen)
 {
-    const char *s = p->surface_phases;
-    while (*s) {
-        char *end;
-        long k = strtol(s, &end, 10);
-        if (end == s || *s == '+' || *s == '-' || *s == ' ' || k < 0 || k >= FCL_PHASES_MAX ||
-            (*end != ',' && *end != '\0') || (*end == ',' && !end[1])) {
-            snprintf(err, errlen, "surface.phases = '%s': expected phase indices 0 to %d separated by commas (0,2), "
-                     "or empty for every particle", p->surface_phases, FCL_PHASES_MAX - 1);
-            return FCL_EXIT_INPUT;
-        }
-        s = *end ? end + 1 : end;
-    }
-    return 0;
+    unsigned mask;
+    if (params_phase_list(p->surface_phases, FCL_PHASES_MAX, &mask) == 0)
+        return 0;
+    snprintf(err, errlen, "surface.phases = '%s': expected phase indices 0 to %d separated by commas (0,2), or empty "
+             "for every particle", p->surface_phases, FCL_PHASES_MAX - 1);
+    return FCL_EXIT_INPUT;
 }
 
 int mc_support_check(const fcl_params *p, char *err, size_t errlen)
@@ -111,6 +104,8 @@ float mc_levelset_shrink(const fcl_params *p)
 
 const char *mc_empty_hint(const fcl_params *p)
 {
+    if (p->surface_phases[0] && strcmp(p->surface_method, "grid") != 0)
+        return "surface.phases: the phases meshed (their particles may be gone); then surface.iso and surface.support";
     if (strcmp(p->surface_method, "levelset") == 0)
         return "surface.method levelset: see surface.ls_threshold, ls_radius, ls_truncation and ls_field";
     if (strcmp(p->surface_method, "grid") == 0)
@@ -171,7 +166,7 @@ int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errl
                 "than the margin a jittered face needs, or not at all (their sums read %.2f of a full lattice's, their "
                 "neighbors' mean lies %.3f support radii in), and a missed face meshes the outline of its tiles: "
                 "every tile is evaluated (slower); raise band_fill to %.2f or lower band_shift to %.3f\n", p->surface_band_fill, p->surface_band_shift,
-                fill, shift, 1.05 * fill, 0.75 * shift);
+                fill, shift, ceil(105.0 * fill) / 100.0, floor(750.0 * shift) / 1000.0);   /* values that pass */
     if (strcmp(p->surface_method, "grid") != 0)
         return 0;
     const fcl_solver *s = solver_find(p->sim_solver);

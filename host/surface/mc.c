@@ -69,15 +69,8 @@ void mc_config_from_params(mc_config *c, const fcl_params *p)
     c->ls_tolerance = p->surface_ls_tolerance;
     c->ls_max_iter = p->surface_ls_max_iterations;
     c->ls_band = p->surface_ls_band;
-    c->phase_mask = 0;   /* mc_phases_check refuses what this skips */
-    for (const char *s = p->surface_phases; *s;) {
-        char *end;
-        long k = strtol(s, &end, 10);
-        if (end == s)
-            break;
-        c->phase_mask |= k >= 0 && k < FCL_PHASES_MAX ? 1u << k : 0u;
-        s = *end == ',' ? end + 1 : end;
-    }
+    /* A list mc_support_check refuses meshes every particle here. */
+    params_phase_list(p->surface_phases, FCL_PHASES_MAX, &c->phase_mask);
 }
 
 int mc_init(mc_ctx *x, fcl_backend *be, char *err, size_t errlen)
