@@ -482,7 +482,7 @@ static void print_table(const bench_table *t)
         if (timers_unusable(b))
             fprintf(stderr, "fluidcl: note: %s: its passes' timers sum to %.3g ms of a %.3g ms step (under 1 %%): the "
                     "device's profiling timestamps do not cover its kernels (Mesa's rusticl 22 reads so), so its pass "
-                    "rows are not its times; its wall time is\n", what, timers_total(&b->timers) / (double)b->steps,
+                    "rows are not its times (its wall time stands)\n", what, timers_total(&b->timers) / (double)b->steps,
                     b->wall_ms);
     }
 }

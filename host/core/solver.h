@@ -171,7 +171,7 @@ typedef struct fcl_solver {
      * room particles need from boundary samples. mac 0.5: its markers need
      * only be where the obstacles' push keeps them (half a spacing out),
      * and at 0.75 a fluid cell on an obstacle started with half its markers
-     * (a dam break over a raised floor then lagged 1.5 % behind). */
+     * (a dam break over a raised floor lagged 1.0 % in its mean x). */
     double seed_gap;
     /* The least distance between an emitter's layers with a `rate`, in
      * spacings (sim_set_emitters refuses a rate that packs them closer);

@@ -165,8 +165,9 @@ int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errl
         fprintf(stderr, "fluidcl: note: surface.band_fill %g and band_shift %g flag a flat face's particles by less "
                 "than the margin a jittered face needs, or not at all (their sums read %.2f of a full lattice's, their "
                 "neighbors' mean lies %.3f support radii in), and a missed face meshes the outline of its tiles: "
-                "every tile is evaluated (slower); raise band_fill to %.2f or lower band_shift to %.3f\n", p->surface_band_fill, p->surface_band_shift,
-                fill, shift, ceil(105.0 * fill) / 100.0, floor(750.0 * shift) / 1000.0);   /* values that pass */
+                "every tile is evaluated (slower); raise band_fill to %.2f or lower band_shift to %.3f\n",
+                p->surface_band_fill, p->surface_band_shift, fill, shift, ceil(105.0 * fill) / 100.0,
+                floor(750.0 * shift) / 1000.0);   /* values that pass (mc_band_flags_face) */
     if (strcmp(p->surface_method, "grid") != 0)
         return 0;
     const fcl_solver *s = solver_find(p->sim_solver);

@@ -370,8 +370,8 @@ static const fcl_ignored ignores[] = {
     { FCL_P_material_tension_model, "nothing: it applies no surface tension" },
     { FCL_P_material_surface_tension, "nothing: it applies no surface tension, nor bounds its step by it" },
     { FCL_P_material_cohesion, "nothing: it applies no surface tension" },
-    /* A review dropped one particle at restitution 1: it stuck (wcsph rose
-     * to 0.34 of its 0.4 m). */
+    /* A review dropped one particle from 0.4 m at restitution 1: it stuck
+     * (under wcsph it rose to 0.34 m). */
     { FCL_P_domain_restitution, "nothing: its velocity is the position change over the step, so a wall or an "
                                 "obstacle stops a particle and cannot bounce it" },
     { FCL_P_COUNT, NULL },
