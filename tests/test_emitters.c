@@ -661,6 +661,13 @@ static void mac_jet_rim(fcl_backend *be)
     sc_free(&s, &sc, &in);
 }
 
+/* An empty 1 x 0.3 x 0.2 m box, no gravity, and a 6 x 4 cm jet along x:
+ * the sim group's keys, the spacing, the speed, more emitter keys. */
+static const char *const EMPTY_JET =
+    "{\"sim\": {%s, \"gravity\": [0, 0, 0]}, \"domain\": {\"min\": [0, 0, 0], \"max\": [1.0, 0.3, 0.2]},"
+    " \"particles\": {\"spacing\": %g}, \"fluid\": [], \"emitters\": [{\"shape\": \"rect\", \"center\": [0.05, 0.15, 0.1],"
+    " \"direction\": [1, 0, 0], \"size\": [0.06, 0.04], \"speed\": %g%s}]}";
+
 /* Steps before an emitter's first layer (no particles) take the solver's
  * longest step, which the capacity default assumes: a pbf scene at sim.dt
  * 0.02 s with an emitter opening at 0.5 s and sim.steps 400 (0.8 s at
@@ -669,11 +676,9 @@ static void mac_jet_rim(fcl_backend *be)
  * s, was 0: every particle refused; a review). */
 static void empty_steps(fcl_backend *be)
 {
-    static const char *const text =
-        "{\"sim\": {\"solver\": \"pbf\", \"steps\": 400, \"dt\": 0.02, \"gravity\": [0, 0, 0]},"
-        " \"domain\": {\"min\": [0, 0, 0], \"max\": [1.0, 0.3, 0.2]}, \"particles\": {\"spacing\": 0.02},"
-        " \"fluid\": [], \"emitters\": [{\"shape\": \"rect\", \"center\": [0.05, 0.15, 0.1], \"direction\": [1, 0, 0],"
-        " \"size\": [0.06, 0.04], \"speed\": 0.5, \"start\": 0.5}]}";
+    char text[1024];
+    snprintf(text, sizeof text, EMPTY_JET, "\"solver\": \"pbf\", \"steps\": 400, \"dt\": 0.02", 0.02, 0.5,
+             ", \"start\": 0.5");
     fcl_sim s;
     fcl_scene sc;
     fcl_initial in;
@@ -700,11 +705,8 @@ static void empty_steps(fcl_backend *be)
  * alone; a review). */
 static void duration_overshoot(fcl_backend *be)
 {
-    static const char *const text =
-        "{\"sim\": {\"solver\": \"mac\", \"dt\": 0.01, \"duration\": 0.1001, \"gravity\": [0, 0, 0]},"
-        " \"domain\": {\"min\": [0, 0, 0], \"max\": [1.0, 0.3, 0.2]}, \"particles\": {\"spacing\": 0.01},"
-        " \"fluid\": [], \"emitters\": [{\"shape\": \"rect\", \"center\": [0.05, 0.15, 0.1], \"direction\": [1, 0, 0],"
-        " \"size\": [0.06, 0.04], \"speed\": 2.0}]}";
+    char text[1024];
+    snprintf(text, sizeof text, EMPTY_JET, "\"solver\": \"mac\", \"dt\": 0.01, \"duration\": 0.1001", 0.01, 2.0, "");
     fcl_sim s;
     fcl_scene sc;
     fcl_initial in;

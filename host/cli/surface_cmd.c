@@ -302,16 +302,6 @@ static int load_frame(const surf_opts *o, int i, fcl_frame_data *d, mc_config *c
     return 0;
 }
 
-/* A frame's phase field (mps writes it with several phases), or NULL:
- * every particle phase 0, for surface.phases. */
-static const float *frame_phases(const fcl_frame_data *d)
-{
-    for (int k = 0; k < d->nextra; k++)
-        if (strcmp(d->extra_name[k], "phase") == 0)
-            return d->extra[k];
-    return NULL;
-}
-
 /* What each frame's reconstruction would refuse (a particle far from the
  * others makes a grid too large), found before anything is written. */
 static int check_inputs(const surf_opts *o, mc_ctx *x)
@@ -324,7 +314,7 @@ static int check_inputs(const surf_opts *o, mc_ctx *x)
         if (load_frame(o, i, &d, &c) != 0)
             return FCL_EXIT_INPUT;
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
-        const float *ph = frame_phases(&d);
+        const float *ph = out_frame_field(&d, "phase");
         for (size_t k = 0; k < d.n; k++)
             carried |= ph && ph[k] >= 0.0f && ph[k] < 32.0f ? 1u << (unsigned)ph[k] : 1u;
         wanted = c.phase_mask;
@@ -401,7 +391,7 @@ static int reconstruct_all(const surf_opts *o, mc_ctx *x)
         check_order(o, x, &c, i, &d, &prev);
         base_name(base, sizeof base, o->out, o->frames[i]);
         mc_input in = mc_input_host(d.pos, d.vel, d.n);
-        in.phase = frame_phases(&d);
+        in.phase = out_frame_field(&d, "phase");
         int rc = cli_write_surface(x, &c, &in, base, o->prm.surface_format, &mi, err, sizeof err);
         if (rc != 0) {
             cli_error("surface: %s: %s", o->frames[i], err);

@@ -506,3 +506,11 @@ void fio_time_text(double t, char *buf, size_t len)
             break;
     }
 }
+
+const float *out_frame_field(const fcl_frame_data *d, const char *name)
+{
+    for (int k = 0; k < d->nextra; k++)
+        if (strcmp(d->extra_name[k], name) == 0)
+            return d->extra[k];
+    return NULL;
+}

@@ -154,6 +154,9 @@ int out_read_vtu(const char *path, fcl_frame_data *d, char *err, size_t errlen);
 /* Any of the readers, by the file's extension (.vtu, .vtk or .ply). */
 int out_read_frame(const char *path, fcl_frame_data *d, char *err, size_t errlen);
 void out_frame_free(fcl_frame_data *d);
+/* The solver field `name` of a frame read back (mps's "phase"), or NULL
+ * when the frame has none. */
+const float *out_frame_field(const fcl_frame_data *d, const char *name);
 
 /* A borrowed fcl_frame view of d, e.g. to write a frame that was read. */
 fcl_frame out_frame_view(const fcl_frame_data *d);

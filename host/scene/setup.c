@@ -285,9 +285,7 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int
     /* The phase is pos.w (sim.h); frames keep it only as the mps field
      * "phase", which a multi-phase scene needs back (every particle came
      * back in the first phase). */
-    const float *phase = NULL;
-    for (int k = 0; k < d.nextra; k++)
-        phase = strcmp(d.extra_name[k], "phase") == 0 ? d.extra[k] : phase;
+    const float *phase = out_frame_field(&d, "phase");
     if (sc_phases > 1 && !phase) {
         char names[128];
         solver_names_that(FCL_CAN_PHASES, names, sizeof names);
