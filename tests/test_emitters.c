@@ -112,6 +112,32 @@ static void rect_count(fcl_backend *be, const char *solver)
            solver, be->kind, o.emitted, o.refused, want, o.n, o.unique ? "yes" : "no");
 }
 
+/* A layer a spacing of travel, every layer offered, at spacings whose
+ * floats round up (0.008f and 0.0125f are 3.8e-10 and 1.9e-10 m long):
+ * a 4 x 4 cm jet at 1 m/s open 0.2 s offers 0.2 / spacing layers (at
+ * 8 mm it offered 24 of 25: the float's excess added up past the slack
+ * and the layer due at the end was lost; a review). */
+static void float_spacing(fcl_backend *be)
+{
+    static const double spacing[3] = { 0.008, 0.0125, 0.01 };
+    static const long per_layer[3] = { 25, 9, 16 };
+    for (int k = 0; k < 3; k++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"sim\": {\"solver\": \"mps\"}, \"domain\": {\"min\": [0,0,0], \"max\": [0.4,0.4,0.4]},"
+                 " \"particles\": {\"spacing\": %g}, \"fluid\": [],"
+                 " \"emitters\": [{\"shape\": \"rect\", \"center\": [0.2,0.3,0.2], \"direction\": [0,-1,0],"
+                 " \"size\": [0.04,0.04], \"speed\": 1.0, \"start\": 0, \"end\": 0.2}]}", spacing[k]);
+        run_out o;
+        run_scene(be, text, 0.25, &o);
+        long want = per_layer[k] * lround(0.2 / spacing[k]);
+        printf("spacing %g m: %ld points offered (%ld emitted, %ld refused), want %ld\n", spacing[k],
+               o.emitted + o.refused, o.emitted, o.refused, want);
+        CHECK(o.ok && o.emitted + o.refused == want, "spacing %g m: %ld points offered, want %ld (%ld layers of %ld)",
+              spacing[k], o.emitted + o.refused, want, want / per_layer[k], per_layer[k]);
+    }
+}
+
 static void disk_rate_and_capacity(fcl_backend *be)
 {
     char text[2048];
@@ -733,6 +759,7 @@ int main(void)
         rect_count(cpu, fcl_solvers[k]->name);
     if (ocl)
         rect_count(ocl, "mps");
+    float_spacing(cpu);
     disk_rate_and_capacity(cpu);
     empty_steps(cpu);
     duration_overshoot(cpu);
