@@ -87,8 +87,8 @@ static int view_option(view_args *a, int argc, char **argv, int *i)
     if (k == NVALUED)
         return 0;
     (*i)++;
-    if (!val || (val[0] == '-' && val[1] == '-')) {
-        cli_error("view: %s needs a value", opt);
+    if (!val || cli_is_option(val)) {
+        cli_error("view: %s needs a value%s%s", opt, val ? ", not the option " : "", val ? val : "");
         return -1;
     }
     if (cli_once("view", opt, &a->seen[k], val) != 0)

@@ -526,4 +526,27 @@ else
     bad "43 dfsph cut solves" "exit $r1 $r2 $r3, warnings $n1 $n2 $n3: $(printf '%s' "$ERR" | tail -2 | tr '\n' ' ')"
 fi
 
+# 44. A short option where a value belongs is refused as a long one is:
+# `--stats -q` wrote a file named -q, `--out -q` a folder, exit 0 (a
+# review); ./-q still names one.
+mkdir -p "$T/q44" && cd "$T/q44" || exit 1
+fl run "$GOOD" --backend cpu --steps 2 --stats -q
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --steps 2 --out -q
+r2=$RC
+fl run "$GOOD" --backend cpu --steps 2 --checkpoint -h
+r3=$RC
+fl surface "$T/q44/none.vtk" --out -q
+r4=$RC
+left=$(ls -A "$T/q44")
+fl run "$GOOD" --backend cpu --steps 2 --stats ./-q --quiet
+r5=$RC
+cd - >/dev/null || exit 1
+if [ "$r1$r2$r3$r4$r5" = 22220 ] && [ -z "$left" ] && [ -s "$T/q44/-q" ] &&
+   printf '%s' "$e1" | grep -q -- "--stats needs a value (FILE.csv), not the option -q"; then
+    ok "44 a short option given where a value belongs is refused naming it; ./-q is a file"
+else
+    bad "44 short option as a value" "exit $r1 $r2 $r3 $r4 $r5, left '$left': $(printf '%s' "$e1" | tr '\n' ' ')"
+fi
+
 checks_done

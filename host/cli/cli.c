@@ -185,6 +185,11 @@ static int same_number(const char *a, const char *b)
     return ea != a && eb != b && !*ea && !*eb && x == y;
 }
 
+int cli_is_option(const char *val)
+{
+    return val && val[0] == '-' && (val[1] == '-' || strcmp(val, "-q") == 0 || strcmp(val, "-h") == 0);
+}
+
 int cli_once(const char *cmd, const char *opt, const char **seen, const char *val)
 {
     if (*seen && strcmp(*seen, val) != 0) {
@@ -239,8 +244,9 @@ static int parse_one(fcl_cli *o, unsigned cmd, int argc, char **argv, int *i, co
         return 0;
     }
     /* No value, or the next option taken for one (`--solver --steps 2`). */
-    if (!v || (v[0] == '-' && v[1] == '-')) {
-        cli_error("%s needs a value (%s)", a, op->arg);
+    if (!v || cli_is_option(v)) {
+        cli_error("%s needs a value (%s)%s%s%s", a, op->arg, v ? ", not the option " : "", v ? v : "",
+                  v && op->kind == OPT_TEXT ? " (./NAME names a file or folder of that name)" : "");
         return -1;
     }
     (*i)++;

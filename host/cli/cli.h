@@ -101,6 +101,11 @@ void cli_check_error(const fcl_cli *o, const struct fcl_scene *s, const char *er
  * `--steps 10 ... --steps 5`; a review), the same one is harmless. 0,
  * *seen = val; or -1. */
 int cli_once(const char *cmd, const char *opt, const char **seen, const char *val);
+/* Whether val, met where an option's value belongs, is itself an option:
+ * a long one (--steps) or a short one (-q, -h): 0 for NULL and for any
+ * other text, negative numbers included. `--stats -q` wrote a file -q and
+ * `--out -q` a folder, exit 0 (a review); ./-q names such a file. */
+int cli_is_option(const char *val);
 /* The first --param starting with prefix ("surface."), or NULL: the
  * notes of settings a command does nothing with. */
 const char *cli_first_override(const fcl_cli *o, const char *prefix);

@@ -130,8 +130,8 @@ static int parse(surf_opts *o, int argc, char **argv)
         } else if (a[0] == '-' && a[1] && !slot && strcmp(a, "--param") != 0) {
             cli_error("surface: unknown option '%s' (see 'fluidcl surface --help')", a);
             return FCL_EXIT_INPUT;
-        } else if (a[0] == '-' && a[1] && (!v || (v[0] == '-' && v[1] == '-'))) {
-            cli_error("surface: %s needs a value", a);
+        } else if (a[0] == '-' && a[1] && (!v || cli_is_option(v))) {
+            cli_error("surface: %s needs a value%s%s", a, v ? ", not the option " : "", v ? v : "");
             return FCL_EXIT_INPUT;
         } else if (slot) {
             /* (--out m1 --out m2 wrote to m2; a review) */
