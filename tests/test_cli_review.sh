@@ -549,4 +549,28 @@ else
     bad "44 short option as a value" "exit $r1 $r2 $r3 $r4 $r5, left '$left': $(printf '%s' "$e1" | tr '\n' ' ')"
 fi
 
+# 45. Two command-line values for one parameter are refused, as an option
+# given twice is: an option and the --param of its key (the option won
+# without a word: `--solver dfsph --param sim.solver=pbf` ran dfsph,
+# `--time 0.001 --param sim.steps=2` 5 steps) and a --param key twice (the
+# last won); one value written two ways is not (a review).
+fl run "$GOOD" --backend cpu --steps 2 --quiet --solver dfsph --param sim.solver=pbf
+r1=$RC e1=$ERR
+fl run "$GOOD" --backend cpu --time 0.001 --quiet --param sim.steps=2
+r2=$RC e2=$ERR
+fl run "$GOOD" --backend cpu --steps 2 --quiet --param sim.dt=0.0001 --param sim.dt=0.00005
+r3=$RC e3=$ERR
+fl run "$GOOD" --backend cpu --steps 2 --quiet --out "$T/o45" --param output.dir="$T/o45b"
+r4=$RC
+fl run "$GOOD" --backend cpu --steps 2 --quiet --param sim.dt=0.0001 --param sim.dt=1e-4 --solver wcsph --param sim.solver=wcsph
+r5=$RC
+if [ "$r1$r2$r3$r4$r5" = 22220 ] && [ ! -e "$T/o45" ] && [ ! -e "$T/o45b" ] &&
+   printf '%s' "$e1" | grep -q -- "--solver dfsph and --param sim.solver=pbf: two values for one parameter; give one" &&
+   printf '%s' "$e2" | grep -q -- "--time 0.001 and --param sim.steps=2: two run lengths; give one" &&
+   printf '%s' "$e3" | grep -q -- "--param sim.dt given twice ('0.0001', then '0.00005'): expected one"; then
+    ok "45 an option and the --param of its key, or a --param key twice, with two values are refused; one value twice is not"
+else
+    bad "45 two values for one parameter" "exit $r1 $r2 $r3 $r4 $r5: $(printf '%s / %s / %s' "$e1" "$e2" "$e3" | tr '\n' ' ')"
+fi
+
 checks_done

@@ -333,6 +333,7 @@ int cli_parse(fcl_cli *o, int argc, char **argv, unsigned cmd)
     o->backend = cmd == FCL_CMD_BENCH ? "all" : opencl;
     o->steps = o->every = o->checkpoint_every = -1;
     o->time = -1.0;
+    o->cmd = cmd;
     const char *seen[NOPTIONS] = { 0 };
     for (int i = 0; i < argc; i++) {
         if (argv[i][0] == '-' && argv[i][1]) {
@@ -352,12 +353,67 @@ int cli_parse(fcl_cli *o, int argc, char **argv, unsigned cmd)
 }
 
 /* Whether a --param sets key. */
-static int overridden(const fcl_cli *o, const char *key)
+/* The value the last --param of key gives, or NULL. */
+static const char *override_of(const fcl_cli *o, const char *key)
 {
     size_t kl = strlen(key);
+    const char *v = NULL;
     for (int i = 0; i < o->noverrides; i++)
         if (strncmp(o->overrides[i], key, kl) == 0 && o->overrides[i][kl] == '=')
-            return 1;
+            v = o->overrides[i] + kl + 1;
+    return v;
+}
+
+static int overridden(const fcl_cli *o, const char *key)
+{
+    return override_of(o, key) != NULL;
+}
+
+static int same_value(const char *a, const char *b)
+{
+    return strcmp(a, b) == 0 || same_number(a, b);
+}
+
+/* Two command-line values for one parameter, refused as an option given
+ * twice is: a --param key twice (the last won), or an option and the
+ * --param of its key (the option won: `--solver dfsph --param
+ * sim.solver=pbf` ran dfsph, `--time 0.001 --param sim.steps=2` 5 steps,
+ * without a word; a review). */
+static int twice_given(const fcl_cli *o, char *err, size_t errlen)
+{
+    for (int i = 0; i < o->noverrides; i++) {
+        const char *a = o->overrides[i], *eq = strchr(a, '=');
+        size_t kl = eq ? (size_t)(eq - a) + 1 : 0;
+        for (int k = 0; eq && k < i; k++)
+            if (strncmp(o->overrides[k], a, kl) == 0 && !same_value(o->overrides[k] + kl, eq + 1)) {
+                snprintf(err, errlen, "--param %.*s given twice ('%s', then '%s'): expected one", (int)(kl - 1), a,
+                         o->overrides[k] + kl, eq + 1);
+                return -1;
+            }
+    }
+    char steps[32], every[32], dur[64];
+    snprintf(steps, sizeof steps, "%ld", o->steps);
+    snprintf(every, sizeof every, "%ld", o->every);
+    snprintf(dur, sizeof dur, "%.17g", o->time);
+    const struct { const char *flag, *value, *key; int any; } pair[] = {
+        { "--solver", o->solver, "sim.solver", 0 },        { "--out", o->out, "output.dir", 0 },
+        { "--every", o->every >= 0 ? every : NULL, "output.every", 0 },
+        { "--steps", o->steps >= 0 ? steps : NULL, "sim.steps", 0 },
+        { "--time", o->time >= 0 ? dur : NULL, "sim.duration", 0 },
+        /* the other of the two run lengths, as --steps with --time is */
+        { "--steps", o->steps >= 0 ? steps : NULL, "sim.duration", 1 },
+        { "--time", o->time >= 0 ? dur : NULL, "sim.steps", 1 } };
+    /* bench's --steps are the timed steps: its run length is noted as
+     * doing nothing there (bench.c). */
+    size_t pairs = o->cmd == FCL_CMD_BENCH ? 3 : sizeof pair / sizeof pair[0];
+    for (size_t k = 0; k < pairs; k++) {
+        const char *v = pair[k].value ? override_of(o, pair[k].key) : NULL;
+        if (v && (pair[k].any ? !same_value(v, "0") : !same_value(v, pair[k].value))) {
+            snprintf(err, errlen, "%s %s and --param %s=%s: %s; give one", pair[k].flag, pair[k].value, pair[k].key,
+                     v, pair[k].any ? "two run lengths" : "two values for one parameter");
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -378,6 +434,8 @@ static int refused_from(const char *from, char *err, size_t errlen)
 static int apply_flags(const fcl_cli *o, fcl_params *p, int every_in_scene, char *err, size_t errlen)
 {
     char buf[FCL_STR_MAX + 32];
+    if (twice_given(o, err, errlen) != 0)
+        return -1;
     for (int i = 0; i < o->noverrides; i++)
         if (params_assign(p, o->overrides[i], err, errlen) != 0)
             return refused_from("--param", err, errlen);

@@ -37,6 +37,7 @@ typedef struct fcl_cli {
     int quiet;
     int mesh;                 /* run: a surface mesh per output frame */
     int help;                 /* --help: print the command's options, run nothing */
+    unsigned cmd;             /* the command parsed for (FCL_CMD_*) */
     const char *overrides[FCL_MAX_OVERRIDES];
     int noverrides;
 } fcl_cli;
