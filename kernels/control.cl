@@ -24,7 +24,8 @@
  *     dp = beta f(|r - p| / radius) (r - p) / |r - p|, f(x) = 1 / (1 + e^(b - a x));
  *     velocity: the Shepard average of the control velocities within H,
  *     dv, pulls the predicted velocity v = (x* - x) / dt:
- *     dp += gamma dt (dv - v) where sum_j W > 0.
+ *     dp += gamma dt (dv - v) where sum_j W > 0 (gamma as the host
+ *     scales it: the share per step of pbf.dt_max, compounded).
  * Invariant: clam is complete before control_density reads it; a
  * reference is a control id + 1 (0: none), valid for the control set
  * the host keeps until it replaces the set (and clears the references).
