@@ -378,10 +378,10 @@ for ext in vtu vtk ply; do
         bad "17b surface spacing from the $ext frame" "exit $auto_rc/$RC, $auto_t vs $(tris) triangles: $(errline)"
     fi
 done
-fl surface "$X/frame_000002.vtk" --out "$X/other" --backend cpu --param particles.spacing=0.02
+fl surface "$X/frame_000002.vtk" --out "$X/other" --backend cpu --param particles.spacing=0.02 --quiet
 if [ "$RC" -eq 0 ] && [ "$(printf '%s' "$ERR" | grep -c "note: using --param particles.spacing=0.02")" -eq 1 ] &&
    [ "$(tris)" != "$auto_t" ]; then
-    ok "17c a different --param particles.spacing wins, with a one-line note"
+    ok "17c a different --param particles.spacing wins, with a one-line note (under --quiet too)"
 else
     bad "17c spacing override" "exit $RC, $(tris) triangles: $(errline)"
 fi

@@ -281,7 +281,8 @@ static int prepare_stats(run_ctx *r, const fcl_cli *o, const fcl_solver *sv)
         cli_error("--stats %s", err);
         return FCL_EXIT_INPUT;
     }
-    if (rows && strcmp(used, o->stats) != 0 && !o->quiet)
+    /* A note, not progress: --quiet keeps it (it hid it; a review). */
+    if (rows && strcmp(used, o->stats) != 0)
         fprintf(stderr, "fluidcl: note: --stats: the rows up to step %ld come from %s (the earlier run did not finish)\n",
                 r->first_step, used);
     long from, to;

@@ -279,7 +279,7 @@ static int check_frames(const surf_opts *o)
             cli_error("surface: %s: the spacing it records is refused: %s", o->frames[i], err);
             return FCL_EXIT_INPUT;
         }
-        if (o->spacing_given && sp > 0.0 && (float)sp != o->prm.particles_spacing && differ++ == 0 && !o->quiet)
+        if (o->spacing_given && sp > 0.0 && (float)sp != o->prm.particles_spacing && differ++ == 0)
             fprintf(stderr, "fluidcl: surface: note: using --param particles.spacing=%g, not the spacing %g "
                     "recorded in %s%s\n", o->prm.particles_spacing, sp, o->frames[i],
                     o->nframes > 1 ? " (and in any other frame that differs)" : "");
