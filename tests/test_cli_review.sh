@@ -573,4 +573,33 @@ else
     bad "45 two values for one parameter" "exit $r1 $r2 $r3 $r4 $r5: $(printf '%s / %s / %s' "$e1" "$e2" "$e3" | tr '\n' ' ')"
 fi
 
+# 46. A polygon met from behind by an emitter's jet, or with particles
+# behind it at a blow-up, is noted: the seed scenes start empty, and one
+# with its plate's vertices reversed blew up telling only of dt_max and
+# viscosity (nozzle_box at step 78; a review).
+cat >"$T/jet46.json" <<'JSON'
+{"sim": {"solver": "wcsph"}, "domain": {"min": [0,0,0], "max": [0.2,0.3,0.2]}, "particles": {"spacing": 0.01},
+ "fluid": [],
+ "obstacles": [{"type": "polygon", "vertices": [[0.05,0.1,0.05],[0.15,0.1,0.05],[0.15,0.1,0.15],[0.05,0.1,0.15]]}],
+ "emitters": [{"shape": "rect", "center": [0.1,0.25,0.1], "direction": [0,-1,0], "size": [0.04,0.04], "speed": 1.0}]}
+JSON
+sed 's/\[\[0.05,0.1,0.05\],\[0.15,0.1,0.05\],\[0.15,0.1,0.15\],\[0.05,0.1,0.15\]\]/[[0.05,0.1,0.15],[0.15,0.1,0.15],[0.15,0.1,0.05],[0.05,0.1,0.05]]/' \
+    "$T/jet46.json" >"$T/jet46_front.json"
+cat >"$T/blow46.json" <<'JSON'
+{"sim": {"solver": "wcsph", "dt": 0.05}, "domain": {"min": [0,0,0], "max": [0.2,0.3,0.2]}, "particles": {"spacing": 0.01},
+ "fluid": [{"type": "box", "min": [0.05,0.03,0.05], "max": [0.15,0.08,0.15]}],
+ "obstacles": [{"type": "polygon", "vertices": [[0.02,0.1,0.18],[0.18,0.1,0.18],[0.18,0.1,0.02],[0.02,0.1,0.02]]}]}
+JSON
+fl run "$T/jet46.json" --backend cpu --steps 2 --quiet
+r1=$RC n1=$(printf '%s\n' "$ERR" | grep -c "emitters\[0\] is aimed at obstacles\[0\] (a polygon) from behind, against its normal (16 of its 16 points along its direction")
+fl run "$T/jet46_front.json" --backend cpu --steps 2 --quiet
+r2=$RC n2=$(printf '%s\n' "$ERR" | grep -c "from behind")
+fl run "$T/blow46.json" --backend cpu --steps 20 --quiet
+r3=$RC n3=$(printf '%s\n' "$ERR" | grep -c "obstacles\[0\] (a polygon) has [0-9]* particles at the blow-up within 0.05 m behind it")
+if [ "$r1$r2$r3" = 003 ] && [ "$n1$n2$n3" = 101 ]; then
+    ok "46 an emitter aimed at a polygon's back is noted (not one at its front), and so are particles behind it at a blow-up"
+else
+    bad "46 polygons met from behind" "exit $r1 $r2 $r3, notes $n1 $n2 $n3: $(errline)"
+fi
+
 checks_done
