@@ -359,7 +359,14 @@ F=$T/poly_two.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1]]')
 refused "a polygon of 2 vertices" "$F" "obstacles[0].vertices: expected a list of 3 to 64 vertices" \
     "got [[0, 0, 0.1], [0.1, 0, 0.1]]" -- run "$F"
 F=$T/poly_bent.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0.1, 0.1, 0.1], [0, 0.1, 0.15]]')"
-refused "a non-planar polygon" "$F" "obstacles[0].vertices[" "expected a planar polygon" "m from it" -- run "$F"
+refused "a non-planar polygon" "$F" "obstacles[0].vertices[" "expected a planar polygon" "m from the plane of the other 3" -- run "$F"
+# The vertex off the plane of the others is named, with its distance (the
+# first off the plane through vertex 0 was: of a square one corner 1 mm off,
+# a corner in plane, at 0.5 mm; a review).
+F=$T/poly_bent5.json
+scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0.15, 0.05, 0.1], [0.1, 0.1, 0.12], [0, 0.1, 0.1]]')"
+refused "a pentagon with one vertex off its plane" "$F" "obstacles[0].vertices[3]: expected a planar polygon" \
+    "got [0.1, 0.1, 0.12] at 0.02 m from the plane of the other 4" -- run "$F"
 F=$T/poly_repeat.json; scene "$F" "" "$BOX" "$(poly '[[0, 0, 0.1], [0.1, 0, 0.1], [0.1, 0, 0.1], [0, 0.1, 0.1]]')"
 refused "a polygon with a repeated vertex" "$F" "obstacles[0].vertices[2]: expected distinct vertices" \
     "got [0.1, 0, 0.1] again (as vertices[1])" -- run "$F"

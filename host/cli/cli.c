@@ -434,11 +434,11 @@ static int refused_from(const char *from, char *err, size_t errlen)
 static int apply_flags(const fcl_cli *o, fcl_params *p, int every_in_scene, char *err, size_t errlen)
 {
     char buf[FCL_STR_MAX + 32];
-    if (twice_given(o, err, errlen) != 0)
-        return -1;
     for (int i = 0; i < o->noverrides; i++)
         if (params_assign(p, o->overrides[i], err, errlen) != 0)
             return refused_from("--param", err, errlen);
+    if (twice_given(o, err, errlen) != 0)   /* after: a malformed value is named as such */
+        return -1;
     struct { fcl_param_id key; const char *text, *flag; } set[4] = { { FCL_P_sim_solver, o->solver, "--solver" },
                                                                      { FCL_P_output_dir, o->out, "--out" } };
     char steps[32], every[32], dur[64];
