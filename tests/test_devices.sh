@@ -81,4 +81,30 @@ PY
         bad "bench's pass timers on [$idx] $name" "exit $rc, $verdict, noted $noted: $(printf '%s' "$out" | tail -2 | tr '\n' ' ')"
     fi
 done <<<"$others"
+
+# A --device name that matches several devices is refused by run, listing
+# them ("l" took PoCL's "skylake" beside rusticl's llvmpipe without a word;
+# a review); the letter here is the first that two devices' names or
+# platforms share.
+letter=$("$FL" devices 2>/dev/null | python3 -c '
+import re, sys
+devs, cur = [], None
+for line in sys.stdin:
+    m = re.match(r"^\[\d+\] (.*)", line)
+    if m:
+        cur = [m.group(1)]; devs.append(cur)
+    elif cur is not None and line.startswith("    platform: "):
+        cur.append(line[14:].strip())
+for c in "abcdefghijklmnopqrstuvwxyz":
+    if sum(any(c in t.lower() for t in d) for d in devs) >= 2:
+        print(c); break')
+if [ -n "$letter" ]; then
+    out=$(timeout 120 "$FL" run embedded:dam_break.json --backend opencl --device "$letter" --steps 1 --quiet 2>&1 >/dev/null)
+    rc=$?
+    if [ "$rc" -eq 2 ] && printf '%s' "$out" | grep -q -- "--device '$letter': [0-9]* devices match: \[" ; then
+        ok "run --device '$letter', matching several devices, is refused listing them"
+    else
+        bad "run --device '$letter' (several devices)" "exit $rc: $(printf '%s' "$out" | tail -2 | tr '\n' ' ')"
+    fi
+fi
 checks_done

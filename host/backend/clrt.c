@@ -146,10 +146,30 @@ int clrt_choose(const clrt_device *devs, int count, const char *want, char *err,
         snprintf(err, errlen, "--device %s: no such device (there are %d; see 'fluidcl devices')", want, count);
         return -1;
     }
-    for (int i = 0; i < count; i++)
-        if (clrt_matches(&devs[i], i, want))
+    /* One device: a name that matches several is refused, unless one
+     * of them is that name exactly ("l" took PoCL's "skylake" beside
+     * rusticl's llvmpipe without a word, and two GPUs of one model are
+     * told apart by index only; a review). */
+    int first = -1, matches = 0;
+    size_t at = 0;
+    char list[512] = "";
+    for (int i = 0; i < count; i++) {
+        if (!clrt_matches(&devs[i], i, want))
+            continue;
+        if (strlen(devs[i].name) == strlen(want) && contains_nocase(devs[i].name, want))
             return i;
-    snprintf(err, errlen, "--device '%s': no device name matches (see 'fluidcl devices')", want);
+        first = first < 0 ? i : first;
+        if (matches++ < 4 && at < sizeof list)
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s[%d] %s (%s)", matches > 1 ? ", " : "", i,
+                                   devs[i].name, devs[i].platform_name);
+    }
+    if (matches == 1)
+        return first;
+    if (matches > 1)
+        snprintf(err, errlen, "--device '%s': %d devices match: %s%s; give the index or more of the name (see "
+                 "'fluidcl devices')", want, matches, list, matches > 4 ? ", ..." : "");
+    else
+        snprintf(err, errlen, "--device '%s': no device name matches (see 'fluidcl devices')", want);
     return -1;
 }
 
