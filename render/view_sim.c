@@ -244,19 +244,27 @@ int view_reset(fcl_view *v)
     return rc;
 }
 
-/* The solver's own check (solver.h) on an edit of its group, where the
- * table passed it before: mps.preconditioner poly under mps.wall_pressure
- * solve, refused at start, was taken live and ran Jacobi without a word
+/* The solver's own check (solver.h) on an edit of its group, and its
+ * check of the fluid (viscosity bounds against its dt_min, its phases) on
+ * any edit, where each passed before: mps.preconditioner poly under
+ * mps.wall_pressure solve, refused at start, was taken live and ran Jacobi
+ * without a word, and material.viscosity 1e5 under mps blew up in 6 steps
  * (a review). A table that failed before (an edit kept for the reset)
  * blocks nothing. */
-static int solver_refuses(const fcl_params *before, const fcl_params *after, const fcl_param_def *d, char *err,
-                          size_t errlen)
+static int solver_refuses(const fcl_view *v, const fcl_params *before, const fcl_params *after,
+                          const fcl_param_def *d, char *err, size_t errlen)
 {
     const fcl_solver *sv = solver_find(after->sim_solver);
     char scratch[512];
-    if (!sv || !sv->check || strcmp(d->group, sv->name) != 0 || sv->check(before, scratch, sizeof scratch) != 0)
+    if (!sv)
         return 0;
-    return sv->check(after, err, errlen) != 0;
+    if (sv->check && strcmp(d->group, sv->name) == 0 && sv->check(before, scratch, sizeof scratch) == 0 &&
+        sv->check(after, err, errlen) != 0)
+        return 1;
+    const fcl_phase_decl *ph = v->scene.phases;
+    int n = v->scene.nphases;
+    return solver_check_phases(sv, before, ph, n, scratch, sizeof scratch) == 0 &&
+           solver_check_phases(sv, after, ph, n, err, errlen) != 0;
 }
 
 /* One value into a copy of the edited set and, when the parameter is
@@ -291,8 +299,8 @@ static int apply(fcl_view *v, const fcl_param_def *d, const char *text, int comp
             return -1;
         }
         if (rc != 0 || params_check_order(&copy[k], err, errlen) != 0 ||
-            (surface && mc_support_check(&copy[k], err, errlen) != 0) ||
-            solver_refuses(sets[k], &copy[k], d, err, errlen))
+            (surface && (mc_support_check(&copy[k], err, errlen) != 0 || mc_grid_check(&copy[k], 0, err, errlen) != 0)) ||
+            solver_refuses(v, sets[k], &copy[k], d, err, errlen))
             return -1;
     }
     for (int k = 0; k < n; k++)

@@ -580,6 +580,21 @@ static void check_solver_refusal(void)
     CHECK(view_apply_param(&v, "mps.preconditioner", "jacobi", err, sizeof err) == 1 &&
               strcmp(v.live.mps_preconditioner, "jacobi") == 0,
           "mps.preconditioner jacobi taken live: %s", err);
+    /* The fluid's checks too, on any group's edit: a viscosity whose step
+     * bound lies below mps.dt_min, refused by the command line, was taken
+     * live and blew up in 6 steps; surface.method grid, refused by run
+     * --mesh under a particle solver, was taken (a review). */
+    float mu = v.live.material_viscosity;
+    int visc = view_apply_param(&v, "material.viscosity", "1e5", err, sizeof err);
+    CHECK(visc == -1 && strstr(err, "mps.dt_min") && v.live.material_viscosity == mu &&
+              v.edit.material_viscosity == mu,
+          "material.viscosity 1e5 under mps: %d '%s', live %g (was %g)", visc, err, v.live.material_viscosity, mu);
+    printf("refused live: %s\n", err);
+    int grid = view_apply_param(&v, "surface.method", "grid", err, sizeof err);
+    CHECK(grid == -1 && strstr(err, "surface.method = grid") && strcmp(v.live.surface_method, "mc") == 0,
+          "surface.method grid under mps: %d '%s', live %s", grid, err, v.live.surface_method);
+    CHECK(view_apply_param(&v, "material.viscosity", "0.5", err, sizeof err) == 1 && v.live.material_viscosity == 0.5f,
+          "material.viscosity 0.5 under mps taken live: %s", err);
     view_frame(&v);
     view_close(&v);
     ft_remove_tree(dir);

@@ -168,6 +168,11 @@ int mc_method_check(const fcl_params *p, int from_frames, char *err, size_t errl
                 "every tile is evaluated (slower); raise band_fill to %.2f or lower band_shift to %.3f\n",
                 p->surface_band_fill, p->surface_band_shift, fill, shift, ceil(105.0 * fill) / 100.0,
                 floor(750.0 * shift) / 1000.0);   /* values that pass (mc_band_flags_face) */
+    return mc_grid_check(p, from_frames, err, errlen);
+}
+
+int mc_grid_check(const fcl_params *p, int from_frames, char *err, size_t errlen)
+{
     if (strcmp(p->surface_method, "grid") != 0)
         return 0;
     const fcl_solver *s = solver_find(p->sim_solver);

@@ -177,6 +177,10 @@ int mc_method_check(const struct fcl_params *p, int from_frames, char *err, size
  * with FCL_EXIT_INPUT; the viewer's panel checks each edit so (it falls
  * back to spheres itself where surface.method grid has no level set). */
 int mc_support_check(const struct fcl_params *p, char *err, size_t errlen);
+/* surface.method grid where there is no grid level set to mesh (saved
+ * frames, or a solver that keeps none): FCL_EXIT_INPUT with err; else 0.
+ * Part of mc_method_check, without its notes (the viewer's panel). */
+int mc_grid_check(const struct fcl_params *p, int from_frames, char *err, size_t errlen);
 /* The level set's curvature term shrinks a body whose radius is under
  * 2 beta r / F_rest spacings to nothing: refused above MC_LS_SHRINK_MAX,
  * noted by run, bench and surface above MC_LS_SHRINK_NOTE (the defaults:
