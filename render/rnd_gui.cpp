@@ -608,8 +608,11 @@ static void step_stats(fcl_view *v)
         ImGui::TextWrapped("no step since the simulation was made (started, reset or rebuilt for a ball)");
         return;
     }
-    ImGui::TextWrapped("dt %.4g ms, max speed %.3g m/s, density error %.3g %% (max %.3g %%)", 1e3 * st->dt,
-                       st->max_speed, st->avg_density_err, st->max_density_err);
+    if (sv && sv->no_density)   /* a grid solver's markers carry the rest density: n/a, as run says */
+        ImGui::TextWrapped("dt %.4g ms, max speed %.3g m/s, density error n/a", 1e3 * st->dt, st->max_speed);
+    else
+        ImGui::TextWrapped("dt %.4g ms, max speed %.3g m/s, density error %.3g %% (max %.3g %%)", 1e3 * st->dt,
+                           st->max_speed, st->avg_density_err, st->max_density_err);
     for (int k = 0; sv && k < sv->nstats; k++)
         ImGui::Text("%s %.4g%s%s", sv->stats[k].label, st->solver[k], sv->stats[k].unit[0] ? " " : "",
                     sv->stats[k].unit);

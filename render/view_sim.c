@@ -55,9 +55,9 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
     /* Another solver after a reset may publish other fields; a solver
      * field kept by index is another quantity now: its range anew. */
     if (!view_field_shown(v, v->field)) {
-        if (v->field == FCL_FIELD_PRESSURE)
-            fprintf(stderr, "fluidcl: note: view: %s keeps no pressure; the particles are coloured by speed\n",
-                    v->sim.solver->name);
+        if (v->field == FCL_FIELD_PRESSURE || v->field == FCL_FIELD_DENSITY)
+            fprintf(stderr, "fluidcl: note: view: %s keeps no %s; the particles are coloured by speed\n",
+                    v->sim.solver->name, v->field == FCL_FIELD_PRESSURE ? "pressure" : "particle density");
         v->field = FCL_FIELD_SPEED;
     } else if (v->field >= FCL_FIELD_COUNT)
         solver_field_range(v, v->field);
@@ -86,7 +86,10 @@ int view_field_shown(const fcl_view *v, int field)
 {
     if (field < 0 || field >= view_field_count(v))
         return 0;
-    return !(field == FCL_FIELD_PRESSURE && v->have_sim && v->sim.solver && v->sim.solver->no_pressure);
+    const fcl_solver *sv = v->have_sim ? v->sim.solver : NULL;
+    /* mac's markers carry the rest density: one flat colour, offered
+     * without a word (a review), as pbf's zero pressure was. */
+    return !(sv && ((field == FCL_FIELD_PRESSURE && sv->no_pressure) || (field == FCL_FIELD_DENSITY && sv->no_density)));
 }
 
 int view_field_next(const fcl_view *v, int field)

@@ -75,6 +75,13 @@ cd - >/dev/null || exit 1
 [ "$RC" -eq 0 ] && grep -q "view: [1-9][0-9]* meshes, .* the last, of step 2: [1-9][0-9]* triangles" "$T/out.txt" && [ ! -e "$T/density" ] &&
     [ ! -e "$T/mesh" ] && ok "--draw mesh: the mesh of the last step is reported; no stray recording" ||
     bad "--draw mesh / --color density" "exit $RC, $(ls "$T" | tr '\n' ' '): $(tr '\n' ' ' <"$T/out.txt" | cut -c1-300)"
+# mac keeps no particle density (its markers carry the rest density: one
+# flat colour, offered without a word; a review): --color density falls
+# back to speed with a note.
+fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --solver mac --color density
+[ "$RC" -eq 0 ] && grep -q "note: view: mac keeps no particle density; the particles are coloured by speed" "$T/err.txt" &&
+    ok "--color density under mac falls back to speed with a note" ||
+    bad "--color density under mac" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-300)"
 # --control draws fluid control's control particles: the same frame with
 # it differs from one without, and two without are identical.
 cat >"$T/c.json" <<'JSON'
