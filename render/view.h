@@ -201,6 +201,9 @@ int view_interop_end(fcl_view *v);
 void view_interop_free(fcl_view *v);
 void view_input_install(fcl_view *v);
 void view_input_frame(fcl_view *v);
+/* A push drag of (dx, dy) pixels over frame_s seconds of wall time into
+ * v->drag_dv (view_input.c; view_input_frame calls it while pushing). */
+void view_drag_force(fcl_view *v, float dx, float dy, double frame_s);
 void view_poll_kernels(fcl_view *v, double now);
 void view_set_status(fcl_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void view_release_sim(fcl_view *v);

@@ -409,6 +409,18 @@ static void check_solver_fields(fcl_view *v)
               view_reset(v) == 0 && v->field == FCL_FIELD_SPEED && !view_field_shown(v, FCL_FIELD_PRESSURE),
           "reset to pbf while coloured by pressure: field %d, pressure shown %d", v->field,
           view_field_shown(v, FCL_FIELD_PRESSURE));
+    /* The mouse push over the time pbf's steps take (sim.dt, which pbf
+     * does not read, made it 4 to 8 times too weak; a review): a frame's
+     * share of the cursor's velocity is force_gain x its simulated time. */
+    view_frame(v);
+    view_drag_force(v, 10.0f, 0.0f, 0.05);
+    double cursor = rnd_camera_pixel_size(&v->cam, v->fb_h) * 10.0 / 0.05;
+    double got = sqrt((double)v->drag_dv[0] * v->drag_dv[0] + (double)v->drag_dv[1] * v->drag_dv[1] +
+                      (double)v->drag_dv[2] * v->drag_dv[2]) / cursor;
+    double share = fmin(1.0, v->force_gain * v->sim.stats.dt * v->steps_per_frame);
+    CHECK(fabs(got - share) <= 1e-5 * share && v->sim.stats.dt != v->live.sim_dt,
+          "pbf's push: %.6g of the cursor's velocity a frame, want %.6g (its step %g s, sim.dt %g s)", got, share,
+          v->sim.stats.dt, v->live.sim_dt);
     int seen = 0, f = FCL_FIELD_SPEED;
     for (int k = 0; k < view_field_count(v); k++) {
         f = view_field_next(v, f);
