@@ -2,12 +2,16 @@
  * encoder is Debian's stb_image_write, compiled here and only here. */
 #include "rnd_capture.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glad/gl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomic.h"
 
@@ -92,19 +96,36 @@ int rnd_record_dir(const char *dir, char *err, size_t errlen)
             snprintf(err, errlen, "record folder %s: cannot create it (%s)", dir, strerror(errno));
         return -1;
     }
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.fluidcl_probe_%ld.tmp", dir, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "record folder %s: cannot write a frame there (%s)", dir, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(probe);
     return 0;
 }
 
 long rnd_record_next(const char *dir)
 {
-    char path[4200];
-    struct stat st;
-    long k = 0;
-    for (;; k++) {
-        snprintf(path, sizeof path, "%s/frame_%05ld.png", dir, k);
-        if (stat(path, &st) != 0)
-            return k;
+    DIR *d = opendir(dir);
+    long next = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        const char *s = e->d_name;
+        size_t n = strlen(s), k = 6;
+        if (n < 15 || strncmp(s, "frame_", 6) != 0 || strcmp(s + n - 4, ".png") != 0)
+            continue;
+        while (k < n - 4 && isdigit((unsigned char)s[k]))
+            k++;
+        if (k == n - 4 && k - 6 >= 5 && k - 6 < 18)
+            next = strtol(s + 6, NULL, 10) >= next ? strtol(s + 6, NULL, 10) + 1 : next;
     }
+    if (d)
+        closedir(d);
+    return next;
 }
 
 int rnd_record_frame(const char *dir, long index, int w, int h, char *err, size_t errlen)

@@ -68,6 +68,22 @@ fl view "$T/s.json" --backend cpu --frames 3 --size 200x150 --no-panel --record 
 n=$(ls "$T/rec" 2>/dev/null | grep -c '^frame_0000[0-2]\.png$')
 [ "$RC" -eq 0 ] && [ "$n" -eq 3 ] && [ "$(png_size "$T/rec/frame_00002.png")" = "200x150" ] &&
     ok "--record writes frame_00000..00002.png" || bad "--record" "exit $RC, $n frames"
+# A later take continues past the highest frame, whatever gaps the folder
+# has (the first free index refilled a gap, then replaced the earlier
+# take's next frame; a review).
+rm -f "$T/rec/frame_00001.png"
+kept=$(cksum <"$T/rec/frame_00002.png")
+fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --no-panel --record "$T/rec"
+[ "$RC" -eq 0 ] && [ "$(cksum <"$T/rec/frame_00002.png")" = "$kept" ] && [ -s "$T/rec/frame_00004.png" ] &&
+    [ ! -e "$T/rec/frame_00001.png" ] && grep -q "frame_00003.png to frame_00004.png" "$T/out.txt" &&
+    ok "--record: a later take goes on after the highest frame (a gap left as it is)" ||
+    bad "--record after a gap" "exit $RC: $(ls "$T/rec" | tr '\n' ' ') $(tail -1 "$T/out.txt")"
+# A folder no frame can be written in is refused at the start (a folder
+# under /proc ran with exit 0 and no frames; a review).
+fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --record /proc/1
+[ "$RC" -eq 2 ] && grep -q -- "--record /proc/1: cannot write a frame there" "$T/err.txt" &&
+    ok "--record into a folder that takes no file exits 2 naming it" ||
+    bad "--record /proc/1" "exit $RC: $(tr '\n' ' ' <"$T/err.txt" | cut -c1-300)"
 # A valid --color or --draw value is the option's, never a recording folder.
 cd "$T" || exit 1
 fl view "$T/s.json" --backend cpu --frames 2 --size 200x150 --color density --draw mesh
