@@ -386,14 +386,10 @@ static void legend(fcl_view *v)
             ImGui::SameLine();
             if (v->field == FCL_FIELD_SURFACE)
                 ImGui::Text("%s", i ? "surface (|n| > material.surface_threshold)" : "interior");
-            else if (i < v->scene.nphases)
-                ImGui::Text("phase %s", v->scene.phases[i].name);
-            else if (v->scene.nphases == 0 && i < v->scene.nblocks)
-                ImGui::Text("fluid block %d of the scene", i);
-            else if (v->scene.nphases > 0)   /* a ball is the first phase's fluid (pos.w 0), in a colour of its own */
-                ImGui::Text("dropped ball %d (phase %s)", i - v->scene.nphases + 1, v->scene.phases[0].name);
-            else
-                ImGui::Text("dropped ball %d", i - v->scene.nblocks + 1);
+            else {
+                char label[128];
+                ImGui::Text("%s", view_phase_label(v, i, label, sizeof label));
+            }
         }
         return;
     }

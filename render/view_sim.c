@@ -76,6 +76,23 @@ int view_build(fcl_view *v, const float4 *pos, const float4 *vel, size_t n, char
     return view_interop_alloc(v, err, errlen);
 }
 
+const char *view_phase_label(const fcl_view *v, int i, char *buf, size_t len)
+{
+    const fcl_scene *sc = &v->scene;
+    int balls_from = sc->nblocks > 0 ? sc->nblocks : 1;   /* view_sim's v->nphases */
+    if (i < sc->nphases)
+        snprintf(buf, len, "phase %s", sc->phases[i].name);
+    else if (sc->nphases > 0)   /* a ball is the first phase's fluid (pos.w 0), in a colour of its own */
+        snprintf(buf, len, "dropped ball %d (phase %s)", i - sc->nphases + 1, sc->phases[0].name);
+    else if (i < sc->nblocks)   /* emitted particles take index 0 (view_interop.c) */
+        snprintf(buf, len, "fluid block %d of the scene%s", i, i == 0 && sc->nemitters ? ", and the emitters'" : "");
+    else if (i == 0)            /* no block: index 0 is the emitters' alone */
+        snprintf(buf, len, "%s", sc->nemitters ? "the emitters' fluid" : "no fluid block");
+    else                        /* it read "dropped ball 1" for an emitter's fluid and 2 for the first ball (a review) */
+        snprintf(buf, len, "dropped ball %d", i - balls_from + 1);
+    return buf;
+}
+
 int view_field_count(const fcl_view *v)
 {
     int k = v->have_sim && v->sim.solver ? v->sim.solver->nfields : 0;

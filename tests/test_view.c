@@ -791,10 +791,30 @@ static void check_key_queue(void)
     printf("key queue: a tap within a frame lands down and up in two frames, characters keep their place\n");
 }
 
+/* The phase legend's labels: an emitter's fluid shares index 0 with the
+ * first block, or has it alone; balls follow (an emitter-only scene's
+ * fluid read "dropped ball 1" and its first ball "dropped ball 2"; a
+ * review). */
+static void check_phase_labels(void)
+{
+    static fcl_view v;   /* the labels read the scene's counts alone */
+    char b[128];
+    v.scene.nemitters = 1;
+    CHECK(strcmp(view_phase_label(&v, 0, b, sizeof b), "the emitters' fluid") == 0 &&
+              strcmp(view_phase_label(&v, 1, b, sizeof b), "dropped ball 1") == 0,
+          "emitters alone: '%s', then '%s'", view_phase_label(&v, 0, b, sizeof b), view_phase_label(&v, 1, b + 64, 64));
+    v.scene.nblocks = 2;
+    CHECK(strcmp(view_phase_label(&v, 0, b, sizeof b), "fluid block 0 of the scene, and the emitters'") == 0 &&
+              strcmp(view_phase_label(&v, 1, b, sizeof b), "fluid block 1 of the scene") == 0 &&
+              strcmp(view_phase_label(&v, 2, b, sizeof b), "dropped ball 1") == 0,
+          "two blocks and an emitter: index 2 '%s'", view_phase_label(&v, 2, b, sizeof b));
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* in order with the OpenCL compiler's output */
     check_key_queue();
+    check_phase_labels();
     pid_t xvfb = ft_xvfb_start();
     if (xvfb < 0)
         return ft_done() != 0 ? 1 : 77;
