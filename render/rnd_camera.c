@@ -11,7 +11,7 @@ static void normalize3(float v[3])
     }
 }
 
-void rnd_camera_frame(rnd_camera *c, const float lo[3], const float hi[3])
+void rnd_camera_frame(rnd_camera *c, const float lo[3], const float hi[3], float aspect)
 {
     float half = 0.0f;
     for (int k = 0; k < 3; k++) {
@@ -22,8 +22,12 @@ void rnd_camera_frame(rnd_camera *c, const float lo[3], const float hi[3])
     c->pitch = 0.42f;
     c->fov_y = 0.8f;
     c->shift_x = 0.0f;
-    /* The bounding sphere fits the vertical field of view with a margin. */
-    c->dist = 1.08f * sqrtf(half) / sinf(0.5f * c->fov_y);
+    /* The bounding sphere fits the narrower field of view with a margin:
+     * the vertical one alone cut the box in a window taller than wide (a
+     * review). */
+    float a = aspect > 0.0f ? aspect : 1.0f, t = tanf(0.5f * c->fov_y);
+    float half_angle = a < 1.0f ? atanf(t * a) : 0.5f * c->fov_y;
+    c->dist = 1.08f * sqrtf(half) / sinf(half_angle);
 }
 
 void rnd_camera_orbit(rnd_camera *c, float dx, float dy)

@@ -18,8 +18,8 @@ typedef struct rnd_camera {
 } rnd_camera;
 
 /* Looking at the box lo..hi from the front right, slightly above, with the
- * whole box in view at any aspect >= 1. */
-void rnd_camera_frame(rnd_camera *c, const float lo[3], const float hi[3]);
+ * whole box in view in a viewport of that aspect (width / height). */
+void rnd_camera_frame(rnd_camera *c, const float lo[3], const float hi[3], float aspect);
 /* Mouse gestures in window pixels. */
 void rnd_camera_orbit(rnd_camera *c, float dx, float dy);
 void rnd_camera_pan(rnd_camera *c, float dx, float dy, int viewport_h);

@@ -149,8 +149,7 @@ int view_open(fcl_view *v, const fcl_cli *o, const fcl_view_opts *vo, char *err,
         rc = view_interop_backend(v, err, errlen);
     }
     if (rc == 0 && (rc = view_load_scene(v, err, errlen)) == 0) {
-        const fcl_params *p = &v->live;
-        rnd_camera_frame(&v->cam, p->domain_min, p->domain_max);
+        view_frame_domain(v);
         scene_defaults(v);
         v->kernel_sig = v->kernel_dir[0] ? view_kernel_signature(v->kernel_dir) : 0;
         v->t_open = v->t_last = glfwGetTime();
@@ -390,6 +389,13 @@ int view_screenshot(fcl_view *v, const char *path, char *err, size_t errlen)
      * undefined. */
     render(v);
     return rnd_screenshot(path, v->fb_w, v->fb_h, err, errlen);
+}
+
+void view_frame_domain(fcl_view *v)
+{
+    /* The scene's part of the window: beside the panel when it shows. */
+    int w = v->fb_w - (v->show_panel && v->fb_w > 2 * RND_GUI_WIDTH ? RND_GUI_WIDTH : 0);
+    rnd_camera_frame(&v->cam, v->live.domain_min, v->live.domain_max, v->fb_h > 0 ? (float)w / (float)v->fb_h : 1.0f);
 }
 
 int view_set_recording(fcl_view *v, const char *dir, char *err, size_t errlen)

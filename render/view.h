@@ -203,6 +203,9 @@ void view_input_install(fcl_view *v);
 /* The phase legend's label of colour index i: a scene phase, a fluid
  * block (index 0 also the emitters' fluid), or a dropped ball. */
 const char *view_phase_label(const fcl_view *v, int i, char *buf, size_t len);
+/* The camera framing the domain in the window's scene part (beside the
+ * panel when it shows), whatever the window's aspect (F, and at start). */
+void view_frame_domain(fcl_view *v);
 void view_input_frame(fcl_view *v);
 /* A push drag of (dx, dy) pixels over frame_s seconds of wall time into
  * v->drag_dv (view_input.c; view_input_frame calls it while pushing). */

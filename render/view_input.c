@@ -59,7 +59,7 @@ static void key_action(fcl_view *v, int key)
         else
             glfwSetWindowShouldClose(v->win, GLFW_TRUE);
         break;
-    case GLFW_KEY_F: rnd_camera_frame(&v->cam, v->live.domain_min, v->live.domain_max); break;
+    case GLFW_KEY_F: view_frame_domain(v); break;
     case GLFW_KEY_B:
         view_ball_center(v, c);
         if (view_drop_ball(v, c, v->ball_radius, err, sizeof err) != 0)

@@ -810,11 +810,34 @@ static void check_phase_labels(void)
           "two blocks and an emitter: index 2 '%s'", view_phase_label(&v, 2, b, sizeof b));
 }
 
+/* Framing the domain (F, and at start) keeps its 8 corners in a window of
+ * any aspect: the vertical field of view alone cut both sides of the box
+ * in a window 300 x 900 (a review). */
+static void check_camera_frame(void)
+{
+    static const float lo[3] = { 0.0f, 0.0f, 0.0f }, hi[3] = { 0.6f, 0.4f, 0.2f };
+    static const int size[3][2] = { { 300, 900 }, { 800, 800 }, { 1600, 600 } };
+    for (int k = 0; k < 3; k++) {
+        int w = size[k][0], h = size[k][1], out = 0;
+        rnd_camera c;
+        float vp[16];
+        rnd_camera_frame(&c, lo, hi, (float)w / (float)h);
+        rnd_camera_viewproj(&c, (float)w / (float)h, vp);
+        for (int corner = 0; corner < 8; corner++) {
+            float q[3] = { corner & 1 ? hi[0] : lo[0], corner & 2 ? hi[1] : lo[1], corner & 4 ? hi[2] : lo[2] }, px, py;
+            out += rnd_project(vp, q, w, h, &px, &py, NULL) != 0 || px < 0.0f || px > (float)w || py < 0.0f ||
+                   py > (float)h;
+        }
+        CHECK(out == 0, "the domain framed in a %d x %d window: %d of its 8 corners outside", w, h, out);
+    }
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* in order with the OpenCL compiler's output */
     check_key_queue();
     check_phase_labels();
+    check_camera_frame();
     pid_t xvfb = ft_xvfb_start();
     if (xvfb < 0)
         return ft_done() != 0 ? 1 : 77;
