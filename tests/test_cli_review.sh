@@ -602,4 +602,19 @@ else
     bad "46 polygons met from behind" "exit $r1 $r2 $r3, notes $n1 $n2 $n3: $(errline)"
 fi
 
+# 47. A boundary cache that could not be written is not said to be used
+# (the run said "cached in FILE" right after its warning; a review).
+fl run "$GOOD" --backend cpu --steps 1 --param boundary.cache_dir="$T/bc47"
+r1=$RC
+f47=$(ls "$T/bc47"/boundary-*.bin 2>/dev/null | head -1)
+rm -f "$f47" && mkdir -p "$f47"
+fl run "$GOOD" --backend cpu --steps 1 --param boundary.cache_dir="$T/bc47"
+r2=$RC
+if [ "$r1$r2" = 00 ] && [ -n "$f47" ] && printf '%s' "$ERR" | grep -q "warning: boundary cache not written" &&
+   printf '%s' "$ERR" | grep -q "^boundary: [0-9]* particles (.*) sampled; " && ! printf '%s' "$ERR" | grep -q "cached in"; then
+    ok "47 a boundary cache not written is warned of, and the boundary line does not say cached"
+else
+    bad "47 unwritten boundary cache" "exit $r1 $r2, file '$f47': $(errline)"
+fi
+
 checks_done

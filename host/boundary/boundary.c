@@ -487,19 +487,20 @@ static void cache_warn(const char *what, const char *why)
     fprintf(stderr, "fluidcl: warning: boundary cache not written: %s%s%s\n", what, *why ? ": " : "", why);
 }
 
-/* Written atomically (io/atomic.h), so no reader ever sees half a file. */
-static void cache_write(const char *dir, const char *path, const fcl_boundary *b)
+/* Written atomically (io/atomic.h), so no reader ever sees half a file.
+ * 0, or -1 after the warning. */
+static int cache_write(const char *dir, const char *path, const fcl_boundary *b)
 {
     char msg[4400];
     if (out_prepare_dir(dir, msg, sizeof msg) != 0) {
         cache_warn(msg, "");
-        return;
+        return -1;
     }
     /* A private temporary: two runs may fill the same cache at once. */
     fcl_atomic a;
     if (atomic_open(&a, path, 1, msg, sizeof msg) != 0) {
         cache_warn(msg, "");
-        return;
+        return -1;
     }
     /* The samples' checksum last: a sample moved inside the file once
      * carved a fluid particle out, run after run (a review). */
@@ -508,8 +509,11 @@ static void cache_write(const char *dir, const char *path, const fcl_boundary *b
              fwrite(b->pos, sizeof *b->pos, b->n, a.fp) == b->n && fwrite(&sum, 8, 1, a.fp) == 1;
     if (!ok)
         snprintf(msg, sizeof msg, "write to '%s' failed: %s", a.tmp, strerror(errno));
-    if (atomic_commit(&a, ok, 0, msg, sizeof msg) != 0)
+    if (atomic_commit(&a, ok, 0, msg, sizeof msg) != 0) {
         cache_warn(path, msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- public */
@@ -552,8 +556,10 @@ int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_sampl
         boundary_free(b);
         return -1;
     }
-    if (caching)
-        cache_write(dir, b->cache_file, b);
+    /* Not written: no file to name (the run said "cached in" it right
+     * after the warning; a review). */
+    if (caching && cache_write(dir, b->cache_file, b) != 0)
+        b->cache_file[0] = '\0';
     return 0;
 }
 
