@@ -80,7 +80,7 @@ int boundary_build_max(const fcl_scene *s, const fcl_params *p, size_t max_sampl
                        char *err, size_t errlen);
 
 /* Remove the particles that lie inside an obstacle (boxes and spheres
- * exactly, meshes by the parity of ray crossings, polygons: over the
+ * exactly, meshes by the winding number of ray crossings, polygons: over the
  * polygon in the slab from gap in front of it to its thickness behind)
  * or closer than gap to a sample (gap <= 0: no such test). Survivors keep their order; vel (may be
  * NULL) is compacted alongside pos. Returns the new count, or (size_t)-1
@@ -96,8 +96,8 @@ int boundary_wall_particles(const fcl_params *p);
 /* After boundary_carve at setup: the particles nearer a mesh obstacle than
  * gap by its signed distance field (mesh_sdf.c), removed, order kept: the
  * integrators would move those within half a spacing that far in the
- * first step (a lattice point on a mesh's face is outside it by the ray
- * parity), and those within the gap start compressed against its samples,
+ * first step (a lattice point on a mesh's face is outside it by the ray's
+ * winding), and those within the gap start compressed against its samples,
  * as beside a box (setup.h's SETUP_GAP). Returns the count kept, or
  * (size_t)-1 out of memory. */
 size_t boundary_carve_mesh_shells(const fcl_boundary *b, const float dlo[3], const float dhi[3], float4 *pos,

@@ -1,7 +1,7 @@
 /* boundary_mesh.h - the inside test of closed meshes that carving and the
  * deeper mesh layers share (boundary_carve.c): triangles bucketed on a grid
- * over their (y, z) extent, and the parity of the crossings of the ray
- * from a point along +x.
+ * over their (y, z) extent, and the winding number of the crossings of
+ * the ray from a point along +x.
  *
  * Invariant: a built locator answers boundary_mesh_inside for its mesh
  * exactly as the carving does (same arithmetic, same tie-breaking).
@@ -25,7 +25,8 @@ typedef struct boundary_locator {
 /* 0, or -1 when out of memory (free it either way). */
 int boundary_locator_build(boundary_locator *L, const fcl_mesh *m);
 void boundary_locator_free(boundary_locator *L);
-/* Whether p is inside the closed mesh (parity of +x ray crossings). */
+/* Whether p is inside the closed mesh: the winding number of its +x ray's
+ * crossings is not zero (so two overlapping closed parts are one solid). */
 int boundary_mesh_inside(const boundary_locator *L, const float4 *p);
 
 /* Squared distances to a mesh, one z plane of a lattice at a time

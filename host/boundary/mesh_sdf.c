@@ -10,7 +10,7 @@
  *
  * The distances come from the mesh-layer code's plane sweep (each
  * triangle writes the nodes within reach of it, boundary_plane_dist2), the
- * sign from the carving's ray parity, so a node is inside exactly when
+ * sign from the carving's ray winding, so a node is inside exactly when
  * carving would remove a particle there. Nodes lie cell = spacing / 2
  * apart over the bounding box grown by REACH spacings, clipped to the
  * domain grown by as much; values are clamped to +-REACH spacings (the
@@ -61,7 +61,7 @@ static void sdf_grid(const fcl_mesh *m, const float dlo[3], const float dhi[3], 
     }
 }
 
-/* One z plane: the distances the sweep wrote, signed by the ray parity. */
+/* One z plane: the distances the sweep wrote, signed by the ray winding. */
 static void sdf_plane(boundary_plane *J, const boundary_locator *L, long iz, double reach, float *phi)
 {
     boundary_plane_dist2(J, iz);
