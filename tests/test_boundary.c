@@ -286,6 +286,35 @@ static void test_overlapping_parts(void)
     obj_free(&m);
 }
 
+/* A concave face is split inside itself: an L-shaped prism whose caps are
+ * single 6-vertex faces, one starting at a vertex whose fan leaves the L,
+ * has caps of the L's area, 3 (the fan's triangles covered the open notch
+ * too, and 11 samples stood there; a review). */
+static void test_concave_faces(void)
+{
+    static const char *text = "v 0 2 0\nv 0 2 1\nv 0 1 1\nv 0 1 2\nv 0 0 2\nv 0 0 0\n"
+                              "v 1 2 0\nv 1 2 1\nv 1 1 1\nv 1 1 2\nv 1 0 2\nv 1 0 0\n"
+                              "f 6 5 4 3 2 1\nf 7 8 9 10 11 12\nf 1 2 8 7\nf 2 3 9 8\nf 3 4 10 9\n"
+                              "f 4 5 11 10\nf 5 6 12 11\nf 6 1 7 12\n";
+    fcl_mesh m;
+    char err[1024] = "";
+    if (obj_parse(text, strlen(text), "L_ngon.obj", &m, err, sizeof err) != 0) {
+        CHECK(0, "the L prism: %s", err);
+        return;
+    }
+    double cap[2] = { 0.0, 0.0 };
+    for (size_t t = 0; t < m.ntri; t++) {
+        const float *a = m.v + 3 * m.tri[3 * t], *b = m.v + 3 * m.tri[3 * t + 1], *c = m.v + 3 * m.tri[3 * t + 2];
+        if (a[0] != b[0] || b[0] != c[0])
+            continue;   /* a side */
+        double area = 0.5 * fabs(((double)b[1] - a[1]) * ((double)c[2] - a[2]) - ((double)b[2] - a[2]) * ((double)c[1] - a[1]));
+        cap[a[0] > 0.5f] += area;
+    }
+    CHECK(m.ntri == 20 && fabs(cap[0] - 3.0) < 1e-6 && fabs(cap[1] - 3.0) < 1e-6,
+          "the L prism's caps: %zu triangles, cap areas %g and %g (the L's is 3)", m.ntri, cap[0], cap[1]);
+    obj_free(&m);
+}
+
 static void test_scene_obstacles(void)
 {
     fcl_scene s;
@@ -923,6 +952,7 @@ int main(void)
     }
     test_obj_good();
     test_overlapping_parts();
+    test_concave_faces();
     test_obj_bad();
     test_scene_obstacles();
     test_scene_obstacles_bad();
