@@ -195,6 +195,13 @@ static void test_obj_good(void)
     CHECK(m.nv == 8 && m.ntri == 12 && m.v && m.v[3 * 7 + 1] == 1.0f && m.v[3 * 4 + 2] == 1.0f && m.v[3 * 5] == 1.0f,
           "fancy cube: %zu v, %zu t", m.nv, m.ntri);
     obj_free(&m);
+    /* A UTF-8 byte order mark before the first line (refused as an
+     * unknown statement shown as nothing; a review). */
+    char bom[2100] = "\xEF\xBB\xBF";
+    cube_text(bom + 3, sizeof bom - 3, 1, -1, -1);
+    CHECK(obj_parse(bom, strlen(bom), "bom.obj", &m, err, sizeof err) == 0 && m.ntri == 12, "a cube after a BOM: %s",
+          err);
+    obj_free(&m);
     CHECK(obj_load("embedded:glass.obj", (size_t)1 << 30, &m, err, sizeof err) == 0, "glass: %s", err);
     CHECK(m.nv == 194 && m.ntri == 384, "glass: %zu vertices, %zu triangles (expected 194, 384)", m.nv, m.ntri);
     obj_free(&m);
@@ -245,6 +252,11 @@ static void test_obj_bad(void)
     cube_text(text, sizeof text, 0, -1, -1);
     strcat(text, "f 1 4 3\n");
     obj_refused(text, "thrice.obj", 10, "is used by 3 faces");
+    /* Faces with corners of their own (an STL converter's): not closed,
+     * and told to weld them. */
+    obj_refused("v 0 0 0\nv 0 1 0\nv 1 0 0\nv 0 0 0\nv 1 0 0\nv 0 0 1\nv 0 0 0\nv 0 0 1\nv 0 1 0\n"
+                "v 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 4 5 6\nf 7 8 9\nf 10 11 12\n",
+                "unwelded.obj", 13, "used by 1 face; 8 vertices repeat another's position: weld them");
 }
 
 /* ---- scenes */

@@ -309,15 +309,46 @@ static int parse_line(parser *ps, char *line)
 
 /* ---- closure and orientation */
 
+static int cmp_xyz(const void *pa, const void *pb)
+{
+    const float *a = pa, *b = pb;
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* Vertices at another vertex's position: a mesh whose faces each have
+ * their own corners (as STL converters write) is closed only once they
+ * are welded. */
+static size_t repeated_positions(const fcl_mesh *m)
+{
+    float *v = malloc(m->nv * 3 * sizeof *v + 1);
+    size_t same = 0;
+    if (!v)
+        return 0;
+    memcpy(v, m->v, m->nv * 3 * sizeof *v);
+    qsort(v, m->nv, 3 * sizeof *v, cmp_xyz);
+    for (size_t i = 1; i < m->nv; i++)
+        same += cmp_xyz(v + 3 * (i - 1), v + 3 * i) == 0;
+    free(v);
+    return same;
+}
+
 static int report_open(parser *ps, const edge_slot *s, unsigned t)
 {
     unsigned a = (unsigned)(s->key >> 32), b = (unsigned)s->key;
+    size_t same = repeated_positions(ps->m);
+    char weld[160] = "";
+    if (same)
+        snprintf(weld, sizeof weld, "; %zu vertices repeat another's position: weld them (faces must share their "
+                 "corners' vertices)", same);
     ps->line = ps->tline[t];
     if (s->uses == 1)
-        return fail(ps, "mesh is not closed: edge between vertices %u and %u (line %u) is used by 1 face",
-                    a + 1, b + 1, ps->tline[s->t[0]]);
-    return fail(ps, "mesh is not closed: edge between vertices %u and %u (lines %u, %u) is used by %u faces",
-                a + 1, b + 1, ps->tline[s->t[0]], ps->tline[s->t[1]], s->uses);
+        return fail(ps, "mesh is not closed: edge between vertices %u and %u (line %u) is used by 1 face%s",
+                    a + 1, b + 1, ps->tline[s->t[0]], weld);
+    return fail(ps, "mesh is not closed: edge between vertices %u and %u (lines %u, %u) is used by %u faces%s",
+                a + 1, b + 1, ps->tline[s->t[0]], ps->tline[s->t[1]], s->uses, weld);
 }
 
 /* An edge run the same way by both its faces: one of them is flipped. The
@@ -384,7 +415,10 @@ int obj_parse(const char *text, size_t len, const char *file, fcl_mesh *m, char 
     memcpy(buf, text, len);
     buf[len] = '\0';
     int rc = 0;
-    for (char *s = buf; rc == 0 && s < buf + len;) {
+    /* A UTF-8 byte order mark, as Windows tools write (it was refused as
+     * an unknown statement shown as nothing; a review). */
+    size_t bom = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    for (char *s = buf + bom; rc == 0 && s < buf + len;) {
         char *nl = memchr(s, '\n', (size_t)(buf + len - s));
         if (nl)
             *nl = '\0';
