@@ -617,4 +617,22 @@ else
     bad "47 unwritten boundary cache" "exit $r1 $r2, file '$f47': $(errline)"
 fi
 
+# 48. A fluid-control target that starts at or after the run's end is
+# noted, as a late emitter is (it ran with 0 control particles and said
+# nothing; a review); one that starts within the run is not.
+cat >"$T/tg48.json" <<'JSON'
+{ "sim": {"solver": "pbf"}, "domain": {"min": [0,0,0], "max": [0.3,0.3,0.3]}, "particles": {"spacing": 0.02},
+  "fluid": [ {"type": "box", "min": [0.1,0,0.1], "max": [0.2,0.1,0.2]} ],
+  "targets": [ {"shape": {"type": "box", "min": [0.1,0,0.1], "max": [0.2,0.1,0.2]}, "start": 0.05} ] }
+JSON
+fl run "$T/tg48.json" --backend cpu --steps 5 --quiet
+r1=$RC n1=$(printf '%s\n' "$ERR" | grep -c "targets\[0\] starts at t = 0.05 s, at or after this run's end")
+fl run "$T/tg48.json" --backend cpu --time 0.1 --quiet
+r2=$RC n2=$(printf '%s\n' "$ERR" | grep -c "starts at t = ")
+if [ "$r1$r2" = 00 ] && [ "$n1$n2" = 10 ]; then
+    ok "48 a fluid-control target starting after the run's end is noted; one within it is not"
+else
+    bad "48 late target" "exit $r1 $r2, notes $n1 $n2: $(errline)"
+fi
+
 checks_done

@@ -25,6 +25,7 @@
 #include "setup.h"
 #include "sim.h"
 #include "state.h"
+#include "targets.h"
 
 typedef struct run_ctx {
     fcl_sim sim;
@@ -625,7 +626,7 @@ static int past_end(const fcl_sim *s, const fcl_params *p, const char *file)
 /* A scene that starts empty and whose first emitter opens after the
  * run's last step runs no particle at all (300 steps of nothing, exit 0,
  * no word; a review): said, since a short trial run may mean it. */
-static void note_late_inflow(const fcl_scene *sc, size_t n)
+static void note_late_starts(const fcl_scene *sc, size_t n)
 {
     /* At the end or later: a layer released by the last step never moves
      * (the emitters add after a step); the end, not the capacity's horizon
@@ -637,6 +638,13 @@ static void note_late_inflow(const fcl_scene *sc, size_t n)
         fprintf(stderr, "fluidcl: note: %s: no particle in this run: the first emitter opens at t = %g s, at or after "
                 "its end (t = %g s%s); give a larger %s\n", sc->file, first, end,
                 sc->params.sim_steps > 0 ? " at most" : "", sc->params.sim_steps > 0 ? "--steps" : "--time");
+    /* Likewise a fluid-control target that starts after the run (it ran
+     * with 0 control particles and said nothing; a review). */
+    for (int i = 0; i < sc->ntargets; i++)
+        if (sc->targets[i].start >= end)
+            fprintf(stderr, "fluidcl: note: %s: targets[%d] starts at t = %g s, at or after this run's end (t = %g s%s): "
+                    "it controls nothing here; give a larger %s\n", sc->file, i, sc->targets[i].start, end,
+                    sc->params.sim_steps > 0 ? " at most" : "", sc->params.sim_steps > 0 ? "--steps" : "--time");
 }
 
 /* The simulation from the scene, or from the checkpoint to resume: both
@@ -675,7 +683,7 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
         return rc;
     }
     if (!o->resume)
-        note_late_inflow(sc, in.n);
+        note_late_starts(sc, in.n);
     char named[sizeof err + FCL_STR_MAX];
     if ((rc = sim_create(&r->sim, be, p, in.pos, in.vel, in.n, in.b.pos, in.b.n, err, sizeof err)) != 0 ||
         (rc = setup_sim_scene(&r->sim, sc, err, sizeof err)) != 0) {
