@@ -635,4 +635,17 @@ else
     bad "48 late target" "exit $r1 $r2, notes $n1 $n2: $(errline)"
 fi
 
+# 49. surface notes the meshes already in --out it replaces, as run notes
+# an earlier run's frames (a mesh by another method was replaced without a
+# word; a review); a fresh folder gets no note.
+fl surface "$T/pair/frame_000001.vtu" --out "$T/again49" --backend cpu --quiet
+r1=$RC n1=$(printf '%s\n' "$ERR" | grep -c "are there already")
+fl surface "$T/pair/frame_000001.vtu" --out "$T/again49" --backend cpu --quiet --param surface.method=levelset
+r2=$RC n2=$(printf '%s\n' "$ERR" | grep -c "note: 1 of the meshes this run writes are there already ($T/again49/frame_000001.surface.ply): they are replaced")
+if [ "$r1$r2" = 00 ] && [ "$n1$n2" = 01 ]; then
+    ok "49 surface notes the meshes in --out it replaces; a fresh folder none"
+else
+    bad "49 surface replacing meshes" "exit $r1 $r2, notes $n1 $n2: $(errline)"
+fi
+
 checks_done

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atomic.h"
 #include "checkpoint.h"
@@ -203,6 +204,8 @@ static int check_names(const surf_opts *o)
         if (stat(o->frames[k], &in[k]) != 0)
             in[k].st_dev = (dev_t)-1;
     int rc = 0;
+    long there = 0;
+    char first[4200] = "";
     for (int i = 0; i < o->nframes && rc == 0; i++)
         for (int k = 0; k < 2; k++) {
             const char *f = o->prm.surface_format;
@@ -221,10 +224,17 @@ static int check_names(const surf_opts *o)
             }
             if (rc != 0)
                 break;
+            if (access(b, F_OK) == 0 && there++ == 0)
+                snprintf(first, sizeof first, "%s", b);
         }
     free(in);
     if (rc != 0)
         return rc;
+    /* As run says of an earlier run's frames (a mesh by another method was
+     * replaced without a word; a review). */
+    if (there > 0)
+        fprintf(stderr, "fluidcl: surface: note: %ld of the meshes this run writes are there already (%s%s): they "
+                "are replaced\n", there, first, there > 1 ? ", ..." : "");
     for (int i = 0; i < o->nframes; i++)
         for (int j = 0; j < i; j++) {
             base_name(a, sizeof a, o->out, o->frames[i]);
