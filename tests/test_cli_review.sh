@@ -648,4 +648,20 @@ else
     bad "49 surface replacing meshes" "exit $r1 $r2, notes $n1 $n2: $(errline)"
 fi
 
+# 50. A resume whose folder holds frames past its checkpoint's step (a
+# later run from an earlier state) notes them: they stay beside its own,
+# two histories mixed without a word (a review); a resume that continues
+# its own run finds none.
+fl run "$GOOD" --backend cpu --steps 4 --every 2 --out "$T/r50" --checkpoint "$T/r50_4.state" --quiet
+r1=$RC
+fl run "$GOOD" --backend cpu --steps 8 --every 2 --out "$T/r50" --resume "$T/r50_4.state" --checkpoint "$T/r50_8.state" --quiet
+r2=$RC n2=$(printf '%s\n' "$ERR" | grep -c "past step")
+fl run "$GOOD" --backend cpu --steps 6 --every 2 --out "$T/r50" --resume "$T/r50_4.state" --checkpoint "$T/r50_6.state" --quiet
+r3=$RC n3=$(printf '%s\n' "$ERR" | grep -c "r50 holds 2 frame, mesh or grid files past step 4, the checkpoint's (from step 6")
+if [ "$r1$r2$r3" = 000 ] && [ "$n2$n3" = 01 ]; then
+    ok "50 a resume notes the frames past its checkpoint in its folder (another continuation's); its own continuation none"
+else
+    bad "50 resume beside later frames" "exit $r1 $r2 $r3, notes $n2 $n3: $(errline)"
+fi
+
 checks_done

@@ -351,6 +351,8 @@ static int prepare_folder(run_ctx *r, const fcl_cli *o, const fcl_params *p, int
     }
     if (frames && !o->resume)
         run_note_earlier_files(p);
+    else if (frames)
+        run_note_later_files(p, r->first_step);
     if (stats_in && (rc = prepare_stats(r, o, solver_find(p->sim_solver))) != 0)
         return rc;
     /* The folder's own files, probed as the named ones are (a link or a

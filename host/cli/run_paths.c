@@ -170,6 +170,37 @@ int run_check_outputs(const fcl_cli *o, const fcl_params *p)
     return check_output_paths(o, p);
 }
 
+/* A frame_, mesh or grid_ file's step, -1 for another name. */
+static long file_step(const char *name)
+{
+    const char *s = strncmp(name, "frame_", 6) == 0 ? name + 6 : strncmp(name, "grid_", 5) == 0 ? name + 5 : NULL;
+    char *end;
+    long k = s && *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
+    return k >= 0 && *end == '.' ? k : -1;
+}
+
+void run_note_later_files(const fcl_params *p, long step)
+{
+    DIR *d = opendir(p->output_dir);
+    if (!d)
+        return;
+    long count = 0, first = -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long k = file_step(e->d_name);
+        if (k > step) {
+            count++;
+            first = first < 0 || k < first ? k : first;
+        }
+    }
+    closedir(d);
+    if (count > 0)
+        fprintf(stderr, "fluidcl: note: %s holds %ld frame, mesh or grid file%s past step %ld, the checkpoint's (from "
+                "step %ld: a later run from an earlier state): this run replaces those of the steps it writes and "
+                "leaves the others, which its frames.pvd does not list\n", p->output_dir, count, count == 1 ? "" : "s",
+                step, first);
+}
+
 void run_note_earlier_files(const fcl_params *p)
 {
     DIR *d = opendir(p->output_dir);

@@ -22,5 +22,10 @@ int run_check_outputs(const fcl_cli *o, const fcl_params *p);
  * kept the first run's meshes beside its new frames, exit 0). Said once,
  * not removed: they may be wanted. */
 void run_note_earlier_files(const fcl_params *p);
+/* A resumed run's note of the frame, mesh and grid files in its folder
+ * past the checkpoint's step: another continuation's, which it leaves
+ * beside its own (a resume from an older checkpoint mixed two histories
+ * without a word; a review). */
+void run_note_later_files(const fcl_params *p, long step);
 
 #endif
