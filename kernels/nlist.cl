@@ -234,7 +234,7 @@ FCL_INLINE uint nl_walk(float4 pi, GLOBAL const float4 *restrict qpos, GLOBAL co
                     continue;
                 }
 #endif
-#ifdef __OPENCL_C_VERSION__
+#if defined(__OPENCL_C_VERSION__) && !defined(FCL_CPU_DEVICE)   /* PoCL could not, and said so on stderr */
 #pragma unroll 4
 #endif
                 for (uint j = lo; j < hi; j++) {
