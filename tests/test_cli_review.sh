@@ -664,4 +664,22 @@ else
     bad "50 resume beside later frames" "exit $r1 $r2 $r3, notes $n2 $n3: $(errline)"
 fi
 
+# 51. Steps with no particle yet (an emitter not yet open, or its first
+# layer not out) stay out of the summary's averages: pbf's iterations read
+# 3.969 a step at pbf.iterations 4 (a review); the summary counts them.
+cat >"$T/te51.json" <<'JSON'
+{ "sim": {"solver": "pbf"}, "domain": {"min": [0,0,0], "max": [0.3,0.4,0.3]}, "particles": {"spacing": 0.01},
+  "fluid": [],
+  "emitters": [ {"shape": "disk", "center": [0.15,0.25,0.15], "direction": [0,-1,0], "radius": 0.02, "speed": 1.0,
+                 "start": 0, "end": 0.5} ],
+  "targets": [ {"shape": {"type": "sphere", "center": [0.15,0.12,0.15], "radius": 0.05}} ] }
+JSON
+fl run "$T/te51.json" --backend cpu --time 0.1 --quiet
+if [ "$RC" = 0 ] && printf '%s\n' "$OUT" | grep -Eq "^iterations +4 \(mean over the steps\)" &&
+   printf '%s\n' "$OUT" | grep -Eq "^empty steps +[1-9][0-9]* of the [0-9]+ \(no particle yet: the averages leave them out\)"; then
+    ok "51 steps with no particle stay out of the summary's averages, and are counted"
+else
+    bad "51 empty steps in the averages" "exit $RC: $(printf '%s' "$OUT" | tr '\n' ' ' | cut -c1-400)"
+fi
+
 checks_done
