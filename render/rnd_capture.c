@@ -120,8 +120,8 @@ long rnd_record_next(const char *dir)
             continue;
         while (k < n - 4 && isdigit((unsigned char)s[k]))
             k++;
-        if (k == n - 4 && k - 6 >= 5 && k - 6 < 18)
-            next = strtol(s + 6, NULL, 10) >= next ? strtol(s + 6, NULL, 10) + 1 : next;
+        long index = k == n - 4 && k - 6 >= 5 && k - 6 < 18 ? strtol(s + 6, NULL, 10) : -1;
+        next = index >= next ? index + 1 : next;
     }
     if (d)
         closedir(d);

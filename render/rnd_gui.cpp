@@ -500,7 +500,7 @@ static void interaction(fcl_view *v)
     ImGui::SameLine();
     bool rec = v->recording != 0;
     if (ImGui::Checkbox("record frames (V)", &rec) &&
-        view_set_recording(v, rec ? "fluidcl_frames" : NULL, err, sizeof err) != 0)
+        view_set_recording(v, rec ? view_record_folder(v) : NULL, err, sizeof err) != 0)
         view_set_status(v, "%s", err);
     if (v->recording) {
         ImGui::SameLine();

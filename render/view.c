@@ -391,6 +391,11 @@ int view_screenshot(fcl_view *v, const char *path, char *err, size_t errlen)
     return rnd_screenshot(path, v->fb_w, v->fb_h, err, errlen);
 }
 
+const char *view_record_folder(const fcl_view *v)
+{
+    return v->record_dir[0] ? v->record_dir : "fluidcl_frames";
+}
+
 void view_frame_domain(fcl_view *v)
 {
     /* The scene's part of the window: beside the panel when it shows. */
@@ -409,6 +414,9 @@ int view_set_recording(fcl_view *v, const char *dir, char *err, size_t errlen)
             view_set_status(v, "recording stopped before any frame (%s)", v->record_dir);
         return 0;
     }
+    char folder[sizeof v->record_dir];   /* dir may be v->record_dir itself (view_record_folder) */
+    snprintf(folder, sizeof folder, "%s", dir);
+    dir = folder;
     if (rnd_record_dir(dir, err, errlen) != 0)
         return -1;
     snprintf(v->record_dir, sizeof v->record_dir, "%s", dir);

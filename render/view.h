@@ -206,6 +206,10 @@ const char *view_phase_label(const fcl_view *v, int i, char *buf, size_t len);
 /* The camera framing the domain in the window's scene part (beside the
  * panel when it shows), whatever the window's aspect (F, and at start). */
 void view_frame_domain(fcl_view *v);
+/* Where V and the panel's checkbox record: the last recording's folder
+ * (--record DIR's; they went to fluidcl_frames: a review), else
+ * fluidcl_frames. */
+const char *view_record_folder(const fcl_view *v);
 void view_input_frame(fcl_view *v);
 /* A push drag of (dx, dy) pixels over frame_s seconds of wall time into
  * v->drag_dv (view_input.c; view_input_frame calls it while pushing). */

@@ -67,7 +67,7 @@ static void key_action(fcl_view *v, int key)
         break;
     case GLFW_KEY_P: view_request_shot(v); break;
     case GLFW_KEY_V:
-        if (view_set_recording(v, v->recording ? NULL : "fluidcl_frames", err, sizeof err) != 0)
+        if (view_set_recording(v, v->recording ? NULL : view_record_folder(v), err, sizeof err) != 0)
             view_set_status(v, "%s", err);
         break;
     default: break;

@@ -541,6 +541,22 @@ static void check_two_shots(fcl_view *v)
     CHECK(chdir(here) == 0, "back to %s", here);
 }
 
+/* V and the panel's checkbox record where the last recording went (after
+ * --record DIR they went to fluidcl_frames; a review), and before any,
+ * to fluidcl_frames. */
+static void check_record_folder(fcl_view *v)
+{
+    char dir[512], err[512] = "";
+    CHECK(v->record_dir[0] || strcmp(view_record_folder(v), "fluidcl_frames") == 0,
+          "before any recording: '%s'", view_record_folder(v));
+    snprintf(dir, sizeof dir, "%s/rec_%s", tmp, v->be->kind);
+    CHECK(view_set_recording(v, dir, err, sizeof err) == 0 && view_frame(v) == 0 &&
+              view_set_recording(v, NULL, err, sizeof err) == 0 && strcmp(view_record_folder(v), dir) == 0 &&
+              view_set_recording(v, view_record_folder(v), err, sizeof err) == 0 && view_frame(v) == 0 &&
+              view_set_recording(v, NULL, err, sizeof err) == 0 && v->record_first == 1,
+          "a second take by V: folder '%s', first frame %ld (%s)", view_record_folder(v), v->record_first, err);
+}
+
 static void check_refused_step(fcl_view *v)
 {
     char err[512] = "";
@@ -633,6 +649,7 @@ static void run_backend(const char *kind, const char *scene)
     check_refused_reset(&v);
     check_narrow(&v);
     check_two_shots(&v);
+    check_record_folder(&v);
     check_refused_step(&v);
     if (strcmp(kind, "cpu") == 0)
         CHECK(view_reload_kernels(&v) == -1 && strstr(v.reload_msg, "OpenCL"),

@@ -5,8 +5,9 @@
  * Inside a mesh: a non-zero winding number, its crossings by the ray
  * from the particle along +x counted by the triangles' facing (parity
  * left the overlap of two closed parts of one file outside: 60 fluid
- * particles stayed in the solid; a review). Triangles are bucketed on a grid over their (y, z) extent, so
- * a particle looks at the few triangles over its own cell. A ray through
+ * particles stayed in the solid; a review). Triangles are bucketed on a
+ * grid over their (y, z) extent, so a particle looks at the few triangles
+ * over its own cell. A ray through
  * an edge or a vertex is decided as if the particle were moved by an
  * infinitesimal (simulation of simplicity), with each edge evaluated the
  * same way in both of its triangles, so it counts exactly once.

@@ -352,7 +352,6 @@ int cli_parse(fcl_cli *o, int argc, char **argv, unsigned cmd)
     return check_options(o, cmd) != 0 ? FCL_EXIT_INPUT : 0;
 }
 
-/* Whether a --param sets key. */
 /* The value the last --param of key gives, or NULL. */
 static const char *override_of(const fcl_cli *o, const char *key)
 {
@@ -364,6 +363,7 @@ static const char *override_of(const fcl_cli *o, const char *key)
     return v;
 }
 
+/* Whether a --param sets key. */
 static int overridden(const fcl_cli *o, const char *key)
 {
     return override_of(o, key) != NULL;

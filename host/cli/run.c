@@ -641,7 +641,8 @@ static int past_end(const fcl_sim *s, const fcl_params *p, const char *file)
 
 /* A scene that starts empty and whose first emitter opens after the
  * run's last step runs no particle at all (300 steps of nothing, exit 0,
- * no word; a review): said, since a short trial run may mean it. */
+ * no word; a review), and a target that starts after it controls
+ * nothing: said, since a short trial run may mean it. */
 static void note_late_starts(const fcl_scene *sc, size_t n)
 {
     /* At the end or later: a layer released by the last step never moves
