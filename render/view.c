@@ -245,6 +245,7 @@ static int step_frame(fcl_view *v)
     if (done > 0) {
         v->pass_ms = be->timers;
         v->pass_steps = done;
+        view_field_range_follow(v);
     }
     return 0;
 }

@@ -70,6 +70,7 @@ typedef struct fcl_view {
     int step_failed;            /* the last step tried failed (the view paused; a reset or a good step clears it) */
     char failure[1024];         /* why, as the status said it (later statuses replace that one) */
     float range[FCL_FIELD_COUNT + FCL_SOLVER_FIELDS_MAX][2];   /* legend per field */
+    int range_pending;          /* a solver field's range read with no spread: reads left */
     unsigned char range_user[FCL_FIELD_COUNT];  /* set in the panel: the scene's defaults leave it */
     int radius_user;            /* 1 force, 2 ball radius set in the panel: the defaults leave them */
     double defaults_for[6];     /* rest density, gravity, domain height and width, spacing the defaults were made for */
@@ -210,6 +211,9 @@ void view_frame_domain(fcl_view *v);
  * (--record DIR's; they went to fluidcl_frames: a review), else
  * fluidcl_frames. */
 const char *view_record_folder(const fcl_view *v);
+/* A solver field's legend read again after steps while the last reading
+ * had no spread (no particle yet): view_set_field's range. */
+void view_field_range_follow(fcl_view *v);
 void view_input_frame(fcl_view *v);
 /* A push drag of (dx, dy) pixels over frame_s seconds of wall time into
  * v->drag_dv (view_input.c; view_input_frame calls it while pushing). */

@@ -148,6 +148,19 @@ static void solver_field_range(fcl_view *v, int field)
     free(x);
     r[0] = lo;
     r[1] = hi > lo ? hi : lo + 1.0f;
+    /* No spread to read (no particle yet, or a field not yet computed):
+     * read again after steps, 100 times at most (a scene filled by an
+     * emitter kept [0, 1] for alpha's 3e-4 and one colour; a review). */
+    v->range_pending = hi > lo ? 0 : 100;
+}
+
+void view_field_range_follow(fcl_view *v)
+{
+    if (v->range_pending > 0 && v->have_sim && v->field >= FCL_FIELD_COUNT && v->sim.n > 0) {
+        int left = v->range_pending - 1;
+        solver_field_range(v, v->field);
+        v->range_pending = v->range_pending ? left : 0;
+    }
 }
 
 void view_set_field(fcl_view *v, int field)

@@ -628,6 +628,45 @@ static void check_solver_refusal(void)
     ft_remove_tree(dir);
 }
 
+/* A solver field picked while the scene holds no particle (an emitter
+ * fills it) takes its legend from the particles once they come (it kept
+ * [0, 1] against alpha's 3e-4, one colour; a review). */
+static void check_empty_field_range(void)
+{
+    static const char *json =
+        "{ \"sim\": {\"solver\": \"dfsph\"}, \"domain\": {\"min\": [0,0,0], \"max\": [0.2,0.3,0.2]},"
+        "  \"particles\": {\"spacing\": 0.02}, \"boundary\": {\"cache_dir\": \"off\"}, \"fluid\": [],"
+        "  \"emitters\": [ {\"shape\": \"rect\", \"center\": [0.1,0.2,0.1], \"direction\": [0,-1,0],"
+        "                   \"size\": [0.06,0.06], \"speed\": 1.0} ] }";
+    char dir[256], scene[300];
+    fcl_view v;
+    if (ft_scratch_scene("fcl_view_empty", json, dir, sizeof dir, scene, sizeof scene) != 0 ||
+        open_view(&v, scene, "cpu", NULL) != 0) {
+        CHECK(0, "the viewer did not open the emitter's scene");
+        return;
+    }
+    int alpha = FCL_FIELD_COUNT;
+    view_set_field(&v, alpha);
+    float before = v.range[alpha][1];
+    for (int f = 0; f < 60; f++)
+        view_frame(&v);
+    float *x = malloc(v.sim.n * sizeof *x + 4);
+    float lo = 0.0f, hi = 0.0f;
+    if (x && sim_download_field(&v.sim, 0, x) == 0)
+        for (size_t i = 0; i < v.sim.n; i++) {
+            lo = i == 0 || x[i] < lo ? x[i] : lo;
+            hi = i == 0 || x[i] > hi ? x[i] : hi;
+        }
+    free(x);
+    printf("alpha picked with no particle: legend %g..%g (was ..%g), %zu particles now with %g..%g\n",
+           v.range[alpha][0], v.range[alpha][1], before, v.sim.n, lo, hi);
+    CHECK(v.sim.n > 0 && v.range[alpha][1] < 0.5f * before && v.range[alpha][1] <= 10.0f * hi,
+          "alpha's legend after an empty start: %g..%g, its values %g..%g", v.range[alpha][0], v.range[alpha][1], lo,
+          hi);
+    view_close(&v);
+    ft_remove_tree(dir);
+}
+
 static void run_backend(const char *kind, const char *scene)
 {
     fcl_view v;
@@ -865,6 +904,7 @@ int main(void)
     }
     run_backend("cpu", scene);
     check_solver_refusal();
+    check_empty_field_range();
     fcl_backend *cl = ft_backend(1);
     if (cl) {
         backend_destroy(cl);
