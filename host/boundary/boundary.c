@@ -36,8 +36,10 @@
  * keeping their shared vertices (boundary_mesh_clip); 5: mps under mirror
  * walls drops its samples outside the domain too (mirrors_samples); 6:
  * polygons in lattice planes sample on the fluid lattice (polygon_align);
- * 7: mps keeps one sample where obstacles meet (drop_coincident). */
-#define BOUNDARY_FORMAT 7
+ * 7: mps keeps one sample where obstacles meet (drop_coincident); 8: an
+ * OBJ's concave faces ear-clipped, a mesh's inside by winding number (the
+ * cache kept the fans' samples in an L cap's notch; a review). */
+#define BOUNDARY_FORMAT 8
 static const char cache_magic[8] = { 'F', 'C', 'L', 'B', 'N', 'D', '2', '\0' };
 
 /* ---- the cache key: FNV-1a 64 over a canonical description */

@@ -369,9 +369,32 @@ static int overridden(const fcl_cli *o, const char *key)
     return override_of(o, key) != NULL;
 }
 
+/* One value written two ways: the same text, number, list of numbers
+ * (sim.gravity), or path but for trailing slashes (the diff review found
+ * `--out d --param output.dir=d/` and 0,-9.81,0 against 0,-9.810,0
+ * refused as two values). */
 static int same_value(const char *a, const char *b)
 {
-    return strcmp(a, b) == 0 || same_number(a, b);
+    if (strcmp(a, b) == 0 || same_number(a, b))
+        return 1;
+    if (strchr(a, ',') && strchr(b, ',')) {
+        char *ea, *eb;
+        for (;;) {
+            double x = strtod(a, &ea), y = strtod(b, &eb);
+            if (ea == a || eb == b || x != y || (*ea != ',') != (*eb != ','))
+                return 0;
+            if (*ea != ',')
+                return !*ea && !*eb;
+            a = ea + 1;
+            b = eb + 1;
+        }
+    }
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (lb > 1 && b[lb - 1] == '/')
+        lb--;
+    return la == lb && strncmp(a, b, la) == 0;
 }
 
 /* Two command-line values for one parameter, refused as an option given

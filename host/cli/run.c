@@ -56,7 +56,6 @@ typedef struct run_ctx {
     fcl_ckpt ck;
     long first_step;                /* > 0 when resumed */
     double psteps;                  /* particles summed over the steps run */
-    const fcl_scene *sc;            /* for a blow-up's notes */
     int empty;                      /* the step under way started with no particle */
     long moved;                     /* steps that moved particles: the averages' */
 } run_ctx;
@@ -411,20 +410,14 @@ static int prepare_outputs(run_ctx *r, const fcl_cli *o, const fcl_params *p, si
     return 0;
 }
 
-static int report_blowup(run_ctx *r)
+static int report_blowup(const fcl_sim *s)
 {
     char advice[512], what[160];
-    fcl_sim *s = &r->sim;
     const fcl_step_stats *st = &s->stats;
     cli_error("numerical blow-up at step %ld (t = %.6g s): %s (max speed %.4g m/s, dt %.3g s); "
               "%s. Frames written so far are intact.",
               st->step, st->time, sim_blowup_what(s, what, sizeof what), st->max_speed, st->dt,
               sim_blowup_advice(s, advice, sizeof advice));
-    /* Fluid behind a polygon, which no wall pressure holds there. */
-    float4 *pos = r->sc && r->sc->nobstacles > 0 && s->n > 0 ? malloc(s->n * sizeof *pos) : NULL;
-    if (pos && sim_download(s, pos, NULL, NULL, NULL, NULL) == 0)
-        setup_behind_polygons(r->sc, s->prm, pos, s->n, "particles at the blow-up");
-    free(pos);
     return FCL_EXIT_DEVICE;
 }
 
@@ -532,7 +525,7 @@ static int simulate(run_ctx *r, const fcl_cli *o, const fcl_params *p, long tota
              * review). No frame or checkpoint of it. */
             progress_end(&bar);
             record(r);
-            return report_blowup(r);
+            return report_blowup(s);
         }
         if ((rc = after_step(r, p)) != 0)
             break;
@@ -691,7 +684,6 @@ static int create_sim(run_ctx *r, const fcl_cli *o, fcl_scene *sc, fcl_backend *
     char err[1024] = "";
     const fcl_params *p = &sc->params;
     fcl_initial in;
-    r->sc = sc;
     int rc = setup_initial(sc, p, be, &in, err, sizeof err);
     if (rc == 0 && !o->resume && (rc = setup_check_fluid(sc, &in, err, sizeof err)) != 0)
         setup_free(&in);

@@ -9,6 +9,8 @@
 #include "run_paths.h"
 
 #include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -184,21 +186,24 @@ void run_note_later_files(const fcl_params *p, long step)
     DIR *d = opendir(p->output_dir);
     if (!d)
         return;
-    long count = 0, first = -1;
+    /* Only what this run will not write again: past its last step, or
+     * off its frames' interval (a run killed between checkpoints and
+     * resumed rewrites all its later frames: no note; a review). */
+    long count = 0, first = -1, end = p->sim_steps > 0 ? p->sim_steps : LONG_MAX, every = p->output_every;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         long k = file_step(e->d_name);
-        if (k > step) {
+        if (k > step && (k > end || every <= 0 || k % every != 0)) {
             count++;
             first = first < 0 || k < first ? k : first;
         }
     }
     closedir(d);
     if (count > 0)
-        fprintf(stderr, "fluidcl: note: %s holds %ld frame, mesh or grid file%s past step %ld, the checkpoint's (from "
-                "step %ld: a later run from an earlier state): this run replaces those of the steps it writes and "
-                "leaves the others, which its frames.pvd does not list\n", p->output_dir, count, count == 1 ? "" : "s",
-                step, first);
+        fprintf(stderr, "fluidcl: note: %s holds %ld frame, mesh or grid file%s past step %ld, the checkpoint's, that "
+                "this run does not write again (from step %ld: a run from a later state, or with another interval): "
+                "they stay beside its own, and its frames.pvd does not list them\n", p->output_dir, count,
+                count == 1 ? "" : "s", step, first);
 }
 
 void run_note_earlier_files(const fcl_params *p)

@@ -23,9 +23,10 @@ int run_check_outputs(const fcl_cli *o, const fcl_params *p);
  * not removed: they may be wanted. */
 void run_note_earlier_files(const fcl_params *p);
 /* A resumed run's note of the frame, mesh and grid files in its folder
- * past the checkpoint's step: another continuation's, which it leaves
- * beside its own (a resume from an older checkpoint mixed two histories
- * without a word; a review). */
+ * past the checkpoint's step that it will not write again (past its end,
+ * off its interval): another continuation's, left beside its own (a
+ * resume from an older checkpoint mixed two histories without a word; a
+ * review). */
 void run_note_later_files(const fcl_params *p, long step);
 
 #endif

@@ -92,95 +92,131 @@ static void note_swallowed_blocks(const fcl_scene *sc, const fcl_initial *in)
     }
 }
 
+/* The scene's polygons' frames, and *n of them (NULL when none). */
+static fcl_polygon_frame *polygon_frames(const fcl_scene *sc, int **which, int *n)
+{
+    fcl_polygon_frame *F = malloc(((size_t)sc->nobstacles + 1) * sizeof *F);
+    *which = malloc(((size_t)sc->nobstacles + 1) * sizeof **which);
+    *n = 0;
+    for (int i = 0; F && *which && i < sc->nobstacles; i++)
+        if (sc->obstacles[i].kind == FCL_SHAPE_POLYGON) {
+            polygon_frame(&sc->obstacles[i], &F[*n]);
+            (*which)[(*n)++] = i;
+        }
+    if (!F || !*which || *n == 0) {
+        free(F);
+        free(*which);
+        *which = NULL;
+        return NULL;
+    }
+    return F;
+}
+
+/* The nearest polygon the ray p + t d (0 < t < tmax) passes through,
+ * skipping polygon skip, or -1; *back: p lies behind it. */
+static int first_polygon(const fcl_polygon_frame *F, int nf, int skip, const double p[3], const double d[3],
+                         double tmax, int *back)
+{
+    int best = -1;
+    for (int k = 0; k < nf; k++) {
+        const fcl_polygon_frame *f = &F[k];
+        double dn = d[0] * f->n[0] + d[1] * f->n[1] + d[2] * f->n[2];
+        double sd = (p[0] - f->o[0]) * f->n[0] + (p[1] - f->o[1]) * f->n[1] + (p[2] - f->o[2]) * f->n[2];
+        double t = fabs(dn) > 1e-12 ? -sd / dn : -1.0;
+        if (k == skip || !(t > 0.0 && t < tmax))
+            continue;
+        float4 at = fcl_f4((float)(p[0] + t * d[0]), (float)(p[1] + t * d[1]), (float)(p[2] + t * d[2]), 0.0f);
+        if (polygon_inside(f, 1e-5 * f->extent, 1e-5 * f->extent, &at)) {
+            tmax = t;
+            best = k;
+            *back = sd < 0.0;
+        }
+    }
+    return best;
+}
+
 /* Fluid starting within two support radii behind a polygon (its back,
  * against its normal, over its outline, past the carved slab) is said
  * once per polygon: a polygon holds fluid on its front only, and fluid
  * meeting it from behind feels no wall pressure (under mps a box rising
  * against such a ceiling blew up at step 92); a polygon given in the
- * wrong vertex order does this to all its fluid. */
-size_t setup_behind_polygons(const fcl_scene *sc, const fcl_params *p, const float4 *pos, size_t n, const char *who)
+ * wrong vertex order does this to all its fluid. Not fluid that another
+ * polygon's front faces first, between it and the plane: two polygons
+ * back to back (the README's advice) were noted (a review). */
+static void note_behind_polygons(const fcl_scene *sc, const fcl_params *p, const fcl_initial *in)
 {
     double reach = 2.0 * p->particles_support * p->particles_spacing;
-    size_t all = 0;
-    for (int i = 0; i < sc->nobstacles; i++) {
-        const fcl_obstacle *o = &sc->obstacles[i];
-        if (o->kind != FCL_SHAPE_POLYGON)
-            continue;
-        fcl_polygon_frame f;
-        polygon_frame(o, &f);
+    int nf, *which;
+    fcl_polygon_frame *F = polygon_frames(sc, &which, &nf);
+    for (int k = 0; k < nf; k++) {
+        const fcl_obstacle *o = &sc->obstacles[which[k]];
+        const fcl_polygon_frame *f = &F[k];
         double depth = o->thickness > 0.0f ? (double)o->thickness : (double)p->boundary_layers * p->particles_spacing;
         size_t behind = 0;
-        for (size_t k = 0; k < n; k++)
-            behind += (size_t)polygon_inside(&f, 0.0, depth + reach, &pos[k]);
+        for (size_t i = 0; i < in->n; i++) {
+            const float4 *q = &in->pos[i];
+            double x[3] = { q->x, q->y, q->z }, sd = (x[0] - f->o[0]) * f->n[0] + (x[1] - f->o[1]) * f->n[1] +
+                                                      (x[2] - f->o[2]) * f->n[2];
+            int back = 0;
+            behind += polygon_inside(f, 0.0, depth + reach, q) &&
+                      !(first_polygon(F, nf, k, x, f->n, -sd, &back) >= 0 && !back);
+        }
         if (behind)
-            fprintf(stderr, "fluidcl: note: %s: obstacles[%d] (a polygon) has %zu %s within %g m behind "
+            fprintf(stderr, "fluidcl: note: %s: obstacles[%d] (a polygon) has %zu fluid particles within %g m behind "
                     "it, against its normal: a polygon holds fluid on its front only (fluid meeting it from behind "
                     "feels no wall pressure); if they belong in front, give its vertices in the other order, else "
-                    "use a box obstacle or two polygons back to back\n", sc->file, i, behind, who, depth + reach);
-        all += behind;
+                    "use a box obstacle or two polygons back to back\n", sc->file, which[k], behind, depth + reach);
     }
-    return all;
+    free(F);
+    free(which);
 }
 
-/* The layer points of emitter e (m of them) whose ray along ray[] meets
- * polygon f from behind: from its back half-space, moving along its
- * normal, through its outline. */
-static size_t jet_hits_back(const fcl_polygon_frame *f, const float4 *pt, size_t m, const double ray[3])
+/* An emitter aimed at a polygon's back, along its direction or falling:
+ * the nearest polygon a layer point's ray meets, met from behind (its
+ * fluid would feel no wall pressure there). The seed scenes start empty,
+ * so a polygon given in the wrong vertex order there was never noted, and
+ * the run blew up telling of dt_max and viscosity (nozzle_box at step 78;
+ * a review). */
+static void note_jets_behind_polygons(const fcl_scene *sc, const fcl_params *p)
 {
-    double dn = ray[0] * f->n[0] + ray[1] * f->n[1] + ray[2] * f->n[2];
-    size_t hits = 0;
-    for (size_t k = 0; dn > 1e-9 && k < m; k++) {
-        double q[3] = { pt[k].x - f->o[0], pt[k].y - f->o[1], pt[k].z - f->o[2] };
-        double sd = q[0] * f->n[0] + q[1] * f->n[1] + q[2] * f->n[2], t = -sd / dn;
-        if (sd >= 0.0)
-            continue;
-        float4 at = fcl_f4((float)(pt[k].x + t * ray[0]), (float)(pt[k].y + t * ray[1]), (float)(pt[k].z + t * ray[2]),
-                           0.0f);
-        hits += (size_t)polygon_inside(f, 1e-5 * f->extent, 1e-5 * f->extent, &at);
-    }
-    return hits;
-}
-
-/* An emitter aimed at a polygon's back, along its direction or falling
- * (its fluid would meet it from behind and feel no wall pressure): the
- * seed scenes start empty, so a polygon given in the wrong vertex order
- * there was never noted, and the run blew up telling of dt_max and
- * viscosity (nozzle_box at step 78, corridor_flood at step 1362; a
- * review). */
-static void note_jets_behind_polygons(const fcl_scene *sc, const fcl_params *p, const fcl_initial *in)
-{
-    for (int j = 0; j < sc->nemitters; j++) {
+    int nf, *which;
+    fcl_polygon_frame *F = polygon_frames(sc, &which, &nf);
+    size_t *hits = F ? calloc((size_t)nf, sizeof *hits) : NULL;
+    char *said = F ? malloc((size_t)nf) : NULL;   /* per emitter: one note a polygon */
+    const double g = sqrt((double)p->sim_gravity[0] * p->sim_gravity[0] + (double)p->sim_gravity[1] * p->sim_gravity[1] +
+                          (double)p->sim_gravity[2] * p->sim_gravity[2]);
+    for (int j = 0; hits && said && j < sc->nemitters; j++) {
         const fcl_emitter *e = &sc->emitters[j];
         size_t m = emitter_layer(e, p->particles_spacing, NULL, 0);
         float4 *pt = m ? malloc(m * sizeof *pt) : NULL;
         if (!pt)
             continue;
         emitter_layer(e, p->particles_spacing, pt, m);
-        const double g = sqrt((double)p->sim_gravity[0] * p->sim_gravity[0] + (double)p->sim_gravity[1] * p->sim_gravity[1] +
-                              (double)p->sim_gravity[2] * p->sim_gravity[2]);
+        memset(said, 0, (size_t)nf);
         const double rays[2][3] = { { e->dir[0], e->dir[1], e->dir[2] },
                                     { g > 0.0 ? p->sim_gravity[0] / g : 0.0, g > 0.0 ? p->sim_gravity[1] / g : 0.0,
                                       g > 0.0 ? p->sim_gravity[2] / g : 0.0 } };
-        for (int i = 0; i < in->b.nobstacles; i++) {
-            const fcl_obstacle *o = &in->b.obstacles[i];
-            if (o->kind != FCL_SHAPE_POLYGON)
-                continue;
-            fcl_polygon_frame f;
-            polygon_frame(o, &f);
-            for (int r = 0; r < 2; r++) {
-                size_t hits = jet_hits_back(&f, pt, m, rays[r]);
-                if (!hits)
-                    continue;
-                fprintf(stderr, "fluidcl: note: %s: emitters[%d] is aimed at obstacles[%d] (a polygon) from behind, "
-                        "against its normal (%zu of its %zu points %s reach its back): a polygon holds fluid on its "
-                        "front only (fluid meeting it from behind feels no wall pressure); if the fluid belongs in "
-                        "front, give its vertices in the other order\n", sc->file, j, i, hits, m,
-                        r == 0 ? "along its direction" : "falling");
-                break;
+        for (int r = 0; r < 2; r++) {
+            memset(hits, 0, (size_t)nf * sizeof *hits);
+            for (size_t k = 0; k < m; k++) {
+                double x[3] = { pt[k].x, pt[k].y, pt[k].z };
+                int back = 0, q = first_polygon(F, nf, -1, x, rays[r], INFINITY, &back);
+                hits[q >= 0 ? q : 0] += q >= 0 && back;
             }
+            for (int q = 0; q < nf; q++)
+                if (hits[q] && !said[q]++)
+                    fprintf(stderr, "fluidcl: note: %s: emitters[%d] is aimed at obstacles[%d] (a polygon) from "
+                            "behind, against its normal (%zu of its %zu points %s meet its back first): a polygon "
+                            "holds fluid on its front only (fluid meeting it from behind feels no wall pressure); if "
+                            "the fluid belongs in front, give its vertices in the other order\n", sc->file, j,
+                            which[q], hits[q], m, r == 0 ? "along its direction" : "falling");
         }
         free(pt);
     }
+    free(said);
+    free(hits);
+    free(F);
+    free(which);
 }
 
 /* An emitter releasing particles inside a mesh obstacle, refused as the
@@ -261,8 +297,8 @@ int setup_initial(const fcl_scene *sc, const fcl_params *p, const fcl_backend *b
     }
     in->carved = in->n - kept;
     in->n = kept;
-    setup_behind_polygons(sc, p, in->pos, in->n, "fluid particles");
-    note_jets_behind_polygons(sc, p, in);
+    note_behind_polygons(sc, p, in);
+    note_jets_behind_polygons(sc, p);
     note_swallowed_blocks(sc, in);
     if (p->particles_capacity > 0 && (size_t)p->particles_capacity < kept)
         fprintf(stderr, "fluidcl: note: %s: particles.capacity %ld is below the scene's %zu particles: the capacity "

@@ -49,14 +49,6 @@ int setup_from_frame(fcl_initial *in, const char *path, const fcl_params *p, int
  * from the scene (the viewer may start empty: it drops balls). */
 int setup_check_fluid(const fcl_scene *sc, const fcl_initial *in, char *err, size_t errlen);
 void setup_free(fcl_initial *in);
-/* Notes, per polygon obstacle of sc, the particles of pos (n, `who` in
- * the note) that lie in its back slab (its samples' depth plus two
- * support radii): fluid meeting a polygon from behind feels no wall
- * pressure, so a polygon given in the wrong vertex order lets it through.
- * Returns their count. At set-up for the fluid; at a blow-up for the
- * particles then (a polygon reversed in an empty scene blew up telling of
- * dt_max and viscosity; a review). */
-size_t setup_behind_polygons(const fcl_scene *sc, const fcl_params *p, const float4 *pos, size_t n, const char *who);
 /* The scene's parts beyond the particles, onto a made simulation, in the
  * order every command uses: obstacles, phases, emitters, outflows,
  * fluid-control targets (after which a checkpoint may be loaded). 0, or
