@@ -185,6 +185,20 @@ static int same_number(const char *a, const char *b)
     return ea != a && eb != b && !*ea && !*eb && x == y;
 }
 
+int cli_same_path(const char *a, const char *b)
+{
+    while (a[0] == '.' && a[1] == '/')
+        a += 2;
+    while (b[0] == '.' && b[1] == '/')
+        b += 2;
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (lb > 1 && b[lb - 1] == '/')
+        lb--;
+    return la == lb && strncmp(a, b, la) == 0;
+}
+
 int cli_is_option(const char *val)
 {
     return val && val[0] == '-' && (val[1] == '-' || strcmp(val, "-q") == 0 || strcmp(val, "-h") == 0);
@@ -370,7 +384,7 @@ static int overridden(const fcl_cli *o, const char *key)
 }
 
 /* One value written two ways: the same text, number, list of numbers
- * (sim.gravity), or path but for trailing slashes (the diff review found
+ * (sim.gravity), or path but for a leading ./ and trailing slashes (the diff review found
  * `--out d --param output.dir=d/` and 0,-9.81,0 against 0,-9.810,0
  * refused as two values). */
 static int same_value(const char *a, const char *b)
@@ -389,12 +403,7 @@ static int same_value(const char *a, const char *b)
             b = eb + 1;
         }
     }
-    size_t la = strlen(a), lb = strlen(b);
-    while (la > 1 && a[la - 1] == '/')
-        la--;
-    while (lb > 1 && b[lb - 1] == '/')
-        lb--;
-    return la == lb && strncmp(a, b, la) == 0;
+    return cli_same_path(a, b);
 }
 
 /* Two command-line values for one parameter, refused as an option given

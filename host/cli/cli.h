@@ -107,6 +107,10 @@ int cli_once(const char *cmd, const char *opt, const char **seen, const char *va
  * other text, negative numbers included. `--stats -q` wrote a file -q and
  * `--out -q` a folder, exit 0 (a review); ./-q names such a file. */
 int cli_is_option(const char *val);
+/* Whether two paths name alike, without a leading "./" or trailing
+ * slashes (a run's statistics, checkpoint and folder; a --param path
+ * beside its option's). */
+int cli_same_path(const char *a, const char *b);
 /* The first --param starting with prefix ("surface."), or NULL: the
  * notes of settings a command does nothing with. */
 const char *cli_first_override(const fcl_cli *o, const char *prefix);

@@ -30,23 +30,6 @@ int run_wants(const char *format, const char *kind)
            (plus && strcmp(plus + 1, kind) == 0);
 }
 
-/* Two of the paths a run writes (its statistics file, its checkpoint,
- * its output folder) named alike, without "./" or trailing slashes: one
- * would overwrite the other after the whole run. */
-static int same_path(const char *a, const char *b)
-{
-    while (a[0] == '.' && a[1] == '/')
-        a += 2;
-    while (b[0] == '.' && b[1] == '/')
-        b += 2;
-    size_t la = strlen(a), lb = strlen(b);
-    while (la > 1 && a[la - 1] == '/')
-        la--;
-    while (lb > 1 && b[lb - 1] == '/')
-        lb--;
-    return la == lb && strncmp(a, b, la) == 0;
-}
-
 void run_frame_names(const fcl_cli *o, const fcl_params *p, const char *names[8])
 {
     int k = 0;
@@ -73,7 +56,7 @@ static const char *frame_clash(const char *path, const char *dir, const char *co
     char parent[FCL_STR_MAX + 32];
     snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
     struct stat a, b;
-    int here = same_path(parent, dir) || (stat(parent, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev &&
+    int here = cli_same_path(parent, dir) || (stat(parent, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev &&
                                            a.st_ino == b.st_ino);
     for (int k = 0; here && names[k]; k++) {
         const char *hash = strchr(names[k], '#'), *tail = hash + 1, *q = base + (hash - names[k]);
@@ -103,18 +86,18 @@ static int check_output_paths(const fcl_cli *o, const fcl_params *p)
         snprintf(dflt, sizeof dflt, "%s/checkpoint.state", dir);
     if (dir[0] && run_wants(p->output_format, "vtu"))
         snprintf(pvd, sizeof pvd, "%s/frames.pvd", dir);
-    if (st[0] && dir[0] && same_path(st, dir))
+    if (st[0] && dir[0] && cli_same_path(st, dir))
         clash = "--stats names the output folder", path = st;
-    else if (st[0] && ck[0] && same_path(st, ck))
+    else if (st[0] && ck[0] && cli_same_path(st, ck))
         clash = "--stats and --checkpoint name one file", path = st;
-    else if (st[0] && dflt[0] && same_path(st, dflt))
+    else if (st[0] && dflt[0] && cli_same_path(st, dflt))
         clash = "--stats names the default checkpoint (DIR/checkpoint.state: --out without --checkpoint)",
         path = st;
-    else if (st[0] && pvd[0] && same_path(st, pvd))
+    else if (st[0] && pvd[0] && cli_same_path(st, pvd))
         clash = "--stats names the frames' index", path = st;
-    else if (ck[0] && pvd[0] && same_path(ck, pvd))
+    else if (ck[0] && pvd[0] && cli_same_path(ck, pvd))
         clash = "--checkpoint names the frames' index", path = ck;
-    else if (ck[0] && dir[0] && same_path(ck, dir))
+    else if (ck[0] && dir[0] && cli_same_path(ck, dir))
         clash = "--checkpoint names the output folder", path = ck;
     if (!clash && dir[0]) {
         /* Each writes PATH.tmp and renames it: --stats on a frame's name
