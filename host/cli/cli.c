@@ -384,9 +384,9 @@ static int overridden(const fcl_cli *o, const char *key)
 }
 
 /* One value written two ways: the same text, number, list of numbers
- * (sim.gravity), or path but for a leading ./ and trailing slashes (the diff review found
- * `--out d --param output.dir=d/` and 0,-9.81,0 against 0,-9.810,0
- * refused as two values). */
+ * (sim.gravity), or path but for a leading ./ and trailing slashes (the
+ * diff review found `--out d --param output.dir=d/` and 0,-9.81,0
+ * against 0,-9.810,0 refused as two values). */
 static int same_value(const char *a, const char *b)
 {
     if (strcmp(a, b) == 0 || same_number(a, b))
