@@ -5,13 +5,11 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <glad/gl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "atomic.h"
 
@@ -96,15 +94,16 @@ int rnd_record_dir(const char *dir, char *err, size_t errlen)
             snprintf(err, errlen, "record folder %s: cannot create it (%s)", dir, strerror(errno));
         return -1;
     }
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s/.fluidcl_probe_%ld.tmp", dir, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "record folder %s: cannot write a frame there (%s)", dir, strerror(errno));
+    /* A private temporary opened and dropped, as the frames will be
+     * written (cli_probe_file's way). */
+    char probe[4200], why[4400];
+    fcl_atomic a;
+    snprintf(probe, sizeof probe, "%s/frame_probe.png", dir);
+    if (atomic_open(&a, probe, 1, why, sizeof why) != 0) {
+        snprintf(err, errlen, "record folder %s: cannot write a frame there (%s)", dir, why);
         return -1;
     }
-    close(fd);
-    unlink(probe);
+    atomic_commit(&a, 0, 0, why, sizeof why);
     return 0;
 }
 

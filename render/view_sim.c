@@ -158,8 +158,9 @@ void view_field_range_follow(fcl_view *v)
 {
     if (v->range_pending > 0 && v->have_sim && v->field >= FCL_FIELD_COUNT && v->sim.n > 0) {
         int left = v->range_pending - 1;
-        solver_field_range(v, v->field);
-        v->range_pending = v->range_pending ? left : 0;
+        solver_field_range(v, v->field);   /* 0 when it found a spread, else 100 again */
+        if (v->range_pending)
+            v->range_pending = left;
     }
 }
 

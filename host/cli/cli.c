@@ -406,12 +406,9 @@ static int same_value(const char *a, const char *b)
     return cli_same_path(a, b);
 }
 
-/* Two command-line values for one parameter, refused as an option given
- * twice is: a --param key twice (the last won), or an option and the
- * --param of its key (the option won: `--solver dfsph --param
- * sim.solver=pbf` ran dfsph, `--time 0.001 --param sim.steps=2` 5 steps,
- * without a word; a review). */
-static int twice_given(const fcl_cli *o, char *err, size_t errlen)
+/* A --param key given twice with two values, refused as an option given
+ * twice is (the last won without a word; a review). */
+static int param_twice(const fcl_cli *o, char *err, size_t errlen)
 {
     for (int i = 0; i < o->noverrides; i++) {
         const char *a = o->overrides[i], *eq = strchr(a, '=');
@@ -422,29 +419,6 @@ static int twice_given(const fcl_cli *o, char *err, size_t errlen)
                          o->overrides[k] + kl, eq + 1);
                 return -1;
             }
-    }
-    char steps[32], every[32], dur[64];
-    snprintf(steps, sizeof steps, "%ld", o->steps);
-    snprintf(every, sizeof every, "%ld", o->every);
-    snprintf(dur, sizeof dur, "%.17g", o->time);
-    const struct { const char *flag, *value, *key; int any; } pair[] = {
-        { "--solver", o->solver, "sim.solver", 0 },        { "--out", o->out, "output.dir", 0 },
-        { "--every", o->every >= 0 ? every : NULL, "output.every", 0 },
-        { "--steps", o->steps >= 0 ? steps : NULL, "sim.steps", 0 },
-        { "--time", o->time >= 0 ? dur : NULL, "sim.duration", 0 },
-        /* the other of the two run lengths, as --steps with --time is */
-        { "--steps", o->steps >= 0 ? steps : NULL, "sim.duration", 1 },
-        { "--time", o->time >= 0 ? dur : NULL, "sim.steps", 1 } };
-    /* bench's --steps are the timed steps: its run length is noted as
-     * doing nothing there (bench.c). */
-    size_t pairs = o->cmd == FCL_CMD_BENCH ? 3 : sizeof pair / sizeof pair[0];
-    for (size_t k = 0; k < pairs; k++) {
-        const char *v = pair[k].value ? override_of(o, pair[k].key) : NULL;
-        if (v && (pair[k].any ? !same_value(v, "0") : !same_value(v, pair[k].value))) {
-            snprintf(err, errlen, "%s %s and --param %s=%s: %s; give one", pair[k].flag, pair[k].value, pair[k].key,
-                     v, pair[k].any ? "two run lengths" : "two values for one parameter");
-            return -1;
-        }
     }
     return 0;
 }
@@ -469,7 +443,7 @@ static int apply_flags(const fcl_cli *o, fcl_params *p, int every_in_scene, char
     for (int i = 0; i < o->noverrides; i++)
         if (params_assign(p, o->overrides[i], err, errlen) != 0)
             return refused_from("--param", err, errlen);
-    if (twice_given(o, err, errlen) != 0)   /* after: a malformed value is named as such */
+    if (param_twice(o, err, errlen) != 0)   /* after: a malformed value is named as such */
         return -1;
     struct { fcl_param_id key; const char *text, *flag; } set[4] = { { FCL_P_sim_solver, o->solver, "--solver" },
                                                                      { FCL_P_output_dir, o->out, "--out" } };
@@ -494,10 +468,29 @@ static int apply_flags(const fcl_cli *o, fcl_params *p, int every_in_scene, char
     set[3].flag = o->time >= 0 ? "--time" : "--steps";
     if (o->time >= 0)
         p->sim_steps = 0;
+    /* An option beside the --param of its key with another value is
+     * refused (the option won without a word: `--solver dfsph --param
+     * sim.solver=pbf` ran dfsph; a review), and so is the other run length
+     * (`--time 0.001 --param sim.steps=2` ran 5 steps), as --steps with
+     * --time is; not bench's --steps, its timed steps (bench.c notes the
+     * run length as doing nothing there), nor the derived --every 100. */
+    int bench = o->cmd == FCL_CMD_BENCH;
+    const char *other = o->time >= 0 ? "sim.steps" : o->steps >= 0 ? "sim.duration" : NULL, *v;
+    if (!bench && other && (v = override_of(o, other)) != NULL && !same_value(v, "0")) {
+        snprintf(err, errlen, "%s %s and --param %s=%s: two run lengths; give one", set[3].flag, set[3].text, other, v);
+        return -1;
+    }
     for (int i = 0; i < 4; i++) {
         if (!set[i].text)
             continue;
-        snprintf(buf, sizeof buf, "%s=%s", params_key(set[i].key, key, sizeof key), set[i].text);
+        params_key(set[i].key, key, sizeof key);
+        int flagged = (i != 2 || o->every >= 0) && !(i == 3 && bench);
+        if (flagged && (v = override_of(o, key)) != NULL && !same_value(v, set[i].text)) {
+            snprintf(err, errlen, "%s %s and --param %s=%s: two values for one parameter; give one", set[i].flag,
+                     set[i].text, key, v);
+            return -1;
+        }
+        snprintf(buf, sizeof buf, "%s=%s", key, set[i].text);
         if (params_assign(p, buf, err, errlen) != 0)
             return refused_from(set[i].flag, err, errlen);
     }
